@@ -38,6 +38,7 @@ var Spec = abi.Spec{
 		{Name: "local_iterations", Default: 100, Doc: "most Adam updates per local search (Zhou et al. Sec. IV-A: 100)"},
 		{Name: "local_lr", Default: 1e-3, Doc: "Adam step size of the local search (Zhou et al. Sec. IV-A: 0.001)"},
 		{Name: "trace_every", Default: 0, Doc: "record the best log target every this many iterations (0: ceil(maxiter/100))"},
+		{Name: "trace_theta", Default: 0, Choices: []string{"no", "yes"}, Doc: "also record the best point at each trace point"},
 	},
 	Capabilities: []abi.Capability{abi.CapCheckpoint},
 }
@@ -81,6 +82,7 @@ type Config struct {
 	LocalIterations  int     `json:"local_iterations"`
 	LocalLR          float64 `json:"local_lr"`
 	TraceEvery       int     `json:"trace_every"`
+	TraceTheta       bool    `json:"trace_theta"`
 }
 
 // New builds the method from its settings, in the order of Spec.Settings.
@@ -95,7 +97,7 @@ func New(settings []float64) (abi.Method, error) {
 func parse(settings []float64) (Config, error) {
 	var c Config
 	if len(settings) != len(Spec.Settings) {
-		return c, fmt.Errorf("anneal: want %d settings (maxiter, initial_temp, restart_temp_ratio, visit, accept, maxfun, local, local_iterations, local_lr, trace_every), got %d", len(Spec.Settings), len(settings))
+		return c, fmt.Errorf("anneal: want %d settings (maxiter, initial_temp, restart_temp_ratio, visit, accept, maxfun, local, local_iterations, local_lr, trace_every, trace_theta), got %d", len(Spec.Settings), len(settings))
 	}
 	whole := func(name string, v float64, lo, hi int) (int, error) {
 		return mcmc.WholeSetting("anneal", name, v, lo, hi)
@@ -134,6 +136,11 @@ func parse(settings []float64) (Config, error) {
 	if c.TraceEvery == 0 {
 		c.TraceEvery = max(1, (c.MaxIter+traceDefault-1)/traceDefault)
 	}
+	tt, err := whole("trace_theta", settings[10], 0, 1)
+	if err != nil {
+		return c, err
+	}
+	c.TraceTheta = tt == 1
 	return c, nil
 }
 
@@ -153,11 +160,13 @@ const (
 )
 
 // Trace is the run's trajectory at iterations 0, every, 2·every, … and at
-// the end.
+// the end: the evaluations so far, the best log target and, with
+// trace_theta, the best point.
 type Trace struct {
-	Iteration     []int     `json:"iteration"`
-	Evaluations   []int     `json:"evaluations"`
-	BestLogTarget []float64 `json:"best_log_target"`
+	Iteration     []int       `json:"iteration"`
+	Evaluations   []int       `json:"evaluations"`
+	BestLogTarget []float64   `json:"best_log_target"`
+	BestTheta     [][]float64 `json:"best_theta,omitempty"`
 }
 
 // state is everything that changes during a run; SaveState writes it as
@@ -590,6 +599,9 @@ func (m *Method) trace() {
 	s.Trace.Iteration = append(s.Trace.Iteration, s.Iteration)
 	s.Trace.Evaluations = append(s.Trace.Evaluations, s.Evaluations)
 	s.Trace.BestLogTarget = append(s.Trace.BestLogTarget, -s.EBest)
+	if m.cfg.TraceTheta {
+		s.Trace.BestTheta = append(s.Trace.BestTheta, append([]float64(nil), s.Best...))
+	}
 }
 
 // Report implements abi.Method.
@@ -600,6 +612,14 @@ func (m *Method) Report() (abi.Report, error) {
 	s := &m.st
 	rep := abi.Report{
 		Samples: []abi.Sample{{Theta: append([]float64(nil), s.Best...), LogPrior: s.BestLogPrior, LogLik: s.BestLogLik}},
+	}
+	trajectory := map[string]any{
+		"iteration":       s.Trace.Iteration,
+		"evaluations":     s.Trace.Evaluations,
+		"best_log_target": s.Trace.BestLogTarget,
+	}
+	if m.cfg.TraceTheta {
+		trajectory["best_theta"] = s.Trace.BestTheta
 	}
 	rep.Extra = map[string]any{
 		"best_value":          s.EBest,
@@ -625,11 +645,8 @@ func (m *Method) Report() (abi.Report, error) {
 		"visit":               m.cfg.Visit,
 		"accept":              m.cfg.Accept,
 		"trace_every":         m.cfg.TraceEvery,
-		"trajectory": map[string]any{
-			"iteration":       s.Trace.Iteration,
-			"evaluations":     s.Trace.Evaluations,
-			"best_log_target": s.Trace.BestLogTarget,
-		},
+		"trace_theta":         m.cfg.TraceTheta,
+		"trajectory":          trajectory,
 	}
 	return rep, nil
 }

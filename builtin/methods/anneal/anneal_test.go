@@ -17,7 +17,8 @@ import (
 )
 
 // settings in Spec order: maxiter, initial_temp, restart_temp_ratio,
-// visit, accept, maxfun, local, local_iterations, local_lr, trace_every.
+// visit, accept, maxfun, local, local_iterations, local_lr, trace_every,
+// trace_theta.
 type opts struct {
 	maxiter         int
 	t0, ratio       float64
@@ -26,6 +27,7 @@ type opts struct {
 	local           int
 	localIterations int
 	localLR         float64
+	traceTheta      bool
 }
 
 // scipyDefaults are scipy.optimize.dual_annealing's defaults (and this
@@ -36,11 +38,18 @@ func scipyDefaults() opts {
 
 func newMethod(t testing.TB, o opts) *Method {
 	t.Helper()
-	m, err := New([]float64{float64(o.maxiter), o.t0, o.ratio, o.visit, o.accept, float64(o.maxfun), float64(o.local), float64(o.localIterations), o.localLR, 0})
+	m, err := New([]float64{float64(o.maxiter), o.t0, o.ratio, o.visit, o.accept, float64(o.maxfun), float64(o.local), float64(o.localIterations), o.localLR, 0, b2f(o.traceTheta)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return m.(*Method)
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // startNear is a prior.Dist that is uniform on [lo, hi] (so the log target
@@ -376,7 +385,7 @@ func plateauTarget() conformance.Target {
 }
 
 func plateauOpts() opts {
-	return opts{maxiter: 1008, t0: 5230, ratio: 0.01, visit: 2.62, accept: -5, maxfun: 1e7, local: LocalAdam, localIterations: 5, localLR: 0.7}
+	return opts{maxiter: 1008, t0: 5230, ratio: 0.01, visit: 2.62, accept: -5, maxfun: 1e7, local: LocalAdam, localIterations: 5, localLR: 0.7, traceTheta: true}
 }
 
 func TestCheckpointResume(t *testing.T) {
@@ -464,7 +473,7 @@ func TestInitFailure(t *testing.T) {
 func TestProtocol(t *testing.T) {
 	tgt := rastrigin(2, 3, false)
 	o := scipyDefaults()
-	o.maxiter, o.local = 20, LocalAdam
+	o.maxiter, o.local, o.traceTheta = 20, LocalAdam, true
 	m := newMethod(t, o)
 	conformance.CheckProtocolStart(t, m, tgt, 1, 1, abi.WantLogTarget)
 	h := conformance.NewHost(tgt, 1)
@@ -509,6 +518,22 @@ func TestProtocol(t *testing.T) {
 			t.Errorf("best log target decreased: %v", bl)
 		}
 	}
+	// trace_theta: each traced best point has the traced log target
+	// (log prior + Rastrigin log likelihood, recomputed), the last one is
+	// the best.
+	th := tr["best_theta"].([][]float64)
+	if len(th) != len(it) || !reflect.DeepEqual(th[len(th)-1], rep.Samples[0].Theta) {
+		t.Errorf("best_theta %v, best %v", th, rep.Samples[0].Theta)
+	}
+	for i, x := range th {
+		lt, _ := tgt.LogLik(x)
+		for j, v := range x {
+			lt += tgt.Prior[j].LogPdf(v)
+		}
+		if math.Abs(lt-bl[i]) > 1e-12*math.Abs(lt) {
+			t.Errorf("trace point %d: log target %v at %v, traced %v", i, lt, x, bl[i])
+		}
+	}
 	inf := abi.Problem{Params: []abi.Param{{Name: "x", Lower: 0, Upper: math.Inf(1)}}}
 	if err := m.Init(inf); err == nil || !strings.Contains(err.Error(), "finite box") {
 		t.Errorf("Init with an infinite bound: %v", err)
@@ -523,6 +548,7 @@ func TestSettings(t *testing.T) {
 	conformance.CheckSpec(t, Spec, New, defaults, map[string]float64{
 		"maxiter": 0, "initial_temp": 0, "restart_temp_ratio": 1, "visit": 3, "accept": 1, "maxfun": 0.5,
 		"local": 2, "local_iterations": 0, "local_lr": -1, "trace_every": 1.5,
+		"trace_theta": 2,
 	})
 	m, err := New(defaults)
 	if err != nil {

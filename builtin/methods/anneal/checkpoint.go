@@ -96,5 +96,17 @@ func (s *state) check() error {
 	if len(s.Trace.Evaluations) != n || len(s.Trace.BestLogTarget) != n {
 		return errors.New("trace has inconsistent lengths")
 	}
+	want := 0
+	if s.Config.TraceTheta {
+		want = n
+	}
+	if len(s.Trace.BestTheta) != want {
+		return errors.New("trace has inconsistent lengths")
+	}
+	for _, th := range s.Trace.BestTheta {
+		if len(th) != d {
+			return fmt.Errorf("a traced best point has %d entries, want %d", len(th), d)
+		}
+	}
 	return nil
 }

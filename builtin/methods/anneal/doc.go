@@ -115,7 +115,8 @@
 // ("maxiter" or "maxfun"), final_temperature, the settings, and trajectory:
 // the best log target and the evaluations used at iterations 0,
 // trace_every, 2·trace_every, … and at the end (trace_every = 0 means
-// ⌈maxiter/100⌉).
+// ⌈maxiter/100⌉), with trace_theta = "yes" also the best point there
+// (best_theta, in the method's coordinates, i.e. after a study transform).
 //
 // The package is stdlib-only (plus abi and the stdlib-only
 // builtin/methods/internal/mcmc and builtin/methods/adam), so it can be

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -308,5 +309,50 @@ func TestRunAndCriteria(t *testing.T) {
 		if r.C3 > 2*pi0.C3+1 {
 			t.Errorf("%s run %d: C3 %g %%, far from the initial guess's %g %%", r.Method, r.Run, r.C3, pi0.C3)
 		}
+		// The trajectory (Fig. 3, 5): its first point is x = 0, i.e. π0
+		// (the transform's inverse is not used, so this checks the x → θ
+		// map on the traced points); annealing's last point is its best
+		// (the same C1 to rounding, the same C2, C3m); Adam's last iterate
+		// is no better than the best point it evaluated.
+		pts, err := Trace(dir, r.Run, methodByName(r.Method))
+		if err != nil {
+			t.Fatalf("%s run %d: %v", r.Method, r.Run, err)
+		}
+		first, last := pts[0], pts[len(pts)-1]
+		if first.Evals > 1 || math.Abs(first.C3m-pi0.C3m) > 1e-9 || (r.Method == "M2" || r.Method == "M4") && math.Abs(first.C2-pi0.C2) > 1e-9 {
+			t.Errorf("%s run %d: trace starts at %d evaluations with %+v, π0 has %+v", r.Method, r.Run, first.Evals, first.Criteria, pi0)
+		}
+		if last.Evals < small.Iterations {
+			t.Errorf("%s run %d: trace ends after %d evaluations", r.Method, r.Run, last.Evals)
+		}
+		if methodByName(r.Method).Anneal {
+			if math.Abs(last.C1-r.C1) > 1e-9*r.C1 || math.Abs(last.C2-r.C2) > 1e-12 || math.Abs(last.C3m-r.C3m) > 1e-12 {
+				t.Errorf("%s run %d: last trace point %+v, best %+v", r.Method, r.Run, last.Criteria, r.Criteria)
+			}
+		} else if last.C1 < r.C1*(1-1e-9) {
+			t.Errorf("%s run %d: last iterate's C1 %g below the best point's %g", r.Method, r.Run, last.C1, r.C1)
+		}
+	}
+	for _, f := range []string{"curves.csv", "curves.md", "fig5.csv"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	// curves.csv at 0 evaluations: every run is at π0, so the median of C2
+	// is the median over the runs of π0's C2 (the methods with all 36 free;
+	// M1 and M3 too, their bones being fixed at π0).
+	var c2 []float64
+	for k := 1; k <= small.Runs; k++ {
+		c2 = append(c2, Evaluate(InitialGuess(small.Seed, k)).C2)
+	}
+	cb, _ := os.ReadFile(filepath.Join(dir, "curves.csv"))
+	want := fmt.Sprintf("\nM4,0,%d,", small.Runs)
+	i := strings.Index(string(cb), want)
+	if i < 0 {
+		t.Fatalf("curves.csv has no line %q:\n%s", want, cb)
+	}
+	f := strings.Split(strings.SplitN(string(cb)[i+1:], "\n", 2)[0], ",")
+	if got, _ := strconv.ParseFloat(f[6], 64); math.Abs(got-Quantile(c2, 0.5)) > 1e-4*got {
+		t.Errorf("curves.csv M4 at 0: C2 median %v, π0's %v", f[6], Quantile(c2, 0.5))
 	}
 }
