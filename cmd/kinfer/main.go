@@ -265,8 +265,22 @@ func validate(ctx context.Context, rt *wasm.Runtime, path string, stdout io.Writ
 	for _, d := range s.Data {
 		rows += d.K
 	}
-	fmt.Fprintf(stdout, "ok: study %s: model %s, %d free parameter(s), %d dataset(s) with %d rows, %d likelihood term(s), method %s\n",
-		s.Name, s.ModelInfo.Ref, len(s.Free), len(s.Data), rows, len(s.Terms), s.MethodInfo.Ref)
+	extra := ""
+	if n := len(s.Base) - len(s.Free); n > 0 {
+		extra += fmt.Sprintf(" (%d fixed)", n)
+	}
+	if s.Transformed() {
+		n := 0
+		for _, tr := range s.Transforms {
+			n += len(tr.Idx)
+		}
+		extra += fmt.Sprintf(", %d reparameterised by [transform]", n)
+	}
+	if len(s.Starts) > 0 {
+		extra += fmt.Sprintf(", %d initial point(s) from init", len(s.Starts))
+	}
+	fmt.Fprintf(stdout, "ok: study %s: model %s, %d free parameter(s)%s, %d dataset(s) with %d rows, %d likelihood term(s), method %s\n",
+		s.Name, s.ModelInfo.Ref, len(s.Free), extra, len(s.Data), rows, len(s.Terms), s.MethodInfo.Ref)
 	return nil
 }
 

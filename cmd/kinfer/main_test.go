@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -194,6 +195,13 @@ func TestSHA256MismatchRefused(t *testing.T) {
 			t.Errorf("%s: exit %d, stderr %q: want non-zero naming plugin ligament-c and the mismatch", cmd, code, errs)
 		}
 	}
+	// Through a study, the error also names the study's file, line and key.
+	study := filepath.Join(dir, "study.toml")
+	os.WriteFile(study, []byte("name = \"s\"\n[model]\nplugin = \"plugin.toml\"\n"), 0o644)
+	code, _, errs := kinfer(t, "validate", study)
+	if want := study + `:3: key "model.plugin"`; code == 0 || !strings.Contains(errs, want) || !strings.Contains(errs, "sha256 mismatch") {
+		t.Errorf("validate study: exit %d, stderr %q: want %q and the mismatch", code, errs, want)
+	}
 }
 
 const spinStudy = `name = "spin"
@@ -239,6 +247,37 @@ func TestSpinningPluginTimesOut(t *testing.T) {
 func TestValidateListVersion(t *testing.T) {
 	if code, out, errs := kinfer(t, "validate", "../../examples/quickstart-wasm/study.toml"); code != 0 || !strings.Contains(out, "ok: study ligament-quickstart-wasm") {
 		t.Fatalf("validate: %d %s %s", code, out, errs)
+	}
+	// A study with a fixed parameter, a transform and an initial point says
+	// so (the quickstart with eps_r fixed, k on a log scale, a starts file).
+	dir := t.TempDir()
+	abs, _ := filepath.Abs("../../examples/quickstart/force_length.csv")
+	study := fmt.Sprintf(`name = "v"
+init = "starts.csv"
+[model]
+use = "ligament"
+ref_length_mm = 30.0
+[[data]]
+name = "pull"
+file = %q
+[[likelihood]]
+use = "gaussian"
+sigma = { force_N = 10.0 }
+[prior]
+k = { uniform = [2000.0, 9000.0] }
+[fixed]
+eps_r = 0.04
+[transform]
+k = "log"
+[method]
+use = "adam"
+iterations = 1
+`, abs)
+	os.WriteFile(filepath.Join(dir, "starts.csv"), []byte("k\n5000\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "study.toml"), []byte(study), 0o644)
+	want := "1 free parameter(s) (1 fixed), 1 reparameterised by [transform], 1 initial point(s) from init, 1 dataset(s) with 41 rows"
+	if code, out, errs := kinfer(t, "validate", filepath.Join(dir, "study.toml")); code != 0 || !strings.Contains(out, want) {
+		t.Fatalf("validate: %d %s %s; want %q", code, out, errs, want)
 	}
 	if code, out, _ := kinfer(t, "validate", "../../plugins/go/metropolis/plugin.toml"); code != 0 || !strings.Contains(out, "ok: plugin") {
 		t.Fatalf("validate plugin: %d %s", code, out)

@@ -203,7 +203,7 @@ func (s *Study) plugin(ctx context.Context, d *tomlx.Decoded, r componentRef, ki
 	}
 	p, err := o.Runtime.Load(ctx, m)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", keyAt(d, r.table+".plugin"), err)
 	}
 	s.closers = append(s.closers, pluginCloser{p})
 	return p, nil
@@ -213,6 +213,44 @@ func (s *Study) plugin(ctx context.Context, d *tomlx.Decoded, r componentRef, ki
 type pluginCloser struct{ p *wasm.Plugin }
 
 func (c pluginCloser) Close() error { return c.p.Close(context.Background()) }
+
+// settingErr is a built-in component's refusal of its settings, located at
+// the one setting of spec the message names (as a whole word) and the table
+// gives, else at the table.
+func settingErr(d *tomlx.Decoded, table string, spec abi.Spec, err error) error {
+	msg := err.Error()
+	found := ""
+	for _, st := range spec.Settings {
+		key := table + "." + st.Name
+		if d.Line(key) == d.Line(table) || !hasWord(msg, st.Name) {
+			continue
+		}
+		if found != "" {
+			return d.Errorf(table, "%v", err)
+		}
+		found = key
+	}
+	if found == "" {
+		found = table
+	}
+	return d.Errorf(found, "%v", err)
+}
+
+// hasWord reports whether w occurs in s not inside a longer identifier.
+func hasWord(s, w string) bool {
+	ident := func(c byte) bool { return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+	for i := 0; ; {
+		j := strings.Index(s[i:], w)
+		if j < 0 {
+			return false
+		}
+		j += i
+		if (j == 0 || !ident(s[j-1])) && (j+len(w) == len(s) || !ident(s[j+len(w)])) {
+			return true
+		}
+		i = j + 1
+	}
+}
 
 func keyAt(d *tomlx.Decoded, key string) string {
 	return fmt.Sprintf("%s:%d: key %q", d.File, d.Line(key), key)
@@ -250,7 +288,7 @@ func (s *Study) loadModel(ctx context.Context, f *File, d *tomlx.Decoded, o Opti
 	}
 	m, err := e.New(vals)
 	if err != nil {
-		return d.Errorf("model", "%v", err)
+		return settingErr(d, "model", e.Spec, err)
 	}
 	s.Model, s.ModelInfo = m, Component{Ref: "builtin:" + r.use, Spec: e.Spec}
 	return nil
@@ -492,7 +530,7 @@ func (s *Study) loadTerms(ctx context.Context, f *File, d *tomlx.Decoded, o Opti
 				return err
 			}
 			if t.Likelihood, err = e.New(vals); err != nil {
-				return d.Errorf(tbl, "%v", err)
+				return settingErr(d, tbl, e.Spec, err)
 			}
 			spec, t.Component = e.Spec, Component{Ref: "builtin:" + r.use, Spec: e.Spec}
 		}
@@ -614,7 +652,7 @@ func (s *Study) loadMethod(ctx context.Context, f *File, d *tomlx.Decoded, o Opt
 		return err
 	}
 	if s.Method, err = e.New(vals); err != nil {
-		return d.Errorf("method", "%v", err)
+		return settingErr(d, "method", e.Spec, err)
 	}
 	s.MethodInfo = Component{Ref: "builtin:" + r.use, Spec: e.Spec}
 	return nil

@@ -81,6 +81,9 @@ func TestErrorsNameFileLineKey(t *testing.T) {
 		{"seed = 3", `seed = "three"`, `study.toml:2: key "seed"`},
 		{"sigma = { force_N = 5.0 }", "sigma = { force = 5.0 }", `study.toml:15: key "likelihood[0].sigma"`},
 		{`data = "pull"`, `data = "pul"`, `study.toml:14: key "likelihood[0].data"`},
+		// A setting the builtin refuses is located at its own line.
+		{"chains = 2", "\nchains = 0", `study.toml:24: key "method.chains": metropolis: setting chains`},
+		{"ref_length_mm = 30.0", "\nref_length_mm = -1", `study.toml:7: key "model.ref_length_mm": ligament: ref_length_mm must be > 0`},
 	}
 	for _, c := range cases {
 		if !strings.Contains(base, c.from) {
