@@ -238,7 +238,9 @@ func settingErr(d *tomlx.Decoded, table string, spec abi.Spec, err error) error 
 
 // hasWord reports whether w occurs in s not inside a longer identifier.
 func hasWord(s, w string) bool {
-	ident := func(c byte) bool { return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+	ident := func(c byte) bool {
+		return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+	}
 	for i := 0; ; {
 		j := strings.Index(s[i:], w)
 		if j < 0 {
