@@ -38,6 +38,17 @@ type Transform struct {
 	// C is π0 for a multiplier, the bias b for square, the bias c for an
 	// inertia group; unused for log.
 	C float64
+	// S is an inertia group's scale s: the Cholesky entries are L = s·x
+	// (1 if not given). Unused by the other kinds.
+	S float64
+}
+
+// scale is an inertia group's s (1 when unset).
+func (tr Transform) scale() float64 {
+	if tr.S == 0 {
+		return 1
+	}
+	return tr.S
 }
 
 // Describe is the transform's entry in summary.json.
@@ -58,7 +69,8 @@ func (tr Transform) Describe(free []abi.Param) map[string]any {
 		m["map"] = "theta = x^2 + bias"
 	case TransformInertia:
 		m["bias"] = tr.C
-		m["map"] = "x = L entries (Eq. 7); Sigma = L L^T + bias I; I_C = Tr(Sigma) I - Sigma"
+		m["scale"] = tr.scale()
+		m["map"] = "L entries (Eq. 7) = scale * x; Sigma = L L^T + bias I; I_C = Tr(Sigma) I - Sigma"
 	}
 	return m
 }
@@ -86,7 +98,7 @@ func (tr Transform) forward(x, th []float64) {
 	case TransformInertia:
 		var l [6]float64
 		for k, j := range tr.Idx {
-			l[k] = x[j]
+			l[k] = tr.scale() * x[j]
 		}
 		out := InertiaFromCholesky(l, tr.C)
 		for k, j := range tr.Idx {
@@ -112,11 +124,11 @@ func (tr Transform) vjp(x, g, gx []float64) {
 	case TransformInertia:
 		var l, gt [6]float64
 		for k, j := range tr.Idx {
-			l[k], gt[k] = x[j], g[j]
+			l[k], gt[k] = tr.scale()*x[j], g[j]
 		}
 		gl := InertiaVJP(l, gt)
 		for k, j := range tr.Idx {
-			gx[j] = gl[k]
+			gx[j] = tr.scale() * gl[k]
 		}
 	}
 }
@@ -155,7 +167,7 @@ func (tr Transform) inverse(th, x []float64, free []abi.Param) error {
 			return fmt.Errorf("inertia (%s) = %g has no Cholesky factor with bias %g: Σ_C − c·I = ½Tr(I_C)·I − I_C − c·I is not positive definite (the inertia violates positive definiteness or the triangle inequality by a margin of 2c)", strings.Join(tr.names(free), ", "), in, tr.C)
 		}
 		for k, j := range tr.Idx {
-			x[j] = l[k]
+			x[j] = l[k] / tr.scale()
 		}
 	}
 	return nil
@@ -284,7 +296,7 @@ func (tr Transform) xBounds(free, xp []abi.Param) error {
 			if !(s > 0) {
 				return fmt.Errorf("no inertia inside its bounds has a Cholesky factor with bias %g (½(I_jj + I_kk − I_ii) − c ≤ 0 for row %d)", tr.C, i+1)
 			}
-			rowB[i] = math.Sqrt(s / 2)
+			rowB[i] = math.Sqrt(s/2) / tr.scale()
 		}
 		// Entries (Eq. 7 order) and their rows: l1 row 1; l2, l4 row 2;
 		// l3, l5, l6 row 3.
@@ -395,8 +407,8 @@ func (s *Study) loadTransforms(f *File, d *tomlx.Decoded) error {
 func (s *Study) loadInertiaGroup(d *tomlx.Decoded, tbl string, raw map[string]any, freeIndex func(key, name string) (int, error)) error {
 	tr := Transform{Kind: TransformInertia, C: DefaultInertiaBias}
 	for k := range raw {
-		if k != "params" && k != "bias" {
-			return d.Errorf(tbl+"."+k, "unknown key %q in [[transform.inertia]] (keys: params, bias)", k)
+		if k != "params" && k != "bias" && k != "scale" {
+			return d.Errorf(tbl+"."+k, "unknown key %q in [[transform.inertia]] (keys: params, bias, scale)", k)
 		}
 	}
 	list, ok := raw["params"].([]any)
@@ -430,6 +442,12 @@ func (s *Study) loadInertiaGroup(d *tomlx.Decoded, tbl string, raw map[string]an
 		tr.C = toFloat(b)
 		if !(tr.C > 0) || math.IsInf(tr.C, 1) {
 			return d.Errorf(tbl+".bias", "bias must be a finite number > 0")
+		}
+	}
+	if v, has := raw["scale"]; has {
+		tr.S = toFloat(v)
+		if !(tr.S > 0) || math.IsInf(tr.S, 1) {
+			return d.Errorf(tbl+".scale", "scale must be a finite number > 0")
 		}
 	}
 	for _, n := range names {

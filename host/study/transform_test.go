@@ -333,6 +333,40 @@ func TestInertiaGroupTable(t *testing.T) {
 			t.Fatalf("θ %v → x %v → θ %v", th, x, back)
 		}
 	}
+	// scale = s: the same θ at x/s, x-bounds divided by s, and the pulled
+	// back gradient (∂θ/∂x)ᵀ·g equal to central differences of g·T(x).
+	const sc = 0.03
+	ss, err := loadWith(t, b.String()+strings.Replace(group, "bias = 1e-6", "bias = 1e-6\nscale = 0.03", 1), armCSV(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	xs, err := ss.Inverse(th)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := range xs {
+		if math.Abs(xs[j]*sc-x[j]) > 1e-15 || math.Abs(ss.XParams[j].Upper*sc-s.XParams[j].Upper) > 1e-15 {
+			t.Fatalf("scale %g: x %v (unscaled %v), bounds %+v (unscaled %+v)", sc, xs, x, ss.XParams[j], s.XParams[j])
+		}
+	}
+	g := []float64{0.3, -1.1, 0.7, 2, -0.4, 0.9}
+	gx := ss.PullBack(xs, g)
+	for j := range xs {
+		const h = 1e-6
+		xp, xm := append([]float64(nil), xs...), append([]float64(nil), xs...)
+		xp[j] += h
+		xm[j] -= h
+		tp, tm := ss.Forward(xp), ss.Forward(xm)
+		fd := 0.0
+		for k := range g {
+			fd += g[k] * (tp[k] - tm[k]) / (2 * h)
+		}
+		// Central differences of a quadratic map: exact up to rounding.
+		if math.Abs(fd-gx[j]) > 1e-8*(math.Abs(fd)+1e-6) {
+			t.Errorf("scale %g: d(g·θ)/dx_%d = %g by differences, %g pulled back", sc, j, fd, gx[j])
+		}
+	}
 	swapped := []string{names[1], names[0], names[2], names[3], names[4], names[5]}
 	_, err = loadWith(t, b.String()+"[[transform.inertia]]\nparams = [\""+strings.Join(swapped, "\", \"")+"\"]\n", armCSV(spec))
 	if err == nil || !strings.Contains(err.Error(), "list the inertia entries in the order Ixx, Iyy, Izz, Ixy, Ixz, Iyz") {

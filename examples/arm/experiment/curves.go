@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kinfer/kinfer/builtin/models/arm"
 	"github.com/kinfer/kinfer/host/study"
 )
 
@@ -121,7 +122,7 @@ func at(pts []TracePoint, n int) TracePoint {
 func Curves(traces map[string][][]TracePoint, step, last int) string {
 	var b strings.Builder
 	b.WriteString("method,evaluations,runs,C1_median,C1_q1,C1_q3,C2_median,C2_q1,C2_q3,C3m_median,C3m_q1,C3m_q3\n")
-	for _, m := range Methods {
+	for _, m := range AllMethods {
 		runs := traces[m.Name]
 		if len(runs) == 0 {
 			continue
@@ -150,7 +151,7 @@ func CurveTable(traces map[string][][]TracePoint, marks []int) string {
 		fmt.Fprintf(&b, " %d |", n)
 	}
 	b.WriteString("\n|---|---|" + strings.Repeat("---|", len(marks)) + "\n")
-	for _, m := range Methods {
+	for _, m := range AllMethods {
 		runs := traces[m.Name]
 		if len(runs) == 0 {
 			continue
@@ -175,20 +176,44 @@ func CurveTable(traces map[string][][]TracePoint, marks []int) string {
 	return b.String()
 }
 
-// ParamErrors is fig5.csv (Fig. 5): at every trace point of one run, the
-// signed percentage error 100·(π̂_i − π_gt,i)/|π_gt,i| of each learnable
-// parameter.
-func ParamErrors(pts []TracePoint) string {
+// relError is parameter i's error at pihat relative to the truth, in %:
+// signed, of |π_gt,i|, or for a product of inertia (0 at the truth) of the
+// bone's smallest principal moment.
+func relError(pihat []float64, i int) float64 {
+	scale := math.Abs(truth[i])
+	if f := i % arm.BoneParams; !isMuscle(i) && f >= 7 {
+		b := i - f
+		scale = math.Min(truth[b+4], math.Min(truth[b+5], truth[b+6]))
+	}
+	return 100 * (pihat[i] - truth[i]) / scale
+}
+
+// errorParams are the parameters of Fig. 5 for method m: the 36 learnable,
+// and the 18 inertia entries for M4I.
+func errorParams(m Method) []int {
+	if !m.Inertia {
+		return Learnable()
+	}
+	idx := make([]int, len(params))
+	for i := range idx {
+		idx[i] = i
+	}
+	return idx
+}
+
+// ParamErrors is fig5.csv (Fig. 5): at every trace point of one run of
+// method m, each parameter's signed percentage error (relError).
+func ParamErrors(m Method, pts []TracePoint) string {
 	var b strings.Builder
 	b.WriteString("evaluations")
-	for _, i := range Learnable() {
+	for _, i := range errorParams(m) {
 		b.WriteString("," + params[i].Name)
 	}
 	b.WriteString("\n")
 	for _, p := range pts {
 		fmt.Fprintf(&b, "%d", p.Evals)
-		for _, i := range Learnable() {
-			fmt.Fprintf(&b, ",%.6g", 100*(p.Pihat[i]-truth[i])/math.Abs(truth[i]))
+		for _, i := range errorParams(m) {
+			fmt.Fprintf(&b, ",%.6g", relError(p.Pihat, i))
 		}
 		b.WriteString("\n")
 	}
@@ -196,23 +221,22 @@ func ParamErrors(pts []TracePoint) string {
 }
 
 // ParamErrorTable is the Markdown version of ParamErrors at a few
-// iteration counts: per parameter |error| in %, plus C3m and C3.
-func ParamErrorTable(pts []TracePoint, marks []int) string {
+// iteration counts: per parameter |error| in %, then C3m, C3 and C1.
+func ParamErrorTable(m Method, pts []TracePoint, marks []int) string {
 	var b strings.Builder
 	b.WriteString("| parameter |")
 	for _, n := range marks {
 		fmt.Fprintf(&b, " %d |", n)
 	}
 	b.WriteString("\n|---|" + strings.Repeat("---|", len(marks)) + "\n")
-	for _, i := range Learnable() {
+	for _, i := range errorParams(m) {
 		fmt.Fprintf(&b, "| %s |", params[i].Name)
 		for _, n := range marks {
-			p := at(pts, n)
-			fmt.Fprintf(&b, " %.3g |", 100*math.Abs(p.Pihat[i]-truth[i])/math.Abs(truth[i]))
+			fmt.Fprintf(&b, " %.3g |", math.Abs(relError(at(pts, n).Pihat, i)))
 		}
 		b.WriteString("\n")
 	}
-	for ci, name := range []string{"C3m (muscle mean)", "C3 (all 36)", "C1 (L_FD)"} {
+	for ci, name := range []string{"C3m (muscle mean)", "C3 (the 36)", "C1 (L_FD)"} {
 		fmt.Fprintf(&b, "| **%s** |", name)
 		for _, n := range marks {
 			p := at(pts, n)
@@ -224,14 +248,19 @@ func ParamErrorTable(pts []TracePoint, marks []int) string {
 }
 
 // WriteCurves reads the trajectories of every run and method under dir
-// that has one, and writes curves.csv, curves.md (Fig. 3) and, from the M4
-// run of lowest final C3m, fig5.csv (Fig. 5). Runs without a usable
-// trajectory are reported to w and skipped.
+// that has one, and writes curves.csv, curves.md (Fig. 3) and, from the run
+// of lowest final C3m of M4I (if run, as the paper's Fig. 5) else of M4,
+// fig5.csv (Fig. 5). Runs without a usable trajectory are reported to w and
+// skipped.
 func WriteCurves(dir string, rows []Row, w io.Writer) error {
 	traces := map[string][][]TracePoint{}
 	last := 0
-	bestRun, bestC3m := 0, math.Inf(1)
-	var best []TracePoint
+	var best struct {
+		m   Method
+		run int
+		c3m float64
+		pts []TracePoint
+	}
 	for _, r := range rows {
 		m := methodByName(r.Method)
 		pts, err := Trace(dir, r.Run, m)
@@ -241,8 +270,10 @@ func WriteCurves(dir string, rows []Row, w io.Writer) error {
 		}
 		traces[m.Name] = append(traces[m.Name], pts)
 		last = max(last, pts[len(pts)-1].Evals)
-		if f := pts[len(pts)-1]; m.Name == "M4" && f.C3m < bestC3m {
-			bestRun, bestC3m, best = r.Run, f.C3m, pts
+		f := pts[len(pts)-1]
+		if m.Name == "M4" && !best.m.Inertia && (best.pts == nil || f.C3m < best.c3m) ||
+			m.Inertia && (!best.m.Inertia || f.C3m < best.c3m) {
+			best.m, best.run, best.c3m, best.pts = m, r.Run, f.C3m, pts
 		}
 	}
 	if len(traces) == 0 {
@@ -258,10 +289,13 @@ func WriteCurves(dir string, rows []Row, w io.Writer) error {
 	md.WriteString("Median over the runs after n loss evaluations (Adam: iterations; annealing: evaluations incl. local searches) of the traced point ")
 	md.WriteString("(Adam: its iterate; annealing: its best point so far). Quartiles every 1 % of the run in curves.csv.\n\n")
 	md.WriteString(CurveTable(traces, marks))
-	if best != nil {
-		fmt.Fprintf(&md, "\n# Fig. 5: percentage errors |π̂ − π_gt|/|π_gt| of M4, run %d (lowest final C3m of the M4 runs)\n\n", bestRun)
-		md.WriteString(ParamErrorTable(best, marks))
-		if err := os.WriteFile(filepath.Join(dir, "fig5.csv"), []byte(ParamErrors(best)), 0o644); err != nil {
+	if best.pts != nil {
+		fmt.Fprintf(&md, "\n# Fig. 5: percentage errors |π̂ − π_gt|/|π_gt| of %s, run %d (lowest final C3m of the %s runs)\n\n", best.m.Name, best.run, best.m.Name)
+		if best.m.Inertia {
+			md.WriteString("Products of inertia (0 at the truth): error relative to the bone's smallest principal moment.\n\n")
+		}
+		md.WriteString(ParamErrorTable(best.m, best.pts, marks))
+		if err := os.WriteFile(filepath.Join(dir, "fig5.csv"), []byte(ParamErrors(best.m, best.pts)), 0o644); err != nil {
 			return err
 		}
 	}
@@ -273,7 +307,7 @@ func WriteCurves(dir string, rows []Row, w io.Writer) error {
 }
 
 func methodByName(name string) Method {
-	for _, m := range Methods {
+	for _, m := range AllMethods {
 		if m.Name == name {
 			return m
 		}

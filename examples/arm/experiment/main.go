@@ -93,6 +93,37 @@ type Options struct {
 	Iterations int
 	Rows       int
 	Seed       uint64
+	// Methods: "" for M1–M5, "M4I" for M4I only, "all" for the six.
+	Methods string
+}
+
+// methodNames lists the methods' names, "M1, M2, …".
+func methodNames(ms []Method) string {
+	var n []string
+	for _, m := range ms {
+		n = append(n, m.Name)
+	}
+	return strings.Join(n, ", ")
+}
+
+// Flags are the generator's command-line flags giving o.
+func (o Options) Flags() string {
+	f := fmt.Sprintf("-runs %d -iterations %d -rows %d -seed %d", o.Runs, o.Iterations, o.Rows, o.Seed)
+	if o.Methods != "" {
+		f += " -methods " + o.Methods
+	}
+	return f
+}
+
+// methods are the methods the options generate.
+func (o Options) methods() []Method {
+	switch o.Methods {
+	case "M4I":
+		return []Method{M4I}
+	case "all":
+		return AllMethods
+	}
+	return Methods
 }
 
 // CI is the default, CI-sized experiment (a few minutes in all); Full is
@@ -102,23 +133,33 @@ var (
 	Full = Options{Runs: 50, Iterations: 10000, Rows: 10000, Seed: 1}
 )
 
-// Method is one of M1–M5.
+// Method is one of M1–M5, or M4I.
 type Method struct {
-	Name   string
-	Anneal bool // anneal, else adam
-	All    bool // muscle and bone parameters free, else muscle only
-	Local  bool // anneal with Adam as the local search
-	Doc    string
+	Name    string
+	Anneal  bool // anneal, else adam
+	All     bool // muscle and bone parameters free, else muscle only
+	Local   bool // anneal with Adam as the local search
+	Doc     string
+	Inertia bool // the 18 inertia entries free too (Sec. IV-E)
 }
 
 // Methods are the five methods of Sec. IV.
 var Methods = []Method{
-	{"M1", true, false, false, "simulated annealing, muscle parameters only (bones fixed at the perturbed π0)"},
-	{"M2", true, true, false, "simulated annealing, muscle and bone parameters"},
-	{"M3", false, false, false, "Adam (exact gradient), muscle parameters only (bones fixed at the perturbed π0)"},
-	{"M4", false, true, false, "Adam (exact gradient), muscle and bone parameters"},
-	{"M5", true, true, true, "simulated annealing with Adam as local search, muscle and bone parameters"},
+	{"M1", true, false, false, "simulated annealing, muscle parameters only (bones fixed at the perturbed π0)", false},
+	{"M2", true, true, false, "simulated annealing, muscle and bone parameters", false},
+	{"M3", false, false, false, "Adam (exact gradient), muscle parameters only (bones fixed at the perturbed π0)", false},
+	{"M4", false, true, false, "Adam (exact gradient), muscle and bone parameters", false},
+	{"M5", true, true, true, "simulated annealing with Adam as local search, muscle and bone parameters", false},
 }
+
+// M4I is M4 with the inertia entries learnable too, all 54 parameters
+// (Sec. IV-E, Fig. 5): the inertia of each bone through the Cholesky
+// factor of Eq. 5–7 ([[transform.inertia]]), the other 36 through the
+// multiplier of Eq. 8. Written with -inertia.
+var M4I = Method{Name: "M4I", All: true, Inertia: true, Doc: "Adam (exact gradient), all 54 parameters incl. the inertia (Sec. IV-E)"}
+
+// AllMethods are M1–M5 and M4I, in the order of the tables.
+var AllMethods = append(append([]Method(nil), Methods...), M4I)
 
 // Paper settings (Sec. IV-A).
 const (
@@ -169,11 +210,58 @@ func InitialGuess(seed uint64, k int) []float64 {
 	return pi0
 }
 
+// InitialGuessInertia is run k's π0 for M4I: InitialGuess's 36 values, and
+// per bone the three principal moments drawn from N(I_gt, 0.1·I_gt) with
+// PCG(seed, 2³² + k), redrawn together until they have a Cholesky factor
+// under the transform (½·tr(I) − I_ii > 1e-6 for each i: the triangle
+// inequality with the transform's bias) and lie in the model's bounds; the
+// products stay 0 (0.1·|0| = 0 in Eq. 10).
+func InitialGuessInertia(seed uint64, k int) []float64 {
+	pi0 := InitialGuess(seed, k)
+	rng := rand.New(rand.NewPCG(seed, 1<<32+uint64(k)))
+	for b := range arm.NBones {
+		j := b*arm.BoneParams + 4 // I_xx; I_yy, I_zz follow
+		for {
+			var I [3]float64
+			ok := true
+			for a := range I {
+				I[a] = truth[j+a] * (1 + spread*rng.NormFloat64())
+				ok = ok && I[a] >= params[j+a].Lower && I[a] <= params[j+a].Upper
+			}
+			half := (I[0] + I[1] + I[2]) / 2
+			for a := range I {
+				ok = ok && half-I[a] > inertiaBias
+			}
+			if ok {
+				copy(pi0[j:j+3], I[:])
+				break
+			}
+		}
+	}
+	return pi0
+}
+
+// inertiaBias is c of Eq. 6 in the M4I studies (the transform's default).
+const inertiaBias = 1e-6
+
+// inertiaScale is the M4I studies' scale of a bone's Cholesky coordinates
+// for principal moments I (products 0): √(min_i Σ_C,ii − c) with
+// Σ_C,ii = ½tr(I) − I_ii, so the smallest diagonal entry of L is x = 1 at
+// π0 and Adam's steps of ≈ lr in x change the inertia by ≈ 2·lr relative,
+// as the multiplier's steps do the other parameters.
+func inertiaScale(I []float64) float64 {
+	half := (I[0] + I[1] + I[2]) / 2
+	return math.Sqrt(min(half-I[0], half-I[1], half-I[2]) - inertiaBias)
+}
+
 // free says whether parameter i is free in method m.
-func (m Method) free(i int) bool { return isLearnable(i) && (m.All || isMuscle(i)) }
+func (m Method) free(i int) bool { return m.Inertia || isLearnable(i) && (m.All || isMuscle(i)) }
 
 // startsFile is the init file of method m (relative to the run directory).
 func (m Method) startsFile() string {
+	if m.Inertia {
+		return "starts-inertia.csv"
+	}
 	if m.All {
 		return "starts.csv"
 	}
@@ -198,8 +286,7 @@ func priorBounds(i int, pi0 float64) (lo, hi float64) {
 func StudyTOML(m Method, k int, pi0 []float64, o Options) string {
 	var s strings.Builder
 	fmt.Fprintf(&s, "# Diff-MSM comparison (Zhou et al. Sec. IV), %s, run %d: %s.\n", m.Name, k, m.Doc)
-	fmt.Fprintf(&s, "# Written by go run ./examples/arm/experiment -runs %d -iterations %d -rows %d -seed %d.\n",
-		o.Runs, o.Iterations, o.Rows, o.Seed)
+	fmt.Fprintf(&s, "# Written by go run ./examples/arm/experiment %s.\n", o.Flags())
 	fmt.Fprintf(&s, "name = %q\nseed = %d\ninit = %q\n\n", fmt.Sprintf("arm-%s-run%02d", m.Name, k), k, m.startsFile())
 	s.WriteString("[model]\nuse = \"arm\"\n\n[[data]]\nname = \"train\"\nfile = \"../train.csv\"\noutputs = [")
 	for j, c := range arm.Spec.Outputs {
@@ -209,14 +296,19 @@ func StudyTOML(m Method, k int, pi0 []float64, o Options) string {
 		fmt.Fprintf(&s, "%q", c.Name)
 	}
 	s.WriteString("]\n\n[[likelihood]]\nuse = \"nmse\"    # log L = −L_FD (Eq. 4)\n\n")
-	s.WriteString("[prior]   # uniform over the model's bounds within [0.101·π0, 9.9·π0]\n")
+	s.WriteString("[prior]   # uniform over the model's bounds within [0.101·π0, 9.9·π0] (inertia: the model's bounds)\n")
 	for i, p := range params {
 		if m.free(i) {
 			lo, hi := priorBounds(i, pi0[i])
+			if !isLearnable(i) {
+				lo, hi = p.Lower, p.Upper
+			}
 			fmt.Fprintf(&s, "%s = { uniform = [%s, %s] }\n", p.Name, num(lo), num(hi))
 		}
 	}
-	if m.All {
+	if m.Inertia {
+		s.WriteString("\n# [fixed]: none, all 54 parameters are learnable (Sec. IV-E)\n")
+	} else if m.All {
 		s.WriteString("\n[fixed]   # the inertia entries, at the truth (not learnable in Sec. IV-D)\n")
 	} else {
 		s.WriteString("\n[fixed]   # the bones' mass and COM at the perturbed π0; the inertia entries at the truth\n")
@@ -228,8 +320,21 @@ func StudyTOML(m Method, k int, pi0 []float64, o Options) string {
 	}
 	s.WriteString("\n[transform]   # Eq. 8: θ = π0·10^(2σ(x)−1), x = 0 at the initial guess\n")
 	for i, p := range params {
-		if m.free(i) {
+		if m.free(i) && isLearnable(i) {
 			fmt.Fprintf(&s, "%s = { multiplier = %s }\n", p.Name, num(pi0[i]))
+		}
+	}
+	if m.Inertia {
+		for b := range arm.NBones {
+			s.WriteString("\n[[transform.inertia]]   # Eq. 5–7: scale·x = the Cholesky factor of Σ_C − c·1, Σ_C = ½tr(I_C)·1 − I_C\nparams = [")
+			for f := 4; f < arm.BoneParams; f++ {
+				if f > 4 {
+					s.WriteString(", ")
+				}
+				fmt.Fprintf(&s, "%q", params[b*arm.BoneParams+f].Name)
+			}
+			fmt.Fprintf(&s, "]\nbias = %s\nscale = %s   # √(smallest diagonal of Σ_C − c·1 at π0): an Adam step moves I_C by ≈ 0.1–0.2 %%\n",
+				num(inertiaBias), num(inertiaScale(pi0[b*arm.BoneParams+4:b*arm.BoneParams+7])))
 		}
 	}
 	s.WriteString("\n[method]\n")
@@ -321,6 +426,9 @@ func copyRows(src, dst string, rows int) (int, error) {
 // Generate writes the experiment into dir: train.csv, experiment.json,
 // runK/{starts.csv, starts-muscle.csv, M1.toml … M5.toml} and run.sh.
 func Generate(dir, root string, o Options) error {
+	if o.Methods != "" && o.Methods != "M4I" && o.Methods != "all" {
+		return fmt.Errorf(`-methods must be "" (M1–M5), "M4I" or "all", got %q`, o.Methods)
+	}
 	if o.Runs < 1 || o.Iterations < 1 || o.Rows < 1 {
 		return fmt.Errorf("runs, iterations and rows must be ≥ 1 (got %d, %d, %d)", o.Runs, o.Iterations, o.Rows)
 	}
@@ -336,16 +444,16 @@ func Generate(dir, root string, o Options) error {
 	}
 	meta, _ := json.MarshalIndent(map[string]any{
 		"runs": o.Runs, "iterations": o.Iterations, "rows": o.Rows, "seed": o.Seed,
-		"methods": Methods, "learnable": len(Learnable()),
+		"methods": o.methods(), "learnable": len(Learnable()), "flags": o.Flags(),
 	}, "", "  ")
 	if err := os.WriteFile(filepath.Join(dir, "experiment.json"), append(meta, '\n'), 0o644); err != nil {
 		return err
 	}
 	var sh strings.Builder
 	fmt.Fprintf(&sh, `#!/bin/sh
-# The Diff-MSM comparison (Zhou et al. Sec. IV): %d runs × M1–M5, %d
+# The Diff-MSM comparison (Zhou et al. Sec. IV): %d runs × %s, %d
 # iterations, %d rows. Written by
-#   go run ./examples/arm/experiment -runs %d -iterations %d -rows %d -seed %d
+#   go run ./examples/arm/experiment %s
 # Builds kinfer once, runs the studies KINFER_JOBS at a time (each uses
 # about one core; a study whose summary.json is complete is skipped, so the
 # script continues an interrupted experiment; kinfer's output goes to
@@ -373,7 +481,7 @@ xargs -n 2 -P "${KINFER_JOBS:-$(nproc 2>/dev/null || echo 1)}" sh -c '
 		exit 1
 	fi
 ' <<'STUDIES' || status=$?
-`, o.Runs, o.Iterations, o.Rows, o.Runs, o.Iterations, o.Rows, o.Seed, root)
+`, o.Runs, methodNames(o.methods()), o.Iterations, o.Rows, o.Flags(), root)
 	for k := 1; k <= o.Runs; k++ {
 		rd := filepath.Join(dir, RunDir(k))
 		if err := os.MkdirAll(rd, 0o755); err != nil {
@@ -384,8 +492,13 @@ xargs -n 2 -P "${KINFER_JOBS:-$(nproc 2>/dev/null || echo 1)}" sh -c '
 			"starts.csv":        StartsCSV(Methods[1], pi0),
 			"starts-muscle.csv": StartsCSV(Methods[0], pi0),
 		}
-		for _, m := range Methods {
-			files[m.Name+".toml"] = StudyTOML(m, k, pi0, o)
+		for _, m := range o.methods() {
+			guess := pi0
+			if m.Inertia {
+				guess = InitialGuessInertia(o.Seed, k)
+				files[m.startsFile()] = StartsCSV(m, guess)
+			}
+			files[m.Name+".toml"] = StudyTOML(m, k, guess, o)
 			fmt.Fprintf(&sh, "%s %s\n", RunDir(k), m.Name)
 		}
 		for name, text := range files {
@@ -486,7 +599,10 @@ func Collect(dir string, w io.Writer) ([]Row, error) {
 		if err != nil {
 			continue
 		}
-		for _, m := range Methods {
+		for _, m := range AllMethods {
+			if _, err := os.Stat(filepath.Join(dir, RunDir(k), m.Name+".toml")); err != nil && m.Inertia {
+				continue // M4I is written only with -methods M4I or all
+			}
 			p := filepath.Join(rd, m.Name, "summary.json")
 			b, err := os.ReadFile(p)
 			if errors.Is(err, os.ErrNotExist) {
@@ -552,7 +668,7 @@ func Table(rows []Row) string {
 	var b strings.Builder
 	b.WriteString("| method | runs | C1 (L_FD) median [Q1, Q3] | C2 % median [Q1, Q3] | C3 % median [Q1, Q3] | C3m % median [Q1, Q3] | wall s (median) |\n")
 	b.WriteString("|---|---|---|---|---|---|---|\n")
-	for _, m := range Methods {
+	for _, m := range AllMethods {
 		var c [4][]float64
 		var wall []float64
 		for _, r := range rows {
@@ -619,14 +735,11 @@ func WriteCriteria(dir string, w io.Writer) error {
 	var md strings.Builder
 	md.WriteString("# Diff-MSM comparison (Zhou et al. Sec. IV): criteria\n\n")
 	if b, err := os.ReadFile(filepath.Join(dir, "experiment.json")); err == nil {
-		var o Options
-		if json.Unmarshal(b, &struct {
-			Runs       *int    `json:"runs"`
-			Iterations *int    `json:"iterations"`
-			Rows       *int    `json:"rows"`
-			Seed       *uint64 `json:"seed"`
-		}{&o.Runs, &o.Iterations, &o.Rows, &o.Seed}) == nil {
-			fmt.Fprintf(&md, "Generated with `-runs %d -iterations %d -rows %d -seed %d`.\n\n", o.Runs, o.Iterations, o.Rows, o.Seed)
+		var meta struct {
+			Flags string `json:"flags"`
+		}
+		if json.Unmarshal(b, &meta) == nil && meta.Flags != "" {
+			fmt.Fprintf(&md, "Generated with `%s`.\n\n", meta.Flags)
 		}
 	}
 	md.WriteString("C1 = L_FD at the best point (Eq. 11); C2, C3 over the 36 learnable parameters (Eq. 12–13); ")
@@ -652,8 +765,9 @@ func main() {
 	rows := fs.Int("rows", CI.Rows, "rows of examples/arm/train.csv in the loss, evenly spaced over its 20 s; the paper's: 10000 (all)")
 	seed := fs.Uint64("seed", CI.Seed, "seed of the initial guesses (run k uses PCG(seed, k))")
 	out := fs.String("out", "out/arm-experiment", "output directory")
+	methods := fs.String("methods", "", `"" for M1–M5, "M4I" for M4 with the inertia learnable too (Sec. IV-E), "all" for the six`)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: go run ./examples/arm/experiment [gen] [-runs N] [-iterations N] [-rows N] [-seed S] [-out DIR]\n")
+		fmt.Fprintf(fs.Output(), "usage: go run ./examples/arm/experiment [gen] [-runs N] [-iterations N] [-rows N] [-seed S] [-methods M4I|all] [-out DIR]\n")
 		fmt.Fprintf(fs.Output(), "       go run ./examples/arm/experiment criteria [DIR]\n")
 		fs.PrintDefaults()
 	}
@@ -681,10 +795,10 @@ func main() {
 		}
 		var root string
 		if root, err = repoRoot(); err == nil {
-			o := Options{Runs: *runs, Iterations: *iters, Rows: *rows, Seed: *seed}
+			o := Options{Runs: *runs, Iterations: *iters, Rows: *rows, Seed: *seed, Methods: *methods}
 			if err = Generate(*out, root, o); err == nil {
-				fmt.Printf("wrote %d studies (%d runs × M1–M5) under %s; run them with: sh %s\n",
-					5*o.Runs, o.Runs, *out, filepath.Join(*out, "run.sh"))
+				fmt.Printf("wrote %d studies (%d runs × %s) under %s; run them with: sh %s\n",
+					len(o.methods())*o.Runs, o.Runs, methodNames(o.methods()), *out, filepath.Join(*out, "run.sh"))
 			}
 		}
 	}
