@@ -115,32 +115,79 @@ func at(pts []TracePoint, n int) TracePoint {
 	return pts[max(j, 0)]
 }
 
-// Curves is curves.csv (Fig. 3): per method and every step evaluations
-// up to last, the median and quartiles over the runs of C1 and C2 of the
-// point each run's trace holds there (Adam: its iterate; annealing: its
-// best point so far).
-func Curves(traces map[string][][]TracePoint, step, last int) string {
-	var b strings.Builder
-	b.WriteString("method,evaluations,runs,C1_median,C1_q1,C1_q3,C2_median,C2_q1,C2_q3,C3m_median,C3m_q1,C3m_q3\n")
+// Band is one method's curve of one criterion: at evaluations N, the
+// median and quartiles over the runs.
+type Band struct {
+	N              []float64
+	Median, Q1, Q3 []float64
+}
+
+// bands are per method the curves of C1, C2 and C3m every step
+// evaluations up to last, of the point each run's trace holds there (Adam:
+// its iterate; annealing: its best point so far).
+func bands(traces map[string][][]TracePoint, step, last int) map[string][3]Band {
+	out := map[string][3]Band{}
 	for _, m := range AllMethods {
 		runs := traces[m.Name]
 		if len(runs) == 0 {
 			continue
 		}
+		var bs [3]Band
 		for n := 0; n <= last; n += step {
-			var c1, c2, c3m []float64
+			var c [3][]float64
 			for _, pts := range runs {
 				p := at(pts, n)
-				c1, c2, c3m = append(c1, p.C1), append(c2, p.C2), append(c3m, p.C3m)
+				c[0], c[1], c[2] = append(c[0], p.C1), append(c[1], p.C2), append(c[2], p.C3m)
 			}
-			fmt.Fprintf(&b, "%s,%d,%d", m.Name, n, len(runs))
-			for _, x := range [][]float64{c1, c2, c3m} {
-				fmt.Fprintf(&b, ",%.6g,%.6g,%.6g", Quantile(x, 0.5), Quantile(x, 0.25), Quantile(x, 0.75))
+			for j := range bs {
+				bs[j].N = append(bs[j].N, float64(n))
+				bs[j].Median = append(bs[j].Median, Quantile(c[j], 0.5))
+				bs[j].Q1 = append(bs[j].Q1, Quantile(c[j], 0.25))
+				bs[j].Q3 = append(bs[j].Q3, Quantile(c[j], 0.75))
+			}
+		}
+		out[m.Name] = bs
+	}
+	return out
+}
+
+// Curves is curves.csv (Fig. 3): per method and grid point the number of
+// runs and the median and quartiles of C1, C2 and C3m.
+func Curves(traces map[string][][]TracePoint, step, last int) string {
+	var b strings.Builder
+	b.WriteString("method,evaluations,runs,C1_median,C1_q1,C1_q3,C2_median,C2_q1,C2_q3,C3m_median,C3m_q1,C3m_q3\n")
+	all := bands(traces, step, last)
+	for _, m := range AllMethods {
+		bs, ok := all[m.Name]
+		if !ok {
+			continue
+		}
+		for i, n := range bs[0].N {
+			fmt.Fprintf(&b, "%s,%d,%d", m.Name, int(n), len(traces[m.Name]))
+			for _, c := range bs {
+				fmt.Fprintf(&b, ",%.6g,%.6g,%.6g", c.Median[i], c.Q1[i], c.Q3[i])
 			}
 			b.WriteString("\n")
 		}
 	}
 	return b.String()
+}
+
+// Fig3 is the SVG of criterion j (0: C1, log scale; 1: C2) against
+// evaluations: per method the median and the quartile band.
+func Fig3(traces map[string][][]TracePoint, step, last, j int) string {
+	all := bands(traces, step, last)
+	var ss []Series
+	for k, m := range AllMethods {
+		if bs, ok := all[m.Name]; ok {
+			c := bs[j]
+			ss = append(ss, Series{Name: m.Name, X: c.N, Y: c.Median, Lo: c.Q1, Hi: c.Q3, Color: palette[k]})
+		}
+	}
+	if j == 0 {
+		return LinePlot("Fig. 3 (left): loss C1 = L_FD, median and quartiles over the runs", "iterations (loss evaluations)", "C1", true, ss)
+	}
+	return LinePlot("Fig. 3 (right): distance error C2, median and quartiles", "iterations (loss evaluations)", "C2 [%]", false, ss)
 }
 
 // CurveTable is the Markdown version of Curves at a few iteration counts.
@@ -280,8 +327,10 @@ func WriteCurves(dir string, rows []Row, w io.Writer) error {
 		return nil
 	}
 	step := max(1, last/100)
-	if err := os.WriteFile(filepath.Join(dir, "curves.csv"), []byte(Curves(traces, step, last)), 0o644); err != nil {
-		return err
+	files := map[string]string{
+		"curves.csv":  Curves(traces, step, last),
+		"fig3-C1.svg": Fig3(traces, step, last, 0),
+		"fig3-C2.svg": Fig3(traces, step, last, 1),
 	}
 	marks := []int{0, last / 100, last / 10, last / 4, last / 2, last}
 	var md strings.Builder
@@ -295,14 +344,25 @@ func WriteCurves(dir string, rows []Row, w io.Writer) error {
 			md.WriteString("Products of inertia (0 at the truth): error relative to the bone's smallest principal moment.\n\n")
 		}
 		md.WriteString(ParamErrorTable(best.m, best.pts, marks))
-		if err := os.WriteFile(filepath.Join(dir, "fig5.csv"), []byte(ParamErrors(best.m, best.pts)), 0o644); err != nil {
+		files["fig5.csv"] = ParamErrors(best.m, best.pts)
+		files["fig5-muscle.svg"] = Fig5(best.m, best.run, best.pts, true)
+		files["fig5-bone.svg"] = Fig5(best.m, best.run, best.pts, false)
+	}
+	files["curves.md"] = md.String()
+	return writeFiles(dir, files, w)
+}
+
+// writeFiles writes name → text under dir and lists them to w.
+func writeFiles(dir string, files map[string]string, w io.Writer) error {
+	var names []string
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			return err
 		}
+		names = append(names, name)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "curves.md"), []byte(md.String()), 0o644); err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "wrote %s and %s\n", filepath.Join(dir, "curves.csv"), filepath.Join(dir, "curves.md"))
+	sort.Strings(names)
+	fmt.Fprintf(w, "wrote %s in %s\n", strings.Join(names, ", "), dir)
 	return nil
 }
 
@@ -313,4 +373,56 @@ func methodByName(name string) Method {
 		}
 	}
 	panic("unknown method " + name)
+}
+
+// Fig4 is the SVG box plot over the runs of C3 (j = 0) or C3m (j = 1) per
+// method (log scale: the methods differ by orders of magnitude).
+func Fig4(rows []Row, j int) string {
+	var boxes []Box
+	for k, m := range AllMethods {
+		var x []float64
+		for _, r := range rows {
+			if r.Method == m.Name {
+				x = append(x, [2]float64{r.C3, r.C3m}[j])
+			}
+		}
+		if len(x) > 0 {
+			boxes = append(boxes, Whiskers(m.Name, palette[k], x))
+		}
+	}
+	if j == 0 {
+		return BoxPlot("Fig. 4 (left): C3, mean % error of the 36 learnable parameters", "C3 [%]", true, boxes)
+	}
+	return BoxPlot("Fig. 4 (right): C3m, mean % error of the 24 muscle parameters", "C3m [%]", true, boxes)
+}
+
+// Fig5 is the SVG of each parameter's |error| in % (relError) against
+// iterations in one run of method m: the muscle parameters (colour by
+// muscle; L0 solid, F0 dashed, vmax dotted) or the bone ones (colour by
+// field; humerus solid, ulna dashed, radius dotted).
+func Fig5(m Method, run int, pts []TracePoint, muscle bool) string {
+	dashes := []string{"", "6,3", "2,2"}
+	var ss []Series
+	for _, i := range errorParams(m) {
+		if isMuscle(i) != muscle {
+			continue
+		}
+		s := Series{Name: params[i].Name, Thin: true}
+		if muscle {
+			j := i - arm.NBones*arm.BoneParams
+			s.Color, s.Dash = palette[j/arm.MuscleParams%len(palette)], dashes[j%arm.MuscleParams]
+		} else {
+			s.Color, s.Dash = palette[i%arm.BoneParams], dashes[i/arm.BoneParams]
+		}
+		for _, p := range pts {
+			s.X = append(s.X, float64(p.Evals))
+			s.Y = append(s.Y, math.Max(math.Abs(relError(p.Pihat, i)), 1e-4))
+		}
+		ss = append(ss, s)
+	}
+	what := "bone"
+	if muscle {
+		what = "muscle"
+	}
+	return LinePlot(fmt.Sprintf("Fig. 5: |error| of the %s parameters, %s run %d", what, m.Name, run), "iterations", "|error| [%] (floor 1e-4)", true, ss)
 }

@@ -729,9 +729,6 @@ func WriteCriteria(dir string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "criteria.csv"), []byte(CSV(rows)), 0o644); err != nil {
-		return err
-	}
 	var md strings.Builder
 	md.WriteString("# Diff-MSM comparison (Zhou et al. Sec. IV): criteria\n\n")
 	if b, err := os.ReadFile(filepath.Join(dir, "experiment.json")); err == nil {
@@ -750,11 +747,11 @@ func WriteCriteria(dir string, w io.Writer) error {
 		table += start
 		md.WriteString(start)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "criteria.md"), []byte(md.String()), 0o644); err != nil {
+	fmt.Fprint(w, table)
+	if err := writeFiles(dir, map[string]string{"criteria.csv": CSV(rows), "criteria.md": md.String(),
+		"fig4-C3.svg": Fig4(rows, 0), "fig4-C3m.svg": Fig4(rows, 1)}, w); err != nil {
 		return err
 	}
-	fmt.Fprint(w, table)
-	fmt.Fprintf(w, "wrote %s and %s\n", filepath.Join(dir, "criteria.csv"), filepath.Join(dir, "criteria.md"))
 	return WriteCurves(dir, rows, w)
 }
 

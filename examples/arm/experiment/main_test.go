@@ -389,7 +389,7 @@ func TestRunAndCriteria(t *testing.T) {
 			t.Errorf("%s run %d: last iterate's C1 %g below the best point's %g", r.Method, r.Run, last.C1, r.C1)
 		}
 	}
-	for _, f := range []string{"curves.csv", "curves.md", "fig5.csv"} {
+	for _, f := range []string{"curves.csv", "curves.md", "fig5.csv", "fig3-C1.svg", "fig3-C2.svg", "fig4-C3.svg", "fig4-C3m.svg", "fig5-muscle.svg", "fig5-bone.svg"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Error(err)
 		}
