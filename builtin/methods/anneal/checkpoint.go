@@ -101,7 +101,7 @@ func (s *state) check() error {
 		want = n
 	}
 	if len(s.Trace.BestTheta) != want {
-		return errors.New("trace has inconsistent lengths")
+		return fmt.Errorf("trace has %d best points for %d trace points (trace_theta %v)", len(s.Trace.BestTheta), n, s.Config.TraceTheta)
 	}
 	for _, th := range s.Trace.BestTheta {
 		if len(th) != d {

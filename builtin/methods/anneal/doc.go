@@ -116,7 +116,8 @@
 // the best log target and the evaluations used at iterations 0,
 // trace_every, 2·trace_every, … and at the end (trace_every = 0 means
 // ⌈maxiter/100⌉), with trace_theta = "yes" also the best point there
-// (best_theta, in the method's coordinates, i.e. after a study transform).
+// (best_theta, in the method's own coordinates: x of a study's transform,
+// before θ = T(x)).
 //
 // The package is stdlib-only (plus abi and the stdlib-only
 // builtin/methods/internal/mcmc and builtin/methods/adam), so it can be

@@ -47,8 +47,9 @@ type trajectory struct {
 }
 
 // Trace reads the trajectory of method m in run k under dir and evaluates
-// the criteria at each trace point. One Adam iteration is one evaluation
-// (with its gradient); the annealing points are after Evals evaluations
+// the criteria at each trace point, after Evals loss evaluations: Adam's
+// iterate t after t+1 (the start and t updates, each one evaluation with
+// its gradient), annealing's best point after the evaluations it counts
 // (local searches included). C1 = −(log target − log prior) = L_FD.
 func Trace(dir string, k int, m Method) ([]TracePoint, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "results", RunDir(k), m.Name, "summary.json"))
@@ -79,7 +80,10 @@ func Trace(dir string, k int, m Method) ([]TracePoint, error) {
 		if len(tr.Adam) != 1 {
 			return nil, fmt.Errorf("want one Adam start, got %d", len(tr.Adam))
 		}
-		evals, logTarget, xs = tr.Adam[0].Iteration, tr.Adam[0].LogTarget, tr.Adam[0].Theta
+		logTarget, xs = tr.Adam[0].LogTarget, tr.Adam[0].Theta
+		for _, t := range tr.Adam[0].Iteration {
+			evals = append(evals, t+1) // iterate t is the (t+1)-th evaluation
+		}
 	}
 	if len(xs) == 0 || len(xs) != len(evals) || len(logTarget) != len(evals) {
 		return nil, errors.New(`no trajectory with points (the study needs trace_theta = "yes")`)
@@ -122,6 +126,15 @@ type Band struct {
 	Median, Q1, Q3 []float64
 }
 
+// grid is 0, step, 2·step, … and last.
+func grid(step, last int) []int {
+	var g []int
+	for n := 0; n < last; n += step {
+		g = append(g, n)
+	}
+	return append(g, last)
+}
+
 // bands are per method the curves of C1, C2 and C3m every step
 // evaluations up to last, of the point each run's trace holds there (Adam:
 // its iterate; annealing: its best point so far).
@@ -133,7 +146,7 @@ func bands(traces map[string][][]TracePoint, step, last int) map[string][3]Band 
 			continue
 		}
 		var bs [3]Band
-		for n := 0; n <= last; n += step {
+		for _, n := range grid(step, last) {
 			var c [3][]float64
 			for _, pts := range runs {
 				p := at(pts, n)
@@ -332,7 +345,12 @@ func WriteCurves(dir string, rows []Row, w io.Writer) error {
 		"fig3-C1.svg": Fig3(traces, step, last, 0),
 		"fig3-C2.svg": Fig3(traces, step, last, 1),
 	}
-	marks := []int{0, last / 100, last / 10, last / 4, last / 2, last}
+	var marks []int
+	for _, n := range []int{0, last / 100, last / 10, last / 4, last / 2, last} {
+		if len(marks) == 0 || n > marks[len(marks)-1] {
+			marks = append(marks, n)
+		}
+	}
 	var md strings.Builder
 	md.WriteString("# Diff-MSM comparison: criteria against iterations (Fig. 3)\n\n")
 	md.WriteString("Median over the runs after n loss evaluations (Adam: iterations; annealing: evaluations incl. local searches) of the traced point ")

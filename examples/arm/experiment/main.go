@@ -2,9 +2,9 @@
 // shared/papers/zhou-diff-msm-arm.txt, Sec. IV) as kinfer studies of the
 // builtin arm, and computes its criteria once they have run.
 //
-//	go run ./examples/arm/experiment [-runs N] [-iterations N] [-rows N] [-seed S] [-out DIR]
+//	go run ./examples/arm/experiment [-runs N] [-iterations N] [-rows N] [-seed S] [-methods M4I|all] [-out DIR]
 //	sh DIR/run.sh                                      # runs every study, then the next line
-//	go run ./examples/arm/experiment criteria DIR      # → DIR/criteria.{csv,md}, curves.{csv,md}, fig5.csv
+//	go run ./examples/arm/experiment criteria DIR      # → DIR/criteria.{csv,md}, curves.{csv,md}, fig5.csv, fig*.svg
 //
 // # The five methods (Sec. IV, IV-A)
 //
@@ -41,7 +41,7 @@
 //     multiplier maps a θ-bound at π0/10 to x = −∞. The prior is the same for
 //     the five methods of a run, and with init the start is exactly π0;
 //   - the nmse likelihood (Eq. 4) on DIR/train.csv: -rows rows of
-//     examples/arm/train.csv, evenly spaced (every ⌊10000/rows⌋-th), so a
+//     examples/arm/train.csv, evenly spaced (row ⌊i·10000/rows⌋), so a
 //     reduced loss still sees the whole 20 s of excitation;
 //   - Adam (M3, M4): lr = 1e-3, iterations = -iterations, one start;
 //   - anneal (M1, M2, M5): initial_temp 0.02, restart_temp_ratio 2e-15,
@@ -96,6 +96,9 @@ type Options struct {
 	// Methods: "" for M1–M5, "M4I" for M4I only, "all" for the six.
 	Methods string
 }
+
+// shQuote quotes s for a POSIX shell.
+func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // methodNames lists the methods' names, "M1, M2, …".
 func methodNames(ms []Method) string {
@@ -155,7 +158,7 @@ var Methods = []Method{
 // M4I is M4 with the inertia entries learnable too, all 54 parameters
 // (Sec. IV-E, Fig. 5): the inertia of each bone through the Cholesky
 // factor of Eq. 5–7 ([[transform.inertia]]), the other 36 through the
-// multiplier of Eq. 8. Written with -inertia.
+// multiplier of Eq. 8. Written with -methods M4I (or all).
 var M4I = Method{Name: "M4I", All: true, Inertia: true, Doc: "Adam (exact gradient), all 54 parameters incl. the inertia (Sec. IV-E)"}
 
 // AllMethods are M1–M5 and M4I, in the order of the tables.
@@ -388,7 +391,7 @@ func repoRoot() (string, error) {
 }
 
 // copyRows writes the header and rows data rows of src, evenly spaced, to
-// dst: rows i·⌊n/rows⌋, i = 0 … rows−1, of the n data rows (all of them
+// dst: rows ⌊i·n/rows⌋, i = 0 … rows−1, of the n data rows (all of them
 // when rows = n). It returns n. Evenly spaced rows keep the whole 20 s of
 // excitation of the training set (Eq. 9) in a reduced loss; the first 1000
 // rows alone cover 2 s, and from them the parameters barely move towards
@@ -416,15 +419,15 @@ func copyRows(src, dst string, rows int) (int, error) {
 	}
 	var out strings.Builder
 	out.WriteString(header + "\n")
-	stride := n / rows
 	for i := range rows {
-		out.WriteString(data[i*stride] + "\n")
+		out.WriteString(data[i*n/rows] + "\n")
 	}
 	return n, os.WriteFile(dst, []byte(out.String()), 0o644)
 }
 
 // Generate writes the experiment into dir: train.csv, experiment.json,
-// runK/{starts.csv, starts-muscle.csv, M1.toml … M5.toml} and run.sh.
+// runK/{starts.csv, starts-muscle.csv, M1.toml … M5.toml} (with -methods
+// M4I or all also starts-inertia.csv and M4I.toml) and run.sh.
 func Generate(dir, root string, o Options) error {
 	if o.Methods != "" && o.Methods != "M4I" && o.Methods != "all" {
 		return fmt.Errorf(`-methods must be "" (M1–M5), "M4I" or "all", got %q`, o.Methods)
@@ -455,33 +458,42 @@ func Generate(dir, root string, o Options) error {
 # iterations, %d rows. Written by
 #   go run ./examples/arm/experiment %s
 # Builds kinfer once, runs the studies KINFER_JOBS at a time (each uses
-# about one core; a study whose summary.json is complete is skipped, so the
-# script continues an interrupted experiment; kinfer's output goes to
-# results/runNN/MJ.log), then computes the criteria.
+# about one core; kinfer's output goes to results/runNN/MJ.log), then
+# computes the criteria. Rerunning the script continues an interrupted
+# experiment: a study whose summary.json is complete is skipped, one that
+# left a checkpoint (kinfer writes one when stopped, and every
+# --checkpoint-every) is resumed from it, the others start afresh.
 # KINFER_ROOT: the kinfer repository (default: where it was generated).
 # KINFER_JOBS: studies side by side (default: the number of cores).
 # KINFER_FLAGS: extra flags of kinfer run (e.g. --checkpoint-every 60s).
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
-cd "${KINFER_ROOT:-%s}"
+root=%s
+cd "${KINFER_ROOT:-$root}"
 mkdir -p "$here/results"
 go build -o "$here/kinfer" ./cmd/kinfer
 export here KINFER_FLAGS
 status=0
 xargs -n 2 -P "${KINFER_JOBS:-$(nproc 2>/dev/null || echo 1)}" sh -c '
-	if grep -qs "\"complete\": true" "$here/results/$0/$1/summary.json"; then
-		echo "$0/$1: done already"
+	r=$0 m=$1 out="$here/results/$0/$1"
+	if grep -qs "\"complete\": true" "$out/summary.json"; then
+		echo "$r/$m: done already"
 		exit 0
 	fi
-	mkdir -p "$here/results/$0"
-	if "$here/kinfer" run $KINFER_FLAGS "$here/$0/$1.toml" -o "$here/results/$0/$1" >"$here/results/$0/$1.log" 2>&1; then
-		echo "$0/$1: $(head -n 1 "$here/results/$0/$1.log")"
+	mkdir -p "$here/results/$r"
+	if [ -f "$out/checkpoint.json" ]; then
+		set -- run $KINFER_FLAGS --resume "$out"
 	else
-		echo "$0/$1: FAILED, see $here/results/$0/$1.log"
+		set -- run $KINFER_FLAGS "$here/$r/$m.toml" -o "$out"
+	fi
+	if "$here/kinfer" "$@" >>"$out.log" 2>&1; then
+		echo "$r/$m: $(grep ": done" "$out.log" | tail -n 1)"
+	else
+		echo "$r/$m: FAILED, see $out.log"
 		exit 1
 	fi
 ' <<'STUDIES' || status=$?
-`, o.Runs, methodNames(o.methods()), o.Iterations, o.Rows, o.Flags(), root)
+`, o.Runs, methodNames(o.methods()), o.Iterations, o.Rows, o.Flags(), shQuote(root))
 	for k := 1; k <= o.Runs; k++ {
 		rd := filepath.Join(dir, RunDir(k))
 		if err := os.MkdirAll(rd, 0o755); err != nil {
@@ -600,8 +612,8 @@ func Collect(dir string, w io.Writer) ([]Row, error) {
 			continue
 		}
 		for _, m := range AllMethods {
-			if _, err := os.Stat(filepath.Join(dir, RunDir(k), m.Name+".toml")); err != nil && m.Inertia {
-				continue // M4I is written only with -methods M4I or all
+			if _, err := os.Stat(filepath.Join(dir, RunDir(k), m.Name+".toml")); err != nil {
+				continue // not generated (-methods)
 			}
 			p := filepath.Join(rd, m.Name, "summary.json")
 			b, err := os.ReadFile(p)

@@ -132,6 +132,9 @@ func LinePlot(title, xlabel, ylabel string, logY bool, ss []Series) string {
 	if !(yhi > ylo) {
 		yhi = ylo + 1
 	}
+	if !(xhi > xlo) {
+		xhi = xlo + 1
+	}
 	xa := axis{lo: xlo, hi: xhi, p0: marginL, p1: plotW - marginR}
 	ya := axis{lo: ylo, hi: yhi, log: logY, p0: plotH - marginB, p1: marginT}
 	var b strings.Builder
