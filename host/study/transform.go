@@ -491,11 +491,23 @@ func (s *Study) finishXParams() {
 // Transformed reports whether the study reparameterises any parameter.
 func (s *Study) Transformed() bool { return len(s.Transforms) > 0 }
 
-// Forward is θ = T(x) (a copy; x itself without transforms).
+// Forward is θ = T(x) (a copy; x itself without transforms). For the
+// one-coordinate transforms, whose x-bounds are exactly T⁻¹ of the
+// θ-bounds, an x inside its bounds gives a θ clamped to the θ-bounds: T
+// and T⁻¹ in floating point can put T(x) an ulp outside for x on its bound
+// (where a projected optimiser puts it), which would otherwise be an
+// out-of-support point.
 func (s *Study) Forward(x []float64) []float64 {
 	th := append([]float64(nil), x...)
 	for _, tr := range s.Transforms {
 		tr.forward(x, th)
+		if tr.Kind == TransformInertia {
+			continue // its x-box holds more than the preimage of the θ-box
+		}
+		j := tr.Idx[0]
+		if xp, p := s.XParams[j], s.Free[j]; x[j] >= xp.Lower && x[j] <= xp.Upper {
+			th[j] = math.Min(math.Max(th[j], p.Lower), p.Upper)
+		}
 	}
 	return th
 }

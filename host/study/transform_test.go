@@ -407,3 +407,41 @@ func loadWith(t *testing.T, text, data string) (*Study, error) {
 	}
 	return Load(context.Background(), p, Options{Workers: 1})
 }
+
+// x on its bound (where a projected optimiser puts it) maps to θ inside
+// the θ-bounds: T(T⁻¹(b)) is an ulp above b for some π0 (counted here, so
+// the test exercises the case), and Forward clamps it.
+func TestForwardKeepsBoundInside(t *testing.T) {
+	const lo, hi = 5.0, 15.0
+	outside := 0
+	for i := range 2000 {
+		pi0 := 2 + float64(i)*0.0173
+		free := []abi.Param{{Name: "v", Lower: lo, Upper: hi}}
+		xp := append([]abi.Param(nil), free...)
+		tr := Transform{Kind: TransformMultiplier, C: pi0, Idx: []int{0}}
+		if err := tr.xBounds(free, xp); err != nil {
+			t.Fatal(err)
+		}
+		raw := []float64{0}
+		for _, x := range []float64{xp[0].Lower, xp[0].Upper} {
+			tr.forward([]float64{x}, raw)
+			if raw[0] < lo || raw[0] > hi {
+				outside++
+			}
+		}
+		s := &Study{Free: free, XParams: xp, Transforms: []Transform{tr}}
+		for _, x := range []float64{xp[0].Lower, xp[0].Upper} {
+			if th := s.Forward([]float64{x})[0]; th < lo || th > hi || math.Abs(th-lo)*math.Abs(th-hi) > 1e-9 {
+				t.Fatalf("π0 %g: x = %v maps to %v, outside or not at [%g, %g]", pi0, x, th, lo, hi)
+			}
+		}
+		// Outside the x-box Forward does not clamp.
+		if th := s.Forward([]float64{xp[0].Upper + 1})[0]; !(th > hi) {
+			t.Fatalf("π0 %g: x beyond the bound maps to %v", pi0, th)
+		}
+	}
+	if outside == 0 {
+		t.Error("no π0 put T(T⁻¹(bound)) outside the bounds; the test does not exercise the clamp")
+	}
+	t.Logf("%d of 4000 bound round trips left the θ-bounds before clamping", outside)
+}
