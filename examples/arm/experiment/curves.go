@@ -24,10 +24,11 @@ import (
 // strategy chain, both in the method's coordinates x, which the study's
 // transform maps to θ.
 
-// TracePoint is a run's state after Evals loss evaluations: the criteria of
-// the traced point (C1 its loss) and π̂ (all parameters, model order).
+// TracePoint is a run's state after Iter iterations, i.e. Iter loss
+// evaluations after the one of the initial guess: the criteria of the
+// traced point (C1 its loss) and π̂ (all parameters, model order).
 type TracePoint struct {
-	Evals int
+	Iter int
 	Criteria
 	Pihat []float64
 }
@@ -47,10 +48,11 @@ type trajectory struct {
 }
 
 // Trace reads the trajectory of method m in run k under dir and evaluates
-// the criteria at each trace point, after Evals loss evaluations: Adam's
-// iterate t after t+1 (the start and t updates, each one evaluation with
-// its gradient), annealing's best point after the evaluations it counts
-// (local searches included). C1 = −(log target − log prior) = L_FD.
+// the criteria at each trace point. The x axis is the paper's
+// "iterations", counted as loss evaluations after the initial guess's:
+// Adam's iterate t is at t (t updates, each one evaluation with its
+// gradient), annealing's best point after e evaluations (local searches
+// included) at e − 1. C1 = −(log target − log prior) = L_FD.
 func Trace(dir string, k int, m Method) ([]TracePoint, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "results", RunDir(k), m.Name, "summary.json"))
 	if err != nil {
@@ -64,7 +66,7 @@ func Trace(dir string, k int, m Method) ([]TracePoint, error) {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, err
 	}
-	var evals []int
+	var iters []int
 	var logTarget []float64
 	var xs [][]float64
 	var tr trajectory
@@ -72,7 +74,10 @@ func Trace(dir string, k int, m Method) ([]TracePoint, error) {
 		if err := json.Unmarshal(s.Report.Trajectory, &tr.Anneal); err != nil {
 			return nil, err
 		}
-		evals, logTarget, xs = tr.Anneal.Evaluations, tr.Anneal.BestLogTarget, tr.Anneal.BestTheta
+		logTarget, xs = tr.Anneal.BestLogTarget, tr.Anneal.BestTheta
+		for _, e := range tr.Anneal.Evaluations {
+			iters = append(iters, e-1)
+		}
 	} else {
 		if err := json.Unmarshal(s.Report.Trajectory, &tr.Adam); err != nil {
 			return nil, err
@@ -80,12 +85,9 @@ func Trace(dir string, k int, m Method) ([]TracePoint, error) {
 		if len(tr.Adam) != 1 {
 			return nil, fmt.Errorf("want one Adam start, got %d", len(tr.Adam))
 		}
-		logTarget, xs = tr.Adam[0].LogTarget, tr.Adam[0].Theta
-		for _, t := range tr.Adam[0].Iteration {
-			evals = append(evals, t+1) // iterate t is the (t+1)-th evaluation
-		}
+		iters, logTarget, xs = tr.Adam[0].Iteration, tr.Adam[0].LogTarget, tr.Adam[0].Theta
 	}
-	if len(xs) == 0 || len(xs) != len(evals) || len(logTarget) != len(evals) {
+	if len(xs) == 0 || len(xs) != len(iters) || len(logTarget) != len(iters) {
 		return nil, errors.New(`no trajectory with points (the study needs trace_theta = "yes")`)
 	}
 	st, err := study.Load(context.Background(), filepath.Join(dir, RunDir(k), m.Name+".toml"), study.Options{Workers: 1})
@@ -93,7 +95,7 @@ func Trace(dir string, k int, m Method) ([]TracePoint, error) {
 		return nil, err
 	}
 	defer st.Close()
-	pts := make([]TracePoint, len(evals))
+	pts := make([]TracePoint, len(iters))
 	for j, x := range xs {
 		if len(x) != len(st.Free) {
 			return nil, fmt.Errorf("trace point %d has %d values, the study %d free parameters", j, len(x), len(st.Free))
@@ -107,19 +109,19 @@ func Trace(dir string, k int, m Method) ([]TracePoint, error) {
 		}
 		c := Evaluate(pihat)
 		c.C1 = -(logTarget[j] - logPrior)
-		pts[j] = TracePoint{Evals: evals[j], Criteria: c, Pihat: pihat}
+		pts[j] = TracePoint{Iter: iters[j], Criteria: c, Pihat: pihat}
 	}
 	return pts, nil
 }
 
-// at is the trace point in force after n evaluations: the last one with
-// Evals ≤ n (the first if none).
+// at is the trace point in force after n iterations: the last one with
+// Iter ≤ n (the first if none).
 func at(pts []TracePoint, n int) TracePoint {
-	j := sort.Search(len(pts), func(j int) bool { return pts[j].Evals > n }) - 1
+	j := sort.Search(len(pts), func(j int) bool { return pts[j].Iter > n }) - 1
 	return pts[max(j, 0)]
 }
 
-// Band is one method's curve of one criterion: at evaluations N, the
+// Band is one method's curve of one criterion: at iterations N, the
 // median and quartiles over the runs.
 type Band struct {
 	N              []float64
@@ -136,7 +138,7 @@ func grid(step, last int) []int {
 }
 
 // bands are per method the curves of C1, C2 and C3m every step
-// evaluations up to last, of the point each run's trace holds there (Adam:
+// iterations up to last, of the point each run's trace holds there (Adam:
 // its iterate; annealing: its best point so far).
 func bands(traces map[string][][]TracePoint, step, last int) map[string][3]Band {
 	out := map[string][3]Band{}
@@ -168,7 +170,7 @@ func bands(traces map[string][][]TracePoint, step, last int) map[string][3]Band 
 // runs and the median and quartiles of C1, C2 and C3m.
 func Curves(traces map[string][][]TracePoint, step, last int) string {
 	var b strings.Builder
-	b.WriteString("method,evaluations,runs,C1_median,C1_q1,C1_q3,C2_median,C2_q1,C2_q3,C3m_median,C3m_q1,C3m_q3\n")
+	b.WriteString("method,iteration,runs,C1_median,C1_q1,C1_q3,C2_median,C2_q1,C2_q3,C3m_median,C3m_q1,C3m_q3\n")
 	all := bands(traces, step, last)
 	for _, m := range AllMethods {
 		bs, ok := all[m.Name]
@@ -187,7 +189,7 @@ func Curves(traces map[string][][]TracePoint, step, last int) string {
 }
 
 // Fig3 is the SVG of criterion j (0: C1, log scale; 1: C2) against
-// evaluations: per method the median and the quartile band.
+// iterations: per method the median and the quartile band.
 func Fig3(traces map[string][][]TracePoint, step, last, j int) string {
 	all := bands(traces, step, last)
 	var ss []Series
@@ -198,9 +200,9 @@ func Fig3(traces map[string][][]TracePoint, step, last, j int) string {
 		}
 	}
 	if j == 0 {
-		return LinePlot("Fig. 3 (left): loss C1 = L_FD, median and quartiles over the runs", "iterations (loss evaluations)", "C1", true, ss)
+		return LinePlot("Fig. 3 (left): loss C1 = L_FD, median and quartiles over the runs", "iterations (loss evaluations after the initial guess)", "C1", true, ss)
 	}
-	return LinePlot("Fig. 3 (right): distance error C2, median and quartiles", "iterations (loss evaluations)", "C2 [%]", false, ss)
+	return LinePlot("Fig. 3 (right): distance error C2, median and quartiles", "iterations (loss evaluations after the initial guess)", "C2 [%]", false, ss)
 }
 
 // CurveTable is the Markdown version of Curves at a few iteration counts.
@@ -265,13 +267,13 @@ func errorParams(m Method) []int {
 // method m, each parameter's signed percentage error (relError).
 func ParamErrors(m Method, pts []TracePoint) string {
 	var b strings.Builder
-	b.WriteString("evaluations")
+	b.WriteString("iteration")
 	for _, i := range errorParams(m) {
 		b.WriteString("," + params[i].Name)
 	}
 	b.WriteString("\n")
 	for _, p := range pts {
-		fmt.Fprintf(&b, "%d", p.Evals)
+		fmt.Fprintf(&b, "%d", p.Iter)
 		for _, i := range errorParams(m) {
 			fmt.Fprintf(&b, ",%.6g", relError(p.Pihat, i))
 		}
@@ -329,7 +331,7 @@ func WriteCurves(dir string, rows []Row, w io.Writer) error {
 			continue
 		}
 		traces[m.Name] = append(traces[m.Name], pts)
-		last = max(last, pts[len(pts)-1].Evals)
+		last = max(last, pts[len(pts)-1].Iter)
 		f := pts[len(pts)-1]
 		if m.Name == "M4" && !best.m.Inertia && (best.pts == nil || f.C3m < best.c3m) ||
 			m.Inertia && (!best.m.Inertia || f.C3m < best.c3m) {
@@ -353,7 +355,7 @@ func WriteCurves(dir string, rows []Row, w io.Writer) error {
 	}
 	var md strings.Builder
 	md.WriteString("# Diff-MSM comparison: criteria against iterations (Fig. 3)\n\n")
-	md.WriteString("Median over the runs after n loss evaluations (Adam: iterations; annealing: evaluations incl. local searches) of the traced point ")
+	md.WriteString("Median over the runs after n iterations, i.e. n loss evaluations after the initial guess's (Adam: n updates; annealing: evaluations incl. local searches) of the traced point ")
 	md.WriteString("(Adam: its iterate; annealing: its best point so far). Quartiles every 1 % of the run in curves.csv.\n\n")
 	md.WriteString(CurveTable(traces, marks))
 	if best.pts != nil {
@@ -433,7 +435,7 @@ func Fig5(m Method, run int, pts []TracePoint, muscle bool) string {
 			s.Color, s.Dash = palette[i%arm.BoneParams], dashes[i/arm.BoneParams]
 		}
 		for _, p := range pts {
-			s.X = append(s.X, float64(p.Evals))
+			s.X = append(s.X, float64(p.Iter))
 			s.Y = append(s.Y, math.Max(math.Abs(relError(p.Pihat, i)), 1e-4))
 		}
 		ss = append(ss, s)
