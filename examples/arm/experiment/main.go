@@ -569,6 +569,7 @@ type Row struct {
 	Evaluations int
 	WallSeconds float64
 	Complete    bool
+	Pihat       []float64 // the best point, all parameters (not in the CSV)
 }
 
 // FromSummary computes a run's criteria from its summary.json: π̂ is the
@@ -592,7 +593,7 @@ func FromSummary(b []byte) (Row, error) {
 		}
 		pihat[i] = v
 	}
-	r.Criteria = Evaluate(pihat)
+	r.Criteria, r.Pihat = Evaluate(pihat), pihat
 	r.C1 = -*s.Best.LogLik
 	return r, nil
 }

@@ -62,3 +62,4 @@ func TestLinePlot(t *testing.T) {
 		t.Error("legend, escaping or dashes missing")
 	}
 }
+
