@@ -62,4 +62,3 @@ func TestLinePlot(t *testing.T) {
 		t.Error("legend, escaping or dashes missing")
 	}
 }
-
