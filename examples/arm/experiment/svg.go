@@ -32,7 +32,7 @@ var palette = []string{"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#
 
 const (
 	plotW, plotH                       = 640, 400
-	marginL, marginR, marginT, marginB = 70, 150, 30, 50
+	marginL, marginR, marginT, marginB = 70, 160, 30, 50
 )
 
 // axis maps data to pixels on one axis, linearly or in log10.
@@ -165,7 +165,7 @@ func LinePlot(title, xlabel, ylabel string, logY bool, ss []Series) string {
 		fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="%g"%s/>`+"\n", strings.Join(pts, " "), s.Color, width, dash)
 		ly := marginT + 10 + legendStep(len(ss))*k
 		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"%s/><text x="%d" y="%d" font-size="10">%s</text>`+"\n",
-			plotW-marginR+8, ly, plotW-marginR+28, ly, s.Color, dash, plotW-marginR+32, ly+4, esc(s.Name))
+			plotW-marginR+18, ly, plotW-marginR+38, ly, s.Color, dash, plotW-marginR+42, ly+4, esc(s.Name))
 	}
 	b.WriteString("</svg>\n")
 	return b.String()
