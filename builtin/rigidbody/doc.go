@@ -4,7 +4,10 @@
 // recursive Newton–Euler algorithm (RNEA, inverse dynamics, RBDA Table 5.1),
 // the composite-rigid-body algorithm (CRBA, joint-space inertia matrix,
 // RBDA Table 6.2) and the articulated-body algorithm (ABA, forward
-// dynamics, RBDA Table 7.1), with uniform gravity. It is the skeleton of the
+// dynamics, RBDA Table 7.1), with uniform gravity; and the inverse-dynamics
+// regressor, τ = Y(q, q̇, q̈)·φ in the standard inertial parameters φ
+// (Khalil and Dombre, "Modeling, Identification and Control of Robots",
+// §9.3), from which the identifiable base parameters are found. It is the skeleton of the
 // Diff-MSM arm (Zhou et al., shared/papers/zhou-diff-msm-arm.txt, Eq. 3:
 // q̈ = f_ABA(q, q̇, τ, π_b)), whose bone parameters π_b are exactly the
 // per-body mass, centre of mass and inertia about the centre of mass that

@@ -160,7 +160,7 @@ type Evaluator struct {
 // NewEvaluator returns an evaluator at the ground truth with the given
 // joint damping.
 func NewEvaluator(damping float64) *Evaluator {
-	e := &Evaluator{Damping: damping, rbm: skeleton()}
+	e := &Evaluator{Damping: damping, rbm: Skeleton()}
 	copy(e.base[:], muscle.MyoArm())
 	e.muscles = e.base
 	e.ws = rb.NewWorkspace(&e.rbm)

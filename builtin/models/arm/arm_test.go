@@ -244,7 +244,7 @@ func TestEvalMatchesMassMatrixSolve(t *testing.T) {
 	if st := m.Eval(theta, x, y); st != abi.OK {
 		t.Fatal(st)
 	}
-	sk := skeleton()
+	sk := Skeleton()
 	for b := 0; b < NBones; b++ {
 		setBone(&sk.Bodies[2+b], boneFromVector(theta[b*BoneParams:]))
 	}

@@ -79,13 +79,13 @@ var (
 
 func unit(v rb.Vec3) rb.Vec3 { return v.Scale(1 / v.Norm()) }
 
-// skeleton returns the rigid-body tree with the ground-truth bones: two
+// Skeleton returns the rigid-body tree with the ground-truth bones: two
 // massless shoulder bodies for the elevation plane (about the vertical y)
 // and the elevation (about −x in the rotated plane), then the humerus
 // (rotation about its long axis y), the ulna (elbow flexion) and the radius
 // (pronation–supination). All three shoulder joints sit at the world
 // origin, the glenohumeral centre.
-func skeleton() rb.Model {
+func Skeleton() rb.Model {
 	m := rb.Model{Gravity: Gravity, Bodies: []rb.Body{
 		{Name: "elv_plane", Parent: -1, XTree: rb.Identity, Axis: rb.Vec3{0, 1, 0}},
 		{Name: "elevation", Parent: 0, XTree: rb.Identity, Axis: rb.Vec3{-1, 0, 0}},

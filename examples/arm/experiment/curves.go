@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/kinfer/kinfer/builtin/models/arm"
+	rb "github.com/kinfer/kinfer/builtin/rigidbody"
 	"github.com/kinfer/kinfer/host/study"
 )
 
@@ -365,6 +366,15 @@ func WriteCurves(dir string, rows []Row, w io.Writer) error {
 		files["fig5.csv"] = ParamErrors(best.m, best.pts)
 		files["fig5-muscle.svg"] = Fig5(best.m, best.row.Run, best.pts, true)
 		files["fig5-bone.svg"] = Fig5(best.m, best.row.Run, best.pts, false)
+		base, err := NewBase()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&md, "\n# Fig. 6: percentage errors of the %d base coefficients of the bones, %s run %d\n\n", len(base.Kept), best.m.Name, best.row.Run)
+		md.WriteString("The identifiable linear combinations β = φ_b + K·φ_d of the bones' standard parameters (base.go; a coefficient that vanishes at the truth is compared with the largest of its unit).\n\n")
+		md.WriteString(BaseErrorTable(base, best.pts, marks))
+		files["fig6.csv"] = BaseErrorsCSV(base, best.pts)
+		files["fig6.svg"] = Fig6(base, best.m, best.row.Run, best.pts)
 		if root, err := repoRoot(); err == nil {
 			md.WriteString(testSetTable(root, fmt.Sprintf("the best point of %s, run %d (training L_FD %.3g)", best.m.Name, best.row.Run, best.row.C1), best.row.Pihat))
 		}
@@ -446,4 +456,63 @@ func Fig5(m Method, run int, pts []TracePoint, muscle bool) string {
 		what = "muscle"
 	}
 	return LinePlot(fmt.Sprintf("Fig. 5: |error| of the %s parameters, %s run %d", what, m.Name, run), "iterations", "|error| [%] (floor 1e-4)", true, ss)
+}
+
+// BaseErrorsCSV is fig6.csv (Fig. 6): at every trace point, each base
+// coefficient's signed percentage error (Base.BaseErrors).
+func BaseErrorsCSV(base *Base, pts []TracePoint) string {
+	var b strings.Builder
+	b.WriteString("iteration," + strings.Join(base.Names(), ",") + "\n")
+	for _, p := range pts {
+		fmt.Fprintf(&b, "%d", p.Iter)
+		for _, e := range base.BaseErrors(p.Pihat) {
+			fmt.Fprintf(&b, ",%.6g", e)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// BaseErrorTable is the Markdown version of BaseErrorsCSV at a few
+// iteration counts (|error| in %), with each coefficient written out and
+// its value at the truth.
+func BaseErrorTable(base *Base, pts []TracePoint, marks []int) string {
+	var b strings.Builder
+	b.WriteString("| coefficient | value at the truth |")
+	for _, n := range marks {
+		fmt.Fprintf(&b, " %d |", n)
+	}
+	b.WriteString("\n|---|---|" + strings.Repeat("---|", len(marks)) + "\n")
+	gt := base.Coefficients(truth)
+	errs := make([][]float64, len(marks))
+	for k, n := range marks {
+		errs[k] = base.BaseErrors(at(pts, n).Pihat)
+	}
+	for i := range base.Kept {
+		fmt.Fprintf(&b, "| %s | %.4g |", base.Expression(i), gt[i])
+		for k := range marks {
+			fmt.Fprintf(&b, " %.3g |", math.Abs(errs[k][i]))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// Fig6 is the SVG of each base coefficient's |error| in % against
+// iterations (colour by the kept parameter's field; humerus solid, ulna
+// dashed, radius dotted, as Fig5's bone panel).
+func Fig6(base *Base, m Method, run int, pts []TracePoint) string {
+	dashes := []string{"", "6,3", "2,2"}
+	names := base.Names()
+	ss := make([]Series, len(base.Kept))
+	for i, j := range base.Kept {
+		ss[i] = Series{Name: names[i], Thin: true, Color: palette[j%rb.StandardParams], Dash: dashes[j/rb.StandardParams]}
+	}
+	for _, p := range pts {
+		for i, e := range base.BaseErrors(p.Pihat) {
+			ss[i].X = append(ss[i].X, float64(p.Iter))
+			ss[i].Y = append(ss[i].Y, math.Max(math.Abs(e), 1e-4))
+		}
+	}
+	return LinePlot(fmt.Sprintf("Fig. 6: |error| of the %d base coefficients of the bones, %s run %d", len(base.Kept), m.Name, run), "iterations", "|error| [%] (floor 1e-4)", true, ss)
 }

@@ -448,7 +448,7 @@ func TestRunAndCriteria(t *testing.T) {
 			}
 		}
 	}
-	for _, f := range []string{"curves.csv", "curves.md", "fig5.csv", "fig3-C1.svg", "fig3-C2.svg", "fig4-C3.svg", "fig4-C3m.svg", "fig5-muscle.svg", "fig5-bone.svg"} {
+	for _, f := range []string{"curves.csv", "curves.md", "fig5.csv", "fig3-C1.svg", "fig3-C2.svg", "fig4-C3.svg", "fig4-C3m.svg", "fig5-muscle.svg", "fig5-bone.svg", "fig6.csv", "fig6.svg"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Error(err)
 		}
