@@ -192,8 +192,9 @@ func (b *Base) Expression(i int) string {
 
 // BaseErrors are the signed percentage errors of the coefficients at π̂
 // relative to the truth's, β_gt,i; or, where |β_gt,i| is below 1 % of the
-// largest |β_gt| of its unit (a coefficient that vanishes at the truth,
-// e.g. a product of inertia), relative to that largest one.
+// largest |β_gt| of the same bone and unit (a coefficient that nearly
+// vanishes at the truth, e.g. a product of inertia), relative to that
+// largest one, as Fig. 5 does for the products of inertia.
 func (b *Base) BaseErrors(pihat []float64) []float64 {
 	gt := b.Coefficients(truth)
 	got := b.Coefficients(pihat)
@@ -213,14 +214,15 @@ func (b *Base) BaseErrors(pihat []float64) []float64 {
 	return out
 }
 
-// unitOf groups φ's columns by unit: mass, first moments, inertia.
+// unitOf groups φ's columns by bone and unit (mass, first moment,
+// inertia).
 func unitOf(j int) int {
+	u := 2
 	switch f := j % rb.StandardParams; {
 	case f == 0:
-		return 0
+		u = 0
 	case f < 4:
-		return 1
-	default:
-		return 2
+		u = 1
 	}
+	return 3*(j/rb.StandardParams) + u
 }

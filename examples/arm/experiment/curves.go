@@ -371,7 +371,7 @@ func WriteCurves(dir string, rows []Row, w io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(&md, "\n# Fig. 6: percentage errors of the %d base coefficients of the bones, %s run %d\n\n", len(base.Kept), best.m.Name, best.row.Run)
-		md.WriteString("The identifiable linear combinations β = φ_b + K·φ_d of the bones' standard parameters (base.go; a coefficient that vanishes at the truth is compared with the largest of its unit).\n\n")
+		md.WriteString("The identifiable linear combinations β = φ_b + K·φ_d of the bones' standard parameters (base.go; a coefficient below 1 % of the largest of its bone and unit at the truth is compared with that largest one).\n\n")
 		md.WriteString(BaseErrorTable(base, best.pts, marks))
 		files["fig6.csv"] = BaseErrorsCSV(base, best.pts)
 		files["fig6.svg"] = Fig6(base, best.m, best.row.Run, best.pts)
