@@ -172,8 +172,9 @@ func LinePlot(title, xlabel, ylabel string, logY bool, ss []Series) string {
 }
 
 // legendStep is the legend's line spacing for n entries: 15 px, less when
-// they would not fit beside the plot.
-func legendStep(n int) int { return min(15, (plotH-marginT-10)/max(n, 1)) }
+// they would not fit beside the plot area (above the x axis, so that the
+// last x tick label stays clear).
+func legendStep(n int) int { return min(15, (plotH-marginB-marginT-10)/max(n, 1)) }
 
 func get(v []float64, i int, def float64) float64 {
 	if v == nil {

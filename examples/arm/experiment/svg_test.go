@@ -62,3 +62,13 @@ func TestLinePlot(t *testing.T) {
 		t.Error("legend, escaping or dashes missing")
 	}
 }
+
+// The legend stays beside the plot area, above the x axis and its tick
+// labels, however many entries (Fig. 5 has up to 30, Fig. 6 23).
+func TestLegendAboveXAxis(t *testing.T) {
+	for _, n := range []int{1, 6, 23, 30, 54} {
+		if last := marginT + 10 + legendStep(n)*(n-1); last > plotH-marginB {
+			t.Errorf("%d entries: last legend line at y = %d, below the x axis at %d", n, last, plotH-marginB)
+		}
+	}
+}
