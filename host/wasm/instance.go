@@ -131,7 +131,16 @@ type Error struct {
 	Status abi.Status // abi.Timeout or abi.Trap
 	Msg    string     // what happened, e.g. "exceeded timeout_ms=200"
 	Err    error      // the underlying wazero error, if any
+	// Transient is true when the fault may not happen again on the same
+	// inputs: a wall-clock timeout (machine load) or an interruption (the
+	// run was stopped). A trap, a malformed result or an exhausted fuel
+	// budget is deterministic: resuming the run would fault again.
+	Transient bool
 }
+
+// Deterministic reports whether the same call on the same inputs would
+// fault again (see Transient).
+func (e *Error) Deterministic() bool { return !e.Transient }
 
 func (e *Error) Error() string { return "plugin " + e.Plugin + ": " + e.Export + " " + e.Msg }
 
@@ -221,10 +230,13 @@ func (in *instance) classify(name string, err, cerr error) *Error {
 	switch {
 	case in.ctx.Err() != nil:
 		e.Msg = "interrupted: " + context.Cause(in.ctx).Error()
+		e.Transient = true
 	case in.p.rt.isClosed():
 		e.Msg = "interrupted: the runtime was closed"
+		e.Transient = true
 	case errors.Is(cerr, context.DeadlineExceeded):
 		e.Status = abi.Timeout
+		e.Transient = true
 		e.Msg = fmt.Sprintf("exceeded timeout_ms=%d", in.p.timeout.Milliseconds())
 	case errors.As(err, &exit):
 		e.Msg = fmt.Sprintf("exited with proc_exit(%d)", exit.ExitCode())
