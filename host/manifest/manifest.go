@@ -16,6 +16,10 @@ import (
 const (
 	DefaultMemoryMiB = 256
 	DefaultTimeoutMS = 10000
+	// DefaultFuel is the deterministic budget of one call (per point of a
+	// model's batch), in meter units of about one wasm instruction: some
+	// seconds of guest code.
+	DefaultFuel = 20_000_000_000
 )
 
 // Limits are the per-instance sandbox limits of a plugin.
@@ -24,6 +28,9 @@ type Limits struct {
 	// TimeoutMS bounds every call into the plugin; 0 disables the bound and
 	// the interruption checks that enforce it (trusted plugins only).
 	TimeoutMS int `toml:"timeout_ms"`
+	// Fuel is the deterministic budget of one call (per point of a model's
+	// batch); 0 = unlimited (trusted plugins only).
+	Fuel int64 `toml:"fuel"`
 }
 
 // Interruptible reports whether calls into the plugin can be stopped (by
@@ -94,6 +101,9 @@ func Load(path string) (*Manifest, error) {
 	// default.
 	if !d.Has("limits.timeout_ms") {
 		m.Limits.TimeoutMS = DefaultTimeoutMS
+	}
+	if !d.Has("limits.fuel") {
+		m.Limits.Fuel = DefaultFuel
 	}
 	return &m, nil
 }

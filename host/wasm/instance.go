@@ -2,7 +2,6 @@ package wasm
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -149,13 +148,17 @@ func (e *Error) Unwrap() error { return e.Err }
 // instance is one instantiated module with its exports resolved and its
 // reusable host buffer. It is used by one goroutine at a time.
 type instance struct {
-	p     *Plugin
-	ctx   context.Context // parent of every call; carries the plugin log
-	mod   api.Module
-	mem   api.Memory
-	fn    [numExports]api.Function
-	stack [8]uint64
-	out   *lineWriter
+	p       *Plugin
+	ctx     context.Context // the instance's context; carries the plugin log
+	callCtx context.Context // ctx with the meter, passed to every call
+	mod     api.Module
+	mem     api.Memory
+	fn      [numExports]api.Function
+	stack   [8]uint64
+	out     *lineWriter
+	meter   meterState
+	fuel    api.MutableGlobal // the meter's counter; nil when unmetered
+	rand    *callRand         // WASI random_get, restarted at every call
 
 	arena    uint32 // host buffer from kinfer_alloc; 0 = none
 	arenaCap uint32
@@ -185,9 +188,16 @@ func (in *instance) malformed(e export, format string, args ...any) *Error {
 	return in.fault(e, abi.Trap, nil, format, args...)
 }
 
-// call runs export e with args under timeout_ms and returns its first
-// result. Any error is an *Error and the instance is dead afterwards.
+// call runs export e with args under the plugin's fuel budget and
+// timeout_ms (ABI.md §8) and returns its first result. Any error is an
+// *Error and the instance is dead afterwards.
 func (in *instance) call(e export, args ...uint64) (uint64, error) {
+	return in.callN(e, 1, args...)
+}
+
+// callN is call for a batch of points: the budget and the timeout are the
+// plugin's per point times points.
+func (in *instance) callN(e export, points int, args ...uint64) (uint64, error) {
 	if in.dead {
 		return 0, in.fault(e, abi.Trap, nil, "called on a discarded instance")
 	}
@@ -200,12 +210,16 @@ func (in *instance) call(e export, args ...uint64) (uint64, error) {
 	// stale high bits.
 	in.stack = [len(in.stack)]uint64{}
 	copy(in.stack[:], args)
-	ctx, cancel := in.p.callContext(in.ctx)
-	err := f.CallWithStack(ctx, in.stack[:])
-	cerr := ctx.Err()
-	cancel()
+	if in.fuel != nil {
+		in.fuel.Set(uint64(in.meter.begin(scaled(in.p.fuel, points), time.Duration(scaled(int64(in.p.timeout), points)))))
+	}
+	in.rand.restart()
+	err := f.CallWithStack(in.callCtx, in.stack[:])
 	if err != nil {
-		return 0, in.classify(e.String(), err, cerr)
+		return 0, in.classify(e.String(), err)
+	}
+	if in.fuel != nil {
+		in.meter.end(int64(in.fuel.Get()))
 	}
 	if result32[e] {
 		return uint64(uint32(in.stack[0])), nil
@@ -221,23 +235,29 @@ var result32 = func() (r [numExports]bool) {
 	return r
 }()
 
-// classify turns a failed call (or instantiation) into an *Error. cerr is
-// the call context's error right after the call returned.
-func (in *instance) classify(name string, err, cerr error) *Error {
+// classify turns a failed call (or instantiation) into an *Error.
+func (in *instance) classify(name string, err error) *Error {
 	in.dead = true
 	e := &Error{Plugin: in.p.Manifest.Name, Export: name, Status: abi.Trap, Err: err}
 	var exit *sys.ExitError
+	var mf *meterFault
 	switch {
+	case errors.As(err, &mf):
+		e.Status, e.Msg = abi.Timeout, mf.Error()
+		switch mf.kind {
+		case faultFuel:
+			e.Msg = fmt.Sprintf("exceeded its fuel budget of %d (fuel = %d per call or point in %s)", mf.budget, in.p.fuel, in.p.Manifest.Path)
+		case faultInterrupt:
+			e.Status, e.Transient = abi.Trap, true
+		case faultWall:
+			e.Transient = true
+		}
 	case in.ctx.Err() != nil:
 		e.Msg = "interrupted: " + context.Cause(in.ctx).Error()
 		e.Transient = true
 	case in.p.rt.isClosed():
 		e.Msg = "interrupted: the runtime was closed"
 		e.Transient = true
-	case errors.Is(cerr, context.DeadlineExceeded):
-		e.Status = abi.Timeout
-		e.Transient = true
-		e.Msg = fmt.Sprintf("exceeded timeout_ms=%d", in.p.timeout.Milliseconds())
 	case errors.As(err, &exit):
 		e.Msg = fmt.Sprintf("exited with proc_exit(%d)", exit.ExitCode())
 	default:
@@ -422,29 +442,6 @@ func (in *instance) hostView(e export, off uint32, n uint64) ([]byte, error) {
 	return b, nil
 }
 
-// putF64s encodes v little-endian into b (len(b) ≥ 8·len(v)).
-func putF64s(b []byte, v []float64) {
-	b = b[:len(v)*8]
-	for i, x := range v {
-		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(x))
-	}
-}
-
-// getF64s decodes len(dst) f64 from b and reports whether all are finite.
-func getF64s(dst []float64, b []byte) (finite bool) {
-	b = b[:len(dst)*8]
-	finite = true
-	for i := range dst {
-		x := math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
-		// x-x is 0 for finite x and NaN for ±Inf and NaN.
-		if x-x != 0 {
-			finite = false
-		}
-		dst[i] = x
-	}
-	return finite
-}
-
 // writeF64s writes v at host-buffer offset off.
 func (in *instance) writeF64s(e export, off uint32, v []float64) error {
 	if len(v) == 0 {
@@ -458,8 +455,26 @@ func (in *instance) writeF64s(e export, off uint32, v []float64) error {
 	return nil
 }
 
-// readF64s reads dst from host-buffer offset off.
-func (in *instance) readF64s(e export, off uint32, dst []float64) (bool, error) {
+// prefill writes the unwritten pattern into n output values at host-buffer
+// offset off, so that a value the guest does not write is caught, and a
+// previous call's value can never pass as this call's (ABI.md §2).
+func (in *instance) prefill(e export, off uint32, n int) error {
+	if n == 0 {
+		return nil
+	}
+	b, err := in.hostView(e, off, uint64(n)*8)
+	if err != nil {
+		return err
+	}
+	fillUnwritten(b, n)
+	return nil
+}
+
+// readOut reads the output array name into dst from host-buffer offset
+// off, after a call that returned ok. It reports whether every value is
+// finite; a value the guest did not write is a Trap naming the export,
+// the array and the index.
+func (in *instance) readOut(e export, name string, off uint32, dst []float64) (bool, error) {
 	if len(dst) == 0 {
 		return true, nil
 	}
@@ -467,7 +482,11 @@ func (in *instance) readF64s(e export, off uint32, dst []float64) (bool, error) 
 	if err != nil {
 		return false, err
 	}
-	return getF64s(dst, b), nil
+	finite, missing := getF64s(dst, b)
+	if missing >= 0 {
+		return false, in.malformed(e, "returned ok without writing %s[%d] (of %d values)", name, missing, len(dst))
+	}
+	return finite, nil
 }
 
 // guestStatus checks a status returned by a guest: only 0, 1 or 2. point
@@ -484,14 +503,19 @@ func (in *instance) guestStatus(e export, v int32, point int) (abi.Status, error
 	return abi.Trap, in.malformed(e, "returned status %d%s (a guest returns only 0, 1 or 2)", v, where)
 }
 
-// callContext bounds a call by the plugin's timeout; a plugin without one
-// (timeout_ms = 0, trusted) runs under ctx as it is.
-func (p *Plugin) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	if p.timeout <= 0 {
-		return ctx, func() {}
-	}
-	return context.WithTimeout(ctx, p.timeout)
+// setContext makes ctx the instance's context: its cancellation
+// interrupts a call in progress (checked by the meter).
+func (in *instance) setContext(ctx context.Context) {
+	in.ctx = ctx
+	in.meter.ctx = ctx
+	in.meter.closed = &in.p.rt.closedF
+	in.callCtx = context.WithValue(ctx, meterKey{}, &in.meter)
 }
 
-// timeoutOf converts timeout_ms.
-func timeoutOf(ms int) time.Duration { return time.Duration(ms) * time.Millisecond }
+// timeoutOf converts timeout_ms, saturating.
+func timeoutOf(ms int) time.Duration {
+	if ms > math.MaxInt64/int(time.Millisecond) {
+		return math.MaxInt64
+	}
+	return time.Duration(ms) * time.Millisecond
+}

@@ -125,6 +125,9 @@ func (w *likelihood) eval(e export, m int, y, obs, sigma, gy []float64) (float64
 		if err := in.writeInputs(e, base, oY, y, oO, obs, oS, sigma); err != nil {
 			return abi.Trap, err
 		}
+		if err := in.prefill(e, base+uint32(oOut), 1+len(gy)); err != nil { // out and gy are adjacent
+			return abi.Trap, err
+		}
 		args := [7]uint64{uint64(K), uint64(m), uint64(base + uint32(oY)), uint64(base + uint32(oO)), uint64(base + uint32(oS)), uint64(base + uint32(oOut)), uint64(base + uint32(oG))}
 		var ret uint64
 		if e == exLikGrad {
@@ -140,7 +143,7 @@ func (w *likelihood) eval(e export, m int, y, obs, sigma, gy []float64) (float64
 			return st, err
 		}
 		var out [1]float64
-		st, err = in.readOutputs(e, base, oOut, out[:], oG, gy)
+		st, err = in.readOutputs(e, base, "out", oOut, out[:], "gy", oG, gy)
 		if st == abi.OK {
 			ll = out[0]
 		}
@@ -165,6 +168,9 @@ func (w *likelihood) residuals(m int, y, obs, sigma, r []float64) abi.Status {
 		if err := in.writeInputs(e, base, oY, y, oO, obs, oS, sigma); err != nil {
 			return abi.Trap, err
 		}
+		if err := in.prefill(e, base+uint32(oR), len(r)); err != nil {
+			return abi.Trap, err
+		}
 		ret, err := in.call(e, uint64(K), uint64(m), uint64(base+uint32(oY)), uint64(base+uint32(oO)), uint64(base+uint32(oS)), uint64(base+uint32(oR)))
 		if err != nil {
 			return abi.Trap, err
@@ -173,7 +179,7 @@ func (w *likelihood) residuals(m int, y, obs, sigma, r []float64) abi.Status {
 		if err != nil || st != abi.OK {
 			return st, err
 		}
-		return in.readOutputs(e, base, oR, r, 0, nil)
+		return in.readOutputs(e, base, "r", oR, r, "", 0, nil)
 	})
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/host/manifest"
+	"github.com/kinfer/kinfer/host/wasm/meter"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 )
@@ -33,9 +34,10 @@ type Plugin struct {
 	rt       *Runtime
 	wrt      wazero.Runtime
 	compiled wazero.CompiledModule
-	describe []byte // the JSON, compared with every new instance's
-	initFn   bool   // exports _initialize
-	timeout  time.Duration
+	describe []byte        // the JSON, compared with every new instance's
+	initFn   bool          // exports _initialize
+	timeout  time.Duration // wall-clock backstop per call (per point of a batch); 0 = none
+	fuel     int64         // fuel per call (per point of a batch); 0 = unlimited
 	log      *pluginLog
 	exported [numExports]bool
 
@@ -67,6 +69,7 @@ func (r *Runtime) Load(ctx context.Context, m *manifest.Manifest) (*Plugin, erro
 		Manifest: m,
 		rt:       r,
 		timeout:  timeoutOf(m.Limits.TimeoutMS),
+		fuel:     m.Limits.Fuel,
 		log:      newPluginLog(name, r.log),
 	}
 	for _, im := range info.imports {
@@ -100,10 +103,15 @@ func (r *Runtime) Load(ctx context.Context, m *manifest.Manifest) (*Plugin, erro
 			name, info.memMin, float64(info.memMin)/pagesPerMiB, memMiB)
 	}
 
-	if p.wrt, err = r.wazeroFor(ctx, uint32(limit), m.Limits.Interruptible()); err != nil {
+	if !r.unmetered {
+		if bin, err = instrument(bin); err != nil {
+			return nil, fmt.Errorf("plugin %s: %s: %w", name, m.Wasm, err)
+		}
+	}
+	if p.wrt, err = r.wazeroFor(ctx, uint32(limit)); err != nil {
 		return nil, err
 	}
-	if p.compiled, err = p.wrt.CompileModule(ctx, bin); err != nil {
+	if p.compiled, err = compile(ctx, p.wrt, bin); err != nil {
 		return nil, fmt.Errorf("plugin %s: compile %s: %w", name, m.Wasm, err)
 	}
 	ok := false
@@ -204,6 +212,33 @@ func (r *Runtime) Load(ctx context.Context, m *manifest.Manifest) (*Plugin, erro
 	return p, nil
 }
 
+// compile compiles bin, giving up when ctx is done: wazero's compiler does
+// not watch the context, and compiling a large module takes seconds without
+// the cache. An abandoned compilation finishes in the background and is
+// released.
+func compile(ctx context.Context, w wazero.Runtime, bin []byte) (wazero.CompiledModule, error) {
+	type result struct {
+		c   wazero.CompiledModule
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		c, err := w.CompileModule(context.Background(), bin)
+		ch <- result{c, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.c, r.err
+	case <-ctx.Done():
+		go func() {
+			if r := <-ch; r.c != nil {
+				_ = r.c.Close(context.Background())
+			}
+		}()
+		return nil, fmt.Errorf("interrupted: %w", context.Cause(ctx))
+	}
+}
+
 // capExport is the export behind each capability, and the kind that may
 // list it (ABI.md §4).
 var capExport = map[abi.Capability]struct {
@@ -282,12 +317,14 @@ func (p *Plugin) Close(ctx context.Context) error {
 // resolves its exports. ctx carries the plugin log and is the parent of
 // every call made on the instance.
 func (p *Plugin) instantiate(ctx context.Context) (*instance, error) {
-	in := &instance{p: p, ctx: ctx, out: &lineWriter{log: p.log}}
+	in := &instance{p: p, out: &lineWriter{log: p.log}, rand: newCallRand()}
+	in.setContext(ctx)
 	modName := fmt.Sprintf("%s#%d", p.Manifest.Name, p.rt.seq.Add(1))
-	ictx, cancel := p.callContext(ctx)
-	mod, err := p.wrt.InstantiateModule(ictx, p.compiled, sandboxConfig(modName, in.out, p.initFn))
-	cerr := ictx.Err()
-	cancel()
+	// _initialize runs under the same limits as a call. The module's fuel
+	// global starts at 0, so its first refill hands out the first allowance.
+	in.meter.begin(p.fuel, p.timeout)
+	in.meter.granted = 0
+	mod, err := p.wrt.InstantiateModule(in.callCtx, p.compiled, sandboxConfig(modName, in.out, in.rand, p.initFn))
 	if err != nil {
 		if mod != nil {
 			_ = mod.Close(context.Background())
@@ -296,7 +333,15 @@ func (p *Plugin) instantiate(ctx context.Context) (*instance, error) {
 		if p.initFn {
 			what = "_initialize"
 		}
-		return nil, in.classify(what, err, cerr)
+		return nil, in.classify(what, err)
+	}
+	if !p.rt.unmetered {
+		g, ok := mod.ExportedGlobal(meter.FuelExport).(api.MutableGlobal)
+		if !ok {
+			_ = mod.Close(context.Background())
+			return nil, fmt.Errorf("plugin %s: the metered module lacks its fuel global", p.Manifest.Name)
+		}
+		in.fuel = g
 	}
 	in.mod = mod
 	in.mem = mod.ExportedMemory("memory")
@@ -343,7 +388,7 @@ func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 	p.spare = nil
 	p.mu.Unlock()
 	if in != nil {
-		in.ctx = ctx
+		in.setContext(ctx)
 		return in, nil
 	}
 	in, err := p.instantiate(ctx)

@@ -136,6 +136,9 @@ func (in *instance) modelEval(thetas [][]float64, x []float64, ys [][]float64, s
 	if err := in.writeF64s(e, base+uint32(oX), x); err != nil {
 		return err
 	}
+	if err := in.prefill(e, base+uint32(oY), b*K*m); err != nil {
+		return err
+	}
 	sv, err := in.hostView(e, base+uint32(oS), uint64(b)*4)
 	if err != nil {
 		return err
@@ -143,7 +146,7 @@ func (in *instance) modelEval(thetas [][]float64, x []float64, ys [][]float64, s
 	for i := 0; i < b; i++ {
 		binary.LittleEndian.PutUint32(sv[4*i:], statusUnset)
 	}
-	ret, err := in.call(e, uint64(b), uint64(base+uint32(oT)), uint64(K), uint64(base+uint32(oX)), uint64(base+uint32(oY)), uint64(base+uint32(oS)))
+	ret, err := in.callN(e, b, uint64(b), uint64(base+uint32(oT)), uint64(K), uint64(base+uint32(oX)), uint64(base+uint32(oY)), uint64(base+uint32(oS)))
 	if err != nil {
 		return err
 	}
@@ -171,7 +174,14 @@ func (in *instance) modelEval(thetas [][]float64, x []float64, ys [][]float64, s
 		return err
 	}
 	for i := 0; i < b; i++ {
-		if status[i] == abi.OK && !getF64s(ys[i], yv[i*km*8:]) {
+		if status[i] != abi.OK {
+			continue
+		}
+		finite, missing := getF64s(ys[i], yv[i*km*8:])
+		if missing >= 0 {
+			return in.malformed(e, "returned status 0 for point %d without writing y[%d] (row %d, output %d)", i, missing, missing/m, missing%m)
+		}
+		if !finite {
 			status[i] = abi.NonFinite
 		}
 	}
@@ -236,6 +246,9 @@ func (w *model) jacobian(theta, x, y, jac []float64) abi.Status {
 		if err := in.writeF64s(e, base+uint32(oX), x); err != nil {
 			return abi.Trap, err
 		}
+		if err := in.prefill(e, base+uint32(oY), len(y)+len(jac)); err != nil {
+			return abi.Trap, err
+		}
 		ret, err := in.call(e, uint64(base+uint32(oT)), uint64(K), uint64(base+uint32(oX)), uint64(base+uint32(oY)), uint64(base+uint32(oJ)))
 		if err != nil {
 			return abi.Trap, err
@@ -244,7 +257,7 @@ func (w *model) jacobian(theta, x, y, jac []float64) abi.Status {
 		if err != nil || st != abi.OK {
 			return st, err
 		}
-		return in.readOutputs(e, base, oY, y, oJ, jac)
+		return in.readOutputs(e, base, "y", oY, y, "jac", oJ, jac)
 	})
 }
 
@@ -269,6 +282,9 @@ func (w *model) vjp(theta, x, v, y, g []float64) abi.Status {
 				return abi.Trap, err
 			}
 		}
+		if err := in.prefill(e, base+uint32(oY), len(y)+w.d); err != nil {
+			return abi.Trap, err
+		}
 		ret, err := in.call(e, uint64(base+uint32(oT)), uint64(K), uint64(base+uint32(oX)), uint64(base+uint32(oV)), uint64(base+uint32(oY)), uint64(base+uint32(oG)))
 		if err != nil {
 			return abi.Trap, err
@@ -277,17 +293,19 @@ func (w *model) vjp(theta, x, v, y, g []float64) abi.Status {
 		if err != nil || st != abi.OK {
 			return st, err
 		}
-		return in.readOutputs(e, base, oY, y, oG, g)
+		return in.readOutputs(e, base, "y", oY, y, "g", oG, g)
 	})
 }
 
-// readOutputs reads two output arrays; NonFinite if either has a NaN or ±Inf.
-func (in *instance) readOutputs(e export, base uint32, o1 uint64, a []float64, o2 uint64, b []float64) (abi.Status, error) {
-	f1, err := in.readF64s(e, base+uint32(o1), a)
+// readOutputs reads two output arrays named n1 and n2 after a call that
+// returned ok; NonFinite if either has a NaN or ±Inf, a Trap if a value
+// was not written.
+func (in *instance) readOutputs(e export, base uint32, n1 string, o1 uint64, a []float64, n2 string, o2 uint64, b []float64) (abi.Status, error) {
+	f1, err := in.readOut(e, n1, base+uint32(o1), a)
 	if err != nil {
 		return abi.Trap, err
 	}
-	f2, err := in.readF64s(e, base+uint32(o2), b)
+	f2, err := in.readOut(e, n2, base+uint32(o2), b)
 	if err != nil {
 		return abi.Trap, err
 	}

@@ -15,7 +15,9 @@ import (
 	"github.com/kinfer/kinfer/builtin/methods/metropolis"
 	"github.com/kinfer/kinfer/builtin/models/ligament"
 	"github.com/kinfer/kinfer/host/manifest"
+	"github.com/kinfer/kinfer/host/wasm/meter"
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
 
@@ -197,23 +199,19 @@ func BenchmarkLigament(b *testing.B) {
 		}
 		report(b)
 	})
-	// "-trusted": the same module with timeout_ms = 0, compiled without
-	// wazero's interruption checks (ABI.md §9).
+	// "-unmetered": the same module loaded without the meter (package
+	// meter), i.e. without its fuel budget, timeout and interruption: what
+	// the protection costs. Users cannot turn it off; only this package's
+	// benchmarks can.
 	for _, c := range []struct {
 		name, rel string
-		trusted   bool
+		unmetered bool
 	}{{"go-plugin", "plugins/go/ligament", false}, {"c-plugin", "plugins/c/ligament", false},
-		{"go-plugin-trusted", "plugins/go/ligament", true}, {"c-plugin-trusted", "plugins/c/ligament", true}} {
+		{"go-plugin-unmetered", "plugins/go/ligament", true}, {"c-plugin-unmetered", "plugins/c/ligament", true}} {
 		b.Run(c.name, func(b *testing.B) {
 			p := loadPlugin(b, c.rel)
-			if c.trusted {
-				m := *p.Manifest
-				m.Limits.TimeoutMS = 0
-				r, _ := sharedRT()
-				var err error
-				if p, err = r.Load(context.Background(), &m); err != nil {
-					b.Fatal(err)
-				}
+			if c.unmetered {
+				p = loadUnmetered(b, p.Manifest)
 			}
 			m, err := p.Model(context.Background(), []float64{refLength}, 1)
 			if err != nil {
@@ -232,6 +230,20 @@ func BenchmarkLigament(b *testing.B) {
 	}
 }
 
+// loadUnmetered loads a plugin without the meter, in a runtime of its own.
+func loadUnmetered(b testing.TB, m *manifest.Manifest) *Plugin {
+	r, err := NewRuntime(context.Background(), Options{CacheDir: "-", unmetered: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { r.Close(context.Background()) })
+	p, err := r.Load(context.Background(), m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
 func TestSpinPlugin(t *testing.T) {
 	p := loadPlugin(t, "host/testdata/plugins/spin")
 	m, err := p.Model(context.Background(), nil, 1)
@@ -247,7 +259,7 @@ func TestSpinPlugin(t *testing.T) {
 	if st != abi.Timeout {
 		t.Errorf("status %v, want timeout", st)
 	}
-	want := fmt.Sprintf("plugin spin: kinfer_model_eval exceeded timeout_ms=%d", p.Manifest.Limits.TimeoutMS)
+	want := fmt.Sprintf("plugin spin: kinfer_model_eval exceeded timeout_ms=%d (wall clock)", p.Manifest.Limits.TimeoutMS)
 	if err := m.(abi.Faulter).Fault(); err == nil || err.Error() != want {
 		t.Errorf("Fault() = %v, want %s", err, want)
 	}
@@ -435,59 +447,90 @@ func TestMetropolisPlugin(t *testing.T) {
 	}
 }
 
-// BenchmarkTerminationChecks measures what ABI.md §8's timeouts cost: the
-// C ligament's kinfer_model_eval (64 θ × 100 conditions) compiled by a bare
-// wazero runtime without and with WithCloseOnContextDone, which makes wazero
-// call a check at every loop iteration. Timeouts cannot be had any other
-// way: uninterruptible guest code that spins blocks the Go GC's
-// stop-the-world, hanging the whole process.
-func BenchmarkTerminationChecks(b *testing.B) {
-	bin, err := os.ReadFile(filepath.Join(repoRoot, "plugins/c/ligament/ligament.wasm"))
-	if err != nil {
-		b.Skip(err)
-	}
-	for _, checks := range []bool{false, true} {
-		b.Run(fmt.Sprintf("checks=%v", checks), func(b *testing.B) {
-			ctx := context.Background()
-			r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigCompiler().WithCloseOnContextDone(checks))
-			defer r.Close(ctx)
-			wasi_snapshot_preview1.MustInstantiate(ctx, r)
-			if _, err := r.NewHostModuleBuilder(HostModule).NewFunctionBuilder().
-				WithFunc(func(uint32, uint32) {}).Export("log").Instantiate(ctx); err != nil {
-				b.Fatal(err)
-			}
-			mod, err := r.InstantiateWithConfig(ctx, bin, wazero.NewModuleConfig().WithStartFunctions("_initialize"))
-			if err != nil {
-				b.Fatal(err)
-			}
-			res, err := mod.ExportedFunction("kinfer_alloc").Call(ctx, 1<<18)
-			if err != nil {
-				b.Fatal(err)
-			}
-			mem, base := mod.Memory(), uint32(res[0])
-			mem.WriteFloat64Le(base, 30)
-			if res, err := mod.ExportedFunction("kinfer_configure").Call(ctx, uint64(base), 1); err != nil || res[0] != 0 {
-				b.Fatal(err, res)
-			}
-			th, x := base, base+64*16
-			y := x + 100*8
-			st := y + 64*100*2*8
-			for i := uint32(0); i < 64; i++ {
-				mem.WriteFloat64Le(th+16*i, 5000)
-				mem.WriteFloat64Le(th+16*i+8, 0.01*float64(i%10))
-			}
-			for i := uint32(0); i < 100; i++ {
-				mem.WriteFloat64Le(x+8*i, 20+0.2*float64(i))
-			}
-			eval := mod.ExportedFunction("kinfer_model_eval")
-			stack := make([]uint64, 6)
-			for b.Loop() {
-				copy(stack, []uint64{64, uint64(th), 100, uint64(x), uint64(y), uint64(st)})
-				if err := eval.CallWithStack(ctx, stack); err != nil {
+// BenchmarkMeter measures what the meter (package meter) costs the guest
+// itself: the C and Go ligaments' kinfer_model_eval on BenchmarkLigament's
+// inputs (64 θ × 100 conditions), called directly through wazero with no
+// host copying, from the original module and from the metered one. For
+// comparison, "wazero-checks" is the original module under wazero's own
+// WithCloseOnContextDone, the interruption the meter replaces.
+func BenchmarkMeter(b *testing.B) {
+	const nTheta, nCond = 64, 100
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, rel := range []string{"plugins/c/ligament", "plugins/go/ligament"} {
+		bin, err := os.ReadFile(filepath.Join(repoRoot, rel, "ligament.wasm"))
+		if err != nil {
+			b.Skip(err)
+		}
+		metered, err := instrument(bin)
+		if err != nil {
+			b.Fatal(err)
+		}
+		meter.Variant = 1
+		v1, _ := instrument(bin)
+		meter.Variant = 2
+		v2, _ := instrument(bin)
+		meter.Variant = 3
+		v3, _ := instrument(bin)
+		meter.Variant = 4
+		v4, _ := instrument(bin)
+		meter.Variant = 5
+		v5, _ := instrument(bin)
+		meter.Variant = 0
+		for _, c := range []struct {
+			name   string
+			bin    []byte
+			checks bool
+		}{{"unmetered", bin, false}, {"metered", metered, false}, {"v1", v1, false}, {"v2", v2, false}, {"v3", v3, false}, {"v4", v4, false}, {"v5", v5, false}, {"wazero-checks", bin, true}} {
+			b.Run(filepath.Base(filepath.Dir(rel))+"/"+c.name, func(b *testing.B) {
+				ctx := context.Background()
+				r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigCompiler().WithCloseOnContextDone(c.checks))
+				defer r.Close(ctx)
+				wasi_snapshot_preview1.MustInstantiate(ctx, r)
+				if _, err := r.NewHostModuleBuilder(HostModule).NewFunctionBuilder().
+					WithFunc(func(uint32, uint32) {}).Export("log").Instantiate(ctx); err != nil {
 					b.Fatal(err)
 				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*64*100), "ns/θ·cond")
-		})
+				if _, err := r.NewHostModuleBuilder(meter.ImportModule).NewFunctionBuilder().
+					WithFunc(func(int64) int64 { return 1 << 40 }).Export(meter.ImportName).Instantiate(ctx); err != nil {
+					b.Fatal(err)
+				}
+				mod, err := r.InstantiateWithConfig(ctx, c.bin, wazero.NewModuleConfig().WithStartFunctions("_initialize"))
+				if err != nil {
+					b.Fatal(err)
+				}
+				res, err := mod.ExportedFunction("kinfer_alloc").Call(ctx, 1<<18)
+				if err != nil {
+					b.Fatal(err)
+				}
+				mem, base := mod.Memory(), uint32(res[0])
+				mem.WriteFloat64Le(base, 30)
+				if res, err := mod.ExportedFunction("kinfer_configure").Call(ctx, uint64(base), 1); err != nil || res[0] != 0 {
+					b.Fatal(err, res)
+				}
+				th, x := base, base+nTheta*16
+				y := x + nCond*8
+				st := y + nTheta*nCond*2*8
+				for i := uint32(0); i < nTheta; i++ {
+					mem.WriteFloat64Le(th+16*i, 2000+10000*rng.Float64())
+					mem.WriteFloat64Le(th+16*i+8, -0.5+0.9*rng.Float64())
+				}
+				for i := uint32(0); i < nCond; i++ {
+					mem.WriteFloat64Le(x+8*i, 20+20*float64(i)/nCond)
+				}
+				eval := mod.ExportedFunction("kinfer_model_eval")
+				stack := make([]uint64, 6)
+				g, _ := mod.ExportedGlobal(meter.FuelExport).(api.MutableGlobal)
+				for b.Loop() {
+					if g != nil {
+						g.Set(1 << 40)
+					}
+					copy(stack, []uint64{nTheta, uint64(th), nCond, uint64(x), uint64(y), uint64(st)})
+					if err := eval.CallWithStack(ctx, stack); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*nTheta*nCond), "ns/θ·cond")
+			})
+		}
 	}
 }

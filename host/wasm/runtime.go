@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/kinfer/kinfer/host/wasm/meter"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
@@ -25,6 +26,11 @@ type Options struct {
 	// Log receives plugin log lines (kinfer_v1.log, WASI stdout and
 	// stderr), each prefixed by the plugin's name. nil discards them.
 	Log io.Writer
+
+	// unmetered loads modules without the meter (package meter): no
+	// budget, no timeout, no interruption. Only this package's benchmarks
+	// set it, to measure what the protection costs.
+	unmetered bool
 }
 
 // HostModule is the name of the kinfer host-import module (ABI.md §7).
@@ -43,9 +49,11 @@ const WASIModule = "wasi_snapshot_preview1"
 // the module's declared maximum, and memory.grow beyond it returns −1 inside
 // the guest).
 type Runtime struct {
-	cache wazero.CompilationCache
-	log   *logMux // nil: discard
-	seq   atomic.Uint64
+	cache     wazero.CompilationCache
+	log       *logMux // nil: discard
+	seq       atomic.Uint64
+	unmetered bool
+	closedF   atomic.Bool // set by Close; stops calls in progress (meter)
 
 	mu     sync.Mutex
 	byMem  map[runtimeKey]wazero.Runtime
@@ -61,7 +69,7 @@ func NewRuntime(ctx context.Context, o Options) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Runtime{cache: cache, byMem: map[runtimeKey]wazero.Runtime{}}
+	r := &Runtime{cache: cache, byMem: map[runtimeKey]wazero.Runtime{}, unmetered: o.unmetered}
 	if o.Log != nil {
 		r.log = &logMux{w: o.Log}
 	}
@@ -100,6 +108,7 @@ func (r *Runtime) Close(ctx context.Context) error {
 		return nil
 	}
 	r.closed = true
+	r.closedF.Store(true)
 	var errs []error
 	for _, w := range r.byMem {
 		errs = append(errs, w.Close(ctx))
@@ -115,29 +124,30 @@ func (r *Runtime) isClosed() bool {
 	return r.closed
 }
 
-// runtimeKey tells the wazero runtimes apart: the memory limit (pages)
-// and whether compiled code checks for interruption (WithCloseOnContextDone,
-// needed by timeouts; wazero keys its compiled-code cache on that flag too).
+// runtimeKey tells the wazero runtimes apart: the memory limit (pages).
+// Interruption does not need a runtime of its own: it is compiled into the
+// module by the meter (package meter) instead of wazero's
+// WithCloseOnContextDone, whose check on every loop iteration costs a
+// round trip out of compiled code (RATIONALE.md, "Why is every plugin
+// metered by rewriting its module?").
 type runtimeKey struct {
-	pages         uint32
-	interruptible bool
+	pages uint32
 }
 
-// wazeroFor returns the wazero runtime for a memory limit in pages and an
-// interruptibility, creating it (with WASI and the kinfer_v1 host module)
-// on first use.
-func (r *Runtime) wazeroFor(ctx context.Context, pages uint32, interruptible bool) (wazero.Runtime, error) {
+// wazeroFor returns the wazero runtime for a memory limit in pages,
+// creating it (with WASI, kinfer_v1 and the meter's kinfer_meter) on first
+// use.
+func (r *Runtime) wazeroFor(ctx context.Context, pages uint32) (wazero.Runtime, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
 		return nil, errors.New("wasm: runtime is closed")
 	}
-	key := runtimeKey{pages, interruptible}
+	key := runtimeKey{pages}
 	if w, ok := r.byMem[key]; ok {
 		return w, nil
 	}
 	cfg := wazero.NewRuntimeConfigCompiler().
-		WithCloseOnContextDone(interruptible).
 		WithCompilationCache(r.cache).
 		WithMemoryLimitPages(pages)
 	w := wazero.NewRuntimeWithConfig(ctx, cfg)
@@ -154,6 +164,16 @@ func (r *Runtime) wazeroFor(ctx context.Context, pages uint32, interruptible boo
 	if err != nil {
 		_ = w.Close(ctx)
 		return nil, fmt.Errorf("wasm: instantiate %s: %w", HostModule, err)
+	}
+	_, err = w.NewHostModuleBuilder(meter.ImportModule).
+		NewFunctionBuilder().
+		WithGoModuleFunction(api.GoModuleFunc(hostRefill), []api.ValueType{api.ValueTypeI64}, []api.ValueType{api.ValueTypeI64}).
+		WithParameterNames("counter").
+		Export(meter.ImportName).
+		Instantiate(ctx)
+	if err != nil {
+		_ = w.Close(ctx)
+		return nil, fmt.Errorf("wasm: instantiate %s: %w", meter.ImportModule, err)
 	}
 	r.byMem[key] = w
 	return w, nil

@@ -50,8 +50,32 @@ type eofReader struct{}
 
 func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
 
+// callRand is an instance's random_get source: a ChaCha8 stream with a
+// fixed key that restarts at every call into the instance (ABI.md §8), so
+// that what a call reads depends on nothing but the call. It also notes
+// whether a call read it.
+type callRand struct {
+	c    *rand.ChaCha8
+	used bool // read since the last restart
+}
+
+func newCallRand() *callRand { return &callRand{c: rand.NewChaCha8(randKey)} }
+
+func (r *callRand) Read(p []byte) (int, error) {
+	r.used = true
+	return r.c.Read(p)
+}
+
+// restart rewinds the stream to its start if it was read.
+func (r *callRand) restart() {
+	if r.used {
+		r.c.Seed(randKey)
+		r.used = false
+	}
+}
+
 // sandboxConfig is the wazero module configuration of one instance.
-func sandboxConfig(name string, out io.Writer, initialize bool) wazero.ModuleConfig {
+func sandboxConfig(name string, out io.Writer, rnd io.Reader, initialize bool) wazero.ModuleConfig {
 	cfg := wazero.NewModuleConfig().
 		WithName(name).
 		WithStdin(eofReader{}).
@@ -61,7 +85,7 @@ func sandboxConfig(name string, out io.Writer, initialize bool) wazero.ModuleCon
 		WithNanotime(frozenNanotime, sys.ClockResolution(1000)).
 		WithNanosleep(noSleep).
 		WithOsyield(noYield).
-		WithRandSource(rand.NewChaCha8(randKey))
+		WithRandSource(rnd)
 	if initialize {
 		return cfg.WithStartFunctions("_initialize")
 	}

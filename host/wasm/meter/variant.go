@@ -1,0 +1,4 @@
+package meter
+
+// Variant is an experiment switch (temporary).
+var Variant = 0
