@@ -178,3 +178,13 @@ type BatchModel interface {
 type Faulter interface {
 	Fault() error
 }
+
+// BatchLikelihood is the optional likelihood capability (CapBatch) of
+// evaluating the outputs of several points against the same data in one
+// call: ll[i] and status[i] are LogLikelihood(m, ys[i], obs, sigma) for
+// each i. The host prefers it when present; a WASM likelihood then
+// crosses the sandbox boundary once per chunk of points instead of once
+// per point.
+type BatchLikelihood interface {
+	LogLikelihoodBatch(m int, ys [][]float64, obs, sigma []float64, ll []float64, status []Status)
+}

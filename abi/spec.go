@@ -279,3 +279,9 @@ func SettingValues(specs []Setting, given map[string]float64) ([]float64, error)
 // end of the file so that adding it moved no code the example plugins
 // compile in.
 const CapSigmaFree Capability = "sigma_free"
+
+// CapBatch: the likelihood evaluates the outputs of several points against
+// the same data in one call (BatchLikelihood; for a WASM likelihood the
+// export kinfer_likelihood_eval_batch). Declared at the end of the file
+// for the same reason as CapSigmaFree.
+const CapBatch Capability = "batch"

@@ -275,8 +275,9 @@ func (t *Target) forChunks(ctx context.Context, n int, f func(sc *scratch, lo, h
 type scratch struct {
 	full [][]float64   // per chunk point
 	y    [][][]float64 // [dataset][point] K×m model outputs
-	st   []abi.Status
-	yobs []float64
+	st    []abi.Status
+	yobs  []float64   // one point's term outputs
+	yobsB [][]float64 // a chunk's term outputs (batched likelihoods)
 }
 
 func (t *Target) newScratch() *scratch {
@@ -330,20 +331,12 @@ func (t *Target) evalChunk(sc *scratch, pts [][]float64, res []abi.Result, want 
 			}
 		}
 	}
-	for j := range live {
-		if status[j] != abi.OK {
-			continue
-		}
-		for _, term := range t.S.Terms {
-			l, st, err := t.termLogLik(sc, term, sc.y[dataIndex(t.S, term.Data)][j], nil)
-			if err != nil {
-				return err
-			}
-			if st != abi.OK {
-				status[j] = st
-				break
-			}
-			logL[j] += l
+	// Terms in study order, each over the chunk's points at once (one call
+	// of a likelihood with the batch capability); every point's sum adds
+	// its terms in the same order as one point at a time would.
+	for _, term := range t.S.Terms {
+		if err := t.termChunk(sc, term, sc.y[dataIndex(t.S, term.Data)][:len(live)], logL, status); err != nil {
+			return err
 		}
 	}
 	for j, i := range idx {
@@ -409,6 +402,83 @@ func (t *Target) evalModel(full [][]float64, ds *study.Dataset, ys [][]float64, 
 	return nil
 }
 
+// termChunk adds one likelihood term's log-likelihood to logL[j] for the
+// chunk's points whose status is still OK (ys[j] holds all K×m model
+// outputs of point j), and sets the status of those it fails.
+func (t *Target) termChunk(sc *scratch, term *study.Term, ys [][]float64, logL []float64, status []abi.Status) error {
+	bl, batch := term.Likelihood.(abi.BatchLikelihood)
+	if !batch {
+		for j := range ys {
+			if status[j] != abi.OK {
+				continue
+			}
+			l, st, err := t.termLogLik(sc, term, ys[j], nil)
+			if err != nil {
+				return err
+			}
+			if st != abi.OK {
+				status[j] = st
+				continue
+			}
+			logL[j] += l
+		}
+		return nil
+	}
+	mo := len(term.OutIdx)
+	var idx []int
+	var yo [][]float64
+	for j := range ys {
+		if status[j] != abi.OK {
+			continue
+		}
+		k := len(idx)
+		if k == len(sc.yobsB) {
+			sc.yobsB = append(sc.yobsB, nil)
+		}
+		sc.yobsB[k] = t.termOutputs(term, ys[j], sc.yobsB[k])
+		idx, yo = append(idx, j), append(yo, sc.yobsB[k])
+	}
+	if len(idx) == 0 {
+		return nil
+	}
+	ll := make([]float64, len(idx))
+	st := make([]abi.Status, len(idx))
+	bl.LogLikelihoodBatch(mo, yo, term.Obs, term.Sigma, ll, st)
+	for k, j := range idx {
+		s := st[k]
+		if s == abi.Timeout || s == abi.Trap {
+			return fault(term.Likelihood, s)
+		}
+		if s == abi.OK && (math.IsNaN(ll[k]) || math.IsInf(ll[k], 1)) {
+			s = abi.NonFinite
+		}
+		if s != abi.OK {
+			status[j] = s
+			continue
+		}
+		logL[j] += ll[k]
+	}
+	return nil
+}
+
+// termOutputs extracts the term's outputs (K×mo, in the term's order) from
+// y (K×m, all model outputs) into buf, reallocated when too small.
+func (t *Target) termOutputs(term *study.Term, y, buf []float64) []float64 {
+	m := len(t.S.ModelInfo.Spec.Outputs)
+	mo := len(term.OutIdx)
+	K := term.Data.K
+	if cap(buf) < K*mo {
+		buf = make([]float64, K*mo)
+	}
+	yo := buf[:K*mo]
+	for r := 0; r < K; r++ {
+		for j, oi := range term.OutIdx {
+			yo[r*mo+j] = y[r*m+oi]
+		}
+	}
+	return yo
+}
+
 // termLogLik evaluates one likelihood term on the model output y (K×m of
 // all model outputs). With gy non-nil it also writes ∂logL/∂y into gy
 // (K×m, zero on unobserved outputs).
@@ -416,15 +486,8 @@ func (t *Target) termLogLik(sc *scratch, term *study.Term, y, gy []float64) (flo
 	ds := term.Data
 	m := len(t.S.ModelInfo.Spec.Outputs)
 	mo := len(term.OutIdx)
-	if cap(sc.yobs) < ds.K*mo {
-		sc.yobs = make([]float64, ds.K*mo)
-	}
-	yo := sc.yobs[:ds.K*mo]
-	for r := 0; r < ds.K; r++ {
-		for j, oi := range term.OutIdx {
-			yo[r*mo+j] = y[r*m+oi]
-		}
-	}
+	sc.yobs = t.termOutputs(term, y, sc.yobs)
+	yo := sc.yobs
 	var l float64
 	var st abi.Status
 	if gy == nil {

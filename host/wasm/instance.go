@@ -30,6 +30,7 @@ const (
 	exLikEval
 	exLikGrad
 	exLikResiduals
+	exLikEvalBatch
 	exMethodInit
 	exMethodAsk
 	exMethodTell
@@ -56,6 +57,7 @@ var exportSig = [numExports]struct{ name, sig string }{
 	exLikEval:       {"kinfer_likelihood_eval", "iiiiii:i"},
 	exLikGrad:       {"kinfer_likelihood_grad", "iiiiiii:i"},
 	exLikResiduals:  {"kinfer_likelihood_residuals", "iiiiii:i"},
+	exLikEvalBatch:  {"kinfer_likelihood_eval_batch", "iiiiiiii:i"},
 	exMethodInit:    {"kinfer_method_init", "iIii:i"},
 	exMethodAsk:     {"kinfer_method_ask", ":i"},
 	exMethodTell:    {"kinfer_method_tell", "iiiiii:i"},
@@ -154,7 +156,7 @@ type instance struct {
 	mod     api.Module
 	mem     api.Memory
 	fn      [numExports]api.Function
-	stack   [8]uint64
+	stack   [8]uint64 // the longest export takes 8 arguments
 	out     *lineWriter
 	meter   meterState
 	fuel    api.MutableGlobal // the meter's counter; nil when unmetered

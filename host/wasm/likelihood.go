@@ -51,11 +51,12 @@ type likRes struct{ *likelihood }
 type likGradRes struct{ *likelihood }
 
 var (
-	_ abi.Faulter   = (*likelihood)(nil)
-	_ abi.GradY     = likGrad{}
-	_ abi.Residuals = likRes{}
-	_ abi.GradY     = likGradRes{}
-	_ abi.Residuals = likGradRes{}
+	_ abi.Faulter         = (*likelihood)(nil)
+	_ abi.BatchLikelihood = (*likelihood)(nil)
+	_ abi.GradY           = likGrad{}
+	_ abi.Residuals       = likRes{}
+	_ abi.GradY           = likGradRes{}
+	_ abi.Residuals       = likGradRes{}
 )
 
 func (w *likelihood) Spec() abi.Spec { return w.model.spec }
@@ -115,44 +116,159 @@ func (w *likelihood) eval(e export, m int, y, obs, sigma, gy []float64) (float64
 	K := w.check(m, y, obs, sigma, gy, extra)
 	ll := math.Inf(-1)
 	st := w.model.run(func(in *instance) (abi.Status, error) {
-		var l layout
-		oY, oO, oS, oOut := l.f64(len(y)), l.f64(len(y)), l.f64(len(y)), l.f64(1)
-		oG := l.f64(len(gy))
-		base, err := in.buffer(e, l.n)
-		if err != nil {
-			return abi.Trap, err
-		}
-		if err := in.writeInputs(e, base, oY, y, oO, obs, oS, sigma); err != nil {
-			return abi.Trap, err
-		}
-		if err := in.prefill(e, base+uint32(oOut), 1+len(gy)); err != nil { // out and gy are adjacent
-			return abi.Trap, err
-		}
-		args := [7]uint64{uint64(K), uint64(m), uint64(base + uint32(oY)), uint64(base + uint32(oO)), uint64(base + uint32(oS)), uint64(base + uint32(oOut)), uint64(base + uint32(oG))}
-		var ret uint64
-		if e == exLikGrad {
-			ret, err = in.call(e, args[:]...)
-		} else {
-			ret, err = in.call(e, args[:6]...)
-		}
-		if err != nil {
-			return abi.Trap, err
-		}
-		st, err := in.guestStatus(e, i32(ret), -1)
-		if err != nil || st != abi.OK {
-			return st, err
-		}
-		var out [1]float64
-		st, err = in.readOutputs(e, base, "out", oOut, out[:], "gy", oG, gy)
-		if st == abi.OK {
-			ll = out[0]
-		}
+		var st abi.Status
+		var err error
+		ll, st, err = in.likEval(e, K, m, y, obs, sigma, gy)
 		return st, err
 	})
 	if st != abi.OK {
 		ll = math.Inf(-1)
 	}
 	return ll, st
+}
+
+// likEval is one kinfer_likelihood_eval (gy == nil) or
+// kinfer_likelihood_grad call on in.
+func (in *instance) likEval(e export, K, m int, y, obs, sigma, gy []float64) (float64, abi.Status, error) {
+	var l layout
+	oY, oO, oS, oOut := l.f64(len(y)), l.f64(len(y)), l.f64(len(y)), l.f64(1)
+	oG := l.f64(len(gy))
+	base, err := in.buffer(e, l.n)
+	if err != nil {
+		return 0, abi.Trap, err
+	}
+	if err := in.writeInputs(e, base, oY, y, oO, obs, oS, sigma); err != nil {
+		return 0, abi.Trap, err
+	}
+	if err := in.prefill(e, base+uint32(oOut), 1+len(gy)); err != nil { // out and gy are adjacent
+		return 0, abi.Trap, err
+	}
+	args := [7]uint64{uint64(K), uint64(m), uint64(base + uint32(oY)), uint64(base + uint32(oO)), uint64(base + uint32(oS)), uint64(base + uint32(oOut)), uint64(base + uint32(oG))}
+	var ret uint64
+	if e == exLikGrad {
+		ret, err = in.call(e, args[:]...)
+	} else {
+		ret, err = in.call(e, args[:6]...)
+	}
+	if err != nil {
+		return 0, abi.Trap, err
+	}
+	st, err := in.guestStatus(e, i32(ret), -1)
+	if err != nil || st != abi.OK {
+		return 0, st, err
+	}
+	var out [1]float64
+	st, err = in.readOutputs(e, base, "out", oOut, out[:], "gy", oG, gy)
+	return out[0], st, err
+}
+
+// LogLikelihoodBatch evaluates several points' outputs against the same
+// data (abi.BatchLikelihood): one kinfer_likelihood_eval_batch call when
+// the plugin lists the "batch" capability, else one kinfer_likelihood_eval
+// call per point on one instance. A fault makes every status Timeout or
+// Trap (see Fault).
+func (w *likelihood) LogLikelihoodBatch(m int, ys [][]float64, obs, sigma []float64, ll []float64, status []abi.Status) {
+	name := w.model.pool.p.Manifest.Name
+	if len(ll) != len(ys) || len(status) != len(ys) {
+		panic(fmt.Sprintf("wasm: plugin %s: LogLikelihoodBatch with %d ys, %d ll, %d statuses", name, len(ys), len(ll), len(status)))
+	}
+	if len(ys) == 0 {
+		return
+	}
+	K := 0
+	for _, y := range ys {
+		K = w.check(m, y, obs, sigma, nil, "")
+	}
+	for i := range ll {
+		ll[i] = math.Inf(-1)
+	}
+	in, err := w.model.pool.get()
+	if err != nil {
+		fillStatus(status, w.model.pool.failed(err))
+		return
+	}
+	if w.model.spec.Has(abi.CapBatch) {
+		err = in.likEvalBatch(K, m, ys, obs, sigma, ll, status)
+	} else {
+		for i, y := range ys {
+			var l float64
+			if l, status[i], err = in.likEval(exLikEval, K, m, y, obs, sigma, nil); err != nil {
+				break
+			}
+			if status[i] == abi.OK {
+				ll[i] = l
+			}
+		}
+	}
+	w.model.pool.put(in)
+	if err != nil {
+		fillStatus(status, w.model.pool.failed(err))
+		for i := range ll {
+			ll[i] = math.Inf(-1)
+		}
+	}
+}
+
+// likEvalBatch is one kinfer_likelihood_eval_batch call (ABI.md §6.2).
+func (in *instance) likEvalBatch(K, m int, ys [][]float64, obs, sigma, ll []float64, status []abi.Status) error {
+	const e = exLikEvalBatch
+	b, km := len(ys), K*m
+	var l layout
+	oY, oO, oS, oOut, oSt := l.f64(b*km), l.f64(km), l.f64(km), l.f64(b), l.i32(b)
+	base, err := in.buffer(e, l.n)
+	if err != nil {
+		return err
+	}
+	yv, err := in.hostView(e, base+uint32(oY), uint64(b*km)*8)
+	if err != nil {
+		return err
+	}
+	for i, y := range ys {
+		putF64s(yv[i*km*8:], y)
+	}
+	if err := in.writeF64s(e, base+uint32(oO), obs); err != nil {
+		return err
+	}
+	if err := in.writeF64s(e, base+uint32(oS), sigma); err != nil {
+		return err
+	}
+	if err := in.prefill(e, base+uint32(oOut), b); err != nil {
+		return err
+	}
+	if err := in.unsetStatuses(e, base+uint32(oSt), b); err != nil {
+		return err
+	}
+	ret, err := in.callN(e, b, uint64(b), uint64(K), uint64(m), uint64(base+uint32(oY)), uint64(base+uint32(oO)), uint64(base+uint32(oS)), uint64(base+uint32(oOut)), uint64(base+uint32(oSt)))
+	if err != nil {
+		return err
+	}
+	if code := i32(ret); code != 0 {
+		return in.fault(e, abi.Trap, nil, "returned %d for a batch of %d points (a failure of the whole call): %s", code, b, in.lastErrorOr())
+	}
+	if err := in.readStatuses(e, base+uint32(oSt), status); err != nil {
+		return err
+	}
+	out := make([]float64, b)
+	ov, err := in.hostView(e, base+uint32(oOut), uint64(b)*8)
+	if err != nil {
+		return err
+	}
+	getF64s(out, ov)
+	for i := range out {
+		if status[i] != abi.OK {
+			continue
+		}
+		u := math.Float64bits(out[i])
+		if u == unwritten {
+			return in.malformed(e, "returned status 0 for point %d without writing out[%d]", i, i)
+		}
+		if math.IsNaN(out[i]) || math.IsInf(out[i], 0) {
+			status[i] = abi.NonFinite
+			continue
+		}
+		ll[i] = out[i]
+	}
+	return nil
 }
 
 func (w *likelihood) residuals(m int, y, obs, sigma, r []float64) abi.Status {

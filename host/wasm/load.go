@@ -250,6 +250,7 @@ var capExport = map[abi.Capability]struct {
 	abi.CapGradY:      {abi.KindLikelihood, []export{exLikGrad}},
 	abi.CapResiduals:  {abi.KindLikelihood, []export{exLikResiduals}},
 	abi.CapSigmaFree:  {abi.KindLikelihood, nil},
+	abi.CapBatch:      {abi.KindLikelihood, []export{exLikEvalBatch}},
 	abi.CapCheckpoint: {abi.KindMethod, []export{exMethodSave, exMethodLoad}},
 }
 

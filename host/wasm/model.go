@@ -139,12 +139,8 @@ func (in *instance) modelEval(thetas [][]float64, x []float64, ys [][]float64, s
 	if err := in.prefill(e, base+uint32(oY), b*K*m); err != nil {
 		return err
 	}
-	sv, err := in.hostView(e, base+uint32(oS), uint64(b)*4)
-	if err != nil {
+	if err := in.unsetStatuses(e, base+uint32(oS), b); err != nil {
 		return err
-	}
-	for i := 0; i < b; i++ {
-		binary.LittleEndian.PutUint32(sv[4*i:], statusUnset)
 	}
 	ret, err := in.callN(e, b, uint64(b), uint64(base+uint32(oT)), uint64(K), uint64(base+uint32(oX)), uint64(base+uint32(oY)), uint64(base+uint32(oS)))
 	if err != nil {
@@ -155,18 +151,8 @@ func (in *instance) modelEval(thetas [][]float64, x []float64, ys [][]float64, s
 		// the plugin, not a result of these points (ABI.md §6.1).
 		return in.fault(e, abi.Trap, nil, "returned %d for a batch of %d points (a failure of the whole call): %s", code, b, in.lastErrorOr())
 	}
-	// Views are re-read: the guest may have grown (moved) its memory.
-	if sv, err = in.hostView(e, base+uint32(oS), uint64(b)*4); err != nil {
+	if err := in.readStatuses(e, base+uint32(oS), status); err != nil {
 		return err
-	}
-	for i := 0; i < b; i++ {
-		v := int32(binary.LittleEndian.Uint32(sv[4*i:]))
-		if uint32(v) == statusUnset {
-			return in.malformed(e, "returned 0 without writing the status of point %d", i)
-		}
-		if status[i], err = in.guestStatus(e, v, i); err != nil {
-			return err
-		}
 	}
 	km := K * m
 	yv, err := in.hostView(e, base+uint32(oY), uint64(b*km)*8)
@@ -183,6 +169,40 @@ func (in *instance) modelEval(thetas [][]float64, x []float64, ys [][]float64, s
 		}
 		if !finite {
 			status[i] = abi.NonFinite
+		}
+	}
+	return nil
+}
+
+// unsetStatuses pre-fills n point statuses at host-buffer offset off, so
+// that a guest that returns 0 without writing one is caught.
+func (in *instance) unsetStatuses(e export, off uint32, n int) error {
+	sv, err := in.hostView(e, off, uint64(n)*4)
+	if err != nil {
+		return err
+	}
+	for i := 0; i < n; i++ {
+		binary.LittleEndian.PutUint32(sv[4*i:], statusUnset)
+	}
+	return nil
+}
+
+// readStatuses reads len(status) point statuses written by a batch call
+// that returned 0; an unwritten or out-of-range one is a Trap.
+func (in *instance) readStatuses(e export, off uint32, status []abi.Status) error {
+	// The view is taken after the call: the guest may have grown (moved)
+	// its memory.
+	sv, err := in.hostView(e, off, uint64(len(status))*4)
+	if err != nil {
+		return err
+	}
+	for i := range status {
+		v := int32(binary.LittleEndian.Uint32(sv[4*i:]))
+		if uint32(v) == statusUnset {
+			return in.malformed(e, "returned 0 without writing the status of point %d", i)
+		}
+		if status[i], err = in.guestStatus(e, v, i); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -412,6 +412,10 @@ func TestFaults(t *testing.T) {
 		{888, []string{"plugin f: kinfer_model_eval returned status 9 for point 1 (a guest returns only 0, 1 or 2)"}},
 		{889, []string{"plugin f: kinfer_model_eval returned 0 without writing the status of point 1"}},
 		{556, []string{"plugin f: kinfer_model_eval trapped", "kinfer_v1.log: span [4294967280, +100) outside memory"}},
+		// ABI.md §2: an output the guest did not write is caught, also when
+		// the same instance wrote it in the previous call (the first point).
+		{890, []string{"plugin f: kinfer_model_eval returned status 0 for point 1 without writing y[0] (row 0, output 0)"}},
+		{891, []string{"plugin f: kinfer_model_eval returned status 0 for point 1 without writing y[1] (row 0, output 1)"}},
 	} {
 		t.Run(fmt.Sprint(c.a), func(t *testing.T) {
 			r := newRT(t, nil)
@@ -573,6 +577,56 @@ func TestLikelihood(t *testing.T) {
 		t.Errorf("trap: %v", st)
 	}
 	wantErr(t, l.(abi.Faulter).Fault(), "plugin wgauss: kinfer_likelihood_eval trapped")
+}
+
+// A likelihood with the "batch" capability evaluates several points in
+// one kinfer_likelihood_eval_batch call; the values equal one call per
+// point, per-point statuses pass through, an unwritten value and a failed
+// call are faults. A likelihood without it answers LogLikelihoodBatch by
+// single calls, with the same values.
+func TestBatchLikelihood(t *testing.T) {
+	r := newRT(t, nil)
+	obs := []float64{1.5, 2, 2, 4.5}
+	sig := []float64{1, 2, 0.5, 1}
+	ys := [][]float64{{1, 2, 3, 4}, {0, 0, 0, 0}, {444, 1, 1, 1}, {2, 2, 2, 2}}
+	for _, file := range []string{"lik_batch.wasm", "lik.wasm"} {
+		p := load(t, r, testManifest("wgauss", file, abi.KindLikelihood, 0, 0))
+		l, err := p.Likelihood(context.Background(), nil, 2, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bl := l.(abi.BatchLikelihood)
+		ll := make([]float64, len(ys))
+		st := make([]abi.Status, len(ys))
+		bl.LogLikelihoodBatch(2, ys, obs, sig, ll, st)
+		for i, y := range ys {
+			want, wst := l.LogLikelihood(2, y, obs, sig)
+			if y[0] == 444 && file == "lik_batch.wasm" {
+				want, wst = math.Inf(-1), abi.Failed // the batch export's rule for 444
+			}
+			if st[i] != wst || ll[i] != want {
+				t.Errorf("%s point %d: batch %v %v, single %v %v", file, i, ll[i], st[i], want, wst)
+			}
+		}
+		l.(interface{ Close() error }).Close()
+	}
+	for _, c := range []struct {
+		y0   float64
+		want string
+	}{{555, "returned status 0 for point 1 without writing out[1]"}, {777, "returned 1 for a batch of 2 points (a failure of the whole call)"}} {
+		p := load(t, r, testManifest("wgauss", "lik_batch.wasm", abi.KindLikelihood, 0, 0))
+		l, err := p.Likelihood(context.Background(), nil, 2, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := make([]abi.Status, 2)
+		l.(abi.BatchLikelihood).LogLikelihoodBatch(2, [][]float64{{1, 2, 3, 4}, {c.y0, 0, 0, 0}}, obs, sig, make([]float64, 2), st)
+		if st[0] != abi.Trap || st[1] != abi.Trap {
+			t.Errorf("y0 = %g: statuses %v, want trap", c.y0, st)
+		}
+		wantErr(t, l.(abi.Faulter).Fault(), "plugin wgauss: kinfer_likelihood_eval_batch "+c.want)
+		l.(interface{ Close() error }).Close()
+	}
 }
 
 // grid drives the test method "grid" through one Ask/Tell round.

@@ -8,6 +8,7 @@ WASI="clang --target=wasm32-wasi -O2 -mexec-model=reactor -Wl,--strip-all"
 $FREE -o model.wasm testmod.c
 $FREE -DNOCAPS -o model_nocaps.wasm testmod.c
 $FREE -DKIND_LIK -o lik.wasm testmod.c
+$FREE -DKIND_LIK -DLIK_BATCH -o lik_batch.wasm testmod.c
 $FREE -DKIND_METHOD -o method.wasm testmod.c
 $WASI -DWASI -o wasi.wasm testmod.c
 $FREE -DABI_VERSION=2 -o badversion.wasm testmod.c

@@ -95,7 +95,10 @@ EXPORT(kinfer_abi_version) int kinfer_abi_version(void) {
 }
 
 // ---- description --------------------------------------------------------
-#if defined(KIND_LIK)
+#if defined(KIND_LIK) && defined(LIK_BATCH)
+static const char spec[] = "{\"kind\":\"likelihood\",\"name\":\"wgauss\",\"version\":\"1.0.0\","
+	"\"doc\":\"Gaussian with column weights j+1\",\"capabilities\":[\"grad_y\",\"residuals\",\"batch\"]}";
+#elif defined(KIND_LIK)
 static const char spec[] = "{\"kind\":\"likelihood\",\"name\":\"wgauss\",\"version\":\"1.0.0\","
 	"\"doc\":\"Gaussian with column weights j+1\",\"capabilities\":[\"grad_y\",\"residuals\"]}";
 #elif defined(KIND_METHOD)
@@ -182,6 +185,8 @@ EXPORT(kinfer_model_eval) int kinfer_model_eval(int b, const double *theta, int 
 		if (a == 112) { set_long_err(); return 1; }
 		if (a == 888) { status[i] = 9; continue; }
 		if (a == 889) continue;
+		if (a == 890) { status[i] = 0; continue; } /* ok without writing y */
+		if (a == 891) { status[i] = 0; yi[0] = 1; continue; } /* writes only y[0] */
 		if (a == 444) {
 			int r = __builtin_wasm_memory_grow(0, (int)bb);
 			for (int k = 0; k < 2 * K; k++) yi[k] = r;
@@ -300,6 +305,21 @@ EXPORT(kinfer_likelihood_grad) int kinfer_likelihood_grad(int K, int m, const do
 		}
 	return 0;
 }
+#ifdef LIK_BATCH
+// Batched evaluation (capability "batch"): y is b×K×m, obs and σ K×m. A
+// point whose y[0] is 444 fails (status 1); 555 is left unwritten (a bug
+// the host must catch); 777 fails the whole call.
+EXPORT(kinfer_likelihood_eval_batch) int kinfer_likelihood_eval_batch(int b, int K, int m, const double *y, const double *o, const double *s, double *out, int *status) {
+	for (int p = 0; p < b; p++) {
+		const double *yp = y + (long)p * K * m;
+		if (yp[0] == 777) return 1;
+		if (yp[0] == 444) { status[p] = 1; continue; }
+		if (yp[0] == 555) { status[p] = 0; continue; }
+		status[p] = kinfer_likelihood_eval(K, m, yp, o, s, out + p);
+	}
+	return 0;
+}
+#endif
 EXPORT(kinfer_likelihood_residuals) int kinfer_likelihood_residuals(int K, int m, const double *y, const double *o, const double *s, double *r) {
 	if (check(K, m, s)) return 2;
 	for (int i = 0; i < K; i++)
