@@ -471,6 +471,9 @@ func (p *Plugin) checkSettings(k abi.Kind, settings []float64) error {
 // them), duplicate keys and trailing data are errors.
 func decodeSpec(b []byte) (abi.Spec, error) {
 	var s abi.Spec
+	if err := checkDepth(b, maxJSONDepth); err != nil {
+		return s, err
+	}
 	if err := checkKeys(json.NewDecoder(bytes.NewReader(b)), reflect.TypeOf(s), ""); err != nil {
 		return s, err
 	}

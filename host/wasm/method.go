@@ -17,10 +17,15 @@ import (
 // Limits on what a method may return, beyond the memory bounds checks.
 const (
 	// MaxBatch is the largest batch a method may ask for.
-	MaxBatch = 1 << 24
-	// maxReport bounds the report JSON and a saved state, in bytes
-	// (ABI.md §6.3).
-	maxReport = 1 << 28
+	MaxBatch = 1 << 20
+	// maxBatchValues bounds the f64 values of a batch's points (n·d): 256
+	// MiB of points, which the host copies and evaluates.
+	maxBatchValues = 1 << 25
+	// maxReport bounds the report JSON, in bytes (ABI.md §6.3); the host
+	// decodes it into memory, several times its size.
+	maxReport = 16 << 20
+	// maxState bounds a saved state, in bytes (ABI.md §6.3).
+	maxState = 64 << 20
 )
 
 // Method returns the plugin's method configured with settings, in a single
@@ -165,12 +170,28 @@ func (w *method) Ask() (abi.Batch, error) {
 	if ptr == 0 {
 		return abi.Batch{}, in.refused(e, 0)
 	}
-	hdr, err := in.view(e, "batch header", uint32(ptr), 16)
+	b, err := parseBatch(func(what string, p uint32, n uint64) ([]byte, error) { return in.view(e, what, p, n) }, uint32(ptr), w.d)
 	if err != nil {
+		var fe *Error
+		if !errors.As(err, &fe) {
+			err = in.malformed(e, "%v", err)
+		}
 		return abi.Batch{}, w.check(err)
 	}
-	if uint32(ptr)%4 != 0 {
-		return abi.Batch{}, w.check(in.malformed(e, "returned batch header %d: not 4-byte aligned", uint32(ptr)))
+	w.askN, w.askWant = b.Len(), b.Want
+	return b, nil
+}
+
+// parseBatch decodes the batch header at ptr and its points (ABI.md §6.3)
+// for a method of d parameters; read returns a guest memory span or an
+// error. An error other than read's says what is malformed.
+func parseBatch(read func(what string, ptr uint32, n uint64) ([]byte, error), ptr uint32, d int) (abi.Batch, error) {
+	hdr, err := read("batch header", ptr, 16)
+	if err != nil {
+		return abi.Batch{}, err
+	}
+	if ptr%4 != 0 {
+		return abi.Batch{}, fmt.Errorf("returned batch header %d: not 4-byte aligned", ptr)
 	}
 	n := int32(binary.LittleEndian.Uint32(hdr[0:]))
 	mode := int32(binary.LittleEndian.Uint32(hdr[4:]))
@@ -178,35 +199,33 @@ func (w *method) Ask() (abi.Batch, error) {
 	points := binary.LittleEndian.Uint32(hdr[12:])
 	switch {
 	case n <= 0 || n > MaxBatch:
-		return abi.Batch{}, w.check(in.malformed(e, "returned a batch of n=%d points (want 1..%d)", n, MaxBatch))
+		return abi.Batch{}, fmt.Errorf("returned a batch of n=%d points (want 1..%d)", n, MaxBatch)
 	case mode != 0 && mode != 1:
-		return abi.Batch{}, w.check(in.malformed(e, "returned batch mode %d (want 0: points, 1: draw from the prior)", mode))
+		return abi.Batch{}, fmt.Errorf("returned batch mode %d (want 0: points, 1: draw from the prior)", mode)
+	case mode == 0 && int64(n)*int64(d) > maxBatchValues:
+		return abi.Batch{}, fmt.Errorf("returned a batch of %d points × %d parameters (at most %d values)", n, d, maxBatchValues)
 	case want&^3 != 0:
-		return abi.Batch{}, w.check(in.malformed(e, "returned want=%#x; ABI v1 defines bit 0 (log target) and bit 1 (gradient), bits 2-3 are reserved", want))
+		return abi.Batch{}, fmt.Errorf("returned want=%#x; ABI v1 defines bit 0 (log target) and bit 1 (gradient), bits 2-3 are reserved", want)
 	}
 	b := abi.Batch{Want: abi.WantLogTarget | abi.Want(want&uint32(abi.WantGradient))}
-	if mode == 1 {
+	if mode == 1 || d == 0 {
+		// d = 0 cannot carry n in Points; ask for n draws of nothing.
 		b.Draw = int(n)
-	} else {
-		if points%8 != 0 {
-			return abi.Batch{}, w.check(in.malformed(e, "returned points pointer %d: not 8-byte aligned", points))
-		}
-		pv, err := in.view(e, "points", points, uint64(n)*uint64(w.d)*8)
-		if err != nil {
-			return abi.Batch{}, w.check(err)
-		}
-		flat := make([]float64, int(n)*w.d)
-		getF64s(flat, pv)
-		b.Points = make([][]float64, n)
-		for i := range b.Points {
-			b.Points[i] = flat[i*w.d : (i+1)*w.d : (i+1)*w.d]
-		}
-		if w.d == 0 {
-			// d = 0 cannot carry n in Points; ask for n draws of nothing.
-			b.Points, b.Draw = nil, int(n)
-		}
+		return b, nil
 	}
-	w.askN, w.askWant = int(n), b.Want
+	if points%8 != 0 {
+		return abi.Batch{}, fmt.Errorf("returned points pointer %d: not 8-byte aligned", points)
+	}
+	pv, err := read("points", points, uint64(n)*uint64(d)*8)
+	if err != nil {
+		return abi.Batch{}, err
+	}
+	flat := make([]float64, int(n)*d)
+	getF64s(flat, pv)
+	b.Points = make([][]float64, n)
+	for i := range b.Points {
+		b.Points[i] = flat[i*d : (i+1)*d : (i+1)*d]
+	}
 	return b, nil
 }
 
@@ -346,6 +365,9 @@ func (w *method) Report() (abi.Report, error) {
 		return rep, w.check(err)
 	}
 	if len(js) > 0 {
+		if err := checkDepth(js, maxJSONDepth); err != nil {
+			return rep, w.check(in.malformed(exMethodReport, "returned an invalid report: %v", err))
+		}
 		dec := json.NewDecoder(bytes.NewReader(js))
 		if err := dec.Decode(&rep.Extra); err != nil || rep.Extra == nil {
 			if err == nil {
@@ -370,7 +392,7 @@ func (w methodCkpt) SaveState() ([]byte, error) {
 	if err != nil {
 		return nil, w.check(err)
 	}
-	b, err := w.in.spanBytes(exMethodSave, span, maxReport)
+	b, err := w.in.spanBytes(exMethodSave, span, maxState)
 	if err != nil {
 		return nil, w.check(err)
 	}
