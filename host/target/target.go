@@ -273,8 +273,8 @@ func (t *Target) forChunks(ctx context.Context, n int, f func(sc *scratch, lo, h
 
 // scratch holds one worker's buffers.
 type scratch struct {
-	full [][]float64   // per chunk point
-	y    [][][]float64 // [dataset][point] K×m model outputs
+	full  [][]float64   // per chunk point
+	y     [][][]float64 // [dataset][point] K×m model outputs
 	st    []abi.Status
 	yobs  []float64   // one point's term outputs
 	yobsB [][]float64 // a chunk's term outputs (batched likelihoods)
