@@ -83,7 +83,7 @@ func Inputs(s *study.Study) ([]Input, error) {
 		if err != nil {
 			return err
 		}
-		sum, err := fileSHA256(abs)
+		sum, err := FileSHA256(abs)
 		if err != nil {
 			return err
 		}
@@ -134,7 +134,8 @@ func Inputs(s *study.Study) ([]Input, error) {
 	return ins, nil
 }
 
-func fileSHA256(path string) (string, error) {
+// FileSHA256 is the hex sha256 of the file at path.
+func FileSHA256(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/kinfer/kinfer/host/study"
 )
 
 // StateFile is the name of the run's state record in its output directory.
@@ -100,4 +102,48 @@ func ResumeInfo(dir string) (studyFile string, seed uint64, err error) {
 		return "", 0, fmt.Errorf("--resume: the run in %s %s and its method %s cannot checkpoint; %s", dir, how, st.Method, again)
 	}
 	return "", 0, fmt.Errorf("--resume: the run in %s %s before its first checkpoint; %s", dir, how, again)
+}
+
+// AnalysisFile is the name of `kinfer analyze`'s output in a run's
+// directory; a new or resumed run removes it, as it no longer describes
+// the samples.
+const AnalysisFile = "analysis.json"
+
+// WriteUnloaded records a run that stopped before its study was loaded (an
+// interrupt during plugin compilation): summary.json with "complete":
+// false and the cause, and run.json "stopped". The previous run's outputs
+// in dir are removed, as they are not this run's. The caller holds dir's
+// lock; seed < 0 means the study's.
+func WriteUnloaded(dir, studyFile string, seed int64, cause error) error {
+	abs, err := filepath.Abs(studyFile)
+	if err != nil {
+		return err
+	}
+	sum := &Summary{Kinfer: Version, StudyFile: abs, Complete: false, Error: cause.Error()}
+	if f, _, err := study.Decode(studyFile); err == nil {
+		sum.Study = f.Name
+		sum.Seed = 1
+		if f.Seed != nil && *f.Seed >= 0 {
+			sum.Seed = uint64(*f.Seed)
+		}
+	}
+	if seed >= 0 {
+		sum.Seed = uint64(seed)
+	}
+	p := BuildInfo()
+	p.Seed = sum.Seed
+	if h, err := FileSHA256(abs); err == nil {
+		p.Inputs = []Input{{Role: "study", Path: abs, SHA256: h}}
+	}
+	sum.Provenance = &p
+	removeCheckpoint(dir)
+	for _, name := range []string{"samples.csv", AnalysisFile} {
+		os.Remove(filepath.Join(dir, name))
+	}
+	if err := writeJSON(filepath.Join(dir, "summary.json"), sum); err != nil {
+		return err
+	}
+	now := time.Now().UTC().Format(time.RFC3339)
+	return writeRunState(dir, &RunState{State: StateStopped, PID: os.Getpid(), StudyFile: abs, Seed: sum.Seed,
+		Started: now, Error: sum.Error})
 }

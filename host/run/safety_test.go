@@ -266,8 +266,8 @@ func TestProvenance(t *testing.T) {
 	for _, in := range p.Inputs {
 		roles[in.Role] = in.SHA256
 	}
-	data, _ := fileSHA256("../../examples/quickstart/force_length.csv")
-	studyFile, _ := fileSHA256("../../examples/quickstart/study.toml")
+	data, _ := FileSHA256("../../examples/quickstart/force_length.csv")
+	studyFile, _ := FileSHA256("../../examples/quickstart/study.toml")
 	if len(p.Inputs) != 2 || roles["study"] != studyFile || roles["data pull-test"] != data {
 		t.Fatalf("inputs %+v", p.Inputs)
 	}
