@@ -346,6 +346,16 @@ func cmdAnalyze(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if _, err := os.Stat(filepath.Join(pos[0], "summary.json")); err != nil {
+		return fmt.Errorf("analyze: %w (is %s a run's output directory?)", err, pos[0])
+	}
+	// A run writing into the directory would change samples.csv under
+	// the analysis.
+	lock, err := run.LockDir(pos[0])
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
 	ctx := context.Background()
 	rt, err := newRuntime(ctx, nil)
 	if err != nil {

@@ -88,6 +88,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	seed := f.seed
 	if f.resume != "" {
 		dir = f.resume
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return fmt.Errorf("--resume: %s is not a run's output directory (%v)", dir, err)
+		}
 	} else {
 		studyFile = pos[0]
 		if dir = f.out; dir == "" {

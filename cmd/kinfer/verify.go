@@ -21,6 +21,9 @@ import (
 // since (its sha256 differs). Identical: nil; different: an error saying
 // at which line.
 func verify(ctx context.Context, dir string, f runFlags, stdout, stderr io.Writer) error {
+	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err != nil {
+		return fmt.Errorf("--verify: %w (is %s a run's output directory?)", err, dir)
+	}
 	lock, err := run.LockDir(dir)
 	if err != nil {
 		return err
@@ -28,7 +31,7 @@ func verify(ctx context.Context, dir string, f runFlags, stdout, stderr io.Write
 	defer lock.Unlock()
 	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
 	if err != nil {
-		return fmt.Errorf("--verify: %w (is %s a run's output directory?)", err, dir)
+		return fmt.Errorf("--verify: %w", err)
 	}
 	var sum run.Summary
 	if err := json.Unmarshal(b, &sum); err != nil {
