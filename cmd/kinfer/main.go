@@ -64,7 +64,9 @@ func cli(args []string, stdout, stderr io.Writer) int {
 	case "build":
 		err = cmdBuild(rest, stdout)
 	case "version":
-		fmt.Fprintf(stdout, "kinfer %s (ABI %d, %s)\n", run.Version, abi.Version, runtime.Version())
+		b := run.BuildInfo()
+		fmt.Fprintf(stdout, "kinfer %s (ABI %d, %s, revision %s, modified %s, wazero %s, %s)\n",
+			run.Version, abi.Version, b.Go, b.VCSRevision, b.VCSModified, b.Wazero, b.Platform)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 	default:

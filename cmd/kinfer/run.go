@@ -103,11 +103,22 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	// The directory is locked before anything else: a second run (or
 	// resume) on it fails at once.
+	_, statErr := os.Stat(dir)
 	lock, err := run.LockDir(dir)
 	if err != nil {
 		return err
 	}
-	defer lock.Unlock()
+	defer func() {
+		lock.Unlock()
+		if os.IsNotExist(statErr) {
+			// A run that wrote nothing (its study did not load) leaves no
+			// directory behind.
+			if _, err := os.Stat(filepath.Join(dir, "summary.json")); os.IsNotExist(err) {
+				os.Remove(filepath.Join(dir, run.LockFile))
+				os.Remove(dir)
+			}
+		}
+	}()
 	if f.resume != "" {
 		sf, sd, err := run.ResumeInfo(dir)
 		if err != nil {
@@ -134,14 +145,14 @@ func interruptible(stderr io.Writer) (context.Context, func()) {
 	go func() {
 		select {
 		case sig := <-sigs:
-			cancel(fmt.Errorf("interrupted by %v", sig))
-			fmt.Fprintf(stderr, "kinfer: %v: stopping (partial results and a checkpoint are written); a second signal exits at once\n", sig)
+			cancel(fmt.Errorf("interrupted by %s", signalName(sig)))
+			fmt.Fprintf(stderr, "kinfer: %s: stopping (partial results and a checkpoint are written); a second signal exits at once\n", signalName(sig))
 		case <-done:
 			return
 		}
 		select {
 		case sig := <-sigs:
-			fmt.Fprintf(stderr, "kinfer: %v again: exiting at once\n", sig)
+			fmt.Fprintf(stderr, "kinfer: %s again: exiting at once\n", signalName(sig))
 			os.Exit(130)
 		case <-done:
 		}
@@ -151,6 +162,16 @@ func interruptible(stderr io.Writer) (context.Context, func()) {
 		close(done)
 		cancel(nil)
 	}
+}
+
+func signalName(sig os.Signal) string {
+	switch sig {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return sig.String()
 }
 
 // execute loads the study (interruptibly) and runs it into dir, which the

@@ -99,3 +99,24 @@ func TestResumeHintOnlyForTransientFaults(t *testing.T) {
 		t.Errorf("hint without a checkpoint: %v", err)
 	}
 }
+
+// A run whose study does not load leaves no output directory behind.
+func TestFailedLoadLeavesNoDirectory(t *testing.T) {
+	dir := t.TempDir()
+	text := strings.Replace(string(mustRead(t, "../../examples/quickstart/study.toml")), "burn_in = 2000", "burnin = 2000", 1)
+	os.WriteFile(filepath.Join(dir, "study.toml"), []byte(text), 0o644)
+	os.WriteFile(filepath.Join(dir, "force_length.csv"), mustRead(t, "../../examples/quickstart/force_length.csv"), 0o644)
+	out := filepath.Join(dir, "out")
+	if code, _, _ := kinfer(t, "run", filepath.Join(dir, "study.toml"), "-o", out); code != 1 {
+		t.Fatalf("exit %d", code)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("the failed run left %s (%v)", out, err)
+	}
+	if code, _, e := kinfer(t, "run", "--resume", out); code != 1 || !strings.Contains(e, "not a run's output directory") {
+		t.Fatalf("--resume of a missing directory: %d %s", code, e)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatal("--resume created the directory")
+	}
+}

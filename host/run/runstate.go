@@ -98,6 +98,9 @@ func ResumeInfo(dir string) (studyFile string, seed uint64, err error) {
 			how = fmt.Sprintf("was stopped (%s)", st.Error)
 		}
 	}
+	if st.Method == "" {
+		return "", 0, fmt.Errorf("--resume: the run in %s %s before its study was loaded; %s", dir, how, again)
+	}
 	if !st.CanCheckpoint {
 		return "", 0, fmt.Errorf("--resume: the run in %s %s and its method %s cannot checkpoint; %s", dir, how, st.Method, again)
 	}

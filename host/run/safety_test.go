@@ -188,6 +188,21 @@ func TestRunStateAndResumeInfo(t *testing.T) {
 	if _, _, err := ResumeInfo(dir); err == nil || !strings.Contains(err.Error(), "was killed while running (pid") || !strings.Contains(err.Error(), "cannot checkpoint") {
 		t.Fatalf("resume of a killed run: %v", err)
 	}
+	// A run stopped while its study was loading.
+	if err := WriteUnloaded(dir, "../../examples/quickstart/study.toml", -1, errors.New("interrupted by SIGINT while loading the study")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ResumeInfo(dir); err == nil || !strings.Contains(err.Error(), "was stopped (interrupted by SIGINT while loading the study) before its study was loaded; run it again") {
+		t.Fatalf("resume of a run stopped while loading: %v", err)
+	}
+	var sum Summary
+	json.Unmarshal(read(t, filepath.Join(dir, "summary.json")), &sum)
+	if sum.Complete || sum.Study != "ligament-quickstart" || sum.Seed != 1 || sum.Provenance == nil || len(sum.Provenance.Inputs) != 1 {
+		t.Fatalf("summary of a run stopped while loading: %+v", sum)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "samples.csv")); !os.IsNotExist(err) {
+		t.Fatal("the previous run's samples.csv was kept beside the new run's summary")
+	}
 	if _, _, err := ResumeInfo(t.TempDir()); err == nil || !strings.Contains(err.Error(), "holds no kinfer run") {
 		t.Fatalf("resume of an empty directory: %v", err)
 	}
