@@ -314,7 +314,8 @@ func (r *runner) checkBatch(b abi.Batch) error {
 
 // batchBytes estimates the host memory of evaluating n points: each point
 // (drawn or transformed) and its result with what is wanted — gradient d
-// values, residuals R, Jacobian R·d, R the study's observed values.
+// values, residuals R, Jacobian R·d, R the study's observed values — twice,
+// for the collector's headroom (as mcmc.GCFactor).
 func batchBytes(s *study.Study, n int, want abi.Want) int64 {
 	d := int64(len(s.Free))
 	var res int64
@@ -331,6 +332,7 @@ func batchBytes(s *study.Study, n int, want abi.Want) int64 {
 	if want&abi.WantJacobian != 0 {
 		per += 8 * res * d
 	}
+	per *= 2
 	if per > 0 && int64(n) > math.MaxInt64/per {
 		return math.MaxInt64
 	}

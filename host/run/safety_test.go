@@ -292,3 +292,22 @@ func TestProvenance(t *testing.T) {
 		t.Fatal("summary.json has no provenance inputs")
 	}
 }
+
+func TestParseBytes(t *testing.T) {
+	for in, want := range map[string]int64{"8GiB": 8 << 30, "512 MiB": 512 << 20, "2G": 2 << 30, "1e9": 1e9, "1048576": 1 << 20, "1.5k": 1536} {
+		if got, err := ParseBytes(in); err != nil || got != want {
+			t.Errorf("ParseBytes(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "lots", "-1G", "0", "3 parsecs", "1e30"} {
+		if _, err := ParseBytes(bad); err == nil {
+			t.Errorf("ParseBytes(%q) accepted", bad)
+		}
+	}
+	if s := FormatBytes(3 << 30); s != "3 GiB" {
+		t.Errorf("FormatBytes: %s", s)
+	}
+	if b := DefaultMemoryBudget(); b <= 0 || b > MaxDefaultMemoryBudget {
+		t.Errorf("default budget %d", b)
+	}
+}

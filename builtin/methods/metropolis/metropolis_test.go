@@ -263,7 +263,7 @@ func TestMemoryBudget(t *testing.T) {
 	}
 	p := c.Target.Problem(1)
 	p.MemoryBudget = 1 << 20
-	m = newMethod(t, 4, 5000, 0, 1) // ≈ 4·5000·(2·16 + 168) B = 3.8 MiB
+	m = newMethod(t, 4, 5000, 0, 1) // ≈ 2 · 4·5000·(2·16 + 168) B = 7.6 MiB
 	if err := m.Init(p); err == nil || !strings.Contains(err.Error(), "more than the memory budget of 1 MiB") {
 		t.Fatalf("Init with a 1 MiB budget: %v", err)
 	}

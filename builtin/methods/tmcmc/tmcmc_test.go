@@ -557,7 +557,7 @@ func TestStageCDFChange(t *testing.T) {
 func TestMemoryBudget(t *testing.T) {
 	p := conformance.Conjugate2D().Target.Problem(1)
 	p.MemoryBudget = 1 << 20
-	m := newMethod(t, 10_000, 5, Bartsoen) // ≈ 10⁴ · 362 B = 3.5 MiB for d = 2
+	m := newMethod(t, 10_000, 5, Bartsoen) // ≈ 2 · 10⁴ · 362 B = 7 MiB for d = 2
 	if err := m.Init(p); err == nil || !strings.Contains(err.Error(), "chains = 10000") || !strings.Contains(err.Error(), "more than the memory budget of 1 MiB") {
 		t.Fatalf("Init: %v", err)
 	}

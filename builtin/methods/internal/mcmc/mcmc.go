@@ -167,12 +167,19 @@ func JSONList(xs []float64) []any {
 // slice header and two float64s (on a 64-bit platform).
 const SampleHeader = 40
 
-// CheckMemory refuses settings whose planned memory, need bytes, exceeds
-// the problem's budget (abi.Problem.MemoryBudget). what names the
-// settings and their values, e.g. "chains × samples = 4 × 5000 kept draws
-// of 2 parameters"; the error is prefixed by method.
-func CheckMemory(method string, p abi.Problem, need float64, what string) error {
-	if budget := p.Budget(); need > float64(budget) {
+// GCFactor is the ratio of a Go process's heap to its live data: the
+// collector lets the heap grow to (1 + GOGC/100) times what was live after
+// the last collection, twice with the default GOGC = 100 (runtime/debug,
+// SetGCPercent).
+const GCFactor = 2
+
+// CheckMemory refuses settings whose planned live memory, live bytes,
+// needs more than the problem's budget (abi.Problem.MemoryBudget) once the
+// collector's headroom (GCFactor) is counted. what names the settings and
+// their values, e.g. "chains × samples = 4 × 5000 kept draws of 2
+// parameters"; the error is prefixed by method.
+func CheckMemory(method string, p abi.Problem, live float64, what string) error {
+	if need, budget := GCFactor*live, p.Budget(); need > float64(budget) {
 		return fmt.Errorf("%s: %s need about %s of memory, more than the memory budget of %s; lower the settings or raise the budget (kinfer run --memory-budget)",
 			method, what, FormatBytes(need), FormatBytes(float64(budget)))
 	}
