@@ -71,6 +71,7 @@ type runner struct {
 	jn     *journal
 	taken  []abi.Sample // the streamed samples, in the method's coordinates
 
+	prog       *progress
 	hash       string
 	budget     int64
 	prevWall   float64
@@ -108,6 +109,7 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 	if r.budget <= 0 {
 		r.budget = DefaultMemoryBudget()
 	}
+	r.prog = newProgress(o.Progress, r.start)
 	r.pcg = rand.NewPCG(s.Seed, priorStream)
 	r.rng = rand.New(r.pcg)
 	r.cp, _ = s.Method.(abi.Checkpointer)
@@ -152,7 +154,7 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 	if loopErr == nil || r.cp == nil {
 		removeCheckpoint(o.OutDir)
 	}
-	newProgress(o.Progress, r.start).done(r.t.Counts())
+	r.prog.done(r.t.Counts())
 
 	rep, repErr := s.Method.Report()
 	if repErr != nil && loopErr == nil {
@@ -212,7 +214,6 @@ func (r *runner) loop(ctx context.Context) (err error, stoppedInEval bool, rngAt
 	if every == 0 {
 		every = DefaultCheckpointEvery
 	}
-	prog := newProgress(o.Progress, r.start)
 	for ; !s.Method.Done(); r.batches++ {
 		// rngAtAsk is the prior stream's state before the current batch's
 		// draws: a run stopped mid-batch resumes by asking that batch again.
@@ -253,7 +254,7 @@ func (r *runner) loop(ctx context.Context) (err error, stoppedInEval bool, rngAt
 		if err := r.take(); err != nil {
 			return err, false, rngAtAsk, startsAtAsk
 		}
-		prog.update(r.t.Counts())
+		r.prog.update(r.t.Counts())
 		if r.cp != nil && time.Since(r.lastSave) >= every {
 			rs, _ := r.pcg.MarshalBinary()
 			if err := r.save(r.batches+1, rs, r.startsUsed); err != nil {
@@ -268,15 +269,17 @@ func (r *runner) loop(ctx context.Context) (err error, stoppedInEval bool, rngAt
 // (Options.Resume) or starts a new run in OutDir.
 func (r *runner) setup() error {
 	s := r.s
+	if !r.o.Resume {
+		// A new run in this directory: the previous run's checkpoint is
+		// not this run's.
+		removeCheckpoint(r.o.OutDir)
+	}
 	if err := s.Method.Init(abi.Problem{Params: s.XParams, Seed: s.Seed, MemoryBudget: r.budget}); err != nil {
 		return fmt.Errorf("method %s: init: %w", r.method(), err)
 	}
 	if r.o.Resume {
 		return r.resume()
 	}
-	// A new run in this directory: the previous run's checkpoint is not
-	// this run's.
-	removeCheckpoint(r.o.OutDir)
 	if r.stream != nil {
 		var err error
 		if r.jn, err = createJournal(r.o.OutDir, len(s.XParams)); err != nil {
