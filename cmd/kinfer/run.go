@@ -81,7 +81,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := interruptible(stderr)
 	defer stop()
 	if f.verify != "" {
-		return verify(ctx, f.verify, f, stdout, stderr)
+		return verify(ctx, f.verify, f, budget, stdout, stderr)
 	}
 
 	var studyFile, dir string

@@ -16,11 +16,12 @@ import (
 )
 
 // verify re-runs the complete run in dir from its provenance (study file,
-// seed; workers do not change results) into a temporary directory and
+// seed; workers do not change results; the memory budget is the run's
+// unless --memory-budget is given) into a temporary directory and
 // compares samples.csv byte for byte. It refuses when an input changed
 // since (its sha256 differs). Identical: nil; different: an error saying
 // at which line.
-func verify(ctx context.Context, dir string, f runFlags, stdout, stderr io.Writer) error {
+func verify(ctx context.Context, dir string, f runFlags, budget int64, stdout, stderr io.Writer) error {
 	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err != nil {
 		return fmt.Errorf("--verify: %w (is %s a run's output directory?)", err, dir)
 	}
@@ -70,7 +71,10 @@ func verify(ctx context.Context, dir string, f runFlags, stdout, stderr io.Write
 	}
 	fmt.Fprintf(stdout, "re-running %s with seed %d into %s\n", sum.StudyFile, p.Seed, tmp)
 	f.verify = ""
-	_, err = execute(ctx, sum.StudyFile, tmp, tlock, int64(p.Seed), 0, f, stderr)
+	if budget == 0 {
+		budget = sum.MemoryBudget // what the run was allowed (it does not change results)
+	}
+	_, err = execute(ctx, sum.StudyFile, tmp, tlock, int64(p.Seed), budget, f, stderr)
 	tlock.Unlock()
 	if err != nil {
 		return fmt.Errorf("--verify: the re-run failed (its outputs are in %s): %w", tmp, err)
