@@ -219,7 +219,7 @@ func TestSecondSignalExits(t *testing.T) {
 // directory and the first one's pid; the first's samples.csv is intact.
 func TestSecondRunOnSameDirectoryRefused(t *testing.T) {
 	dir := t.TempDir()
-	src := strings.Replace(string(mustRead(t, "../../examples/quickstart/study.toml")), "samples = 5000", "samples = 100000", 1)
+	src := strings.Replace(string(mustRead(t, "../../examples/quickstart/study.toml")), "samples = 5000", "samples = 30000", 1)
 	os.WriteFile(filepath.Join(dir, "study.toml"), []byte(src), 0o644)
 	os.WriteFile(filepath.Join(dir, "force_length.csv"), mustRead(t, "../../examples/quickstart/force_length.csv"), 0o644)
 	out := filepath.Join(dir, "out")
@@ -246,8 +246,8 @@ func TestSecondRunOnSameDirectoryRefused(t *testing.T) {
 		t.Fatal("first run did not finish")
 	}
 	rows := strings.Count(string(mustRead(t, filepath.Join(out, "samples.csv"))), "\n")
-	if rows != 1+4*100000 {
-		t.Fatalf("samples.csv has %d lines, want %d", rows, 1+4*100000)
+	if rows != 1+4*30000 {
+		t.Fatalf("samples.csv has %d lines, want %d", rows, 1+4*30000)
 	}
 }
 
