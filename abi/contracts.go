@@ -75,6 +75,24 @@ type Problem struct {
 	// Seed is the study seed. All of a method's randomness must flow from it
 	// so that a run is reproducible whatever the number of workers.
 	Seed uint64
+	// MemoryBudget is the most memory, in bytes, the method may plan to
+	// hold (0: DefaultMemoryBudget). A method whose settings need more —
+	// samples kept for its report, a population, traces — refuses at Init,
+	// naming the settings and the bytes needed against the budget, instead
+	// of running out of memory later. Memory proportional to the output
+	// grows as the output is produced, never preallocated.
+	MemoryBudget int64
+}
+
+// DefaultMemoryBudget is the budget a method assumes when Problem's is 0.
+const DefaultMemoryBudget int64 = 4 << 30
+
+// Budget is p.MemoryBudget, or DefaultMemoryBudget when it is not set.
+func (p Problem) Budget() int64 {
+	if p.MemoryBudget > 0 {
+		return p.MemoryBudget
+	}
+	return DefaultMemoryBudget
 }
 
 // Batch is what a method asks the host to evaluate.
@@ -157,6 +175,24 @@ type Method interface {
 type Checkpointer interface {
 	SaveState() ([]byte, error)
 	LoadState([]byte) error
+}
+
+// SampleStream is the optional capability of a method whose samples grow
+// with the run (a sampler's kept draws). The host takes the new samples
+// after every Tell and appends them to a journal in the output directory,
+// so that a checkpoint costs what is new, not the whole run: SaveState
+// leaves out every sample TakeSamples has returned. On resume the host
+// calls RestoreSamples after LoadState with the samples taken before that
+// checkpoint. The host writes samples.csv from the taken samples, in the
+// order taken, and ignores Report.Samples.
+type SampleStream interface {
+	// TakeSamples returns the samples produced since the previous call (none
+	// is an empty slice), in output order. The host does not modify them.
+	TakeSamples() []Sample
+	// RestoreSamples gives back, after LoadState, every sample TakeSamples
+	// had returned when the state was saved, in the order returned. It
+	// refuses a count that does not match the state.
+	RestoreSamples([]Sample) error
 }
 
 // Constructor builds a configured component from its setting values, given

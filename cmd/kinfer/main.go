@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/builtin"
@@ -26,14 +24,17 @@ import (
 const usage = `kinfer — identify biomechanical model parameters from measured data
 
 usage:
-  kinfer run STUDY.toml [-o DIR] [--seed N] [--workers N] [--verbose] [--checkpoint-every 30s]
+  kinfer run STUDY.toml [-o DIR] [--seed N] [--workers N] [--verbose] [--checkpoint-every 30s] [--memory-budget 8GiB]
   kinfer run --resume DIR [--workers N]
+  kinfer run --verify DIR [--workers N]
   kinfer analyze RUN_DIR [--workers N] [--predictive N]
   kinfer validate STUDY.toml|PLUGIN.toml
   kinfer inspect PLUGIN.toml|FILE.wasm
   kinfer list
   kinfer build PLUGIN_DIR
   kinfer version
+
+kinfer CMD --help lists a command's flags.
 `
 
 func main() {
@@ -63,12 +64,19 @@ func cli(args []string, stdout, stderr io.Writer) int {
 	case "build":
 		err = cmdBuild(rest, stdout)
 	case "version":
-		fmt.Fprintf(stdout, "kinfer %s (ABI %d, %s)\n", run.Version, abi.Version, runtime.Version())
+		b := run.BuildInfo()
+		fmt.Fprintf(stdout, "kinfer %s (ABI %d, %s, revision %s, modified %s, wazero %s, %s)\n",
+			run.Version, abi.Version, b.Go, b.VCSRevision, b.VCSModified, b.Wazero, b.Platform)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 	default:
 		fmt.Fprintf(stderr, "kinfer: unknown command %q\n\n%s", cmd, usage)
 		return 2
+	}
+	var he helpError
+	if errors.As(err, &he) {
+		fmt.Fprint(stdout, he.text)
+		return 0
 	}
 	var ue usageError
 	if errors.As(err, &ue) {
@@ -84,6 +92,11 @@ func cli(args []string, stdout, stderr io.Writer) int {
 
 type usageError struct{ error }
 
+// helpError carries a command's flag descriptions, asked for by -h/--help.
+type helpError struct{ text string }
+
+func (h helpError) Error() string { return "help requested" }
+
 // parse parses flags that may come before or after the positional
 // arguments (flag.FlagSet alone stops at the first positional).
 func parse(fs *flag.FlagSet, args []string, npos int) ([]string, error) {
@@ -91,6 +104,13 @@ func parse(fs *flag.FlagSet, args []string, npos int) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				var b strings.Builder
+				fmt.Fprintf(&b, "usage of kinfer %s (flags may come before or after the arguments):\n", fs.Name())
+				fs.SetOutput(&b)
+				fs.PrintDefaults()
+				return nil, helpError{b.String()}
+			}
 			return nil, usageError{err}
 		}
 		if fs.NArg() == 0 {
@@ -105,92 +125,11 @@ func parse(fs *flag.FlagSet, args []string, npos int) ([]string, error) {
 	return pos, nil
 }
 
+// newRuntime creates the plugin runtime. KINFER_CACHE_DIR sets wazero's
+// compilation cache directory ("-": no disk cache; default: the user cache
+// directory, see wasm.Options.CacheDir).
 func newRuntime(ctx context.Context, log io.Writer) (*wasm.Runtime, error) {
-	return wasm.NewRuntime(ctx, wasm.Options{Log: log})
-}
-
-func cmdRun(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	out := fs.String("o", "", "output directory (default out/<study name>)")
-	seed := fs.Int64("seed", -1, "override the study's seed")
-	workers := fs.Int("workers", runtime.NumCPU(), "parallel evaluation workers")
-	verbose := fs.Bool("verbose", false, "show plugin log lines on stderr")
-	resume := fs.String("resume", "", "continue the stopped run whose output directory this is")
-	every := fs.Duration("checkpoint-every", run.DefaultCheckpointEvery, "least time between checkpoints")
-	npos := 1
-	for _, a := range args {
-		if a == "--resume" || a == "-resume" || strings.HasPrefix(a, "--resume=") || strings.HasPrefix(a, "-resume=") {
-			npos = 0
-		}
-	}
-	pos, err := parse(fs, args, npos)
-	if err != nil {
-		return err
-	}
-	var resumeSeed uint64
-	if *resume != "" {
-		if *out != "" || *seed >= 0 {
-			return usageError{fmt.Errorf("--resume takes the output directory; -o and --seed come from the checkpoint")}
-		}
-		studyFile, sd, err := run.ResumeInfo(*resume)
-		if err != nil {
-			return err
-		}
-		pos, *out, resumeSeed = []string{studyFile}, *resume, sd
-	}
-	if *workers < 1 {
-		return usageError{fmt.Errorf("--workers must be ≥ 1")}
-	}
-	// The first Ctrl-C (or SIGTERM) stops the run after the chunks in flight
-	// (the method and host state stay consistent, a checkpoint is written);
-	// a second one kills the process. Plugins are instantiated under a
-	// background context so that the stop does not interrupt the method
-	// plugin that must still save its state.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() { <-ctx.Done(); stop() }()
-	var plog io.Writer
-	if *verbose {
-		plog = stderr
-	}
-	rt, err := newRuntime(ctx, plog)
-	if err != nil {
-		return err
-	}
-	defer rt.Close(context.Background())
-	s, err := study.Load(context.Background(), pos[0], study.Options{Workers: *workers, Runtime: rt})
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	if *seed >= 0 {
-		s.Seed = uint64(*seed)
-	}
-	if *resume != "" {
-		s.Seed = resumeSeed
-	}
-	dir := *out
-	if dir == "" {
-		dir = filepath.Join("out", s.Name)
-	}
-	var prog io.Writer
-	if f, ok := stderr.(*os.File); ok && run.IsTerminal(f) {
-		prog = stderr
-	}
-	sum, err := run.Run(ctx, s, run.Options{OutDir: dir, Workers: *workers, Progress: prog,
-		Resume: *resume != "", CheckpointEvery: *every})
-	if sum != nil {
-		printSummary(stdout, sum, dir)
-	}
-	if errors.Is(err, context.Canceled) {
-		err = errors.New("interrupted; partial results written")
-	}
-	if err != nil {
-		if _, serr := os.Stat(filepath.Join(dir, run.CheckpointFile)); serr == nil {
-			err = fmt.Errorf("%w\n(the run can continue where it stopped: kinfer run --resume %s)", err, dir)
-		}
-	}
-	return err
+	return wasm.NewRuntime(ctx, wasm.Options{Log: log, CacheDir: os.Getenv("KINFER_CACHE_DIR")})
 }
 
 func printSummary(w io.Writer, s *run.Summary, dir string) {
@@ -409,6 +348,16 @@ func cmdAnalyze(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if _, err := os.Stat(filepath.Join(pos[0], "summary.json")); err != nil {
+		return fmt.Errorf("analyze: %w (is %s a run's output directory?)", err, pos[0])
+	}
+	// A run writing into the directory would change samples.csv under
+	// the analysis.
+	lock, err := run.LockDir(pos[0])
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
 	ctx := context.Background()
 	rt, err := newRuntime(ctx, nil)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/kinfer/kinfer/builtin/analysis"
 	"github.com/kinfer/kinfer/host/dataset"
+	"github.com/kinfer/kinfer/host/run"
 	"github.com/kinfer/kinfer/host/study"
 	"github.com/kinfer/kinfer/host/wasm"
 )
@@ -166,7 +168,10 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a, os.WriteFile(filepath.Join(dir, OutputFile), append(out, '\n'), 0o644)
+	return a, run.WriteAtomic(filepath.Join(dir, OutputFile), func(w io.Writer) error {
+		_, err := w.Write(append(out, '\n'))
+		return err
+	})
 }
 
 // Text renders the analysis as a table for the terminal.

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,11 +19,20 @@ import (
 // CheckpointFile is the name of the checkpoint in a run's output directory.
 const CheckpointFile = "checkpoint.json"
 
+// stateFilePrefix names the file holding the method's saved state:
+// checkpoint.<first 16 hex digits of its sha256>.state. A state that did
+// not change since the previous checkpoint is not written again.
+const stateFilePrefix = "checkpoint."
+
 // checkpoint is everything a run needs to continue exactly where it was:
-// the method's own state, the host's prior stream, the tallies and the best
-// point so far. It is written after a batch (at most every
-// Options.CheckpointEvery) and when a run stops early, and removed when the
-// run completes.
+// the host's prior stream, the tallies, the best point so far, the name of
+// the file with the method's own state and, for a streaming method, how
+// many samples of the journal belong to it. It is small: samples live in
+// the journal, appended as they come, and the method's state in its own
+// file, written only when it changed. checkpoint.json is renamed into place
+// last, so it never refers to files that are not complete. It is written
+// after a batch (at most every Options.CheckpointEvery) and when a run stops
+// early, and removed with the other two when the run completes.
 type checkpoint struct {
 	Kinfer      string        `json:"kinfer"`
 	StudyFile   string        `json:"study_file"`    // absolute path
@@ -34,102 +44,186 @@ type checkpoint struct {
 	StartsUsed  int           `json:"starts_used"` // initial points handed out
 	Counts      target.Counts `json:"counts"`
 	Best        *abi.Result   `json:"best,omitempty"`
-	Method      []byte        `json:"method_state"`
+	// MethodState is the file (in the same directory) with the method's
+	// state, MethodSHA256 its digest.
+	MethodState  string `json:"method_state_file"`
+	MethodSHA256 string `json:"method_state_sha256"`
+	// JournalSamples is the number of journal records this checkpoint
+	// includes (streaming methods; −1: the method does not stream).
+	JournalSamples int `json:"journal_samples"`
 }
 
 // studyHash digests everything that defines the target: the study file,
-// its data files and its plugins' modules. A resume refuses a checkpoint
-// whose digest differs, so a run never mixes two targets.
-func studyHash(s *study.Study) (string, error) {
+// its data, its initial points and its plugins' manifests and modules (by
+// role and content, so that moving the files does not change it). A resume
+// refuses a checkpoint whose digest differs, so a run never mixes two
+// targets.
+func studyHash(ins []Input) string {
 	h := sha256.New()
-	add := func(path string) error {
-		b, err := os.ReadFile(path)
+	for _, in := range ins {
+		fmt.Fprintf(h, "%s\x00%s\x00", in.Role, in.SHA256)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Input is one file a run's results depend on.
+type Input struct {
+	Role   string `json:"role"` // study, data NAME, init, ROLE manifest, ROLE module
+	Path   string `json:"path"` // absolute
+	SHA256 string `json:"sha256"`
+}
+
+// Inputs lists, with their digests, the files s's results depend on: the
+// study file, its data files, its initial points (init = ...) and each
+// plugin's manifest and module.
+func Inputs(s *study.Study) ([]Input, error) {
+	var ins []Input
+	add := func(role, path string) error {
+		abs, err := filepath.Abs(path)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(h, "%s\x00%d\x00", filepath.Base(path), len(b))
-		h.Write(b)
+		sum, err := FileSHA256(abs)
+		if err != nil {
+			return err
+		}
+		ins = append(ins, Input{Role: role, Path: abs, SHA256: sum})
 		return nil
 	}
-	files := []string{s.Path}
+	if err := add("study", s.Path); err != nil {
+		return nil, err
+	}
 	for _, d := range s.Data {
-		files = append(files, d.File)
+		if err := add("data "+d.Name, d.File); err != nil {
+			return nil, err
+		}
 	}
-	comps := []study.Component{s.ModelInfo, s.MethodInfo}
+	if f, _, err := study.Decode(s.Path); err == nil && f.Init != "" {
+		p := f.Init
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(s.Dir, p)
+		}
+		if err := add("init", p); err != nil {
+			return nil, err
+		}
+	}
+	type comp struct {
+		role string
+		c    study.Component
+	}
+	comps := []comp{{"model", s.ModelInfo}}
 	for _, t := range s.Terms {
-		comps = append(comps, t.Component)
+		comps = append(comps, comp{"likelihood " + t.Name, t.Component})
 	}
+	comps = append(comps, comp{"method", s.MethodInfo})
 	for _, c := range comps {
-		if strings.HasPrefix(c.Ref, "builtin:") {
+		if strings.HasPrefix(c.c.Ref, "builtin:") {
 			continue
 		}
-		m, err := manifest.Load(c.Ref)
+		m, err := manifest.Load(c.c.Ref)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
-		files = append(files, c.Ref, m.WasmPath())
+		if err := add(c.role+" manifest", c.c.Ref); err != nil {
+			return nil, err
+		}
+		if err := add(c.role+" module", m.WasmPath()); err != nil {
+			return nil, err
+		}
 	}
-	for _, f := range files {
-		if err := add(f); err != nil {
-			return "", err
-		}
+	return ins, nil
+}
+
+// FileSHA256 is the hex sha256 of the file at path.
+func FileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// writeCheckpoint writes atomically (temporary file, then rename), so a
-// kill while writing leaves the previous checkpoint intact.
+// saveMethodState writes the method's state into its content-named file
+// unless that file is already there, and returns the file's name and the
+// state's digest.
+func saveMethodState(dir string, st []byte) (name, sum string, err error) {
+	h := sha256.Sum256(st)
+	sum = hex.EncodeToString(h[:])
+	name = stateFilePrefix + sum[:16] + ".state"
+	p := filepath.Join(dir, name)
+	if old, err := os.ReadFile(p); err == nil && len(old) == len(st) && sha256.Sum256(old) == h {
+		return name, sum, nil
+	}
+	return name, sum, writeFileAtomic(p, st)
+}
+
+// writeCheckpoint renames the new checkpoint.json into place (the commit
+// point) and then removes method state files it no longer refers to.
 func writeCheckpoint(dir string, c *checkpoint) error {
 	b, err := json.Marshal(c)
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(dir, CheckpointFile+".tmp")
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+	if err := writeFileAtomic(filepath.Join(dir, CheckpointFile), b); err != nil {
 		return err
 	}
-	return os.Rename(tmp, filepath.Join(dir, CheckpointFile))
+	removeStateFiles(dir, c.MethodState)
+	return nil
 }
 
-func readCheckpoint(dir string, s *study.Study) (*checkpoint, error) {
+// removeStateFiles removes the method state files of dir except keep.
+func removeStateFiles(dir, keep string) {
+	old, _ := filepath.Glob(filepath.Join(dir, stateFilePrefix+"*.state"))
+	for _, p := range old {
+		if filepath.Base(p) != keep {
+			os.Remove(p)
+		}
+	}
+}
+
+// removeCheckpoint removes the checkpoint, the method state and the
+// journal.
+func removeCheckpoint(dir string) {
+	os.Remove(filepath.Join(dir, CheckpointFile))
+	removeStateFiles(dir, "")
+	os.Remove(filepath.Join(dir, JournalFile))
+}
+
+// readCheckpoint reads dir's checkpoint and the method state it refers to,
+// and checks that both belong to this study and seed.
+func readCheckpoint(dir string, s *study.Study, hash string) (*checkpoint, []byte, error) {
 	p := filepath.Join(dir, CheckpointFile)
 	b, err := os.ReadFile(p)
 	if err != nil {
 		if os.IsNotExist(err) {
-			return nil, fmt.Errorf("--resume: no %s in %s (a run that completed removes it)", CheckpointFile, dir)
+			return nil, nil, fmt.Errorf("--resume: no %s in %s (a run that completed removes it)", CheckpointFile, dir)
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	var c checkpoint
 	if err := json.Unmarshal(b, &c); err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
+		return nil, nil, fmt.Errorf("%s: %w", p, err)
 	}
-	h, err := studyHash(s)
-	if err != nil {
-		return nil, err
-	}
-	if c.StudyHash != h {
-		return nil, fmt.Errorf("--resume: %s was written for other inputs: the study file %s, its data files or its plugins changed since", p, s.Path)
+	if c.StudyHash != hash {
+		return nil, nil, fmt.Errorf("--resume: %s was written for other inputs: the study file %s, its data files or its plugins changed since", p, s.Path)
 	}
 	if c.Seed != s.Seed {
-		return nil, fmt.Errorf("--resume: %s was written with seed %d, this run has seed %d", p, c.Seed, s.Seed)
+		return nil, nil, fmt.Errorf("--resume: %s was written with seed %d, this run has seed %d", p, c.Seed, s.Seed)
 	}
-	return &c, nil
-}
-
-// ResumeInfo reads the study file and seed recorded in dir's checkpoint, so
-// that `kinfer run --resume DIR` needs nothing else.
-func ResumeInfo(dir string) (studyFile string, seed uint64, err error) {
-	b, err := os.ReadFile(filepath.Join(dir, CheckpointFile))
+	if c.MethodState == "" || filepath.Base(c.MethodState) != c.MethodState {
+		return nil, nil, fmt.Errorf("%s: bad method state file %q", p, c.MethodState)
+	}
+	st, err := os.ReadFile(filepath.Join(dir, c.MethodState))
 	if err != nil {
-		if os.IsNotExist(err) {
-			return "", 0, fmt.Errorf("--resume: no %s in %s (nothing to resume: a run that completed removes it)", CheckpointFile, dir)
-		}
-		return "", 0, err
+		return nil, nil, fmt.Errorf("checkpoint: method state: %w", err)
 	}
-	var c checkpoint
-	if err := json.Unmarshal(b, &c); err != nil {
-		return "", 0, fmt.Errorf("%s: %w", filepath.Join(dir, CheckpointFile), err)
+	if h := sha256.Sum256(st); hex.EncodeToString(h[:]) != c.MethodSHA256 {
+		return nil, nil, fmt.Errorf("checkpoint: method state %s does not match its sha256 in %s", c.MethodState, p)
 	}
-	return c.StudyFile, c.Seed, nil
+	return &c, st, nil
 }

@@ -33,182 +33,406 @@ type Options struct {
 	// can save its state (0: DefaultCheckpointEvery; negative: after every
 	// batch). A run that stops early always writes one.
 	CheckpointEvery time.Duration
+	// MemoryBudget is the memory, in bytes, the method's settings and the
+	// host's batches may plan for (abi.Problem.MemoryBudget; 0:
+	// DefaultMemoryBudget()).
+	MemoryBudget int64
+	// Lock is the caller's lock on OutDir (LockDir); nil: Run takes it and
+	// releases it when it returns.
+	Lock *DirLock
 }
 
 // MaxDraw bounds the prior draws one batch may ask for (10 million points
-// of 100 parameters are 8 GB).
+// of 100 parameters are 8 GB); the memory budget may bound them further.
 const MaxDraw = 10_000_000
 
 // DefaultCheckpointEvery is the default least time between checkpoints.
 const DefaultCheckpointEvery = 30 * time.Second
 
+// CanCheckpoint reports whether a run of m can save its state and be
+// resumed.
+func CanCheckpoint(m abi.Method) bool {
+	_, ok := m.(abi.Checkpointer)
+	return ok
+}
+
+// runner is one run's host state.
+type runner struct {
+	s     *study.Study
+	o     Options
+	t     *target.Target
+	pcg   *rand.PCG
+	rng   *rand.Rand
+	best  abi.Result
+	start time.Time
+
+	cp     abi.Checkpointer // nil: the method cannot save its state
+	stream abi.SampleStream // nil: samples come from Report
+	jn     *journal
+	taken  []abi.Sample // the streamed samples, in the method's coordinates
+
+	prog       *progress
+	hash       string
+	budget     int64
+	prevWall   float64
+	batches    int
+	startsUsed int
+	lastSave   time.Time
+}
+
+func (r *runner) method() string { return r.s.MethodInfo.Spec.Name }
+
 // Run runs s's method to completion and writes summary.json and
-// samples.csv into o.OutDir. On a plugin fault or cancellation it still
-// writes what was computed (summary.json has "complete": false and the
-// error) and returns the error.
+// samples.csv into o.OutDir, which it holds locked. On a plugin fault or
+// cancellation it still writes what was computed (summary.json has
+// "complete": false and the error; samples.csv the samples so far of a
+// streaming method) and returns the error. run.json records the run's
+// state throughout.
 func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
-	start := time.Now()
 	if o.Workers < 1 {
 		o.Workers = 1
 	}
-	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
-		return nil, err
+	if o.Lock == nil {
+		l, err := LockDir(o.OutDir)
+		if err != nil {
+			return nil, err
+		}
+		defer l.Unlock()
 	}
-	t := target.New(s, o.Workers)
-	pcg := rand.NewPCG(s.Seed, priorStream)
-	rng := rand.New(pcg)
-	best := abi.Result{LogPrior: math.Inf(-1), LogLik: math.Inf(-1)}
-	prog := newProgress(o.Progress, start)
-	cp, canSave := s.Method.(abi.Checkpointer)
-	hash, err := studyHash(s)
+	ins, err := Inputs(s)
 	if err != nil {
 		return nil, err
 	}
-	every := o.CheckpointEvery
-	if every == 0 {
-		every = DefaultCheckpointEvery
+	r := &runner{s: s, o: o, t: target.New(s, o.Workers), start: time.Now(),
+		best: abi.Result{LogPrior: math.Inf(-1), LogLik: math.Inf(-1)},
+		hash: studyHash(ins), budget: o.MemoryBudget, lastSave: time.Now()}
+	if r.budget <= 0 {
+		r.budget = DefaultMemoryBudget()
 	}
-	batches, lastSave, prevWall := 0, time.Now(), 0.0
-	// rngAtAsk is the prior stream's state before the current batch's
-	// draws: a run stopped mid-batch resumes by asking that batch again.
-	rngAtAsk, _ := pcg.MarshalBinary()
-	// startsUsed counts the study's initial points (init = "...") handed out
-	// so far; startsAtAsk is its value before the current batch.
-	startsUsed, startsAtAsk := 0, 0
-	// stoppedInEval: the run stopped while a batch was being evaluated (a
-	// plugin fault, a cancellation), with the method in a consistent state.
-	stoppedInEval := false
-	save := func(completed int, rs []byte, used int) error {
-		if !canSave {
-			return nil
+	r.prog = newProgress(o.Progress, r.start)
+	r.pcg = rand.NewPCG(s.Seed, priorStream)
+	r.rng = rand.New(r.pcg)
+	r.cp, _ = s.Method.(abi.Checkpointer)
+	r.stream, _ = s.Method.(abi.SampleStream)
+
+	setupErr := r.setup()
+	if setupErr != nil && o.Resume {
+		// A refused resume leaves the stopped run's files as they were.
+		r.jn.close()
+		return nil, setupErr
+	}
+	os.Remove(filepath.Join(o.OutDir, AnalysisFile)) // it described the previous samples
+	abs, _ := filepath.Abs(s.Path)
+	rs := &RunState{State: StateRunning, PID: os.Getpid(), StudyFile: abs, Seed: s.Seed, Method: s.MethodInfo.Ref,
+		CanCheckpoint: r.cp != nil, Started: time.Now().UTC().Format(time.RFC3339)}
+	if o.Resume {
+		if old, _ := ReadRunState(o.OutDir); old != nil {
+			rs.Started, rs.Resumes = old.Started, old.Resumes+1
 		}
-		st, err := cp.SaveState()
-		if err != nil {
-			return fmt.Errorf("method %s: save state: %w", s.MethodInfo.Spec.Name, err)
-		}
-		abs, _ := filepath.Abs(s.Path)
-		c := &checkpoint{Kinfer: Version, StudyFile: abs, StudyHash: hash, Seed: s.Seed, Batches: completed,
-			WallSeconds: prevWall + time.Since(start).Seconds(), PriorRNG: rs, StartsUsed: used, Counts: t.Counts(), Method: st}
-		if !math.IsInf(best.LogTarget(), -1) {
-			b := best
-			c.Best = &b
-		}
-		lastSave = time.Now()
-		return writeCheckpoint(o.OutDir, c)
+	}
+	if err := writeRunState(o.OutDir, rs); err != nil {
+		return nil, err
 	}
 
-	loopErr := func() error {
-		if err := s.Method.Init(abi.Problem{Params: s.XParams, Seed: s.Seed}); err != nil {
-			return fmt.Errorf("method %s: init: %w", s.MethodInfo.Spec.Name, err)
-		}
-		if o.Resume {
-			if !canSave {
-				return fmt.Errorf("--resume: method %s cannot save its state", s.MethodInfo.Spec.Name)
-			}
-			c, err := readCheckpoint(o.OutDir, s)
-			if err != nil {
-				return err
-			}
-			if err := cp.LoadState(c.Method); err != nil {
-				return fmt.Errorf("method %s: load state: %w", s.MethodInfo.Spec.Name, err)
-			}
-			if err := pcg.UnmarshalBinary(c.PriorRNG); err != nil {
-				return fmt.Errorf("checkpoint: prior stream: %w", err)
-			}
-			t.SetCounts(c.Counts)
-			if c.Best != nil {
-				best = *c.Best
-			}
-			batches, prevWall, startsUsed = c.Batches, c.WallSeconds, c.StartsUsed
-		}
-		for ; !s.Method.Done(); batches++ {
-			rngAtAsk, _ = pcg.MarshalBinary()
-			startsAtAsk = startsUsed
-			if o.MaxBatches > 0 && batches >= o.MaxBatches {
-				return fmt.Errorf("method %s did not finish within %d batches", s.MethodInfo.Spec.Name, o.MaxBatches)
-			}
-			b, err := s.Method.Ask()
-			if err != nil {
-				return fmt.Errorf("method %s: ask: %w", s.MethodInfo.Spec.Name, err)
-			}
-			pts := b.Points
-			if len(pts) == 0 {
-				if b.Draw <= 0 {
-					return fmt.Errorf("method %s asked for an empty batch while not done", s.MethodInfo.Spec.Name)
-				}
-				if b.Draw > MaxDraw {
-					return fmt.Errorf("method %s asked for %d prior draws in one batch (at most %d)", s.MethodInfo.Spec.Name, b.Draw, MaxDraw)
-				}
-				if pts, startsUsed, err = draw(s, t, rng, b.Draw, startsUsed); err != nil {
-					return err
-				}
-			}
-			for i, p := range pts {
-				if len(p) != len(s.Free) {
-					return fmt.Errorf("method %s: point %d has %d values, want %d", s.MethodInfo.Spec.Name, i, len(p), len(s.Free))
-				}
-			}
-			res, err := t.Evaluate(ctx, pts, b.Want)
-			if err != nil {
-				stoppedInEval = true
-				return err
-			}
-			for _, r := range res {
-				if r.Status == abi.OK && r.LogTarget() > best.LogTarget() {
-					best = r
-				}
-			}
-			if err := s.Method.Tell(res); err != nil {
-				return fmt.Errorf("method %s: tell: %w", s.MethodInfo.Spec.Name, err)
-			}
-			prog.update(t.Counts())
-			if canSave && time.Since(lastSave) >= every {
-				rs, _ := pcg.MarshalBinary()
-				if err := save(batches+1, rs, startsUsed); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}()
+	loopErr, stoppedInEval, rngAtAsk, startsAtAsk := setupErr, false, []byte(nil), 0
+	if setupErr == nil {
+		loopErr, stoppedInEval, rngAtAsk, startsAtAsk = r.loop(ctx)
+	}
 	// A run stopped during an evaluation keeps a checkpoint: the method's
-	// state with the batch in flight still pending (abi.Checkpointer allows a save between
-	// Ask and Tell) and the prior stream as it was before that batch, so a
-	// resumed run asks the same batch again. A complete run removes it.
+	// state with the batch in flight still pending (abi.Checkpointer allows
+	// a save between Ask and Tell) and the prior stream as it was before
+	// that batch, so a resumed run asks the same batch again. A complete
+	// run removes it.
 	if stoppedInEval {
-		if err := save(batches, rngAtAsk, startsAtAsk); err != nil {
+		if err := r.save(r.batches, rngAtAsk, startsAtAsk); err != nil {
 			loopErr = errors.Join(loopErr, err)
 		}
-	} else if loopErr == nil {
-		os.Remove(filepath.Join(o.OutDir, CheckpointFile))
 	}
-	prog.done(t.Counts())
+	if err := r.jn.close(); err != nil && loopErr == nil {
+		loopErr = err
+	}
+	if loopErr == nil || r.cp == nil {
+		removeCheckpoint(o.OutDir)
+	}
+	r.prog.done(r.t.Counts())
 
 	rep, repErr := s.Method.Report()
 	if repErr != nil && loopErr == nil {
-		loopErr = fmt.Errorf("method %s: report: %w", s.MethodInfo.Spec.Name, repErr)
+		loopErr = fmt.Errorf("method %s: report: %w", r.method(), repErr)
+	}
+	samples := rep.Samples
+	if r.stream != nil {
+		samples = r.taken
+	} else {
+		for i, smp := range samples {
+			if len(smp.Theta) != len(s.XParams) {
+				loopErr = errors.Join(loopErr, fmt.Errorf("method %s: report: sample %d has %d values, want %d", r.method(), i+1, len(smp.Theta), len(s.XParams)))
+				samples = nil
+				break
+			}
+		}
 	}
 	// The method works in x when the study has transforms; samples.csv and
 	// summary.json report the model's θ = T(x). best stays in x until
 	// summarize (the checkpoint keeps it as the method saw it).
 	if s.Transformed() {
-		for i := range rep.Samples {
-			if len(rep.Samples[i].Theta) == len(s.Free) {
-				rep.Samples[i].Theta = s.Forward(rep.Samples[i].Theta)
+		out := make([]abi.Sample, len(samples))
+		for i, smp := range samples {
+			out[i] = smp
+			if len(smp.Theta) == len(s.Free) {
+				out[i].Theta = s.Forward(smp.Theta)
 			}
 		}
+		samples = out
 	}
-	sum := summarize(s, t, o.Workers, rep, best, time.Duration((prevWall+time.Since(start).Seconds())*float64(time.Second)))
+	wall := time.Duration((r.prevWall + time.Since(r.start).Seconds()) * float64(time.Second))
+	sum := summarize(s, r.t, o.Workers, rep, samples, r.best, wall)
+	sum.Provenance = provenance(s, ins)
+	sum.MemoryBudget = r.budget
 	sum.Complete = loopErr == nil
 	if loopErr != nil {
 		sum.Error = loopErr.Error()
 	}
-	if err := writeOutputs(o.OutDir, s, sum, rep.Samples); err != nil {
-		return sum, errors.Join(loopErr, err)
+	werr := writeOutputs(o.OutDir, s, sum, samples)
+	rs.State, rs.Error = StateComplete, ""
+	if !sum.Complete {
+		rs.State, rs.Error = StateStopped, sum.Error
+	}
+	werr = errors.Join(werr, writeRunState(o.OutDir, rs))
+	if werr != nil {
+		return sum, errors.Join(loopErr, werr)
 	}
 	return sum, loopErr
 }
 
+// loop is the ask/tell loop. It returns the error that ended it, whether
+// that happened during an evaluation, and the prior stream and initial
+// points used as they were before the batch in flight.
+func (r *runner) loop(ctx context.Context) (err error, stoppedInEval bool, rngAtAsk []byte, startsAtAsk int) {
+	s, o := r.s, r.o
+	every := o.CheckpointEvery
+	if every == 0 {
+		every = DefaultCheckpointEvery
+	}
+	for ; !s.Method.Done(); r.batches++ {
+		// rngAtAsk is the prior stream's state before the current batch's
+		// draws: a run stopped mid-batch resumes by asking that batch again.
+		rngAtAsk, _ = r.pcg.MarshalBinary()
+		startsAtAsk = r.startsUsed
+		if o.MaxBatches > 0 && r.batches >= o.MaxBatches {
+			return fmt.Errorf("method %s did not finish within %d batches", r.method(), o.MaxBatches), false, rngAtAsk, startsAtAsk
+		}
+		b, err := s.Method.Ask()
+		if err != nil {
+			return fmt.Errorf("method %s: ask: %w", r.method(), err), false, rngAtAsk, startsAtAsk
+		}
+		if err := r.checkBatch(b); err != nil {
+			return err, false, rngAtAsk, startsAtAsk
+		}
+		pts := b.Points
+		if len(pts) == 0 {
+			if pts, r.startsUsed, err = draw(s, r.t, r.rng, b.Draw, r.startsUsed); err != nil {
+				return err, false, rngAtAsk, startsAtAsk
+			}
+		}
+		res, err := r.t.Evaluate(ctx, pts, b.Want)
+		if err != nil {
+			if ctx.Err() != nil {
+				err = fmt.Errorf("%w (%v)", context.Cause(ctx), err)
+			}
+			return err, true, rngAtAsk, startsAtAsk
+		}
+		for _, x := range res {
+			if x.Status == abi.OK && x.LogTarget() > r.best.LogTarget() {
+				// Only what summary.json and the checkpoint need.
+				r.best = abi.Result{Theta: append([]float64(nil), x.Theta...), Status: x.Status, LogPrior: x.LogPrior, LogLik: x.LogLik}
+			}
+		}
+		if err := s.Method.Tell(res); err != nil {
+			return fmt.Errorf("method %s: tell: %w", r.method(), err), false, rngAtAsk, startsAtAsk
+		}
+		if err := r.take(); err != nil {
+			return err, false, rngAtAsk, startsAtAsk
+		}
+		r.prog.update(r.t.Counts())
+		if r.cp != nil && time.Since(r.lastSave) >= every {
+			rs, _ := r.pcg.MarshalBinary()
+			if err := r.save(r.batches+1, rs, r.startsUsed); err != nil {
+				return err, false, rngAtAsk, startsAtAsk
+			}
+		}
+	}
+	return nil, false, rngAtAsk, startsAtAsk
+}
+
+// setup initialises the method and either restores it from the checkpoint
+// (Options.Resume) or starts a new run in OutDir.
+func (r *runner) setup() error {
+	s := r.s
+	if !r.o.Resume {
+		// A new run in this directory: the previous run's checkpoint is
+		// not this run's.
+		removeCheckpoint(r.o.OutDir)
+	}
+	if err := s.Method.Init(abi.Problem{Params: s.XParams, Seed: s.Seed, MemoryBudget: r.budget}); err != nil {
+		return fmt.Errorf("method %s: init: %w", r.method(), err)
+	}
+	if r.o.Resume {
+		return r.resume()
+	}
+	if r.stream != nil {
+		var err error
+		if r.jn, err = createJournal(r.o.OutDir, len(s.XParams)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkBatch refuses a malformed batch or one whose evaluation would not
+// fit in the memory budget.
+func (r *runner) checkBatch(b abi.Batch) error {
+	s, d := r.s, len(r.s.Free)
+	n := len(b.Points)
+	if n == 0 {
+		if b.Draw <= 0 {
+			return fmt.Errorf("method %s asked for an empty batch while not done", r.method())
+		}
+		if b.Draw > MaxDraw {
+			return fmt.Errorf("method %s asked for %d prior draws in one batch (at most %d)", r.method(), b.Draw, MaxDraw)
+		}
+		n = b.Draw
+	}
+	for i, p := range b.Points {
+		if len(p) != d {
+			return fmt.Errorf("method %s: point %d has %d values, want %d", r.method(), i, len(p), d)
+		}
+	}
+	if need := batchBytes(s, n, b.Want); need > r.budget {
+		return fmt.Errorf("method %s asked for a batch of %d points whose evaluation needs about %s, more than the memory budget of %s",
+			r.method(), n, FormatBytes(need), FormatBytes(r.budget))
+	}
+	return nil
+}
+
+// batchBytes estimates the host memory of evaluating n points: each point
+// (drawn or transformed) and its result with what is wanted — gradient d
+// values, residuals R, Jacobian R·d, R the study's observed values — twice,
+// for the collector's headroom (as mcmc.GCFactor).
+func batchBytes(s *study.Study, n int, want abi.Want) int64 {
+	d := int64(len(s.Free))
+	var res int64
+	for _, t := range s.Terms {
+		res += int64(len(t.Obs))
+	}
+	per := 3*8*d + 256 // the point, its θ, the result's copy, headers
+	if want&abi.WantGradient != 0 {
+		per += 8 * d
+	}
+	if want&(abi.WantResiduals|abi.WantJacobian) != 0 {
+		per += 8 * res
+	}
+	if want&abi.WantJacobian != 0 {
+		per += 8 * res * d
+	}
+	per *= 2
+	if per > 0 && int64(n) > math.MaxInt64/per {
+		return math.MaxInt64
+	}
+	return int64(n) * per
+}
+
+// take appends a streaming method's new samples to the journal.
+func (r *runner) take() error {
+	if r.stream == nil {
+		return nil
+	}
+	smp := r.stream.TakeSamples()
+	d := len(r.s.XParams)
+	for i, x := range smp {
+		if len(x.Theta) != d {
+			return fmt.Errorf("method %s: sample %d has %d values, want %d", r.method(), len(r.taken)+i+1, len(x.Theta), d)
+		}
+	}
+	if err := r.jn.append(smp); err != nil {
+		return err
+	}
+	r.taken = append(r.taken, smp...)
+	return nil
+}
+
+// save writes a checkpoint after completed batches, with the prior stream
+// state rs and used initial points.
+func (r *runner) save(completed int, rs []byte, used int) error {
+	if r.cp == nil {
+		return nil
+	}
+	st, err := r.cp.SaveState()
+	if err != nil {
+		return fmt.Errorf("method %s: save state: %w", r.method(), err)
+	}
+	journaled := -1
+	if r.jn != nil {
+		if err := r.jn.flush(); err != nil {
+			return err
+		}
+		journaled = r.jn.n
+	}
+	name, sum, err := saveMethodState(r.o.OutDir, st)
+	if err != nil {
+		return err
+	}
+	abs, _ := filepath.Abs(r.s.Path)
+	c := &checkpoint{Kinfer: Version, StudyFile: abs, StudyHash: r.hash, Seed: r.s.Seed, Batches: completed,
+		WallSeconds: r.prevWall + time.Since(r.start).Seconds(), PriorRNG: rs, StartsUsed: used, Counts: r.t.Counts(),
+		MethodState: name, MethodSHA256: sum, JournalSamples: journaled}
+	if !math.IsInf(r.best.LogTarget(), -1) {
+		b := r.best
+		c.Best = &b
+	}
+	r.lastSave = time.Now()
+	return writeCheckpoint(r.o.OutDir, c)
+}
+
+// resume restores the method, the journal and the host state from OutDir's
+// checkpoint.
+func (r *runner) resume() error {
+	s := r.s
+	if r.cp == nil {
+		return fmt.Errorf("--resume: method %s cannot save its state", r.method())
+	}
+	c, st, err := readCheckpoint(r.o.OutDir, s, r.hash)
+	if err != nil {
+		return err
+	}
+	if err := r.cp.LoadState(st); err != nil {
+		return fmt.Errorf("method %s: load state: %w", r.method(), err)
+	}
+	if r.stream != nil {
+		if c.JournalSamples < 0 {
+			return fmt.Errorf("--resume: %s has no sample journal, but method %s streams its samples", CheckpointFile, r.method())
+		}
+		var restored []abi.Sample
+		if r.jn, restored, err = openJournal(r.o.OutDir, len(s.XParams), c.JournalSamples); err != nil {
+			return err
+		}
+		if err := r.stream.RestoreSamples(restored); err != nil {
+			return fmt.Errorf("method %s: restore samples: %w", r.method(), err)
+		}
+		r.taken = restored
+	}
+	if err := r.pcg.UnmarshalBinary(c.PriorRNG); err != nil {
+		return fmt.Errorf("checkpoint: prior stream: %w", err)
+	}
+	r.t.SetCounts(c.Counts)
+	if c.Best != nil {
+		r.best = *c.Best
+	}
+	r.batches, r.prevWall, r.startsUsed = c.Batches, c.WallSeconds, c.StartsUsed
+	return nil
+}
+
+// writeOutputs writes summary.json and samples.csv, each atomically.
 func writeOutputs(dir string, s *study.Study, sum *Summary, samples []abi.Sample) error {
 	if err := writeJSON(filepath.Join(dir, "summary.json"), sum); err != nil {
 		return err

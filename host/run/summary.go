@@ -1,24 +1,22 @@
 package run
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/builtin/stats"
-	"github.com/kinfer/kinfer/host/dataset"
 	"github.com/kinfer/kinfer/host/study"
 	"github.com/kinfer/kinfer/host/target"
 )
-
-// Version is kinfer's version, written into summary.json.
-const Version = "0.1.0"
 
 // ParamSummary is the marginal summary of one parameter over the samples.
 type ParamSummary struct {
@@ -64,8 +62,11 @@ type Summary struct {
 	MethodReport      any                `json:"method_report"`
 	Fixed             map[string]float64 `json:"fixed,omitempty"`
 	Transform         *TransformSummary  `json:"transform,omitempty"`
-	Complete          bool               `json:"complete"`
-	Error             string             `json:"error,omitempty"`
+	// MemoryBudget is the budget the run planned within (bytes).
+	MemoryBudget int64       `json:"memory_budget"`
+	Provenance   *Provenance `json:"provenance"`
+	Complete     bool        `json:"complete"`
+	Error        string      `json:"error,omitempty"`
 }
 
 // TransformSummary is summary.json's "transform" block: the study's
@@ -83,7 +84,9 @@ const transformNote = "the method explored x with theta = T(x); the log target a
 	"without the log-Jacobian of T: right for an optimiser (the same optimum in theta), but a sampler's draws follow " +
 	"p(T(x)) L(T(x)) in x, which is not the posterior of theta. samples.csv, params and best report theta; method_report is in x."
 
-func summarize(s *study.Study, t *target.Target, workers int, rep abi.Report, best abi.Result, wall time.Duration) *Summary {
+// summarize builds summary.json from the run's tallies, the method's
+// report and the samples (in θ).
+func summarize(s *study.Study, t *target.Target, workers int, rep abi.Report, samples []abi.Sample, best abi.Result, wall time.Duration) *Summary {
 	c := t.Counts()
 	studyFile, err := filepath.Abs(s.Path)
 	if err != nil {
@@ -94,7 +97,7 @@ func summarize(s *study.Study, t *target.Target, workers int, rep abi.Report, be
 		Model: s.ModelInfo.Ref, Method: s.MethodInfo.Ref,
 		Seed: s.Seed, Workers: workers, GoMaxProcs: runtime.GOMAXPROCS(0),
 		Evaluations: c.Evaluations, FailedEvaluations: c.Failed, StatusCounts: c.ByStatus,
-		WallSeconds: F(wall.Seconds()), Samples: len(rep.Samples), MethodReport: jsonSafe(rep.Extra),
+		WallSeconds: F(wall.Seconds()), Samples: len(samples), MethodReport: jsonSafe(rep.Extra),
 	}
 	sum.ModelSeconds = F(c.ModelSeconds)
 	if w := wall.Seconds(); w > 0 {
@@ -107,9 +110,9 @@ func summarize(s *study.Study, t *target.Target, workers int, rep abi.Report, be
 	for _, term := range s.Terms {
 		sum.Likelihoods = append(sum.Likelihoods, term.Component.Ref+" on "+term.Data.Name)
 	}
-	col := make([]float64, len(rep.Samples))
+	col := make([]float64, len(samples))
 	for j, p := range s.Free {
-		for i, smp := range rep.Samples {
+		for i, smp := range samples {
 			col[i] = smp.Theta[j]
 		}
 		nan := F(math.NaN())
@@ -157,13 +160,13 @@ func summarize(s *study.Study, t *target.Target, workers int, rep abi.Report, be
 	return sum
 }
 
-// writeJSON writes v indented.
+// writeJSON writes v indented, atomically.
 func writeJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return writeFileAtomic(path, append(b, '\n'))
 }
 
 // F is a float64 that marshals NaN and ±Inf (not representable in JSON) as
@@ -223,17 +226,33 @@ func clean(v reflect.Value) any {
 	return v.Interface()
 }
 
-// writeSamples writes samples.csv: the free parameters' names, then
-// log_prior and log_likelihood; one row per sample, full precision.
+// writeSamples writes samples.csv atomically: the free parameters' names,
+// then log_prior and log_likelihood; one row per sample, full precision
+// (the format of dataset.Write, row by row so that no second copy of the
+// samples is built).
 func writeSamples(path string, s *study.Study, samples []abi.Sample) error {
 	cols := make([]string, 0, len(s.Free)+2)
 	for _, p := range s.Free {
 		cols = append(cols, p.Name)
 	}
 	cols = append(cols, "log_prior", "log_likelihood")
-	rows := make([][]float64, len(samples))
-	for i, smp := range samples {
-		rows[i] = append(append(make([]float64, 0, len(cols)), smp.Theta...), smp.LogPrior, smp.LogLik)
-	}
-	return dataset.WriteFile(path, cols, rows)
+	return WriteAtomic(path, func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		if err := cw.Write(cols); err != nil {
+			return err
+		}
+		rec := make([]string, len(cols))
+		for _, smp := range samples {
+			for j, v := range smp.Theta {
+				rec[j] = strconv.FormatFloat(v, 'g', -1, 64)
+			}
+			rec[len(cols)-2] = strconv.FormatFloat(smp.LogPrior, 'g', -1, 64)
+			rec[len(cols)-1] = strconv.FormatFloat(smp.LogLik, 'g', -1, 64)
+			if err := cw.Write(rec); err != nil {
+				return err
+			}
+		}
+		cw.Flush()
+		return cw.Error()
+	})
 }

@@ -103,6 +103,22 @@ type Study struct {
 type Options struct {
 	Workers int           // instances per plugin model/likelihood
 	Runtime *wasm.Runtime // needed only when the study names plugins
+	// Interrupt, if set, is the context of everything a signal must be able
+	// to stop: the compilation of every plugin and the plugin models and
+	// likelihoods, whose calls run under it (cancelling it interrupts a call
+	// in progress). Load returns its error once it is cancelled. A method
+	// plugin is created under Load's own ctx instead, so that it stays
+	// usable after Interrupt is cancelled and can still save its state.
+	// nil: Load's ctx for everything.
+	Interrupt context.Context
+}
+
+// interrupt is o.Interrupt, or ctx when it is not set.
+func (o Options) interrupt(ctx context.Context) context.Context {
+	if o.Interrupt != nil {
+		return o.Interrupt
+	}
+	return ctx
 }
 
 // Close releases the plugins' instances.
@@ -153,26 +169,25 @@ func Load(ctx context.Context, path string, o Options) (_ *Study, err error) {
 	if o.Workers < 1 {
 		o.Workers = 1
 	}
-	if err := s.loadModel(ctx, f, d, o); err != nil {
-		return nil, err
-	}
-	if err := s.loadParams(f, d); err != nil {
-		return nil, err
-	}
-	if err := s.loadStarts(f, d); err != nil {
-		return nil, err
-	}
-	if err := s.loadTransforms(f, d); err != nil {
-		return nil, err
-	}
-	if err := s.loadData(f, d); err != nil {
-		return nil, err
-	}
-	if err := s.loadTerms(ctx, f, d, o); err != nil {
-		return nil, err
-	}
-	if err := s.loadMethod(ctx, f, d, o); err != nil {
-		return nil, err
+	ictx := o.interrupt(ctx)
+	for _, step := range []func() error{
+		func() error { return s.loadModel(ictx, f, d, o) },
+		func() error { return s.loadParams(f, d) },
+		func() error { return s.loadStarts(f, d) },
+		func() error { return s.loadTransforms(f, d) },
+		func() error { return s.loadData(f, d) },
+		func() error { return s.loadTerms(ictx, f, d, o) },
+		func() error { return s.loadMethod(ctx, ictx, f, d, o) },
+	} {
+		if err := context.Cause(ictx); err != nil {
+			return nil, fmt.Errorf("loading %s: %w", path, err)
+		}
+		if err := step(); err != nil {
+			if cerr := context.Cause(ictx); cerr != nil && !errors.Is(err, cerr) {
+				err = fmt.Errorf("%w (%w)", cerr, err)
+			}
+			return nil, err
+		}
 	}
 	return s, nil
 }
@@ -184,7 +199,8 @@ func (s *Study) resolvePath(p string) string {
 	return filepath.Join(s.Dir, p)
 }
 
-// plugin loads a plugin manifest named by a component table and checks its kind.
+// plugin loads a plugin manifest named by a component table and checks its
+// kind; ctx is the context of the compilation and first instantiation.
 func (s *Study) plugin(ctx context.Context, d *tomlx.Decoded, r componentRef, kind abi.Kind, o Options) (*wasm.Plugin, error) {
 	m, err := manifest.Load(s.resolvePath(r.plugin))
 	if err != nil {
@@ -624,13 +640,15 @@ func toFloat(v any) float64 {
 	return math.NaN()
 }
 
-func (s *Study) loadMethod(ctx context.Context, f *File, d *tomlx.Decoded, o Options) error {
+// loadMethod loads the method: a plugin is compiled under ictx (the
+// interrupt) but created under ctx, so that it outlives an interrupt.
+func (s *Study) loadMethod(ctx, ictx context.Context, f *File, d *tomlx.Decoded, o Options) error {
 	r, err := parseRef(d, "method", f.Method)
 	if err != nil {
 		return err
 	}
 	if r.plugin != "" {
-		p, err := s.plugin(ctx, d, r, abi.KindMethod, o)
+		p, err := s.plugin(ictx, d, r, abi.KindMethod, o)
 		if err != nil {
 			return err
 		}

@@ -140,10 +140,33 @@ func (m *Method) Spec() abi.Spec { return Spec }
 // Config returns the method's validated settings.
 func (m *Method) Config() Config { return m.cfg }
 
-// Init implements abi.Method. It may be called again to restart.
+// memoryNeed is the planned memory of a run: per start, its Adam state (≈ 8
+// vectors of d values) and its trace, whose points (⌊iterations /
+// trace_every⌋ + 2) each hold an iteration and a log target, with
+// trace_theta d values, twice (the trace grows by doubling) plus their
+// JSON text in a checkpoint or the report (≈ 25 bytes a number).
+func memoryNeed(c Config, d int) float64 {
+	vals := 2.0
+	if c.TraceTheta {
+		vals += float64(d)
+	}
+	points := float64(c.Iterations/c.TraceEvery + 2)
+	perPoint := 2*8*vals + 25*vals
+	perStart := float64(8*8*d+512) + points*perPoint
+	return float64(c.Starts) * perStart
+}
+
+// Init implements abi.Method. It may be called again to restart. It
+// refuses settings whose traces would not fit in the problem's memory
+// budget.
 func (m *Method) Init(p abi.Problem) error {
 	b, err := mcmc.NewBounds("adam", p)
 	if err != nil {
+		return err
+	}
+	if err := mcmc.CheckMemory("adam", p, memoryNeed(m.cfg, len(p.Params)),
+		fmt.Sprintf("starts = %d with iterations / trace_every = %d / %d trace points (trace_theta = %v) of %d parameters",
+			m.cfg.Starts, m.cfg.Iterations, m.cfg.TraceEvery, m.cfg.TraceTheta, len(p.Params))); err != nil {
 		return err
 	}
 	m.bounds = b

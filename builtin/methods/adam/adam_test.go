@@ -553,3 +553,19 @@ func BenchmarkStep(b *testing.B) {
 		}
 	}
 }
+
+// Init refuses traces that would not fit in the memory budget (the default
+// 4 GiB here: 10⁵ starts × 10⁹ trace points), naming the settings.
+func TestMemoryBudget(t *testing.T) {
+	m, err := New([]float64{0.01, 0.9, 0.999, 1e-8, 1e9, 100_000, 1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := conformance.Conjugate2D().Target.Problem(1)
+	if err := m.Init(p); err == nil || !strings.Contains(err.Error(), "starts = 100000 with iterations / trace_every = 1000000000 / 1") || !strings.Contains(err.Error(), "memory budget of 4 GiB") {
+		t.Fatalf("Init: %v", err)
+	}
+	if err := newMethod(t, 0.01, 100, 4).Init(p); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -251,8 +251,24 @@ func (m *Method) Spec() abi.Spec { return Spec }
 // Config returns the method's validated settings.
 func (m *Method) Config() Config { return m.cfg }
 
+// memoryNeed is the planned memory of a run: its trace, whose points
+// (⌊maxiter / trace_every⌋ + 2) each hold an iteration, an evaluation count
+// and a log target, with trace_theta the best point's d values, twice (the
+// trace grows by doubling) plus their JSON text in a checkpoint or the
+// report (≈ 25 bytes a number); and the state of the annealing and of a
+// local search (≈ 16 vectors of d values).
+func memoryNeed(c Config, d int) float64 {
+	vals := 3.0
+	if c.TraceTheta {
+		vals += float64(d)
+	}
+	points := float64(c.MaxIter/c.TraceEvery + 2)
+	return points*(2*8*vals+25*vals) + float64(16*8*d+4096)
+}
+
 // Init implements abi.Method. It may be called again to restart. The
-// parameter box must be finite: the visits wrap around it.
+// parameter box must be finite: the visits wrap around it. Settings whose
+// trace would not fit in the problem's memory budget are refused.
 func (m *Method) Init(p abi.Problem) error {
 	b, err := mcmc.NewBounds("anneal", p)
 	if err != nil {
@@ -262,6 +278,10 @@ func (m *Method) Init(p abi.Problem) error {
 		if math.IsInf(b.Lower[i], 0) || math.IsInf(b.Upper[i], 0) {
 			return fmt.Errorf("anneal: parameter %q has bounds [%g, %g]; annealing needs a finite box", q.Name, q.Lower, q.Upper)
 		}
+	}
+	if err := mcmc.CheckMemory("anneal", p, memoryNeed(m.cfg, len(p.Params)),
+		fmt.Sprintf("maxiter / trace_every = %d / %d trace points (trace_theta = %v) of %d parameters", m.cfg.MaxIter, m.cfg.TraceEvery, m.cfg.TraceTheta, len(p.Params))); err != nil {
+		return err
 	}
 	m.bounds = b
 	m.vis = newVisitor(m.cfg.Visit, b.Lower, b.Upper)

@@ -570,3 +570,21 @@ func TestSettings(t *testing.T) {
 
 // mcmcRand is a stream for tests of the visiting distribution.
 func mcmcRand(k int) *rand.Rand { return rand.New(mcmc.Stream(99, k)) }
+
+// Init refuses a trace that would not fit in the memory budget (10⁹ trace
+// points of 3 values against 1 MiB), naming the settings.
+func TestMemoryBudget(t *testing.T) {
+	m, err := New([]float64{1e9, 5230, 2e-5, 2.62, -5, 1e7, 0, 100, 1e-3, 1, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := conformance.Conjugate2D().Target.Problem(1)
+	p.MemoryBudget = 1 << 20
+	if err := m.Init(p); err == nil || !strings.Contains(err.Error(), "maxiter / trace_every = 1000000000 / 1") || !strings.Contains(err.Error(), "memory budget of 1 MiB") {
+		t.Fatalf("Init: %v", err)
+	}
+	p.MemoryBudget = 0 // the default, 4 GiB: 10⁹ points need ≈ 100 GiB
+	if err := m.Init(p); err == nil {
+		t.Fatal("Init accepted 10⁹ trace points within the default budget")
+	}
+}

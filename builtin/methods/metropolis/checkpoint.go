@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/kinfer/kinfer/abi"
 )
 
 // SaveState implements abi.Checkpointer: the whole run state as JSON,
@@ -16,6 +18,10 @@ func (m *Method) SaveState() ([]byte, error) {
 		return nil, errors.New("metropolis: SaveState before Init")
 	}
 	s := m.st
+	s.Samples = make([][]abi.Sample, len(m.kept))
+	for c, k := range m.kept {
+		s.Samples[c] = k[s.Taken-m.keptFrom:]
+	}
 	s.RNG = make([][]byte, len(m.rngs))
 	for k, g := range m.rngs {
 		b, err := g.MarshalBinary()
@@ -59,7 +65,71 @@ func (m *Method) LoadState(b []byte) error {
 		rands[k] = rand.New(rngs[k])
 	}
 	s.RNG = nil
+	m.kept, m.keptFrom = s.Samples, s.Taken
+	s.Samples = nil
 	m.st, m.rngs, m.rands = s, rngs, rands
+	return nil
+}
+
+// keptSteps is the number of kept steps so far.
+func (m *Method) keptSteps() int {
+	if m.st.Step <= m.cfg.BurnIn {
+		return 0
+	}
+	return (m.st.Step - m.cfg.BurnIn) / m.cfg.Thin
+}
+
+// steps returns the draws of kept steps [from, to), step by step, chains in
+// order within a step.
+func (m *Method) steps(from, to int) []abi.Sample {
+	c := len(m.kept)
+	out := make([]abi.Sample, 0, (to-from)*c)
+	for k := from; k < to; k++ {
+		for ch := range c {
+			out = append(out, m.kept[ch][k-m.keptFrom])
+		}
+	}
+	return out
+}
+
+// TakeSamples implements abi.SampleStream: the draws of the kept steps
+// since the previous call, in output order.
+func (m *Method) TakeSamples() []abi.Sample {
+	if !m.inited {
+		return nil
+	}
+	to := m.keptSteps()
+	out := m.steps(m.st.Taken, to)
+	m.st.Taken = to
+	return out
+}
+
+// RestoreSamples implements abi.SampleStream: after LoadState, the draws
+// TakeSamples had handed out when the state was saved.
+func (m *Method) RestoreSamples(smp []abi.Sample) error {
+	if !m.inited {
+		return errors.New("metropolis: RestoreSamples before Init")
+	}
+	c, d := len(m.kept), m.st.D
+	if len(smp) != m.keptFrom*c {
+		return fmt.Errorf("metropolis: RestoreSamples got %d draws, the state needs %d (%d kept steps × %d chains)", len(smp), m.keptFrom*c, m.keptFrom, c)
+	}
+	for i, x := range smp {
+		if len(x.Theta) != d {
+			return fmt.Errorf("metropolis: restored draw %d has %d values, want %d", i, len(x.Theta), d)
+		}
+	}
+	if m.keptFrom == 0 {
+		return nil
+	}
+	for ch := range c {
+		k := make([]abi.Sample, m.keptFrom, m.keptFrom+len(m.kept[ch]))
+		for s := range m.keptFrom {
+			k[s] = smp[s*c+ch]
+		}
+		m.kept[ch] = append(k, m.kept[ch]...)
+	}
+	m.keptFrom = 0
 	return nil
 }
 
@@ -84,6 +154,23 @@ func (s *state) check() error {
 	for k, x := range s.X {
 		if len(x) != d {
 			return fmt.Errorf("x[%d] has %d entries, want %d", k, len(x), d)
+		}
+	}
+	kept := 0
+	if s.Step > s.Config.BurnIn && s.Config.Thin > 0 {
+		kept = (s.Step - s.Config.BurnIn) / s.Config.Thin
+	}
+	if s.Taken < 0 || s.Taken > kept {
+		return fmt.Errorf("taken %d of %d kept steps", s.Taken, kept)
+	}
+	for k, smp := range s.Samples {
+		if len(smp) != kept-s.Taken {
+			return fmt.Errorf("samples[%d] has %d draws, want %d (kept steps %d, taken %d)", k, len(smp), kept-s.Taken, kept, s.Taken)
+		}
+		for i, x := range smp {
+			if len(x.Theta) != d {
+				return fmt.Errorf("samples[%d][%d] has %d values, want %d", k, i, len(x.Theta), d)
+			}
 		}
 	}
 	started := true

@@ -64,8 +64,14 @@
 //
 // # Output
 //
-// Report.Samples are the kept draws (every thin-th state after burn-in), all
-// of chain 0 first, then chain 1, and so on. Report.Extra holds chains,
+// Report.Samples are the kept draws (every thin-th state after burn-in) in
+// the order they are produced: the first kept step of chains 0, 1, ...,
+// then the second, and so on (draw i is chain i mod chains). The method
+// streams them (abi.SampleStream): TakeSamples hands out the draws of the
+// kept steps since the previous call, and a saved state leaves those out,
+// so that a checkpoint does not grow with the run. The draws grow in
+// memory as they are produced; Init refuses settings whose draws would not
+// fit in abi.Problem's memory budget. Report.Extra holds chains,
 // samples_per_chain, burn_in, thin, acceptance_rate (all post-burn-in
 // proposals), acceptance_per_chain, burn_in_acceptance_rate,
 // proposal_scale (λ), proposal_sd (√(λΣᵢᵢ) per parameter), init_draws

@@ -136,13 +136,19 @@ type state struct {
 	PendingChains []int       `json:"pending_chains,omitempty"`
 	Proposals     [][]float64 `json:"proposals,omitempty"`
 
-	// Counters and output.
-	AcceptBurn   []int          `json:"accept_burn"`
-	AcceptKept   []int          `json:"accept_kept"`
-	ProposedKept int            `json:"proposed_kept"`
-	Failures     int            `json:"failures"`
-	OutOfSupport int            `json:"out_of_support"`
-	Samples      [][]abi.Sample `json:"samples"`
+	// Counters.
+	AcceptBurn   []int `json:"accept_burn"`
+	AcceptKept   []int `json:"accept_kept"`
+	ProposedKept int   `json:"proposed_kept"`
+	Failures     int   `json:"failures"`
+	OutOfSupport int   `json:"out_of_support"`
+
+	// Taken is the number of kept steps whose draws TakeSamples has handed
+	// out (abi.SampleStream). Samples, filled only in a checkpoint, holds
+	// per chain the kept draws of the later steps: a checkpoint does not
+	// repeat what the host has journaled.
+	Taken   int            `json:"taken"`
+	Samples [][]abi.Sample `json:"samples"`
 }
 
 // Method is the adaptive Metropolis sampler. Use New, then Init.
@@ -153,6 +159,11 @@ type Method struct {
 	rngs   []*rand.PCG
 	rands  []*rand.Rand
 	st     state
+	// kept holds per chain the kept draws of steps keptFrom, keptFrom+1,
+	// ...; keptFrom is 0 except after LoadState of a state with taken
+	// steps, until RestoreSamples gives them back.
+	kept     [][]abi.Sample
+	keptFrom int
 }
 
 // Spec implements abi.Method.
@@ -161,15 +172,32 @@ func (m *Method) Spec() abi.Spec { return Spec }
 // Config returns the method's validated settings.
 func (m *Method) Config() Config { return m.cfg }
 
-// Init implements abi.Method. It may be called again to restart.
+// Memory per kept draw: its d values twice (the method's and, when the
+// study has transforms, the host's θ for samples.csv), the Sample headers
+// of the method's list, the host's list and the report, and slack for the
+// lists' growth by doubling; then per chain its state (x, the proposal and
+// the batch's copy, counters, stream) and the d×d adaptation matrices.
+func memoryNeed(c Config, d int) float64 {
+	perDraw := float64(2*8*d + 4*mcmc.SampleHeader + 8)
+	perChain := float64(3*8*d + 256)
+	return float64(c.Chains)*float64(c.Samples)*perDraw + float64(c.Chains)*perChain + float64(4*8*d*d)
+}
+
+// Init implements abi.Method. It may be called again to restart. It
+// refuses settings whose kept draws would not fit in the problem's memory
+// budget.
 func (m *Method) Init(p abi.Problem) error {
 	b, err := mcmc.NewBounds("metropolis", p)
 	if err != nil {
 		return err
 	}
-	m.bounds = b
 	d := len(p.Params)
 	c := m.cfg.Chains
+	if err := mcmc.CheckMemory("metropolis", p, memoryNeed(m.cfg, d),
+		fmt.Sprintf("chains × samples = %d × %d kept draws of %d parameters", c, m.cfg.Samples, d)); err != nil {
+		return err
+	}
+	m.bounds = b
 	m.rngs, m.rands = make([]*rand.PCG, c), make([]*rand.Rand, c)
 	for k := range c {
 		m.rngs[k] = mcmc.Stream(p.Seed, k) // chain k's own stream
@@ -180,12 +208,14 @@ func (m *Method) Init(p abi.Problem) error {
 		X:      make([][]float64, c), LogPrior: make([]float64, c), LogLik: make([]float64, c),
 		Started: make([]bool, c), InitDraws: make([]int, c),
 		S0: make([]float64, d), AccMean: make([]float64, d), AccM2: make([]float64, d*d),
-		AcceptBurn: make([]int, c), AcceptKept: make([]int, c), Samples: make([][]abi.Sample, c),
+		AcceptBurn: make([]int, c), AcceptKept: make([]int, c),
 	}
 	for k := range c {
 		s.X[k] = make([]float64, d)
-		s.Samples[k] = make([]abi.Sample, 0, m.cfg.Samples)
 	}
+	// The kept draws grow as they are produced: nothing is reserved for
+	// the final count.
+	m.kept, m.keptFrom = make([][]abi.Sample, c), 0
 	m.st = s
 	m.inited = true
 	return nil
@@ -382,7 +412,7 @@ func (m *Method) tellProposals(results []abi.Result) {
 	s.ProposedKept++
 	if (step-m.cfg.BurnIn)%m.cfg.Thin == 0 {
 		for c := range s.X {
-			s.Samples[c] = append(s.Samples[c], abi.Sample{
+			m.kept[c] = append(m.kept[c], abi.Sample{
 				Theta: append([]float64(nil), s.X[c]...), LogPrior: s.LogPrior[c], LogLik: s.LogLik[c],
 			})
 		}
@@ -457,12 +487,13 @@ func (m *Method) Report() (abi.Report, error) {
 	if !m.Done() {
 		return abi.Report{}, errors.New("metropolis: Report before the run is done")
 	}
+	if m.keptFrom != 0 {
+		return abi.Report{}, fmt.Errorf("metropolis: Report without the draws of the first %d kept steps (RestoreSamples after LoadState)", m.keptFrom)
+	}
 	s := &m.st
 	c, d := m.cfg.Chains, s.D
 	var rep abi.Report
-	for _, ch := range s.Samples {
-		rep.Samples = append(rep.Samples, ch...)
-	}
+	rep.Samples = m.steps(0, m.keptSteps())
 	rate := func(acc, n int) float64 {
 		if n == 0 {
 			return math.NaN()
@@ -482,7 +513,7 @@ func (m *Method) Report() (abi.Report, error) {
 	for i := range d {
 		for k := range c {
 			col[k] = col[k][:0]
-			for _, smp := range s.Samples[k] {
+			for _, smp := range m.kept[k] {
 				col[k] = append(col[k], smp.Theta[i])
 			}
 		}

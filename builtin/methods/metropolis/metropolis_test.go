@@ -165,10 +165,14 @@ func TestProtocol(t *testing.T) {
 	if _, err := m.Ask(); err == nil {
 		t.Error("Ask after done succeeded")
 	}
-	// Layout: chain 0's draws, then chain 1's.
+	// Layout: step by step, chain 0 then chain 1 within a step.
 	for k := range 2 {
-		if err := conformance.SameSamples(rep.Samples[5*k:5*k+5], m.st.Samples[k]); err != nil {
-			t.Errorf("report block %d is not chain %d's draws: %v", k, k, err)
+		var chain []abi.Sample
+		for i := k; i < len(rep.Samples); i += 2 {
+			chain = append(chain, rep.Samples[i])
+		}
+		if err := conformance.SameSamples(chain, m.kept[k]); err != nil {
+			t.Errorf("report rows %d, %d+2, ... are not chain %d's draws: %v", k, k, k, err)
 		}
 	}
 	conformance.CheckExtra(t, rep.Extra, "chains", "acceptance_rate", "acceptance_per_chain", "proposal_scale", "rhat", "ess")
@@ -231,6 +235,45 @@ func BenchmarkStep(b *testing.B) {
 		}
 		if err := m.Tell(results[:batch.Len()]); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// The kept draws stream out (abi.SampleStream) and a checkpoint leaves the
+// streamed ones out: restored with them, a run continues exactly, and the
+// state saved late in a run of 4 × 2000 kept draws stays small (the draws
+// alone are ≈ 4·2000·60 B = 480 kB of JSON; the rest of the state is
+// ≈ 2 kB for d = 2).
+func TestStreamResume(t *testing.T) {
+	const chains, samples, burnIn, thin = 4, 2000, 300, 1
+	const maxState = 16 << 10
+	newM := func() abi.Method { return newMethod(t, chains, samples, burnIn, thin) }
+	conformance.CheckStreamResume(t, newM, conformance.Conjugate2D().Target, 5, []int{1, 150, 299, 300, 301, 302, 1500, 2299}, maxState)
+}
+
+// Init refuses settings whose kept draws exceed the memory budget, naming
+// the settings and the bytes, before reserving anything; accepted settings
+// reserve nothing for the draws to come.
+func TestMemoryBudget(t *testing.T) {
+	c := conformance.Conjugate2D()
+	m := newMethod(t, 100_000, 100_000_000, 0, 1)
+	err := m.Init(c.Target.Problem(1))
+	if err == nil || !strings.Contains(err.Error(), "chains × samples = 100000 × 100000000") || !strings.Contains(err.Error(), "memory budget of 4 GiB") {
+		t.Fatalf("Init: %v", err)
+	}
+	p := c.Target.Problem(1)
+	p.MemoryBudget = 1 << 20
+	m = newMethod(t, 4, 5000, 0, 1) // ≈ 2 · 4·5000·(2·16 + 168) B = 7.6 MiB
+	if err := m.Init(p); err == nil || !strings.Contains(err.Error(), "more than the memory budget of 1 MiB") {
+		t.Fatalf("Init with a 1 MiB budget: %v", err)
+	}
+	p.MemoryBudget = 64 << 20
+	if err := m.Init(p); err != nil {
+		t.Fatal(err)
+	}
+	for k, ch := range m.kept {
+		if cap(ch) != 0 {
+			t.Errorf("chain %d reserved %d draws at Init", k, cap(ch))
 		}
 	}
 }

@@ -185,15 +185,29 @@ func (m *Method) Spec() abi.Spec { return Spec }
 // Config returns the method's validated settings.
 func (m *Method) Config() Config { return m.cfg }
 
+// memoryNeed is the planned memory of a run: per chain, its point in the
+// population, the stage's copy, the proposal, the batch handed to the host
+// and the report's sample (5·d values and their headers), its weights and
+// bookkeeping (12 values), and the checkpoint's base64 text of the state
+// (≈ 1.4 × 3·d values); per stage, its record with d CDF changes.
+func memoryNeed(c Config, d int) float64 {
+	perChain := float64(8*(5*d+12) + 3*mcmc.SampleHeader + 11*3*d)
+	perStage := float64(8*d + 256)
+	return float64(c.Chains)*perChain + float64(c.MaxStages)*perStage + float64(2*8*d*d)
+}
+
 // Init implements abi.Method. It may be called again to restart.
 func (m *Method) Init(p abi.Problem) error {
 	b, err := mcmc.NewBounds("tmcmc", p)
 	if err != nil {
 		return err
 	}
-	m.bounds = b
 	d := len(p.Params)
 	n := m.cfg.Chains
+	if err := mcmc.CheckMemory("tmcmc", p, memoryNeed(m.cfg, d), fmt.Sprintf("chains = %d (the population) of %d parameters and max_stages = %d", n, d, m.cfg.MaxStages)); err != nil {
+		return err
+	}
+	m.bounds = b
 	m.rng = mcmc.Stream(p.Seed, 0) // one stream for the whole population
 	m.rnd = rand.New(m.rng)
 	m.st = state{

@@ -551,3 +551,18 @@ func TestStageCDFChange(t *testing.T) {
 		t.Fatalf("first stage changed the marginal by %g, last by %g: want the first larger", first, last)
 	}
 }
+
+// Init refuses a population that would not fit in the memory budget,
+// naming the settings and the bytes; a fitting one is accepted.
+func TestMemoryBudget(t *testing.T) {
+	p := conformance.Conjugate2D().Target.Problem(1)
+	p.MemoryBudget = 1 << 20
+	m := newMethod(t, 10_000, 5, Bartsoen) // ≈ 2 · 10⁴ · 362 B = 7 MiB for d = 2
+	if err := m.Init(p); err == nil || !strings.Contains(err.Error(), "chains = 10000") || !strings.Contains(err.Error(), "more than the memory budget of 1 MiB") {
+		t.Fatalf("Init: %v", err)
+	}
+	p.MemoryBudget = 64 << 20
+	if err := m.Init(p); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -162,3 +162,41 @@ func JSONList(xs []float64) []any {
 	}
 	return out
 }
+
+// SampleHeader is the memory of one abi.Sample besides its Theta values: a
+// slice header and two float64s (on a 64-bit platform).
+const SampleHeader = 40
+
+// GCFactor is the ratio of a Go process's heap to its live data: the
+// collector lets the heap grow to (1 + GOGC/100) times what was live after
+// the last collection, twice with the default GOGC = 100 (runtime/debug,
+// SetGCPercent).
+const GCFactor = 2
+
+// CheckMemory refuses settings whose planned live memory, live bytes,
+// needs more than the problem's budget (abi.Problem.MemoryBudget) once the
+// collector's headroom (GCFactor) is counted. what names the settings and
+// their values, e.g. "chains × samples = 4 × 5000 kept draws of 2
+// parameters"; the error is prefixed by method.
+func CheckMemory(method string, p abi.Problem, live float64, what string) error {
+	if need, budget := GCFactor*live, p.Budget(); need > float64(budget) {
+		return fmt.Errorf("%s: %s need about %s of memory, more than the memory budget of %s; lower the settings or raise the budget (kinfer run --memory-budget)",
+			method, what, FormatBytes(need), FormatBytes(float64(budget)))
+	}
+	return nil
+}
+
+// FormatBytes writes n bytes in the largest binary unit that keeps the
+// number ≥ 1 (1.5 GiB, 300 MiB).
+func FormatBytes(n float64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"}
+	u := 0
+	for n >= 1024 && u < len(units)-1 {
+		n /= 1024
+		u++
+	}
+	if u == 0 {
+		return fmt.Sprintf("%.0f B", n)
+	}
+	return fmt.Sprintf("%.3g %s", n, units[u])
+}

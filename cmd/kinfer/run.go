@@ -1,0 +1,275 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/kinfer/kinfer/host/run"
+	"github.com/kinfer/kinfer/host/study"
+	"github.com/kinfer/kinfer/host/wasm"
+)
+
+// loadGrace is how long an interrupted run waits for the study's loading
+// (plugin compilation and instantiation) to notice the interrupt before it
+// gives up on it: the process then exits without it.
+const loadGrace = 300 * time.Millisecond
+
+// errAbandoned: the study's loading did not return after an interrupt; its
+// goroutine, the runtime and the study are left to the process exit.
+var errAbandoned = errors.New("abandoned")
+
+// runFlags are kinfer run's flags.
+type runFlags struct {
+	out, resume, verify, budget string
+	seed                        int64
+	workers                     int
+	verbose                     bool
+	every                       time.Duration
+	everySet                    bool
+}
+
+func cmdRun(args []string, stdout, stderr io.Writer) error {
+	var f runFlags
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.StringVar(&f.out, "o", "", "output directory (default out/<study name>)")
+	fs.Int64Var(&f.seed, "seed", -1, "override the study's seed")
+	fs.IntVar(&f.workers, "workers", runtime.NumCPU(), "parallel evaluation workers (results do not depend on them)")
+	fs.BoolVar(&f.verbose, "verbose", false, "show plugin log lines and the run's phases on stderr")
+	fs.StringVar(&f.resume, "resume", "", "continue the stopped run whose output directory this is")
+	fs.StringVar(&f.verify, "verify", "", "re-run the complete run whose output directory this is (same study, data, plugins and seed) and say whether samples.csv is byte-identical")
+	fs.DurationVar(&f.every, "checkpoint-every", run.DefaultCheckpointEvery, "least time between checkpoints (refused for a method that cannot checkpoint)")
+	fs.StringVar(&f.budget, "memory-budget", "", "memory the method's settings may plan for, e.g. 8GiB (default: half the physical memory, at most 16 GiB)")
+	npos := 1
+	for _, a := range args {
+		for _, name := range []string{"resume", "verify"} {
+			if a == "--"+name || a == "-"+name || strings.HasPrefix(a, "--"+name+"=") || strings.HasPrefix(a, "-"+name+"=") {
+				npos = 0
+			}
+		}
+	}
+	pos, err := parse(fs, args, npos)
+	if err != nil {
+		return err
+	}
+	fs.Visit(func(fl *flag.Flag) { f.everySet = f.everySet || fl.Name == "checkpoint-every" })
+	if f.workers < 1 {
+		return usageError{fmt.Errorf("--workers must be ≥ 1")}
+	}
+	var budget int64
+	if f.budget != "" {
+		if budget, err = run.ParseBytes(f.budget); err != nil {
+			return usageError{fmt.Errorf("--memory-budget: %w", err)}
+		}
+	}
+	if f.resume != "" && f.verify != "" {
+		return usageError{errors.New("--resume and --verify exclude each other")}
+	}
+	if (f.resume != "" || f.verify != "") && (f.out != "" || f.seed >= 0) {
+		return usageError{fmt.Errorf("--resume and --verify take the output directory; -o and --seed come from its run")}
+	}
+
+	ctx, stop := interruptible(stderr)
+	defer stop()
+	if f.verify != "" {
+		return verify(ctx, f.verify, f, budget, stdout, stderr)
+	}
+
+	var studyFile, dir string
+	seed := f.seed
+	if f.resume != "" {
+		dir = f.resume
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return fmt.Errorf("--resume: %s is not a run's output directory (%v)", dir, err)
+		}
+	} else {
+		studyFile = pos[0]
+		if dir = f.out; dir == "" {
+			sf, _, err := study.Decode(studyFile)
+			if err != nil {
+				return err
+			}
+			dir = filepath.Join("out", sf.Name)
+		}
+	}
+	// The directory is locked before anything else: a second run (or
+	// resume) on it fails at once.
+	_, statErr := os.Stat(dir)
+	lock, err := run.LockDir(dir)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		lock.Unlock()
+		if os.IsNotExist(statErr) {
+			// A run that wrote nothing (its study did not load) leaves no
+			// directory behind.
+			if _, err := os.Stat(filepath.Join(dir, "summary.json")); os.IsNotExist(err) {
+				os.Remove(filepath.Join(dir, run.LockFile))
+				os.Remove(dir)
+			}
+		}
+	}()
+	if f.resume != "" {
+		sf, sd, err := run.ResumeInfo(dir)
+		if err != nil {
+			return err
+		}
+		studyFile, seed = sf, int64(sd)
+	}
+	sum, err := execute(ctx, studyFile, dir, lock, seed, budget, f, stderr)
+	if sum != nil {
+		printSummary(stdout, sum, dir)
+	}
+	return explain(ctx, err, dir)
+}
+
+// interruptible returns a context that the first SIGINT or SIGTERM
+// cancels (the run stops, interrupting plugin calls in progress, and
+// writes its partial results and checkpoint); a second signal exits at
+// once.
+func interruptible(stderr io.Writer) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 2)
+	done := make(chan struct{})
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case sig := <-sigs:
+			cancel(fmt.Errorf("interrupted by %s", signalName(sig)))
+			fmt.Fprintf(stderr, "kinfer: %s: stopping (partial results and a checkpoint are written); a second signal exits at once\n", signalName(sig))
+		case <-done:
+			return
+		}
+		select {
+		case sig := <-sigs:
+			fmt.Fprintf(stderr, "kinfer: %s again: exiting at once\n", signalName(sig))
+			os.Exit(130)
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel(nil)
+	}
+}
+
+func signalName(sig os.Signal) string {
+	switch sig {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return sig.String()
+}
+
+// execute loads the study (interruptibly) and runs it into dir, which the
+// caller has locked. seed ≥ 0 overrides the study's.
+func execute(ctx context.Context, studyFile, dir string, lock *run.DirLock, seed, budget int64, f runFlags, stderr io.Writer) (*run.Summary, error) {
+	var plog io.Writer
+	if f.verbose {
+		plog = stderr
+	}
+	phase := func(format string, args ...any) {
+		if f.verbose {
+			fmt.Fprintf(stderr, "kinfer: "+format+"\n", args...)
+		}
+	}
+	rt, err := newRuntime(ctx, plog)
+	if err != nil {
+		return nil, err
+	}
+	phase("loading %s", studyFile)
+	s, err := loadInterruptible(ctx, studyFile, study.Options{Workers: f.workers, Runtime: rt, Interrupt: ctx})
+	if err != errAbandoned {
+		defer rt.Close(context.Background())
+	}
+	if err != nil {
+		if ctx.Err() != nil && f.resume == "" {
+			// Interrupted while loading: the run stops with what it has,
+			// nothing computed yet.
+			cause := fmt.Errorf("%w while loading the study", context.Cause(ctx))
+			if werr := run.WriteUnloaded(dir, studyFile, seed, cause); werr != nil {
+				return nil, errors.Join(cause, werr)
+			}
+			return nil, cause
+		}
+		return nil, err
+	}
+	defer s.Close()
+	if f.everySet && !run.CanCheckpoint(s.Method) {
+		return nil, fmt.Errorf("--checkpoint-every: method %s (%s) cannot save its state (its spec has no %q capability), so no checkpoint can be written; run without --checkpoint-every (the run then has no checkpoints and cannot be resumed)",
+			s.MethodInfo.Spec.Name, s.MethodInfo.Ref, "checkpoint")
+	}
+	if seed >= 0 {
+		s.Seed = uint64(seed)
+	}
+	var prog io.Writer
+	if fl, ok := stderr.(*os.File); ok && run.IsTerminal(fl) {
+		prog = stderr
+	}
+	phase("running method %s on %d workers into %s", s.MethodInfo.Ref, f.workers, dir)
+	return run.Run(ctx, s, run.Options{OutDir: dir, Workers: f.workers, Progress: prog,
+		Resume: f.resume != "", CheckpointEvery: f.every, MemoryBudget: budget, Lock: lock})
+}
+
+// loadInterruptible loads the study; once ctx is cancelled it waits at
+// most loadGrace for the loading to return (host/wasm stops compiling and
+// instantiating on the interrupt) and otherwise returns errAbandoned.
+func loadInterruptible(ctx context.Context, path string, o study.Options) (*study.Study, error) {
+	type result struct {
+		s   *study.Study
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		s, err := study.Load(context.Background(), path, o)
+		ch <- result{s, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.s, r.err
+	case <-ctx.Done():
+	}
+	select {
+	case r := <-ch:
+		if r.err == nil {
+			return r.s, nil // the run itself stops at once
+		}
+		return nil, r.err
+	case <-time.After(loadGrace):
+		return nil, errAbandoned
+	}
+}
+
+// explain turns a run's error into the CLI's message: an interrupt says
+// so, and an error after which a checkpoint exists says how to continue —
+// unless the fault is deterministic (a plugin trap, a malformed result),
+// which a resume would meet again.
+func explain(ctx context.Context, err error, dir string) error {
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		err = fmt.Errorf("%v; partial results written to %s", context.Cause(ctx), dir)
+	}
+	var we *wasm.Error
+	if errors.As(err, &we) && we.Deterministic() {
+		return err
+	}
+	if _, serr := os.Stat(filepath.Join(dir, run.CheckpointFile)); serr == nil {
+		err = fmt.Errorf("%w\n(the run can continue where it stopped: kinfer run --resume %s)", err, dir)
+	}
+	return err
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/host/run"
+	"github.com/kinfer/kinfer/host/wasm"
+)
+
+// --verify re-runs the quickstart from its provenance and finds samples.csv
+// identical; a tampered samples.csv differs at the tampered line; a changed
+// data file makes it refuse.
+func TestVerify(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "study.toml"), mustRead(t, "../../examples/quickstart/study.toml"), 0o644)
+	os.WriteFile(filepath.Join(dir, "force_length.csv"), mustRead(t, "../../examples/quickstart/force_length.csv"), 0o644)
+	out := filepath.Join(dir, "out")
+	if code, o, e := kinfer(t, "run", filepath.Join(dir, "study.toml"), "-o", out, "--seed", "3", "--workers", "2"); code != 0 {
+		t.Fatal(o, e)
+	}
+	code, o, e := kinfer(t, "run", "--verify", out, "--workers", "1")
+	if code != 0 || !strings.Contains(o, "identical") || !strings.Contains(o, "with seed 3") {
+		t.Fatalf("verify: exit %d\n%s\n%s", code, o, e)
+	}
+	p := filepath.Join(out, "samples.csv")
+	lines := strings.SplitAfter(string(mustRead(t, p)), "\n")
+	lines[6] = strings.Replace(lines[6], ",", "1,", 1)
+	os.WriteFile(p, []byte(strings.Join(lines, "")), 0o644)
+	code, o, e = kinfer(t, "run", "--verify", out)
+	if code != 1 || !strings.Contains(e, "samples.csv differs at line 7") {
+		t.Fatalf("verify of a tampered samples.csv: exit %d\n%s\n%s", code, o, e)
+	}
+	if i := strings.Index(e, "the re-run's "); i > 0 {
+		kept := strings.Fields(e[i+len("the re-run's "):])[0]
+		os.RemoveAll(filepath.Dir(kept))
+	}
+	os.WriteFile(filepath.Join(dir, "force_length.csv"), append(mustRead(t, filepath.Join(dir, "force_length.csv")), "33.1,600\n"...), 0o644)
+	code, _, e = kinfer(t, "run", "--verify", out)
+	if code != 1 || !strings.Contains(e, "cannot verify: inputs changed since the run") || !strings.Contains(e, "data pull-test") {
+		t.Fatalf("verify after a data change: exit %d %s", code, e)
+	}
+}
+
+// Every flag of kinfer run is listed with its description by --help.
+func TestRunHelp(t *testing.T) {
+	code, o, e := kinfer(t, "run", "--help")
+	if code != 0 {
+		t.Fatalf("exit %d %s", code, e)
+	}
+	for _, want := range []string{"-o string", "-seed", "-workers", "-verbose", "-resume", "-verify", "-checkpoint-every", "-memory-budget", "half the physical memory"} {
+		if !strings.Contains(o, want) {
+			t.Errorf("run --help lacks %q:\n%s", want, o)
+		}
+	}
+}
+
+// Accepted but huge method settings are refused at Init with the bytes
+// needed against the budget, not by running out of memory.
+func TestHugeSettingsRefused(t *testing.T) {
+	dir := t.TempDir()
+	src := strings.Replace(string(mustRead(t, "../../examples/quickstart/study.toml")), "chains = 4", "chains = 100000", 1)
+	src = strings.Replace(src, "samples = 5000", "samples = 100000000", 1)
+	os.WriteFile(filepath.Join(dir, "study.toml"), []byte(src), 0o644)
+	os.WriteFile(filepath.Join(dir, "force_length.csv"), mustRead(t, "../../examples/quickstart/force_length.csv"), 0o644)
+	code, _, e := kinfer(t, "run", filepath.Join(dir, "study.toml"), "-o", filepath.Join(dir, "out"))
+	if code != 1 || !strings.Contains(e, "chains × samples = 100000 × 100000000") || !strings.Contains(e, "more than the memory budget of") {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	code, _, e = kinfer(t, "run", "../../examples/quickstart/study.toml", "-o", filepath.Join(dir, "q"), "--memory-budget", "1MiB")
+	if code != 1 || !strings.Contains(e, "more than the memory budget of 1 MiB") {
+		t.Fatalf("--memory-budget 1MiB: exit %d: %s", code, e)
+	}
+	if code, _, e := kinfer(t, "run", "../../examples/quickstart/study.toml", "--memory-budget", "lots"); code != 2 || !strings.Contains(e, "not a size") {
+		t.Fatalf("--memory-budget lots: exit %d: %s", code, e)
+	}
+}
+
+// The resume hint is left out after a deterministic plugin fault (a resume
+// would meet it again) and given after a transient one.
+func TestResumeHintOnlyForTransientFaults(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, run.CheckpointFile), []byte("{}"), 0o644)
+	trap := &wasm.Error{Plugin: "p", Export: "kinfer_model_eval", Status: abi.Trap, Msg: "trapped: unreachable"}
+	timeout := &wasm.Error{Plugin: "p", Export: "kinfer_model_eval", Status: abi.Timeout, Msg: "exceeded timeout_ms=100", Transient: true}
+	ctx := context.Background()
+	if err := explain(ctx, errors.Join(errors.New("run stopped"), trap), dir); strings.Contains(err.Error(), "--resume") {
+		t.Errorf("hint after a trap: %v", err)
+	}
+	if err := explain(ctx, timeout, dir); !strings.Contains(err.Error(), "kinfer run --resume "+dir) {
+		t.Errorf("no hint after a timeout: %v", err)
+	}
+	if err := explain(ctx, errors.New("method m: tell: bad"), t.TempDir()); strings.Contains(err.Error(), "--resume") {
+		t.Errorf("hint without a checkpoint: %v", err)
+	}
+}
+
+// A run whose study does not load leaves no output directory behind.
+func TestFailedLoadLeavesNoDirectory(t *testing.T) {
+	dir := t.TempDir()
+	text := strings.Replace(string(mustRead(t, "../../examples/quickstart/study.toml")), "burn_in = 2000", "burnin = 2000", 1)
+	os.WriteFile(filepath.Join(dir, "study.toml"), []byte(text), 0o644)
+	os.WriteFile(filepath.Join(dir, "force_length.csv"), mustRead(t, "../../examples/quickstart/force_length.csv"), 0o644)
+	out := filepath.Join(dir, "out")
+	if code, _, _ := kinfer(t, "run", filepath.Join(dir, "study.toml"), "-o", out); code != 1 {
+		t.Fatalf("exit %d", code)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("the failed run left %s (%v)", out, err)
+	}
+	if code, _, e := kinfer(t, "run", "--resume", out); code != 1 || !strings.Contains(e, "not a run's output directory") {
+		t.Fatalf("--resume of a missing directory: %d %s", code, e)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatal("--resume created the directory")
+	}
+}

@@ -1,0 +1,284 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// kinferBin is the kinfer binary TestMain builds, for the tests that need a
+// separate process (signals, kills, concurrent runs).
+var kinferBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "kinfer-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	kinferBin = filepath.Join(dir, "kinfer")
+	if out, err := exec.Command("go", "build", "-o", kinferBin, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building kinfer: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// stopWithin is the bound on the time from a signal to the process's exit.
+// The machinery behind it is an interrupt of the plugin call in progress
+// (or, while loading, giving the loading up after loadGrace); the bound is
+// generous against a loaded machine, not a benchmark.
+const stopWithin = time.Second
+
+// proc is a kinfer process started by startKinfer.
+type proc struct {
+	cmd    *exec.Cmd
+	stderr *lineLog
+	done   chan error
+}
+
+// lineLog collects a process's stderr and lets a test wait for a line.
+type lineLog struct {
+	lines chan string
+	all   strings.Builder
+}
+
+func startKinfer(t *testing.T, env []string, args ...string) *proc {
+	t.Helper()
+	cmd := exec.Command(kinferBin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	pr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &proc{cmd: cmd, stderr: &lineLog{lines: make(chan string, 1000)}, done: make(chan error, 1)}
+	scanned := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			p.stderr.all.WriteString(sc.Text() + "\n")
+			select {
+			case p.stderr.lines <- sc.Text():
+			default:
+			}
+		}
+		close(scanned)
+	}()
+	go func() { <-scanned; p.done <- cmd.Wait() }()
+	t.Cleanup(func() { cmd.Process.Kill() })
+	return p
+}
+
+// waitLine waits for a stderr line containing s.
+func (p *proc) waitLine(t *testing.T, s string, timeout time.Duration) {
+	t.Helper()
+	deadline := time.After(timeout)
+	for {
+		select {
+		case l := <-p.stderr.lines:
+			if strings.Contains(l, s) {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("no stderr line with %q within %v", s, timeout)
+		}
+	}
+}
+
+// signalAndWait sends sig and returns how long the process took to exit
+// and its exit code (−1: still running after 10 s).
+func (p *proc) signalAndWait(t *testing.T, sig syscall.Signal) (time.Duration, int) {
+	t.Helper()
+	start := time.Now()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.done:
+		return time.Since(start), p.cmd.ProcessState.ExitCode()
+	case <-time.After(10 * time.Second):
+		return time.Since(start), -1
+	}
+}
+
+// spinInitWasm is a module whose _initialize never returns:
+//
+//	(module
+//	  (memory (export "memory") 1)
+//	  (func (export "_initialize") (loop $l (br $l)))
+//	  (func (export "kinfer_abi_version") (result i32) (i32.const 1)))
+//
+// (wat2wasm 1.0.x), for a study whose plugin hangs in instantiation.
+const spinInitWasm = "0061736d010000000108026000006000017f03030200010503010001072d03066d656d6f727902000b5f696e697469616c697a650000126b696e6665725f6162695f76657273696f6e00010a0e02070003400c000b0b040041010b"
+
+// phaseStudy writes a study that stays in one phase of a run until it is
+// interrupted, and returns its path and the environment for kinfer.
+func phaseStudy(t *testing.T, phase string) (string, []string) {
+	t.Helper()
+	dir := t.TempDir()
+	switch phase {
+	case "compile":
+		// The 3 MB arm plugin compiles for seconds without the cache.
+		man, _ := filepath.Abs("../../plugins/go/arm/plugin.toml")
+		return armStudy(t, dir, `plugin = "`+man+`"`, 10), []string{"KINFER_CACHE_DIR=-"}
+	case "instantiate":
+		b, _ := hex.DecodeString(spinInitWasm)
+		os.WriteFile(filepath.Join(dir, "spininit.wasm"), b, 0o644)
+		os.WriteFile(filepath.Join(dir, "plugin.toml"), []byte("name = \"spininit\"\nversion = \"1.0.0\"\nkind = \"model\"\nabi = 1\nwasm = \"spininit.wasm\"\n[limits]\nmemory_mib = 16\ntimeout_ms = 600000\n"), 0o644)
+	case "call":
+		// spin's model loops forever; its own timeout is raised so that
+		// only the signal can stop the call.
+		src := "../../host/testdata/plugins/spin/"
+		os.WriteFile(filepath.Join(dir, "spin.wasm"), mustRead(t, src+"spin.wasm"), 0o644)
+		man := strings.Replace(string(mustRead(t, src+"plugin.toml")), "timeout_ms = 100", "timeout_ms = 600000", 1)
+		os.WriteFile(filepath.Join(dir, "plugin.toml"), []byte(man), 0o644)
+	}
+	os.WriteFile(filepath.Join(dir, "study.toml"), []byte(strings.Replace(spinStudy, "%s", filepath.Join(dir, "plugin.toml"), 1)), 0o644)
+	os.WriteFile(filepath.Join(dir, "d.csv"), []byte("x,y\n1,2\n"), 0o644)
+	return filepath.Join(dir, "study.toml"), nil
+}
+
+// SIGINT and SIGTERM stop a run within stopWithin in every phase — while a
+// plugin compiles, while one is instantiated, during a plugin call — and
+// the run still writes summary.json with "complete": false; stopped during
+// a call, it also writes its checkpoint.
+func TestSignalStopsEveryPhase(t *testing.T) {
+	for _, phase := range []string{"compile", "instantiate", "call"} {
+		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+			t.Run(phase+"/"+sig.String(), func(t *testing.T) {
+				study, env := phaseStudy(t, phase)
+				out := filepath.Join(t.TempDir(), "out")
+				p := startKinfer(t, env, "run", study, "-o", out, "--verbose", "--workers", "2")
+				marker := "kinfer: loading"
+				if phase == "call" {
+					marker = "kinfer: running"
+				}
+				p.waitLine(t, marker, 20*time.Second)
+				time.Sleep(300 * time.Millisecond) // well inside the phase
+				el, code := p.signalAndWait(t, sig)
+				t.Logf("%s: exit %d %v after the signal", phase, code, el)
+				if code < 0 || el > stopWithin {
+					t.Fatalf("%s, %v: exit %d after %v, want an exit within %v\n%s", phase, sig, code, el, stopWithin, p.stderr.all.String())
+				}
+				if code == 0 {
+					t.Fatalf("an interrupted run exited 0")
+				}
+				if s := readSummary(t, out); s.Complete {
+					t.Fatal("summary.json says complete")
+				}
+				if !strings.Contains(string(mustRead(t, filepath.Join(out, "summary.json"))), "interrupted by") {
+					t.Errorf("summary.json does not say it was interrupted:\n%s", mustRead(t, filepath.Join(out, "summary.json")))
+				}
+				if phase == "call" {
+					if _, err := os.Stat(filepath.Join(out, "checkpoint.json")); err != nil {
+						t.Errorf("no checkpoint after a stop during a call: %v", err)
+					}
+					if !strings.Contains(p.stderr.all.String(), "kinfer run --resume "+out) {
+						t.Errorf("no resume hint:\n%s", p.stderr.all.String())
+					}
+				}
+			})
+		}
+	}
+}
+
+// A second signal exits at once (status 130), even when the first one's
+// stop is still under way: here the first waits up to loadGrace for a
+// plugin's compilation to give up.
+func TestSecondSignalExits(t *testing.T) {
+	study, env := phaseStudy(t, "compile")
+	out := filepath.Join(t.TempDir(), "out")
+	p := startKinfer(t, env, "run", study, "-o", out, "--verbose")
+	p.waitLine(t, "kinfer: loading", 20*time.Second)
+	time.Sleep(100 * time.Millisecond)
+	p.cmd.Process.Signal(syscall.SIGINT)
+	p.waitLine(t, "a second signal exits at once", 5*time.Second)
+	el, code := p.signalAndWait(t, syscall.SIGINT)
+	if code != 130 || el > stopWithin {
+		t.Fatalf("exit %d after %v, want 130 at once\n%s", code, el, p.stderr.all.String())
+	}
+}
+
+// Two runs into one directory: the second is refused at once, naming the
+// directory and the first one's pid; the first's samples.csv is intact.
+func TestSecondRunOnSameDirectoryRefused(t *testing.T) {
+	dir := t.TempDir()
+	src := strings.Replace(string(mustRead(t, "../../examples/quickstart/study.toml")), "samples = 5000", "samples = 30000", 1)
+	os.WriteFile(filepath.Join(dir, "study.toml"), []byte(src), 0o644)
+	os.WriteFile(filepath.Join(dir, "force_length.csv"), mustRead(t, "../../examples/quickstart/force_length.csv"), 0o644)
+	out := filepath.Join(dir, "out")
+	first := startKinfer(t, nil, "run", filepath.Join(dir, "study.toml"), "-o", out, "--verbose", "--workers", "1")
+	first.waitLine(t, "kinfer: running", 20*time.Second)
+	for _, args := range [][]string{{"run", filepath.Join(dir, "study.toml"), "-o", out}, {"run", "--resume", out}} {
+		start := time.Now()
+		cmd := exec.Command(kinferBin, args...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		want := fmt.Sprintf("%s is locked by another kinfer process (pid %d)", out, first.cmd.Process.Pid)
+		if err == nil || !strings.Contains(stderr.String(), want) {
+			t.Errorf("%v: %v, stderr %q; want a refusal with %q", args, err, stderr.String(), want)
+		}
+		t.Logf("%v refused after %v", args, time.Since(start))
+	}
+	select {
+	case err := <-first.done:
+		if err != nil {
+			t.Fatalf("first run: %v\n%s", err, first.stderr.all.String())
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("first run did not finish")
+	}
+	rows := strings.Count(string(mustRead(t, filepath.Join(out, "samples.csv"))), "\n")
+	if rows != 1+4*30000 {
+		t.Fatalf("samples.csv has %d lines, want %d", rows, 1+4*30000)
+	}
+}
+
+// A method that cannot checkpoint: an explicit --checkpoint-every is
+// refused; without it the run goes on, and after a kill --resume says what
+// happened instead of "completed".
+func TestMethodWithoutCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	man, _ := filepath.Abs("../../host/testdata/plugins/nockpt/plugin.toml")
+	src := string(mustRead(t, "../../examples/quickstart/study.toml"))
+	src = src[:strings.Index(src, "[method]")] + "[method]\nplugin = \"" + man + "\"\nchains = 4\nburn_in = 2000\nsamples = 200000\n"
+	study := filepath.Join(dir, "study.toml")
+	os.WriteFile(study, []byte(src), 0o644)
+	os.WriteFile(filepath.Join(dir, "force_length.csv"), mustRead(t, "../../examples/quickstart/force_length.csv"), 0o644)
+	out := filepath.Join(dir, "out")
+	code, _, errs := kinfer(t, "run", study, "-o", out, "--checkpoint-every", "1s")
+	if code != 1 || !strings.Contains(errs, "--checkpoint-every: method nockpt") || !strings.Contains(errs, "cannot save its state") {
+		t.Fatalf("explicit --checkpoint-every: exit %d, %q", code, errs)
+	}
+	p := startKinfer(t, nil, "run", study, "-o", out, "--verbose")
+	p.waitLine(t, "kinfer: running", 20*time.Second)
+	time.Sleep(200 * time.Millisecond)
+	pid := p.cmd.Process.Pid
+	p.cmd.Process.Kill()
+	<-p.done
+	code, _, errs = kinfer(t, "run", "--resume", out)
+	want := fmt.Sprintf("the run in %s was killed while running (pid %d", out, pid)
+	if code != 1 || !strings.Contains(errs, want) || !strings.Contains(errs, "its method "+man+" cannot checkpoint; run it again: kinfer run "+study+" -o "+out) {
+		t.Fatalf("--resume after a kill: exit %d, %q; want %q", code, errs, want)
+	}
+	if strings.Contains(errs, "completed") {
+		t.Fatalf("--resume claims the killed run completed: %q", errs)
+	}
+}

@@ -1,0 +1,9 @@
+//go:build !unix
+
+package run
+
+import "os"
+
+// flock is a no-op where flock(2) does not exist: the directory is not
+// protected against a second run there.
+func flock(f *os.File) error { return nil }

@@ -1,0 +1,129 @@
+package run
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// LockFile is the name of the lock file in a run's output directory. It
+// holds the pid of the process that has the directory locked.
+const LockFile = "kinfer.lock"
+
+// DirLock is an exclusive lock on an output directory, held for a whole run
+// (or analysis) so that two processes never write into the same directory.
+// It is an advisory flock(2) on LockFile: the kernel releases it when the
+// process ends, however it ends, so a killed run never leaves a stale lock.
+type DirLock struct {
+	dir string
+	f   *os.File
+}
+
+// ErrLocked is wrapped by LockDir's error when another process holds the
+// directory.
+var ErrLocked = errors.New("output directory in use")
+
+// LockDir creates dir if needed and locks it, or fails at once, naming the
+// directory and the pid that holds it. Temporary files left in dir by a
+// killed writer are removed once the lock is held.
+func LockDir(dir string) (*DirLock, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	p := filepath.Join(dir, LockFile)
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := flock(f); err != nil {
+		b, _ := io.ReadAll(io.LimitReader(f, 64))
+		f.Close()
+		holder := "another process"
+		if pid, perr := strconv.Atoi(strings.TrimSpace(string(b))); perr == nil && pid > 0 {
+			holder = fmt.Sprintf("another kinfer process (pid %d)", pid)
+		}
+		return nil, fmt.Errorf("%w: %s is locked by %s; wait for it to finish or choose another directory (%v)", ErrLocked, dir, holder, err)
+	}
+	if err := f.Truncate(0); err == nil {
+		_, err = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	stale, _ := filepath.Glob(filepath.Join(dir, ".*"+tmpInfix+"*"))
+	for _, s := range stale {
+		os.Remove(s)
+	}
+	return &DirLock{dir: dir, f: f}, nil
+}
+
+// Dir is the locked directory.
+func (l *DirLock) Dir() string { return l.dir }
+
+// Unlock releases the lock (and empties the pid it recorded).
+func (l *DirLock) Unlock() error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	l.f.Truncate(0)
+	err := l.f.Close() // closing the descriptor releases the flock
+	l.f = nil
+	return err
+}
+
+// tmpInfix marks the temporary files of WriteAtomic.
+const tmpInfix = ".tmp-"
+
+// WriteAtomic writes the file at path through write into a temporary file
+// in the same directory, then renames it over path: a reader (or a run
+// killed while writing) sees the old file or the new one, never a mix.
+func WriteAtomic(path string, write func(w io.Writer) error) error {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+tmpInfix+"*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	w := bufio.NewWriterSize(f, 1<<16)
+	if err := write(w); err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	ok = true
+	return nil
+}
+
+// writeFileAtomic is WriteAtomic of a byte slice.
+func writeFileAtomic(path string, b []byte) error {
+	return WriteAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+}

@@ -1,0 +1,152 @@
+package run
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/kinfer/kinfer/host/study"
+)
+
+// StateFile is the name of the run's state record in its output directory.
+const StateFile = "run.json"
+
+// Run states recorded in StateFile.
+const (
+	StateRunning  = "running"  // written at the start; still there after a kill
+	StateStopped  = "stopped"  // ended early with partial results; error says why
+	StateComplete = "complete" // the method finished
+)
+
+// RunState is run.json: what a run is doing or how it ended, so that
+// `kinfer run --resume` can say what happened to a run that left no
+// checkpoint (docs/OUTPUTS.md).
+type RunState struct {
+	State     string `json:"state"`
+	PID       int    `json:"pid"`
+	StudyFile string `json:"study_file"`
+	Seed      uint64 `json:"seed"`
+	Method    string `json:"method"`
+	// CanCheckpoint: the method can save its state (abi.Checkpointer).
+	CanCheckpoint bool   `json:"method_can_checkpoint"`
+	Started       string `json:"started"`
+	Updated       string `json:"updated"`
+	Resumes       int    `json:"resumes,omitempty"`
+	Error         string `json:"error,omitempty"`
+}
+
+func writeRunState(dir string, st *RunState) error {
+	st.Updated = time.Now().UTC().Format(time.RFC3339)
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(dir, StateFile), append(b, '\n'))
+}
+
+// ReadRunState reads dir's run.json (nil, nil when there is none).
+func ReadRunState(dir string) (*RunState, error) {
+	p := filepath.Join(dir, StateFile)
+	b, err := os.ReadFile(p)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var st RunState
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	return &st, nil
+}
+
+// ResumeInfo reads the study file and seed recorded in dir's checkpoint, so
+// that `kinfer run --resume DIR` needs nothing else. Without a checkpoint
+// it says, from run.json, what happened to the run. The caller should hold
+// dir's lock, so that a run found "running" is known to have been killed.
+func ResumeInfo(dir string) (studyFile string, seed uint64, err error) {
+	b, err := os.ReadFile(filepath.Join(dir, CheckpointFile))
+	if err == nil {
+		var c checkpoint
+		if err := json.Unmarshal(b, &c); err != nil {
+			return "", 0, fmt.Errorf("%s: %w", filepath.Join(dir, CheckpointFile), err)
+		}
+		return c.StudyFile, c.Seed, nil
+	}
+	if !os.IsNotExist(err) {
+		return "", 0, err
+	}
+	st, err := ReadRunState(dir)
+	if err != nil {
+		return "", 0, err
+	}
+	if st == nil {
+		return "", 0, fmt.Errorf("--resume: %s holds no kinfer run (no %s, no %s)", dir, StateFile, CheckpointFile)
+	}
+	again := fmt.Sprintf("run it again: kinfer run %s -o %s", st.StudyFile, dir)
+	how := "was stopped"
+	switch st.State {
+	case StateComplete:
+		return "", 0, fmt.Errorf("--resume: the run in %s completed (%s); there is nothing to resume", dir, st.Updated)
+	case StateRunning:
+		how = fmt.Sprintf("was killed while running (pid %d, last recorded %s)", st.PID, st.Updated)
+	default:
+		if st.Error != "" {
+			how = fmt.Sprintf("was stopped (%s)", st.Error)
+		}
+	}
+	if st.Method == "" {
+		return "", 0, fmt.Errorf("--resume: the run in %s %s before its study was loaded; %s", dir, how, again)
+	}
+	if !st.CanCheckpoint {
+		return "", 0, fmt.Errorf("--resume: the run in %s %s and its method %s cannot checkpoint; %s", dir, how, st.Method, again)
+	}
+	return "", 0, fmt.Errorf("--resume: the run in %s %s before its first checkpoint; %s", dir, how, again)
+}
+
+// AnalysisFile is the name of `kinfer analyze`'s output in a run's
+// directory; a new or resumed run removes it, as it no longer describes
+// the samples.
+const AnalysisFile = "analysis.json"
+
+// WriteUnloaded records a run that stopped before its study was loaded (an
+// interrupt during plugin compilation): summary.json with "complete":
+// false and the cause, and run.json "stopped". The previous run's outputs
+// in dir are removed, as they are not this run's. The caller holds dir's
+// lock; seed < 0 means the study's.
+func WriteUnloaded(dir, studyFile string, seed int64, cause error) error {
+	abs, err := filepath.Abs(studyFile)
+	if err != nil {
+		return err
+	}
+	sum := &Summary{Kinfer: Version, StudyFile: abs, Complete: false, Error: cause.Error()}
+	if f, _, err := study.Decode(studyFile); err == nil {
+		sum.Study = f.Name
+		sum.Seed = 1
+		if f.Seed != nil && *f.Seed >= 0 {
+			sum.Seed = uint64(*f.Seed)
+		}
+	}
+	if seed >= 0 {
+		sum.Seed = uint64(seed)
+	}
+	p := BuildInfo()
+	p.Seed = sum.Seed
+	if h, err := FileSHA256(abs); err == nil {
+		p.Inputs = []Input{{Role: "study", Path: abs, SHA256: h}}
+	}
+	sum.Provenance = &p
+	removeCheckpoint(dir)
+	for _, name := range []string{"samples.csv", AnalysisFile} {
+		os.Remove(filepath.Join(dir, name))
+	}
+	if err := writeJSON(filepath.Join(dir, "summary.json"), sum); err != nil {
+		return err
+	}
+	now := time.Now().UTC().Format(time.RFC3339)
+	return writeRunState(dir, &RunState{State: StateStopped, PID: os.Getpid(), StudyFile: abs, Seed: sum.Seed,
+		Started: now, Error: sum.Error})
+}

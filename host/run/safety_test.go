@@ -1,0 +1,313 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kinfer/kinfer/abi"
+)
+
+// A second lock on a locked directory fails at once, naming the directory
+// and the holder's pid; a run on it fails the same way without writing.
+func TestLockedDirectoryRefused(t *testing.T) {
+	dir := t.TempDir()
+	l, err := LockDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = LockDir(dir)
+	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), fmt.Sprintf("pid %d", os.Getpid())) {
+		t.Fatalf("second lock: %v", err)
+	}
+	s := loadQuickstart(t)
+	defer s.Close()
+	if _, err := Run(context.Background(), s, Options{OutDir: dir, Workers: 1}); !errors.Is(err, ErrLocked) {
+		t.Fatalf("run on a locked directory: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "summary.json")); !os.IsNotExist(err) {
+		t.Fatal("a refused run wrote summary.json")
+	}
+	l.Unlock()
+	l2, err := LockDir(dir)
+	if err != nil {
+		t.Fatalf("lock after unlock: %v", err)
+	}
+	l2.Unlock()
+}
+
+// Two runs started together on one directory: one runs, the other is
+// refused, and samples.csv is the uninterrupted run's.
+func TestConcurrentRunsOneDirectory(t *testing.T) {
+	straight := t.TempDir()
+	if _, err := Run(context.Background(), loadQuickstart(t), Options{OutDir: straight, Workers: 1}); err != nil {
+		t.Fatal(err)
+	}
+	want := read(t, filepath.Join(straight, "samples.csv"))
+	dir := t.TempDir()
+	errs := make(chan error, 2)
+	for range 2 {
+		s := loadQuickstart(t)
+		go func() {
+			_, err := Run(context.Background(), s, Options{OutDir: dir, Workers: 1})
+			s.Close()
+			errs <- err
+		}()
+	}
+	e1, e2 := <-errs, <-errs
+	if (e1 == nil) == (e2 == nil) {
+		t.Fatalf("want one run and one refusal, got %v and %v", e1, e2)
+	}
+	if e := errors.Join(e1, e2); !errors.Is(e, ErrLocked) {
+		t.Fatalf("refusal %v", e)
+	}
+	if got := read(t, filepath.Join(dir, "samples.csv")); string(got) != string(want) {
+		t.Fatal("samples.csv differs from an uninterrupted run's")
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, ".*"))
+	if len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// A checkpoint costs what is new: late in a Metropolis run,
+// checkpoint.json and the method's state are a few kB (the
+// 4 × 4000 kept draws so far would be ≈ 1 MB of JSON), and the journal
+// holds exactly the draws the checkpoint counts.
+func TestCheckpointDoesNotGrowWithSamples(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := loadQuickstart(t)
+	defer s.Close()
+	s.Model = &cancelAfter{Model: s.Model, n: 4 * 6000, cancel: cancel}
+	if _, err := Run(ctx, s, Options{OutDir: dir, Workers: 2}); err == nil {
+		t.Fatal("want a cancelled run")
+	}
+	var c checkpoint
+	b := read(t, filepath.Join(dir, CheckpointFile))
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatal(err)
+	}
+	const maxCheckpoint, maxState = 4 << 10, 16 << 10
+	st, err := os.Stat(filepath.Join(dir, c.MethodState))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > maxCheckpoint || st.Size() > maxState {
+		t.Errorf("checkpoint.json %d bytes (want ≤ %d), method state %d bytes (want ≤ %d)", len(b), maxCheckpoint, st.Size(), maxState)
+	}
+	if c.JournalSamples < 4*3900 {
+		t.Fatalf("journal counts %d draws, want ≈ 4 × 4000", c.JournalSamples)
+	}
+	js, err := os.Stat(filepath.Join(dir, JournalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := int64(journalHeader + c.JournalSamples*4*8); js.Size() != want {
+		t.Errorf("journal %d bytes, want %d (header + %d records of 4 values)", js.Size(), want, c.JournalSamples)
+	}
+	// The stopped run's samples.csv has the draws so far.
+	rows := strings.Count(string(read(t, filepath.Join(dir, "samples.csv"))), "\n") - 1
+	if rows != c.JournalSamples {
+		t.Errorf("stopped run's samples.csv has %d rows, want the %d draws so far", rows, c.JournalSamples)
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, stateFilePrefix+"*.state"))
+	if len(left) != 1 {
+		t.Errorf("method state files %v, want only the checkpoint's", left)
+	}
+}
+
+// An unchanged method state is not written again.
+func TestUnchangedStateNotRewritten(t *testing.T) {
+	dir := t.TempDir()
+	n1, _, err := saveMethodState(dir, []byte("state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := os.Stat(filepath.Join(dir, n1))
+	n2, _, err := saveMethodState(dir, []byte("state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.Stat(filepath.Join(dir, n2))
+	if n1 != n2 || !os.SameFile(a, b) {
+		t.Fatal("the same state was written again")
+	}
+}
+
+// noCheckpoint hides a method's optional capabilities: a method that can
+// neither save its state nor stream its samples.
+type noCheckpoint struct{ abi.Method }
+
+// run.json says how a run ended, and --resume explains a run that left no
+// checkpoint instead of claiming it completed.
+func TestRunStateAndResumeInfo(t *testing.T) {
+	dir := t.TempDir()
+	s := loadQuickstart(t)
+	if _, err := Run(context.Background(), s, Options{OutDir: dir, Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if st, _ := ReadRunState(dir); st == nil || st.State != StateComplete || !st.CanCheckpoint {
+		t.Fatalf("run.json after a complete run: %+v", st)
+	}
+	if _, _, err := ResumeInfo(dir); err == nil || !strings.Contains(err.Error(), "completed") {
+		t.Fatalf("resume after completion: %v", err)
+	}
+
+	// A method that cannot checkpoint, stopped: no checkpoint, and
+	// --resume says so.
+	dir = t.TempDir()
+	s = loadQuickstart(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	s.Method = noCheckpoint{s.Method}
+	s.Model = &cancelAfter{Model: s.Model, n: 5000, cancel: cancel}
+	if _, err := Run(ctx, s, Options{OutDir: dir, Workers: 2, CheckpointEvery: -1}); err == nil {
+		t.Fatal("want a cancelled run")
+	}
+	s.Close()
+	if _, err := os.Stat(filepath.Join(dir, CheckpointFile)); !os.IsNotExist(err) {
+		t.Fatal("a method that cannot checkpoint left a checkpoint")
+	}
+	st, _ := ReadRunState(dir)
+	if st == nil || st.State != StateStopped || st.CanCheckpoint || !strings.Contains(st.Error, "context canceled") {
+		t.Fatalf("run.json after a stop: %+v", st)
+	}
+	_, _, err := ResumeInfo(dir)
+	if err == nil || !strings.Contains(err.Error(), "was stopped (") || !strings.Contains(err.Error(), "its method builtin:metropolis cannot checkpoint; run it again: kinfer run") {
+		t.Fatalf("resume of a stopped run without checkpoint: %v", err)
+	}
+	// A killed run leaves run.json "running".
+	st.State = StateRunning
+	writeRunState(dir, st)
+	if _, _, err := ResumeInfo(dir); err == nil || !strings.Contains(err.Error(), "was killed while running (pid") || !strings.Contains(err.Error(), "cannot checkpoint") {
+		t.Fatalf("resume of a killed run: %v", err)
+	}
+	// A run stopped while its study was loading.
+	if err := WriteUnloaded(dir, "../../examples/quickstart/study.toml", -1, errors.New("interrupted by SIGINT while loading the study")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ResumeInfo(dir); err == nil || !strings.Contains(err.Error(), "was stopped (interrupted by SIGINT while loading the study) before its study was loaded; run it again") {
+		t.Fatalf("resume of a run stopped while loading: %v", err)
+	}
+	var sum Summary
+	json.Unmarshal(read(t, filepath.Join(dir, "summary.json")), &sum)
+	if sum.Complete || sum.Study != "ligament-quickstart" || sum.Seed != 1 || sum.Provenance == nil || len(sum.Provenance.Inputs) != 1 {
+		t.Fatalf("summary of a run stopped while loading: %+v", sum)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "samples.csv")); !os.IsNotExist(err) {
+		t.Fatal("the previous run's samples.csv was kept beside the new run's summary")
+	}
+	if _, _, err := ResumeInfo(t.TempDir()); err == nil || !strings.Contains(err.Error(), "holds no kinfer run") {
+		t.Fatalf("resume of an empty directory: %v", err)
+	}
+}
+
+// A refused resume leaves the stopped run's outputs as they were.
+func TestRefusedResumeKeepsOutputs(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := loadQuickstart(t)
+	s.Model = &cancelAfter{Model: s.Model, n: 12000, cancel: cancel}
+	Run(ctx, s, Options{OutDir: dir, Workers: 1})
+	s.Close()
+	before := read(t, filepath.Join(dir, "samples.csv"))
+	s2 := loadQuickstart(t)
+	defer s2.Close()
+	s2.Seed = 2
+	if _, err := Run(context.Background(), s2, Options{OutDir: dir, Workers: 1, Resume: true}); err == nil || !strings.Contains(err.Error(), "seed") {
+		t.Fatalf("resume with another seed: %v", err)
+	}
+	if string(read(t, filepath.Join(dir, "samples.csv"))) != string(before) || len(before) < 1000 {
+		t.Fatal("a refused resume rewrote samples.csv")
+	}
+}
+
+// Settings beyond the memory budget are refused at Init, before any
+// evaluation, with the partial summary written; so is a batch of prior
+// draws whose evaluation would exceed it.
+func TestMemoryBudgetRefusals(t *testing.T) {
+	dir := t.TempDir()
+	s := loadQuickstart(t)
+	defer s.Close()
+	sum, err := Run(context.Background(), s, Options{OutDir: dir, Workers: 1, MemoryBudget: 1 << 20})
+	if err == nil || !strings.Contains(err.Error(), "init: metropolis: chains × samples = 4 × 5000") || !strings.Contains(err.Error(), "memory budget of 1 MiB") {
+		t.Fatalf("run: %v", err)
+	}
+	if sum.Evaluations != 0 || sum.Complete || sum.MemoryBudget != 1<<20 {
+		t.Fatalf("summary %+v", sum)
+	}
+	s2 := loadQuickstart(t)
+	defer s2.Close()
+	s2.Method = &drawMany{n: 1_000_000}
+	if _, err := Run(context.Background(), s2, Options{OutDir: t.TempDir(), Workers: 1, MemoryBudget: 64 << 20}); err == nil ||
+		!strings.Contains(err.Error(), "batch of 1000000 points") || !strings.Contains(err.Error(), "memory budget of 64 MiB") {
+		t.Fatalf("huge draw: %v", err)
+	}
+}
+
+// drawMany asks for n prior draws and never finishes.
+type drawMany struct {
+	abi.Method
+	n int
+}
+
+func (m *drawMany) Init(abi.Problem) error  { return nil }
+func (m *drawMany) Done() bool              { return false }
+func (m *drawMany) Ask() (abi.Batch, error) { return abi.Batch{Draw: m.n}, nil }
+func (m *drawMany) Report() (abi.Report, error) {
+	return abi.Report{}, errors.New("not done")
+}
+
+// summary.json records the inputs by sha256 and the program that ran.
+func TestProvenance(t *testing.T) {
+	dir := t.TempDir()
+	s := loadQuickstart(t)
+	defer s.Close()
+	sum, err := Run(context.Background(), s, Options{OutDir: dir, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := sum.Provenance
+	if p == nil || p.Go == "" || p.Seed != 1 || p.VCSRevision == "" || p.Wazero == "" {
+		t.Fatalf("provenance %+v", p)
+	}
+	roles := map[string]string{}
+	for _, in := range p.Inputs {
+		roles[in.Role] = in.SHA256
+	}
+	data, _ := FileSHA256("../../examples/quickstart/force_length.csv")
+	studyFile, _ := FileSHA256("../../examples/quickstart/study.toml")
+	if len(p.Inputs) != 2 || roles["study"] != studyFile || roles["data pull-test"] != data {
+		t.Fatalf("inputs %+v", p.Inputs)
+	}
+	var m map[string]any
+	json.Unmarshal(read(t, filepath.Join(dir, "summary.json")), &m)
+	if _, ok := m["provenance"].(map[string]any)["inputs"]; !ok {
+		t.Fatal("summary.json has no provenance inputs")
+	}
+}
+
+func TestParseBytes(t *testing.T) {
+	for in, want := range map[string]int64{"8GiB": 8 << 30, "512 MiB": 512 << 20, "2G": 2 << 30, "1e9": 1e9, "1048576": 1 << 20, "1.5k": 1536} {
+		if got, err := ParseBytes(in); err != nil || got != want {
+			t.Errorf("ParseBytes(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "lots", "-1G", "0", "3 parsecs", "1e30"} {
+		if _, err := ParseBytes(bad); err == nil {
+			t.Errorf("ParseBytes(%q) accepted", bad)
+		}
+	}
+	if s := FormatBytes(3 << 30); s != "3 GiB" {
+		t.Errorf("FormatBytes: %s", s)
+	}
+	if b := DefaultMemoryBudget(); b <= 0 || b > MaxDefaultMemoryBudget {
+		t.Errorf("default budget %d", b)
+	}
+}
