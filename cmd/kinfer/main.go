@@ -9,12 +9,15 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/builtin"
 	"github.com/kinfer/kinfer/host/analyze"
 	"github.com/kinfer/kinfer/host/build"
+	"github.com/kinfer/kinfer/host/dataset"
 	"github.com/kinfer/kinfer/host/manifest"
 	"github.com/kinfer/kinfer/host/run"
 	"github.com/kinfer/kinfer/host/study"
@@ -238,15 +241,90 @@ func loadPlugin(ctx context.Context, rt *wasm.Runtime, path string) (*wasm.Plugi
 	return rt.Load(ctx, m)
 }
 
+// settingFlags collects repeated --set name=value flags.
+type settingFlags map[string]float64
+
+func (s settingFlags) String() string { return fmt.Sprint(map[string]float64(s)) }
+
+func (s settingFlags) Set(v string) error {
+	name, val, ok := strings.Cut(v, "=")
+	if !ok || name == "" {
+		return fmt.Errorf("want name=value, got %q", v)
+	}
+	f, err := strconv.ParseFloat(val, 64)
+	if err != nil {
+		return fmt.Errorf("setting %s: %q is not a number", name, val)
+	}
+	s[name] = f
+	return nil
+}
+
 func cmdInspect(args []string, stdout io.Writer) error {
-	return oneArgWithRuntime("inspect", args, func(ctx context.Context, rt *wasm.Runtime, path string) error {
-		p, err := loadPlugin(ctx, rt, path)
-		if err != nil {
+	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
+	certify := fs.Bool("certify", false, "evaluate the same points on two fresh instances, in different orders and batch sizes, and fail if any result differs (a plugin whose results depend on call history or scheduling)")
+	data := fs.String("data", "", "with --certify: a CSV whose condition columns (named as the model's conditions) are the conditions to evaluate at (default: a grid 1..5 in every column)")
+	points := fs.Int("points", 12, "with --certify: points to evaluate (batches for a method)")
+	outputs := fs.Int("outputs", 2, "with --certify: output columns a likelihood sees")
+	sets := settingFlags{}
+	fs.Var(sets, "set", "with --certify: a setting of the component, name=value (repeatable); unset settings take their defaults")
+	pos, err := parse(fs, args, 1)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	rt, err := newRuntime(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer rt.Close(ctx)
+	p, err := loadPlugin(ctx, rt, pos[0])
+	if err != nil {
+		return err
+	}
+	inspect(stdout, p)
+	if !*certify {
+		return nil
+	}
+	o := wasm.CertifyOptions{Points: *points, Outputs: *outputs, Seed: 1}
+	if o.Settings, err = abi.SettingValues(p.Spec.Settings, sets); err != nil {
+		return fmt.Errorf("--set: %w", err)
+	}
+	if *data != "" {
+		if o.X, err = conditionsFrom(*data, p.Spec); err != nil {
 			return err
 		}
-		inspect(stdout, p)
-		return nil
-	})
+	}
+	cert, err := p.Certify(ctx, o)
+	if err != nil {
+		return fmt.Errorf("certify: %w", err)
+	}
+	fmt.Fprintln(stdout, "certified:    deterministic")
+	for _, c := range cert.Checks {
+		fmt.Fprintf(stdout, "  %s\n", c)
+	}
+	return nil
+}
+
+// conditionsFrom reads a model's condition columns (by name) from a CSV.
+func conditionsFrom(path string, spec abi.Spec) ([]float64, error) {
+	t, err := dataset.Read(path)
+	if err != nil {
+		return nil, err
+	}
+	c := len(spec.Conditions)
+	idx := make([]int, c)
+	for j, col := range spec.Conditions {
+		if idx[j] = slices.Index(t.Columns, col.Name); idx[j] < 0 {
+			return nil, fmt.Errorf("%s: no column %s (the model's condition %d); columns: %s", path, col.Name, j+1, strings.Join(t.Columns, ", "))
+		}
+	}
+	x := make([]float64, 0, len(t.Rows)*c)
+	for _, row := range t.Rows {
+		for _, i := range idx {
+			x = append(x, row[i])
+		}
+	}
+	return x, nil
 }
 
 func inspect(stdout io.Writer, p *wasm.Plugin) {

@@ -38,6 +38,7 @@ type componentRef struct {
 	use      string
 	plugin   string
 	trusted  bool // the study allows the plugin to run without a timeout
+	certify  bool // check the plugin's determinism before the run
 	settings map[string]any
 }
 
@@ -58,12 +59,16 @@ func parseRef(d *tomlx.Decoded, table string, raw map[string]any, reserved ...st
 			} else {
 				r.plugin = s
 			}
-		case k == "trusted":
+		case k == "trusted" || k == "certify":
 			b, ok := v.(bool)
 			if !ok {
-				return r, d.Errorf(table+"."+k, "trusted must be true or false")
+				return r, d.Errorf(table+"."+k, "%s must be true or false", k)
 			}
-			r.trusted = b
+			if k == "trusted" {
+				r.trusted = b
+			} else {
+				r.certify = b
+			}
 		case contains(reserved, k):
 		default:
 			r.settings[k] = v
@@ -75,6 +80,9 @@ func parseRef(d *tomlx.Decoded, table string, raw map[string]any, reserved ...st
 	}
 	if r.trusted && r.plugin == "" {
 		return r, d.Errorf(table+".trusted", "trusted applies to plugins only")
+	}
+	if r.certify && r.plugin == "" {
+		return r, d.Errorf(table+".certify", "certify applies to plugins only")
 	}
 	r.use = strings.TrimPrefix(r.use, "builtin:")
 	return r, nil

@@ -97,6 +97,9 @@ type Study struct {
 	Method     abi.Method
 
 	closers []io.Closer
+	// certs are the determinism checks asked for by certify = true,
+	// run once every component is loaded.
+	certs []func(ctx context.Context) error
 }
 
 // Options configure Load.
@@ -189,7 +192,31 @@ func Load(ctx context.Context, path string, o Options) (_ *Study, err error) {
 			return nil, err
 		}
 	}
+	for _, c := range s.certs {
+		if err := c(ictx); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
+}
+
+// certifyLater queues the determinism check of plugin p (certify = true in
+// its table), with the component's settings and options filled in by opts
+// once the study's data are loaded.
+func (s *Study) certifyLater(d *tomlx.Decoded, r componentRef, p *wasm.Plugin, vals []float64, opts func(*wasm.CertifyOptions)) {
+	if !r.certify {
+		return
+	}
+	s.certs = append(s.certs, func(ctx context.Context) error {
+		o := wasm.CertifyOptions{Settings: vals, Seed: s.Seed}
+		if opts != nil {
+			opts(&o)
+		}
+		if _, err := p.Certify(ctx, o); err != nil {
+			return fmt.Errorf("%s: %w", keyAt(d, r.table+".certify"), err)
+		}
+		return nil
+	})
 }
 
 func (s *Study) resolvePath(p string) string {
@@ -292,6 +319,11 @@ func (s *Study) loadModel(ctx context.Context, f *File, d *tomlx.Decoded, o Opti
 		if err != nil {
 			return err
 		}
+		s.certifyLater(d, r, p, vals, func(c *wasm.CertifyOptions) {
+			if len(s.Data) > 0 {
+				c.X = s.Data[0].X // the first dataset's conditions
+			}
+		})
 		s.closers = append(s.closers, m.(io.Closer))
 		s.Model, s.ModelInfo = m, Component{Ref: s.resolvePath(r.plugin), Spec: p.Spec}
 		return nil
@@ -536,6 +568,8 @@ func (s *Study) loadTerms(ctx context.Context, f *File, d *tomlx.Decoded, o Opti
 			if t.Likelihood, err = p.Likelihood(ctx, vals, len(t.Outputs), o.Workers); err != nil {
 				return err
 			}
+			m := len(t.Outputs)
+			s.certifyLater(d, r, p, vals, func(c *wasm.CertifyOptions) { c.Outputs = m })
 			s.closers = append(s.closers, t.Likelihood.(io.Closer))
 			spec, t.Component = p.Spec, Component{Ref: s.resolvePath(r.plugin), Spec: p.Spec}
 		} else {
@@ -659,6 +693,7 @@ func (s *Study) loadMethod(ctx, ictx context.Context, f *File, d *tomlx.Decoded,
 		if s.Method, err = p.Method(ctx, vals); err != nil {
 			return err
 		}
+		s.certifyLater(d, r, p, vals, nil)
 		s.closers = append(s.closers, s.Method.(io.Closer))
 		s.MethodInfo = Component{Ref: s.resolvePath(r.plugin), Spec: p.Spec}
 		return nil

@@ -7,6 +7,7 @@ FREE="clang --target=wasm32 -O2 -nostdlib -mbulk-memory -Wl,--no-entry -Wl,--str
 WASI="clang --target=wasm32-wasi -O2 -mexec-model=reactor -Wl,--strip-all"
 $FREE -o model.wasm testmod.c
 $FREE -DNOCAPS -o model_nocaps.wasm testmod.c
+$FREE -DSTATEFUL -o stateful.wasm testmod.c
 $FREE -DKIND_LIK -o lik.wasm testmod.c
 $FREE -DKIND_LIK -DLIK_BATCH -o lik_batch.wasm testmod.c
 $FREE -DKIND_METHOD -o method.wasm testmod.c

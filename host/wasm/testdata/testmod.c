@@ -200,6 +200,11 @@ EXPORT(kinfer_model_eval) int kinfer_model_eval(int b, const double *theta, int 
 			yi[2 * k + 1] = scale * a * x[k] * x[k];
 		}
 		if (a == 999) yi[0] = __builtin_nan("");
+#ifdef STATEFUL
+		/* depends on call history: what kinfer inspect --certify catches */
+		static int calls;
+		yi[0] += calls++ % 2;
+#endif
 		status[i] = 0;
 	}
 	return 0;

@@ -1,0 +1,69 @@
+package study
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kinfer/kinfer/host/wasm"
+)
+
+// certify = true in a plugin's table checks its determinism on the study's
+// own conditions before the run: a model whose outputs depend on its call
+// history is refused, naming the key; a deterministic one loads.
+func TestCertifyInStudy(t *testing.T) {
+	for _, c := range []struct {
+		module  string
+		wantErr string
+	}{{"model.wasm", ""}, {"stateful.wasm", "plugin quad is not deterministic: kinfer_model_eval at point"}} {
+		dir := t.TempDir()
+		bin, err := os.ReadFile(filepath.Join("..", "wasm", "testdata", c.module))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, "quad.wasm"), bin, 0o644)
+		os.WriteFile(filepath.Join(dir, "plugin.toml"), []byte("name = \"quad\"\nversion = \"1\"\nkind = \"model\"\nabi = 1\nwasm = \"quad.wasm\"\n"), 0o644)
+		os.WriteFile(filepath.Join(dir, "d.csv"), []byte("x,y1\n1,2\n2,3\n3,5\n"), 0o644)
+		study := `name = "c"
+seed = 4
+[model]
+plugin = "plugin.toml"
+certify = true
+[[data]]
+name = "d"
+file = "d.csv"
+[[likelihood]]
+use = "gaussian"
+data = "d"
+sigma = { y1 = 1.0 }
+[prior]
+a = { uniform = [-2.0, 2.0] }
+b = { uniform = [-1.0, 1.0] }
+[method]
+use = "metropolis"
+`
+		p := filepath.Join(dir, "study.toml")
+		os.WriteFile(p, []byte(study), 0o644)
+		rt, err := wasm.NewRuntime(context.Background(), wasm.Options{CacheDir: "-"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := Load(context.Background(), p, Options{Workers: 1, Runtime: rt})
+		switch {
+		case c.wantErr == "" && err != nil:
+			t.Errorf("%s: %v", c.module, err)
+		case c.wantErr != "":
+			var nd *wasm.NondeterminismError
+			if !errors.As(err, &nd) || !strings.Contains(err.Error(), c.wantErr) || !strings.Contains(err.Error(), `key "model.certify"`) {
+				t.Errorf("%s: err = %v", c.module, err)
+			}
+		}
+		if s != nil {
+			s.Close()
+		}
+		rt.Close(context.Background())
+	}
+}

@@ -1,0 +1,415 @@
+package wasm
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/kinfer/kinfer/abi"
+)
+
+// CertifyOptions configure Plugin.Certify.
+type CertifyOptions struct {
+	// Settings are the component's setting values in spec order.
+	Settings []float64
+	// X holds a model's conditions (K×c, row-major), e.g. a dataset's; nil
+	// uses a grid: row r has the value r+1 in every column, K = 5.
+	X []float64
+	// Outputs is the number of output columns a likelihood sees (m); 0: 2.
+	Outputs int
+	// Points is the number of points evaluated (θ for a model, model
+	// outputs for a likelihood); 0: 12. A method is driven for Points
+	// batches at most.
+	Points int
+	// Seed makes the points (the draws are kinfer's, not the study's).
+	Seed uint64
+}
+
+// Certificate is what Certify checked.
+type Certificate struct {
+	Plugin string
+	Checks []string // one line per comparison made
+}
+
+// NondeterminismError is a plugin whose results differ between two fresh
+// instances, call orders or batch sizes: its results would depend on the
+// number of workers and on scheduling (ABI.md §1, §8).
+type NondeterminismError struct {
+	Plugin string
+	Export string
+	Point  int // the point's index in the certification, −1 for a method
+	Detail string
+}
+
+func (e *NondeterminismError) Error() string {
+	where := ""
+	if e.Point >= 0 {
+		where = fmt.Sprintf(" at point %d", e.Point)
+	}
+	return fmt.Sprintf("plugin %s is not deterministic: %s%s: %s (ABI.md §1: results must depend only on the inputs and settings)", e.Plugin, e.Export, where, e.Detail)
+}
+
+// Certify evaluates the same points on two fresh instances of the plugin,
+// in different orders and batch sizes (and, for a method, drives two
+// instances with the same seed through the same batches), and returns a
+// *NondeterminismError naming the export and the point where results
+// differ bit for bit. Other errors are faults or refusals of the plugin.
+func (p *Plugin) Certify(ctx context.Context, o CertifyOptions) (*Certificate, error) {
+	if o.Points <= 0 {
+		o.Points = 12
+	}
+	c := &Certificate{Plugin: p.Manifest.Name}
+	rng := rand.New(rand.NewPCG(o.Seed, 0x6365727469667921)) // "certify!"
+	var err error
+	switch p.Spec.Kind {
+	case abi.KindModel:
+		err = p.certifyModel(ctx, o, rng, c)
+	case abi.KindLikelihood:
+		err = p.certifyLikelihood(ctx, o, rng, c)
+	case abi.KindMethod:
+		err = p.certifyMethod(ctx, o, rng, c)
+	}
+	return c, err
+}
+
+func (p *Plugin) differ(e export, point int, format string, args ...any) error {
+	return &NondeterminismError{Plugin: p.Manifest.Name, Export: e.String(), Point: point, Detail: fmt.Sprintf(format, args...)}
+}
+
+// sameBits reports the first index where a and b differ bit for bit, or −1.
+func sameBits(a, b []float64) int {
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+func closeAll(cs ...any) {
+	for _, c := range cs {
+		if cl, ok := c.(io.Closer); ok {
+			cl.Close()
+		}
+	}
+}
+
+func (p *Plugin) certifyModel(ctx context.Context, o CertifyOptions, rng *rand.Rand, c *Certificate) error {
+	d, nc, m := len(p.Spec.Params), len(p.Spec.Conditions), len(p.Spec.Outputs)
+	x := o.X
+	if x == nil {
+		const K = 5
+		x = make([]float64, K*nc)
+		for r := 0; r < K; r++ {
+			for j := 0; j < nc; j++ {
+				x[r*nc+j] = float64(r + 1)
+			}
+		}
+	}
+	K := 1
+	if nc > 0 {
+		K = len(x) / nc
+	}
+	n := o.Points
+	thetas := make([][]float64, n)
+	for i := range thetas {
+		thetas[i] = make([]float64, d)
+		for j, q := range p.Spec.Params {
+			thetas[i][j] = q.Lower + (q.Upper-q.Lower)*rng.Float64()
+		}
+	}
+	a, err := p.Model(ctx, o.Settings, 1)
+	if err != nil {
+		return err
+	}
+	defer closeAll(a)
+	b, err := p.Model(ctx, o.Settings, 1)
+	if err != nil {
+		return err
+	}
+	defer closeAll(b)
+	eval := func(mdl abi.Model, order []int, size int) ([][]float64, []abi.Status, error) {
+		ys := make([][]float64, n)
+		st := make([]abi.Status, n)
+		for lo := 0; lo < len(order); lo += size {
+			idx := order[lo:min(lo+size, len(order))]
+			th, out := make([][]float64, len(idx)), make([][]float64, len(idx))
+			s := make([]abi.Status, len(idx))
+			for k, i := range idx {
+				th[k], ys[i] = thetas[i], make([]float64, K*m)
+				out[k] = ys[i]
+			}
+			mdl.(abi.BatchModel).EvalBatch(th, x, out, s)
+			for k, i := range idx {
+				if s[k] == abi.Timeout || s[k] == abi.Trap {
+					return nil, nil, mdl.(abi.Faulter).Fault()
+				}
+				st[i] = s[k]
+			}
+		}
+		return ys, st, nil
+	}
+	inOrder := make([]int, n)
+	for i := range inOrder {
+		inOrder[i] = i
+	}
+	reversed := slices.Clone(inOrder)
+	slices.Reverse(reversed)
+	rotated := append(slices.Clone(inOrder[n/2:]), inOrder[:n/2]...)
+	y0, s0, err := eval(a, inOrder, n)
+	if err != nil {
+		return err
+	}
+	for _, run := range []struct {
+		what  string
+		order []int
+		size  int
+	}{
+		{"a second instance, one point per call, in reverse order", reversed, 1},
+		{"the second instance again, batches of 3, rotated order", rotated, 3},
+	} {
+		y1, s1, err := eval(b, run.order, run.size)
+		if err != nil {
+			return err
+		}
+		for i := range y0 {
+			if s0[i] != s1[i] {
+				return p.differ(exModelEval, i, "status %v in one batch of %d on a fresh instance, %v on %s", s0[i], n, s1[i], run.what)
+			}
+			if s0[i] == abi.OK {
+				if k := sameBits(y0[i], y1[i]); k >= 0 {
+					return p.differ(exModelEval, i, "y[%d] = %v in one batch of %d on a fresh instance, %v on %s", k, y0[i][k], n, y1[i][k], run.what)
+				}
+			}
+		}
+		c.Checks = append(c.Checks, fmt.Sprintf("%s: %d points, %d conditions: identical to one batch on a fresh instance, on %s", exModelEval, n, K, run.what))
+	}
+	// Gradients: each point on both instances, in opposite orders.
+	if _, ok := a.(abi.Jacobian); ok {
+		jac := func(mdl abi.Model, i int) ([]float64, abi.Status) {
+			y, j := make([]float64, K*m), make([]float64, K*m*d)
+			st := mdl.(abi.Jacobian).Jacobian(thetas[i], x, y, j)
+			return append(y, j...), st
+		}
+		if err := p.certifyPairs(exModelJacobian, a, b, n, jac); err != nil {
+			return err
+		}
+		c.Checks = append(c.Checks, fmt.Sprintf("%s: %d points on two instances in opposite orders: identical", exModelJacobian, n))
+	}
+	if _, ok := a.(abi.VJP); ok {
+		v := make([]float64, K*m)
+		for i := range v {
+			v[i] = rng.NormFloat64()
+		}
+		vjp := func(mdl abi.Model, i int) ([]float64, abi.Status) {
+			y, g := make([]float64, K*m), make([]float64, d)
+			st := mdl.(abi.VJP).VJP(thetas[i], x, v, y, g)
+			return append(y, g...), st
+		}
+		if err := p.certifyPairs(exModelVJP, a, b, n, vjp); err != nil {
+			return err
+		}
+		c.Checks = append(c.Checks, fmt.Sprintf("%s: %d points on two instances in opposite orders: identical", exModelVJP, n))
+	}
+	return nil
+}
+
+// certifyPairs evaluates f at points 0..n−1 on a and n−1..0 on b and
+// compares the results.
+func (p *Plugin) certifyPairs(e export, a, b any, n int, f func(mdl abi.Model, i int) ([]float64, abi.Status)) error {
+	ra, sa := make([][]float64, n), make([]abi.Status, n)
+	for i := 0; i < n; i++ {
+		ra[i], sa[i] = f(a.(abi.Model), i)
+	}
+	for i := n - 1; i >= 0; i-- {
+		rb, sb := f(b.(abi.Model), i)
+		for _, st := range []abi.Status{sa[i], sb} {
+			if st == abi.Timeout || st == abi.Trap {
+				if err := a.(abi.Faulter).Fault(); err != nil {
+					return err
+				}
+				return b.(abi.Faulter).Fault()
+			}
+		}
+		if sa[i] != sb {
+			return p.differ(e, i, "status %v on one instance, %v on another", sa[i], sb)
+		}
+		if sb == abi.OK {
+			if k := sameBits(ra[i], rb); k >= 0 {
+				return p.differ(e, i, "value %d is %v on one instance, %v on another", k, ra[i][k], rb[k])
+			}
+		}
+	}
+	return nil
+}
+
+func (p *Plugin) certifyLikelihood(ctx context.Context, o CertifyOptions, rng *rand.Rand, c *Certificate) error {
+	m := o.Outputs
+	if m <= 0 {
+		m = 2
+	}
+	const K = 8
+	obs, sigma := make([]float64, K*m), make([]float64, K*m)
+	for i := range obs {
+		obs[i], sigma[i] = rng.NormFloat64(), 0.5+rng.Float64()
+	}
+	n := o.Points
+	ys := make([][]float64, n)
+	for i := range ys {
+		ys[i] = make([]float64, K*m)
+		for j := range ys[i] {
+			ys[i][j] = obs[j] + sigma[j]*rng.NormFloat64()
+		}
+	}
+	a, err := p.Likelihood(ctx, o.Settings, m, 1)
+	if err != nil {
+		return err
+	}
+	defer closeAll(a)
+	b, err := p.Likelihood(ctx, o.Settings, m, 1)
+	if err != nil {
+		return err
+	}
+	defer closeAll(b)
+	fault := func(l abi.Likelihood) error { return l.(abi.Faulter).Fault() }
+	la, sa := make([]float64, n), make([]abi.Status, n)
+	for i := 0; i < n; i++ {
+		la[i], sa[i] = a.LogLikelihood(m, ys[i], obs, sigma)
+	}
+	lb, sb := make([]float64, n), make([]abi.Status, n)
+	for i := n - 1; i >= 0; i-- {
+		lb[i], sb[i] = b.LogLikelihood(m, ys[i], obs, sigma)
+	}
+	compare := func(e export, what string, l2 []float64, s2 []abi.Status) error {
+		for i := range la {
+			for _, st := range []abi.Status{sa[i], s2[i]} {
+				if st == abi.Timeout || st == abi.Trap {
+					if err := fault(a); err != nil {
+						return err
+					}
+					return fault(b)
+				}
+			}
+			if sa[i] != s2[i] {
+				return p.differ(e, i, "status %v in order on a fresh instance, %v %s", sa[i], s2[i], what)
+			}
+			if sa[i] == abi.OK && math.Float64bits(la[i]) != math.Float64bits(l2[i]) {
+				return p.differ(e, i, "logL = %v in order on a fresh instance, %v %s", la[i], l2[i], what)
+			}
+		}
+		c.Checks = append(c.Checks, fmt.Sprintf("%s: %d points, K=%d, m=%d: identical %s", e, n, K, m, what))
+		return nil
+	}
+	if err := compare(exLikEval, "on a second instance in reverse order", lb, sb); err != nil {
+		return err
+	}
+	if p.Spec.Has(abi.CapBatch) {
+		bl := b.(abi.BatchLikelihood)
+		for lo := 0; lo < n; lo += 5 {
+			hi := min(lo+5, n)
+			bl.LogLikelihoodBatch(m, ys[lo:hi], obs, sigma, lb[lo:hi], sb[lo:hi])
+		}
+		if err := compare(exLikEvalBatch, "in batches of 5 on the second instance", lb, sb); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// certifyMethod drives two instances with the same seed through the same
+// batches (prior draws from one stream, a standard normal log target) and
+// compares every batch they ask for, then their samples.
+func (p *Plugin) certifyMethod(ctx context.Context, o CertifyOptions, rng *rand.Rand, c *Certificate) error {
+	const d = 3
+	params := make([]abi.Param, d)
+	for i := range params {
+		params[i] = abi.Param{Name: fmt.Sprintf("x%d", i), Lower: -3, Upper: 3}
+	}
+	prob := abi.Problem{Params: params, Seed: o.Seed}
+	var ms [2]abi.Method
+	for k := range ms {
+		m, err := p.Method(ctx, o.Settings)
+		if err != nil {
+			return err
+		}
+		defer closeAll(m)
+		if err := m.Init(prob); err != nil {
+			return err
+		}
+		ms[k] = m
+	}
+	draw := rand.New(rand.NewPCG(o.Seed, 1))
+	batches := 0
+	for ; batches < o.Points && !ms[0].Done(); batches++ {
+		if ms[1].Done() {
+			return p.differ(exMethodDone, -1, "one instance is done after %d batches, the other is not", batches)
+		}
+		var asks [2]abi.Batch
+		for k, m := range ms {
+			b, err := m.Ask()
+			if err != nil {
+				return err
+			}
+			asks[k] = b
+		}
+		if asks[0].Len() != asks[1].Len() || asks[0].Want != asks[1].Want || len(asks[0].Points) != len(asks[1].Points) {
+			return p.differ(exMethodAsk, -1, "batch %d: %d points (want %v) on one instance, %d (want %v) on the other", batches, asks[0].Len(), asks[0].Want, asks[1].Len(), asks[1].Want)
+		}
+		for i := range asks[0].Points {
+			if k := sameBits(asks[0].Points[i], asks[1].Points[i]); k >= 0 {
+				return p.differ(exMethodAsk, -1, "batch %d, point %d, coordinate %d: %v on one instance, %v on the other", batches, i, k, asks[0].Points[i][k], asks[1].Points[i][k])
+			}
+		}
+		pts := asks[0].Points
+		if pts == nil {
+			pts = make([][]float64, asks[0].Draw)
+			for i := range pts {
+				pts[i] = make([]float64, d)
+				for j := range pts[i] {
+					pts[i][j] = -3 + 6*draw.Float64()
+				}
+			}
+		}
+		res := make([]abi.Result, len(pts))
+		for i, x := range pts {
+			ll, g := 0.0, make([]float64, d)
+			for j, v := range x {
+				ll -= 0.5 * v * v
+				g[j] = -v
+			}
+			res[i] = abi.Result{Theta: x, LogPrior: -d * math.Log(6), LogLik: ll}
+			if asks[0].Want&abi.WantGradient != 0 {
+				res[i].Grad = g
+			}
+		}
+		for _, m := range ms {
+			if err := m.Tell(res); err != nil {
+				return err
+			}
+		}
+	}
+	c.Checks = append(c.Checks, fmt.Sprintf("%s: %d batches on two instances with the same seed: identical", exMethodAsk, batches))
+	if ms[0].Done() && ms[1].Done() {
+		var reps [2]abi.Report
+		for k, m := range ms {
+			r, err := m.Report()
+			if err != nil {
+				return err
+			}
+			reps[k] = r
+		}
+		if len(reps[0].Samples) != len(reps[1].Samples) {
+			return p.differ(exMethodSamples, -1, "%d samples on one instance, %d on the other", len(reps[0].Samples), len(reps[1].Samples))
+		}
+		for i := range reps[0].Samples {
+			if k := sameBits(reps[0].Samples[i].Theta, reps[1].Samples[i].Theta); k >= 0 {
+				return p.differ(exMethodSamples, -1, "sample %d differs at coordinate %d", i, k)
+			}
+		}
+		c.Checks = append(c.Checks, fmt.Sprintf("%s: %d samples: identical", exMethodSamples, len(reps[0].Samples)))
+	}
+	return nil
+}

@@ -1,0 +1,63 @@
+package wasm
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/kinfer/kinfer/abi"
+)
+
+// Every plugin of the repository and the test modules certify: the same
+// points give bit-identical results on fresh instances, in any order and
+// batch size.
+func TestCertifyDeterministicPlugins(t *testing.T) {
+	r := newRT(t, nil)
+	for _, c := range []struct {
+		p        *Plugin
+		settings map[string]float64
+		want     []string
+	}{
+		{load(t, r, testManifest("quad", "model.wasm", abi.KindModel, 16, 0)), map[string]float64{"scale": 2},
+			[]string{"kinfer_model_eval", "kinfer_model_jacobian", "kinfer_model_vjp"}},
+		{load(t, r, testManifest("wgauss", "lik_batch.wasm", abi.KindLikelihood, 0, 0)), nil,
+			[]string{"kinfer_likelihood_eval:", "kinfer_likelihood_eval_batch"}},
+		{load(t, r, testManifest("grid", "method.wasm", abi.KindMethod, 0, 0)), nil, []string{"kinfer_method_ask"}},
+		{loadPlugin(t, "plugins/c/ligament"), map[string]float64{"ref_length_mm": 30}, []string{"kinfer_model_jacobian"}},
+		{loadPlugin(t, "plugins/go/ligament"), map[string]float64{"ref_length_mm": 30}, []string{"kinfer_model_eval"}},
+		{loadPlugin(t, "plugins/go/studentt"), nil, []string{"kinfer_likelihood_eval"}},
+		{loadPlugin(t, "plugins/go/metropolis"), map[string]float64{"samples": 20, "burn_in": 10}, []string{"kinfer_method_ask", "kinfer_method_samples"}},
+	} {
+		s, err := abi.SettingValues(c.p.Spec.Settings, c.settings)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cert, err := c.p.Certify(context.Background(), CertifyOptions{Settings: s, Points: 40, Seed: 3})
+		if err != nil {
+			t.Errorf("%s: %v", c.p.Manifest.Name, err)
+			continue
+		}
+		all := strings.Join(cert.Checks, "\n")
+		for _, w := range c.want {
+			if !strings.Contains(all, w) {
+				t.Errorf("%s: checks %q lack %s", c.p.Manifest.Name, all, w)
+			}
+		}
+	}
+}
+
+// A model whose output depends on how many calls its instance served is
+// caught, with the export and the point.
+func TestCertifyCatchesCallHistory(t *testing.T) {
+	r := newRT(t, nil)
+	p := load(t, r, testManifest("stateful", "stateful.wasm", abi.KindModel, 16, 0))
+	_, err := p.Certify(context.Background(), CertifyOptions{Settings: []float64{1}, Seed: 1})
+	var nd *NondeterminismError
+	if !errors.As(err, &nd) {
+		t.Fatalf("err = %v, want a NondeterminismError", err)
+	}
+	if nd.Export != "kinfer_model_eval" || nd.Point < 0 || !strings.Contains(err.Error(), "plugin stateful is not deterministic: kinfer_model_eval at point") {
+		t.Errorf("err = %v", err)
+	}
+}
