@@ -153,6 +153,7 @@ type instance struct {
 	p       *Plugin
 	ctx     context.Context // the instance's context; carries the plugin log
 	callCtx context.Context // ctx with the meter, passed to every call
+	done    <-chan struct{} // ctx.Done()
 	mod     api.Module
 	mem     api.Memory
 	fn      [numExports]api.Function
@@ -210,6 +211,11 @@ func (in *instance) callN(e export, points int, args ...uint64) (uint64, error) 
 	// Clear the stack: wazero (v1.12.0, compiler) writes only the low 32
 	// bits of an i32 result, so a slot reused after an i64 result keeps
 	// stale high bits.
+	select {
+	case <-in.done: // a stopped run starts no call (a started one is stopped by the meter)
+		return 0, in.classify(e.String(), &meterFault{kind: faultInterrupt, cause: context.Cause(in.ctx)})
+	default:
+	}
 	in.stack = [len(in.stack)]uint64{}
 	copy(in.stack[:], args)
 	if in.fuel != nil {
@@ -509,6 +515,7 @@ func (in *instance) guestStatus(e export, v int32, point int) (abi.Status, error
 // interrupts a call in progress (checked by the meter).
 func (in *instance) setContext(ctx context.Context) {
 	in.ctx = ctx
+	in.done = ctx.Done()
 	in.meter.ctx = ctx
 	in.meter.closed = &in.p.rt.closedF
 	in.callCtx = context.WithValue(ctx, meterKey{}, &in.meter)
