@@ -23,13 +23,15 @@ import (
 //     aborts at start-up with "nanotime returning zero". It reads 1 s.
 //   - wazero's default random source is math/rand seeded with 42, shared by
 //     nothing but also not documented as stable across wazero versions. Each
-//     instance gets its own ChaCha8 stream with a fixed key, so random_get is
-//     a fixed, seed-independent byte stream, identical for every instance.
+//     instance gets its own ChaCha8 stream with a fixed key that restarts at
+//     every call (callRand), so what a call reads depends on the call alone,
+//     never on the instance or on earlier calls.
 //   - No FS config, no args, no env: wazero gives none by default; stdin
 //     reads EOF; stdout and stderr go to the plugin log.
-//   - nanosleep and sched_yield return at once (wazero's default, made
-//     explicit). With frozen clocks a plugin that sleeps or waits on a timer
-//     never wakes up and is stopped by timeout_ms.
+//   - nanosleep (poll_oneoff on a clock) and sched_yield return at once
+//     (wazero's default, made explicit), and the clocks do not advance: a
+//     plugin that sleeps goes on at once, one that waits for time to pass
+//     spins until its fuel runs out (ABI.md §8).
 
 // fixedWalltime is 2022-01-01T00:00:00Z (the epoch of wazero's fake clock).
 const fixedWalltime = 1640995200
