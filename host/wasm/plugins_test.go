@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -39,7 +40,7 @@ var sharedRT = sync.OnceValues(func() (*Runtime, error) {
 // first use of any (a cold cache under -race costs ~10 s per Go plugin).
 var testPlugins = []string{
 	"plugins/go/ligament", "plugins/c/ligament", "plugins/go/studentt", "plugins/go/metropolis",
-	"host/testdata/plugins/spin",
+	"host/testdata/plugins/spin", "plugins/c/laplace",
 }
 
 type loadResult struct {
@@ -242,6 +243,62 @@ func loadUnmetered(b testing.TB, m *manifest.Manifest) *Plugin {
 		b.Fatal(err)
 	}
 	return p
+}
+
+// The C Laplace likelihood: its value against the formula in Go, its
+// gradient against central differences, the batch export against single
+// calls, unobserved values skipped.
+func TestLaplacePlugin(t *testing.T) {
+	p := loadPlugin(t, "plugins/c/laplace")
+	l, err := p.Likelihood(context.Background(), nil, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.(interface{ Close() error }).Close()
+	obs := []float64{1, math.NaN(), 3, -2, 0.5, 7}
+	sig := []float64{1, 1, 0.5, 2, 1.5, 3}
+	y := []float64{1.2, 5, 2, -2.5, 0.4, 9}
+	want := 0.0
+	for i := range y {
+		if math.IsNaN(obs[i]) {
+			continue
+		}
+		b := sig[i] / math.Sqrt2 // Laplace scale with standard deviation σ
+		want -= math.Abs(y[i]-obs[i])/b + math.Log(2*b)
+	}
+	const tol = 1e-13 // rounding of a 6-term sum
+	ll, st := l.LogLikelihood(2, y, obs, sig)
+	if st != abi.OK || math.Abs(ll-want) > tol*math.Abs(want) {
+		t.Fatalf("logL = %v %v, want %v", ll, st, want)
+	}
+	gy := make([]float64, len(y))
+	if _, st := l.(abi.GradY).LogLikelihoodGrad(2, y, obs, sig, gy); st != abi.OK {
+		t.Fatal(st)
+	}
+	for i := range y {
+		const h = 1e-6 // no kink within h of these points
+		yp, ym := slices.Clone(y), slices.Clone(y)
+		yp[i] += h
+		ym[i] -= h
+		lp, _ := l.LogLikelihood(2, yp, obs, sig)
+		lm, _ := l.LogLikelihood(2, ym, obs, sig)
+		if fd := (lp - lm) / (2 * h); math.Abs(fd-gy[i]) > 1e-6 {
+			t.Errorf("gy[%d] = %v, central difference %v", i, gy[i], fd)
+		}
+	}
+	ys := [][]float64{y, {1, 1, 1, 1, 1, 1}, {0, 0, 0, 0, 0, 0}}
+	ll3, st3 := make([]float64, 3), make([]abi.Status, 3)
+	l.(abi.BatchLikelihood).LogLikelihoodBatch(2, ys, obs, sig, ll3, st3)
+	for i, yi := range ys {
+		one, s1 := l.LogLikelihood(2, yi, obs, sig)
+		if st3[i] != s1 || ll3[i] != one {
+			t.Errorf("batch point %d: %v %v, single call %v %v", i, ll3[i], st3[i], one, s1)
+		}
+	}
+	sig[0] = 0
+	if _, st := l.LogLikelihood(2, y, obs, sig); st != abi.Invalid {
+		t.Errorf("σ = 0: status %v, want invalid", st)
+	}
 }
 
 func TestSpinPlugin(t *testing.T) {

@@ -60,6 +60,12 @@
  *     int likelihood_residuals(int K, int m, const double *y, const double *obs,
  *                              const double *sigma, double *r);
  *
+ * List capability "batch" in the spec to let the host evaluate a chunk of
+ * points in one call (kinfer_likelihood_eval_batch, ABI.md §6.2): the header
+ * implements it by calling likelihood_eval once per point inside the module,
+ * so a cheap likelihood crosses the sandbox boundary once per chunk instead
+ * of once per point. Nothing else to write.
+ *
  * ---------------------------------------------------------------------------
  * SETTINGS, ERRORS, LOGGING
  * ---------------------------------------------------------------------------
@@ -459,6 +465,18 @@ int32_t kinfer_likelihood_eval(int32_t K, int32_t m, const double *y, const doub
   if (rc) return rc;
   if (K < 0 || m < 0) return kinfer_error(KINFER_FAILED, "kinfer_likelihood_eval: negative count");
   return kinfer__status(likelihood_eval(K, m, y, obs, sigma, out));
+}
+
+KINFER__EXPORT("kinfer_likelihood_eval_batch")
+int32_t kinfer_likelihood_eval_batch(int32_t b, int32_t K, int32_t m, const double *y,
+                                     const double *obs, const double *sigma, double *out,
+                                     int32_t *status) {
+  int32_t rc = kinfer__ready();
+  if (rc) return rc;
+  if (b < 0 || K < 0 || m < 0) return kinfer_error(KINFER_FAILED, "kinfer_likelihood_eval_batch: negative count");
+  for (int32_t i = 0; i < b; i++)
+    status[i] = kinfer__status(likelihood_eval(K, m, y + (long)i * K * m, obs, sigma, out + i));
+  return 0;
 }
 
 KINFER__EXPORT("kinfer_likelihood_grad")
