@@ -522,22 +522,11 @@ func BenchmarkMeter(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		meter.Variant = 1
-		v1, _ := instrument(bin)
-		meter.Variant = 2
-		v2, _ := instrument(bin)
-		meter.Variant = 3
-		v3, _ := instrument(bin)
-		meter.Variant = 4
-		v4, _ := instrument(bin)
-		meter.Variant = 5
-		v5, _ := instrument(bin)
-		meter.Variant = 0
 		for _, c := range []struct {
 			name   string
 			bin    []byte
 			checks bool
-		}{{"unmetered", bin, false}, {"metered", metered, false}, {"v1", v1, false}, {"v2", v2, false}, {"v3", v3, false}, {"v4", v4, false}, {"v5", v5, false}, {"wazero-checks", bin, true}} {
+		}{{"unmetered", bin, false}, {"metered", metered, false}, {"wazero-checks", bin, true}} {
 			b.Run(filepath.Base(filepath.Dir(rel))+"/"+c.name, func(b *testing.B) {
 				ctx := context.Background()
 				r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigCompiler().WithCloseOnContextDone(c.checks))

@@ -23,6 +23,7 @@ const (
 	opGlobalSet    = 0x24
 	opI64Const     = 0x42
 	opI64LtS       = 0x53
+	opI64Add       = 0x7c
 	opI64Sub       = 0x7d
 	opI64ShrU      = 0x88
 	opI64ExtendU   = 0xad

@@ -302,7 +302,6 @@ func (m *module) write() ([]byte, error) {
 	refillType := m.nTypes
 	fuelGlobal := m.numGlobals()
 	refill := m.impFuncs
-	wrapper := m.numFuncs() + 1
 	// Sections the module lacks but the meter needs are created.
 	need := map[byte][]byte{
 		secType:   appendFuncType(appendULEB(nil, 1)),
@@ -323,23 +322,7 @@ func (m *module) write() ([]byte, error) {
 		if s.id != secCustom {
 			emitMissing(order[s.id])
 		}
-		call := refill
-		if Variant == 5 {
-			call = wrapper
-		}
-		body, err := m.rewriteSection(s, refillType, call, fuelGlobal)
-		if err == nil && Variant == 5 && s.id == secFunction {
-			body, err = appendToVector(body, func(b []byte) []byte { return appendULEB(b, uint64(refillType)) })
-		}
-		if err == nil && Variant == 5 && s.id == secCode {
-			body, err = appendToVector(body, func(b []byte) []byte {
-				fb := []byte{0, opLocalGet, 0, opCall}
-				fb = appendULEB(fb, uint64(refill))
-				fb = append(fb, opEnd)
-				b = appendULEB(b, uint64(len(fb)))
-				return append(b, fb...)
-			})
-		}
+		body, err := m.rewriteSection(s, refillType, refill, fuelGlobal)
 		if err = secErr(s.id, err); err != nil {
 			return nil, err
 		}
@@ -364,11 +347,6 @@ func appendRefillImport(b []byte, typ uint32) []byte {
 }
 
 func appendFuelGlobal(b []byte) []byte { // (mut i64) = i64.const 0
-	if Variant >= 2 {
-		b = append(b, tI64, 1, opI64Const)
-		b = appendSLEB(b, 1<<40)
-		return append(b, opEnd)
-	}
 	return append(b, tI64, 1, opI64Const, 0, opEnd)
 }
 

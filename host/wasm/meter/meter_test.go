@@ -480,3 +480,75 @@ func TestTableGrowthIsBounded(t *testing.T) {
 		t.Errorf("table.grow(10) = %v, %v; want 0 (the old size)", res, err)
 	}
 }
+
+// Nested loops with branches that leave them (br, br_if, br_table across
+// outlined loops), a loop with a result, and a loop with a parameter
+// (charged in place): the instrumented function computes what the
+// original does, and uses the same fuel whatever the refill chunk.
+func TestNestedLoopsAndBranches(t *testing.T) {
+	const typeParam = 1 // type 1: (i32) -> i32, used as a loop block type
+	// f(n): acc = 0; for i in 0..n { for j in 0..n { if j == 3 break outer-block;
+	//   acc += j } ; acc += i } via nested blocks; then a loop with result i32
+	// and a loop with an i32 parameter.
+	i32Eq, i32Ge := byte(0x46), byte(0x4e)
+	code := cat(
+		// block $out
+		op(opBlock, 0x40),
+		//   loop $i (local 1 = i)
+		op(opLoop, 0x40),
+		//     block $skip
+		op(opBlock, 0x40),
+		//       loop $j (local 2 = j)
+		op(opLoop, 0x40),
+		//         if j == 5 and i == 7: br $out (depth 3) — leaves two loops
+		lget(2), i32c(5), op(i32Eq), lget(1), i32c(7), op(i32Eq), op(0x71), brIf(3),
+		//         block $cont; br_table [$cont] default $skip (on j == 3); end
+		op(opBlock, 0x40), lget(2), i32c(3), op(i32Eq), op(opBrTable), uleb(1), uleb(0), uleb(2), op(opEnd),
+		//         acc += j; j++; br_if $j (j < n)
+		lget(3), lget(2), op(i32Add), lset(3),
+		lget(2), i32c(1), op(i32Add), lset(2),
+		lget(2), lget(0), op(i32LtS), brIf(0),
+		op(opEnd), // $j
+		op(opEnd), // $skip
+		//     acc += i; j = 0; i++; br_if $i (i < n)
+		lget(3), lget(1), op(i32Add), lset(3),
+		i32c(0), lset(2),
+		lget(1), i32c(1), op(i32Add), lset(1),
+		lget(1), lget(0), op(i32LtS), brIf(0),
+		op(opEnd), // $i
+		op(opEnd), // $out
+		// acc += loop (result i32) { k++; br_if 0 (k < 4); k }
+		lget(3),
+		op(opLoop, tI32),
+		lget(4), i32c(1), op(i32Add), lset(4),
+		lget(4), i32c(4), op(i32LtS), brIf(0),
+		lget(4),
+		op(opEnd),
+		op(i32Add), lset(3),
+		// acc = loop (param i32) (result i32) { 1 + ; if acc >= 100 exit else br 0 with acc+1 }
+		lget(3),
+		op(opLoop, typeParam),
+		i32c(1), op(i32Add), lset(3), lget(3), lget(3), i32c(100), op(i32Ge), op(i32Eqz), brIf(0),
+		op(opEnd),
+	)
+	bin := modSpec{
+		types:   [][]byte{functype([]byte{tI32}, []byte{tI32}), functype([]byte{tI32}, []byte{tI32})},
+		funcs:   []uint64{0},
+		exports: [][]byte{export("f", 0, 0)},
+		bodies:  [][]byte{body([][2]uint64{{4, tI32}}, code)},
+	}.bytes()
+	plain(t, bin, "f", 0) // the original is valid
+	big := load(t, bin, 1<<40, 1<<20)
+	small := load(t, bin, 1<<40, 5)
+	for _, n := range []uint64{0, 1, 4, 6, 9, 20} {
+		want := plain(t, bin, "f", n)
+		got, used, err := big.call("f", n)
+		if err != nil || got[0] != want[0] {
+			t.Fatalf("f(%d) = %v, %v; original %v", n, got, err, want)
+		}
+		got2, used2, err := small.call("f", n)
+		if err != nil || got2[0] != want[0] || used2 != used {
+			t.Errorf("f(%d) with chunk 5: %v (fuel %d), %v; with chunk 2^20: %v (fuel %d)", n, got2, used2, err, got, used)
+		}
+	}
+}

@@ -1,4 +1,0 @@
-package meter
-
-// Variant is an experiment switch (temporary).
-var Variant = 0
