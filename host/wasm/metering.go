@@ -62,10 +62,10 @@ func (f *meterFault) Error() string {
 // begin starts a call with a budget of fuel and a wall-clock timeout and
 // returns the first allowance, for the guest's fuel global.
 func (m *meterState) begin(fuel int64, timeout time.Duration) int64 {
-	m.budget, m.timeout = fuel, timeout
-	if timeout > 0 {
-		m.deadline = time.Now().Add(timeout)
-	}
+	// The wall clock is read at the first refill, not here: a short call
+	// (most calls) never reads it. The deadline so falls up to one
+	// allowance (about a millisecond of guest code) after timeout_ms.
+	m.budget, m.timeout, m.deadline = fuel, timeout, time.Time{}
 	first := int64(refillChunk)
 	if fuel > 0 {
 		first = min(first, fuel)
@@ -89,8 +89,13 @@ func (m *meterState) refill(cur int64) (int64, error) {
 	if m.closed.Load() {
 		return 0, &meterFault{kind: faultInterrupt, used: used, cause: errors.New("the runtime was closed")}
 	}
-	if m.timeout > 0 && time.Now().After(m.deadline) {
-		return 0, &meterFault{kind: faultWall, used: used, timeout: m.timeout}
+	if m.timeout > 0 {
+		now := time.Now()
+		if m.deadline.IsZero() {
+			m.deadline = now.Add(m.timeout)
+		} else if now.After(m.deadline) {
+			return 0, &meterFault{kind: faultWall, used: used, timeout: m.timeout}
+		}
 	}
 	next := int64(refillChunk)
 	if m.budget > 0 {

@@ -52,10 +52,14 @@ var errClosed = errors.New("closed")
 // configuration error of a new instance.
 func (pl *pool) get() (*instance, error) {
 	select {
-	case pl.sem <- struct{}{}:
-	case <-pl.ctx.Done():
-		return nil, &Error{Plugin: pl.p.Manifest.Name, Export: "(waiting for an instance)", Status: abi.Trap,
-			Msg: "interrupted: " + context.Cause(pl.ctx).Error(), Err: pl.ctx.Err()}
+	case pl.sem <- struct{}{}: // the common case: a token is free
+	default:
+		select {
+		case pl.sem <- struct{}{}:
+		case <-pl.ctx.Done():
+			return nil, &Error{Plugin: pl.p.Manifest.Name, Export: "(waiting for an instance)", Status: abi.Trap,
+				Msg: "interrupted: " + context.Cause(pl.ctx).Error(), Err: pl.ctx.Err(), Transient: true}
+		}
 	}
 	pl.mu.Lock()
 	if pl.closed {

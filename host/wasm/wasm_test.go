@@ -1079,9 +1079,18 @@ func BenchmarkF64IO(b *testing.B) {
 
 // BenchmarkEvalOne is the cost of one Eval (a batch of one θ at one
 // condition): the boundary crossing with its timeout context.
+// BenchmarkEvalOne is the fixed cost of one protected call: a model
+// evaluation of one θ at one condition (the test module's quad: a few
+// flops), through the pool, with the default fuel and timeout_ms.
 func BenchmarkEvalOne(b *testing.B) {
 	r := newRT(b, nil)
-	m := quad(b, r, "quad", 0, 1)
+	man := testManifest("quad", "model.wasm", abi.KindModel, 16, manifest.DefaultTimeoutMS)
+	man.Limits.Fuel = manifest.DefaultFuel
+	p := load(b, r, man)
+	m, err := p.Model(context.Background(), []float64{1}, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
 	th, x, y := []float64{1, 0.5}, []float64{1}, make([]float64, 2)
 	b.ReportAllocs()
 	for b.Loop() {
