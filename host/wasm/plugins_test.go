@@ -3,6 +3,9 @@ package wasm
 import (
 	"context"
 	"fmt"
+	"github.com/kinfer/kinfer/builtin/models/arm"
+	"github.com/kinfer/kinfer/host/dataset"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -501,6 +504,86 @@ func TestMetropolisPlugin(t *testing.T) {
 				t.Fatalf("sample %d: builtin %v, plugin %v", i, a, b)
 			}
 		}
+	}
+}
+
+// BenchmarkArm compares the arm (Diff-MSM, 5 DoF, 8 muscles, 54
+// parameters) as a builtin and as its Go plugin, metered (the default) and
+// unmetered: one evaluation and one VJP over the first 1000 rows of
+// examples/arm/train.csv at the ground truth, per row.
+func BenchmarkArm(b *testing.B) {
+	const rows = 1000
+	tab, err := dataset.Read(filepath.Join(repoRoot, "examples/arm/train.csv"))
+	if err != nil {
+		b.Skip(err)
+	}
+	spec := arm.Spec
+	c, m := len(spec.Conditions), len(spec.Outputs)
+	x := make([]float64, 0, rows*c)
+	for _, row := range tab.Rows[:rows] {
+		for _, col := range spec.Conditions {
+			x = append(x, row[slices.Index(tab.Columns, col.Name)])
+		}
+	}
+	theta := arm.GroundTruth()
+	y := make([]float64, rows*m)
+	v := make([]float64, rows*m)
+	for i := range v {
+		v[i] = 1e-3 * float64(i%7-3)
+	}
+	g := make([]float64, len(theta))
+	settings, _ := abi.SettingValues(spec.Settings, nil)
+	run := func(b *testing.B, mdl abi.Model) {
+		b.Run("eval", func(b *testing.B) {
+			for b.Loop() {
+				if st := mdl.Eval(theta, x, y); st != abi.OK {
+					b.Fatal(st)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*rows), "ns/row")
+		})
+		b.Run("vjp", func(b *testing.B) {
+			for b.Loop() {
+				if st := mdl.(abi.VJP).VJP(theta, x, v, y, g); st != abi.OK {
+					b.Fatal(st)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*rows), "ns/row")
+		})
+	}
+	b.Run("builtin", func(b *testing.B) {
+		mdl, err := arm.New(settings)
+		if err != nil {
+			b.Fatal(err)
+		}
+		run(b, mdl)
+	})
+	man, err := manifest.Load(filepath.Join(repoRoot, "plugins/go/arm/plugin.toml"))
+	if err != nil {
+		b.Skip(err)
+	}
+	for _, unmetered := range []bool{false, true} {
+		name := "go-plugin"
+		if unmetered {
+			name += "-unmetered"
+		}
+		b.Run(name, func(b *testing.B) {
+			r, err := NewRuntime(context.Background(), Options{unmetered: unmetered, CacheDir: "-"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer r.Close(context.Background())
+			p, err := r.Load(context.Background(), man)
+			if err != nil {
+				b.Fatal(err)
+			}
+			mdl, err := p.Model(context.Background(), settings, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer mdl.(io.Closer).Close()
+			run(b, mdl)
+		})
 	}
 }
 

@@ -15,6 +15,9 @@ func (m *module) rewriteCode(body []byte, refill, fuelGlobal uint32) ([]byte, er
 	if n != len(m.funcType) {
 		return nil, fmt.Errorf("%d bodies for %d functions", n, len(m.funcType))
 	}
+	if err := m.findLeaves(body); err != nil {
+		return nil, err
+	}
 	out := appendULEB(make([]byte, 0, len(body)+len(body)/4), uint64(n))
 	f := &funcWriter{m: m, refill: refill, fuelGlobal: fuelGlobal}
 	for i := range n {
@@ -31,7 +34,7 @@ func (m *module) rewriteCode(body []byte, refill, fuelGlobal uint32) ([]byte, er
 		if t >= m.nTypes {
 			return nil, &Error{Section: "code", Func: i, Offset: start, Err: fmt.Errorf("type index %d out of range", t)}
 		}
-		nb, err := f.rewrite(b, m.params[t])
+		nb, err := f.rewrite(b, m.params[t], m.leafW[i] >= 0)
 		if err != nil {
 			return nil, &Error{Section: "code", Func: i, Offset: start + f.at, Err: err}
 		}
@@ -42,6 +45,75 @@ func (m *module) rewriteCode(body []byte, refill, fuelGlobal uint32) ([]byte, er
 		return nil, fmt.Errorf("%d bytes after the last function body", len(body)-r.off)
 	}
 	return out, nil
+}
+
+// findLeaves marks the leaf functions: those without a loop, a call or a
+// bulk memory or table operation. A leaf's work is bounded by its size, so
+// it carries no meter code at all: its weight (its instruction count) is
+// charged by its callers at the call, with the caller's own instructions,
+// and a call_indirect charges the largest weight of the leaves of its
+// type. A leaf called by the host directly (an export) runs uncharged,
+// its work bounded by its size. Small helpers are leaves; calls to them
+// then cost nothing extra.
+func (m *module) findLeaves(body []byte) error {
+	r := &reader{b: body}
+	n, err := r.count(1)
+	if err != nil {
+		return err
+	}
+	m.leafW = make([]int64, n)
+	m.maxLeaf = map[string]int64{}
+	var in instr
+	for i := range n {
+		size, err := r.u32()
+		if err != nil {
+			return err
+		}
+		b, err := r.bytes(uint64(size))
+		if err != nil {
+			return err
+		}
+		fr := &reader{b: b}
+		groups, err := fr.count(2)
+		if err != nil {
+			return err
+		}
+		for range groups {
+			if _, err := fr.u32(); err != nil {
+				return err
+			}
+			if _, err := fr.byte(); err != nil {
+				return err
+			}
+		}
+		w := int64(0)
+		for !fr.done() && w >= 0 {
+			if err := fr.decode(&in); err != nil {
+				w = -1 // reported by the rewrite, with its place
+				break
+			}
+			w++
+			if in.op == opLoop || in.op == opCall || in.op == opCallIndirect || in.bulk() {
+				w = -1
+			}
+		}
+		m.leafW[i] = w
+		if w >= 0 {
+			if t := m.funcType[i]; t < m.nTypes {
+				m.maxLeaf[m.sig[t]] = max(m.maxLeaf[m.sig[t]], w)
+			}
+		}
+	}
+	return nil
+}
+
+// leafWeight is the weight of a call to function fn (an index of the
+// original module): a defined leaf's, else −1.
+func (m *module) leafWeight(fn uint32) int64 {
+	if fn < m.impFuncs || int(fn-m.impFuncs) >= len(m.leafW) {
+		return -1
+	}
+	return m.leafW[fn-m.impFuncs]
 }
 
 // funcWriter rewrites one function body at a time (its buffers are
@@ -61,11 +133,18 @@ type funcWriter struct {
 	in      instr
 
 	fuel, tmp uint32 // the new locals: the counter (i64) and a length (i32)
+	// leading: the function's first instruction other than block openers
+	// is a loop. Its header is then reached on every entry and charges the
+	// function's own weight too (an upper bound still: the instructions
+	// outside the loop run at most once per entry, the header at least
+	// once), so the entry needs no check of its own. Go compiles every
+	// function as such a loop (to resume goroutines).
+	leading bool
 }
 
 // rewrite returns the instrumented body b of a function with params
 // parameters.
-func (f *funcWriter) rewrite(b []byte, params int) ([]byte, error) {
+func (f *funcWriter) rewrite(b []byte, params int, leaf bool) ([]byte, error) {
 	r := &reader{b: b}
 	f.at = 0
 	groups, err := r.count(2)
@@ -98,6 +177,12 @@ func (f *funcWriter) rewrite(b []byte, params int) ([]byte, error) {
 	if err := f.weigh(&reader{b: b, off: code}, uint32(locals)); err != nil {
 		return nil, err
 	}
+	if leaf {
+		// No meter code: the callers charge it. Only function indices
+		// move (ref.func).
+		f.out = append(f.out[:0], b[:code]...)
+		return f.out, f.copyLeaf(&reader{b: b, off: code})
+	}
 	// Pass 2: emit. Locals first: the original groups, then the meter's.
 	f.out = appendULEB(f.out[:0], uint64(groups)+2)
 	f.out = append(f.out, b[hdr:code]...)
@@ -115,6 +200,8 @@ func (f *funcWriter) weigh(r *reader, locals uint32) error {
 	f.weights = append(f.weights[:0], 0)
 	f.scopes = append(f.scopes[:0], 0)
 	f.blocks = f.blocks[:0]
+	f.leading = false
+	opening := true // only block openers so far
 	in := &f.in
 	for {
 		f.at = r.off
@@ -122,6 +209,10 @@ func (f *funcWriter) weigh(r *reader, locals uint32) error {
 			return err
 		}
 		f.weights[f.scopes[len(f.scopes)-1]]++
+		if opening && in.op == opLoop {
+			f.leading = true
+		}
+		opening = opening && in.op == opBlock
 		switch in.op {
 		case opBlock, opIf:
 			f.blocks = append(f.blocks, false)
@@ -143,6 +234,13 @@ func (f *funcWriter) weigh(r *reader, locals uint32) error {
 		case opCall, opRefFunc:
 			if in.idx >= f.m.numFuncs() {
 				return fmt.Errorf("function index %d out of range (%d functions)", in.idx, f.m.numFuncs())
+			}
+			if w := f.m.leafWeight(in.idx); in.op == opCall && w >= 0 {
+				f.weights[f.scopes[len(f.scopes)-1]] += w
+			}
+		case opCallIndirect:
+			if t := f.m.typeOf(r.b[in.start+1 : in.end]); t >= 0 {
+				f.weights[f.scopes[len(f.scopes)-1]] += f.m.maxLeaf[f.m.sig[t]]
 			}
 		case opLocalGet, opLocalSet, opLocalTee:
 			if in.idx >= locals {
@@ -187,7 +285,12 @@ func (f *funcWriter) weigh(r *reader, locals uint32) error {
 func (f *funcWriter) emit(r *reader) error {
 	loops := 0 // scopes opened so far (the function is scope 0)
 	f.blocks, f.extra, f.loopW = f.blocks[:0], f.extra[:0], f.loopW[:0]
-	f.entry(f.weights[0])
+	if f.leading {
+		f.weights[1] += f.weights[0]
+		f.reload()
+	} else {
+		f.entry(f.weights[0])
+	}
 	in := &f.in
 	for {
 		f.at = r.off
@@ -205,16 +308,16 @@ func (f *funcWriter) emit(r *reader) error {
 			if bt := r.b[in.start+1 : in.end]; len(bt) == 1 && (bt[0] == 0x40 || isValType(bt[0])) {
 				f.out = append(f.out, opBlock, bt[0], opLoop, 0x40, opBlock, 0x40, opLoop, bt[0])
 				f.extra, f.loopW = append(f.extra, 3), append(f.loopW, w)
-				f.local(opLocalGet, f.fuel)
+				f.cget()
 				f.i64(w)
 				f.out = append(f.out, opI64Sub)
-				f.local(opLocalTee, f.fuel)
+				f.ctee()
 				f.out = append(f.out, opI64Const, 0, opI64LtS, opBrIf, 1)
 				continue
 			}
 			f.extra = append(f.extra, 0)
 			f.out = append(f.out, r.b[in.start:in.end]...)
-			f.local(opLocalGet, f.fuel)
+			f.cget()
 			f.subtract(w)
 			continue
 		case opEnd:
@@ -229,11 +332,11 @@ func (f *funcWriter) emit(r *reader) error {
 				w := f.loopW[len(f.loopW)-1]
 				f.loopW = f.loopW[:len(f.loopW)-1]
 				f.out = append(f.out, opEnd, opBr, 2, opEnd)
-				f.local(opLocalGet, f.fuel)
+				f.cget()
 				f.call(f.refill)
 				f.i64(w)
 				f.out = append(f.out, opI64Add)
-				f.local(opLocalSet, f.fuel)
+				f.cset()
 				// again never falls through, but validation does not know:
 				// unreachable lets done end with the loop's results.
 				f.out = append(f.out, opBr, 0, opEnd, opUnreachable, opEnd)
@@ -263,6 +366,11 @@ func (f *funcWriter) emit(r *reader) error {
 				// An import (WASI, kinfer_v1) cannot reach the counter.
 				break
 			}
+			if f.m.leafWeight(in.idx) >= 0 {
+				// A leaf has no meter code; it was charged with this scope.
+				f.call(in.idx + 1)
+				continue
+			}
 			f.flush()
 			f.call(in.idx + 1)
 			f.reload()
@@ -286,6 +394,27 @@ func (f *funcWriter) emit(r *reader) error {
 		}
 		f.out = append(f.out, r.b[in.start:in.end]...)
 	}
+}
+
+// copyLeaf copies a leaf's instructions, renumbering ref.func.
+func (f *funcWriter) copyLeaf(r *reader) error {
+	in := &f.in
+	for !r.done() {
+		f.at = r.off
+		if err := r.decode(in); err != nil {
+			return err
+		}
+		if in.op == opRefFunc {
+			f.out = append(f.out, opRefFunc)
+			if in.idx >= f.m.impFuncs {
+				in.idx++
+			}
+			f.out = appendULEB(f.out, uint64(in.idx))
+			continue
+		}
+		f.out = append(f.out, r.b[in.start:in.end]...)
+	}
+	return nil
 }
 
 // remap is the depth, in the instrumented body, of the branch target at
@@ -338,24 +467,34 @@ func (f *funcWriter) subtract(w int64) {
 
 // check: [counter] → stored; if below 0, refilled in place.
 func (f *funcWriter) check() {
-	f.local(opLocalTee, f.fuel)
+	f.ctee()
 	f.out = append(f.out, opI64Const, 0, opI64LtS, opIf, 0x40)
-	f.local(opLocalGet, f.fuel)
+	f.cget()
 	f.call(f.refill)
-	f.local(opLocalSet, f.fuel)
+	f.cset()
 	f.out = append(f.out, opEnd)
 }
 
 // chargeBulk charges a bulk operation's length (the i32 on top of the
-// stack) >> BulkShift and leaves the stack as it was.
+// stack) >> BulkShift and leaves the stack as it was. It does not check
+// the counter: one operation is bounded by the memory's size, and the
+// next function entry or loop header (every path to more work passes one)
+// refills or stops the call, at the same place on every run. A check here
+// would put a call in the loops that copy memory (Go's memmove), and a
+// call in a loop costs its registers.
 func (f *funcWriter) chargeBulk() {
 	f.local(opLocalSet, f.tmp)
-	f.local(opLocalGet, f.fuel)
+	f.cget()
 	f.local(opLocalGet, f.tmp)
 	f.out = append(f.out, opI64ExtendU, opI64Const, BulkShift, opI64ShrU, opI64Sub)
-	f.check()
+	f.cset()
 	f.local(opLocalGet, f.tmp)
 }
+
+// cget, cset and ctee read, write and write-keep the counter.
+func (f *funcWriter) cget() { f.local(opLocalGet, f.fuel) }
+func (f *funcWriter) cset() { f.local(opLocalSet, f.fuel) }
+func (f *funcWriter) ctee() { f.local(opLocalTee, f.fuel) }
 
 // flush stores the counter in the global (before a call or a return).
 func (f *funcWriter) flush() {

@@ -7,29 +7,44 @@
 // "fuel" as it runs:
 //
 //   - every function, on entry, charges the number of instructions of its
-//     body that lie outside any loop;
+//     body that lie outside any loop; a function whose body begins with a
+//     loop (as every function Go compiles does) charges them with that
+//     loop instead;
 //   - every loop, on each iteration (at its header), charges the number of
 //     instructions of its body that lie outside nested loops;
+//   - a leaf function (no loop, no call, no bulk operation) carries no
+//     meter code: its callers charge its instruction count with their own,
+//     and a call_indirect charges the largest count of the leaves of its
+//     type;
 //   - memory.fill, memory.copy, memory.init, table.fill, table.copy and
 //     table.init charge one unit per 64 bytes or elements they move.
 //
-// Every instruction the guest executes therefore belongs to exactly one
-// charge made before it runs, so the fuel a call uses is an upper bound of
-// the instructions it executes (plus the bulk work), the same on every
-// machine and under any load. Loops, calls and bulk operations are the only
-// ways a wasm function can run for long, and all three are charged.
+// Every instruction the guest executes therefore belongs to a charge made
+// before it runs (a leaf exported to and called by the host directly is
+// the one exception; its work is bounded by its size), so the fuel a call
+// uses is an upper bound of the instructions it executes, plus the bulk
+// work, the same on every machine and under any load. Loops, calls and
+// bulk operations are the only ways a wasm function can run for long, and
+// all three are charged.
 //
-// The counter lives in a new local of every function and moves through a
-// new exported mutable i64 global (FuelExport) across calls between the
-// module's own functions: a loop iteration costs one subtraction and one
-// compare-and-branch in registers. When the counter drops below zero the
-// function calls a new import, ImportModule.ImportName of type
-// (i64) -> i64, with the (negative) counter; the host either returns a
-// new allowance or traps the call (budget exhausted, wall-clock backstop,
-// run interrupted). With an allowance of about a million units the guest
-// leaves compiled code about once per millisecond, which is also when the
-// host checks its clock and cancellation, and which lets Go's garbage
-// collector stop the world.
+// The counter lives in a new local of every metered function and moves
+// through a new exported mutable i64 global (FuelExport) across calls
+// between the module's functions. When it drops below zero at a function
+// entry or loop header, the function calls a new import,
+// ImportModule.ImportName of type (i64) -> i64, with the (negative)
+// counter; the host either returns a new allowance or traps the call
+// (budget exhausted, wall-clock backstop, run interrupted). A bulk
+// operation only subtracts; the next entry or loop header checks. With an
+// allowance of about a million units the guest leaves compiled code about
+// once per millisecond, which is also when the host checks its clock and
+// cancellation, and which lets Go's garbage collector stop the world.
+//
+// The refill call of a loop is placed after the loop, reached by a branch
+// when the counter runs out and branching back to the header, so that no
+// loop contains a call: wazero's register allocator spills the values
+// live across a call in a loop's hot path, which cost 20–30 % on small
+// kernels (BenchmarkMeter in host/wasm); outlined, a loop iteration costs
+// one subtraction and one compare-and-branch in registers.
 //
 // Before each call the host sets the global to the call's first allowance;
 // after it the global holds what is left.

@@ -60,6 +60,9 @@ type section struct {
 type module struct {
 	sections []section
 	params   []int    // number of parameters of each type
+	sig      []string // each type's parameter and result bytes (a structural key)
+	leafW    []int64  // per defined function: its weight if it is a leaf, else −1
+	maxLeaf  map[string]int64
 	funcType []uint32 // type index of each defined function
 	impFuncs uint32   // imported functions
 	impGlobs uint32   // imported globals
@@ -170,7 +173,9 @@ func (m *module) readTypes(b []byte) error {
 		return err
 	}
 	m.params = make([]int, n)
+	m.sig = make([]string, n)
 	for i := range n {
+		start := r.off
 		form, err := r.byte()
 		if err != nil {
 			return err
@@ -196,6 +201,7 @@ func (m *module) readTypes(b []byte) error {
 				m.params[i] = c
 			}
 		}
+		m.sig[i] = string(b[start:r.off])
 	}
 	m.nTypes = uint32(n)
 	return nil
@@ -721,4 +727,15 @@ func (m *module) renumberNameMap(b []byte, indirect bool) []byte {
 		out = append(out, b[start:r.off]...)
 	}
 	return out
+}
+
+// typeOf is the type index of a call_indirect's immediates (type index,
+// table index), or −1 when it is out of range (refused by validation).
+func (m *module) typeOf(imm []byte) int {
+	r := &reader{b: imm}
+	t, err := r.u32()
+	if err != nil || t >= m.nTypes {
+		return -1
+	}
+	return int(t)
 }

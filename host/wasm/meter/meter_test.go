@@ -234,7 +234,8 @@ func TestLoopFuelIsExactAndDeterministic(t *testing.T) {
 	r := load(t, bin, 1<<40, 1<<20)
 	// Weights by construction: the loop's body is local.get, i32.const,
 	// i32.add, local.set, local.get, local.get, i32.lt_s, br_if, end = 9;
-	// the function outside it: loop, local.get, end = 3.
+	// the function outside it: loop, local.get, end = 3. The function
+	// starts with the loop, so its header charges both on every iteration.
 	const loopW, fnW = 9, 3
 	for _, n := range []uint64{1, 10, 1000, 100000} {
 		res, used, err := r.call("count", n)
@@ -244,8 +245,8 @@ func TestLoopFuelIsExactAndDeterministic(t *testing.T) {
 		if res[0] != n {
 			t.Fatalf("count(%d) = %d", n, res[0])
 		}
-		if want := int64(fnW + loopW*n); used != want {
-			t.Errorf("count(%d) used %d fuel, want %d (analytic: %d + %d·n)", n, used, want, fnW, loopW)
+		if want := int64((fnW + loopW) * n); used != want {
+			t.Errorf("count(%d) used %d fuel, want %d (analytic: (%d + %d)·n)", n, used, want, fnW, loopW)
 		}
 	}
 	// The same count with a tiny chunk (many refills) uses the same fuel.
@@ -254,7 +255,7 @@ func TestLoopFuelIsExactAndDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := int64(fnW + loopW*1000); used != want || r2.h.refills < 1000 {
+	if want := int64((fnW + loopW) * 1000); used != want || r2.h.refills < 1000 {
 		t.Errorf("with chunk 7: used %d (want %d), %d refills", used, want, r2.h.refills)
 	}
 }
@@ -272,9 +273,10 @@ func TestBudgetStopsAnInfiniteLoop(t *testing.T) {
 		t.Fatalf("spin: err = %v, want the budget error", err)
 	}
 	used := r.h.atTrap
-	// The refill that traps sees the first charge past the budget; a loop
-	// iteration charges 2 (br, end).
-	if used < 5_000_000 || used > 5_000_000+2 {
+	// The refill that traps sees the first charge past the budget; an
+	// iteration charges 4 (the loop's br and end, and the function's loop
+	// and end, charged with its leading loop).
+	if used < 5_000_000 || used > 5_000_000+4 {
 		t.Errorf("spin stopped after %d fuel, want the budget 5e6 (+ at most one charge)", used)
 	}
 }
@@ -550,5 +552,39 @@ func TestNestedLoopsAndBranches(t *testing.T) {
 		if err != nil || got2[0] != want[0] || used2 != used {
 			t.Errorf("f(%d) with chunk 5: %v (fuel %d), %v; with chunk 2^20: %v (fuel %d)", n, got2, used2, err, got, used)
 		}
+	}
+}
+
+// A leaf (no loop, no call) carries no meter code: its caller charges its
+// instructions at the call, directly or through call_indirect (the largest
+// leaf of the type).
+func TestLeavesChargedByCallers(t *testing.T) {
+	// 0: leaf add3(x) = x + 3 (local.get, i32.const, i32.add, end = 4)
+	// 1: leaf dbl(x) = x + x (local.get, local.get, i32.add, end = 4) … and
+	//    a bigger leaf of the same type, 2: sq5(x) = x*x+5 (6 instructions)
+	// 3: f(x) = add3(x) + call_indirect[1](x)  (not a leaf: it calls)
+	i32Mul := byte(0x6c)
+	add3 := body(nil, lget(0), i32c(3), op(i32Add))
+	dbl := body(nil, lget(0), lget(0), op(i32Add))
+	sq5 := body(nil, lget(0), lget(0), op(i32Mul), i32c(5), op(i32Add))
+	f := body(nil, lget(0), call(0), lget(0), i32c(1), op(opCallIndirect, 0, 0), op(i32Add))
+	bin := modSpec{
+		types:    [][]byte{functype([]byte{tI32}, []byte{tI32})},
+		funcs:    []uint64{0, 0, 0, 0},
+		tables:   [][]byte{{tFuncref, 0, 3}},
+		exports:  [][]byte{export("f", 0, 3)},
+		elements: [][]byte{cat(uleb(0), i32c(0), []byte{opEnd}, vec(uleb(0), uleb(1), uleb(2)))},
+		bodies:   [][]byte{add3, dbl, sq5, f},
+	}.bytes()
+	r := load(t, bin, 1<<40, 1<<20)
+	res, used, err := r.call("f", 10)
+	if err != nil || res[0] != 33 { // add3(10) + dbl(10) = 13 + 20
+		t.Fatalf("f(10) = %v, %v", res, err)
+	}
+	// f's own instructions: local.get, call, local.get, i32.const,
+	// call_indirect, i32.add, end = 7; add3 at its call: 4; the
+	// call_indirect: the largest leaf of the type, sq5: 6.
+	if want := int64(7 + 4 + 6); used != want {
+		t.Errorf("f used %d fuel, want %d", used, want)
 	}
 }
