@@ -1,0 +1,89 @@
+package wasm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kinfer/kinfer/abi"
+)
+
+// busyMachine starts CPU hogs in other processes, two per core, until the
+// test ends: "full machine load".
+func busyMachine(t *testing.T) {
+	for i := 0; i < 2*runtime.NumCPU(); i++ {
+		cmd := exec.Command("sh", "-c", "while :; do :; done")
+		if err := cmd.Start(); err != nil {
+			t.Skipf("cannot start a CPU hog: %v", err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	}
+	time.Sleep(50 * time.Millisecond)
+}
+
+// spinFault evaluates the spin plugin (an endless loop in
+// kinfer_model_eval) under the given limits and returns the fault and the
+// time to it.
+func spinFault(t *testing.T, fuel int64, timeoutMS int) (*Error, time.Duration) {
+	t.Helper()
+	p := loadPlugin(t, "host/testdata/plugins/spin")
+	m := *p.Manifest
+	m.Limits.Fuel, m.Limits.TimeoutMS = fuel, timeoutMS
+	r := newRT(t, nil)
+	q, err := r.Load(context.Background(), &m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mdl, err := q.Model(context.Background(), nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mdl.(interface{ Close() error }).Close()
+	start := time.Now()
+	st := mdl.Eval([]float64{0.5}, []float64{1, 2}, make([]float64, 2))
+	el := time.Since(start)
+	if st != abi.Timeout {
+		t.Fatalf("status %v, want timeout", st)
+	}
+	var e *Error
+	if !errors.As(mdl.(abi.Faulter).Fault(), &e) {
+		t.Fatalf("fault %v", mdl.(abi.Faulter).Fault())
+	}
+	return e, el
+}
+
+// A spinning plugin is stopped by timeout_ms within 100 ms of it, on an
+// idle machine and with every core busy; and by its fuel, with the same
+// deterministic fault whatever the load. (Bounds on elapsed time are the
+// behaviour under test here, not a speed target.)
+func TestSpinStoppedIdleAndUnderLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts CPU hogs")
+	}
+	const timeoutMS, slack = 200, 100 * time.Millisecond
+	for _, loaded := range []bool{false, true} {
+		t.Run(fmt.Sprintf("loaded=%v", loaded), func(t *testing.T) {
+			if loaded {
+				busyMachine(t)
+			}
+			e, el := spinFault(t, 0, timeoutMS)
+			if !strings.Contains(e.Msg, "exceeded timeout_ms=200 (wall clock)") || !e.Transient {
+				t.Errorf("wall-clock fault: %+v", e)
+			}
+			if limit := timeoutMS*time.Millisecond + slack; el > limit {
+				t.Errorf("stopped after %v, want within %v", el, limit)
+			}
+			t.Logf("timeout_ms=%d: stopped after %v", timeoutMS, el)
+			e, el = spinFault(t, 300_000_000, 60_000)
+			if !strings.HasPrefix(e.Msg, "exceeded its fuel budget of 300000000 ") || e.Transient || e.Status != abi.Timeout {
+				t.Errorf("fuel fault: %+v", e)
+			}
+			t.Logf("fuel 3e8 exhausted after %v", el)
+		})
+	}
+}
