@@ -35,7 +35,7 @@ var Spec = abi.Spec{
 	Settings: []abi.Setting{
 		{Name: "nu", Default: 4, Doc: "degrees of freedom nu > 0 (1 is Cauchy; large nu tends to the Gaussian)"},
 	},
-	Capabilities: []abi.Capability{abi.CapGradY},
+	Capabilities: []abi.Capability{abi.CapGradY, abi.CapBatch},
 }
 
 // StudentT is the likelihood with ν fixed.

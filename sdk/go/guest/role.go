@@ -8,7 +8,9 @@ import (
 
 // Capability ties an optional capability of a role to the Go interface that
 // provides it: Has reports whether a value implements it, Method names the
-// method for error messages.
+// method for error messages. A capability without a Method is a
+// declaration (sigma_free, batch): SpecOf never adds it, only the author's
+// spec lists it.
 type Capability struct {
 	Name   abi.Capability
 	Has    func(v any) bool
@@ -31,7 +33,9 @@ func (r Role) SpecOf(spec abi.Spec, v any) abi.Spec {
 		panic(fmt.Sprintf("kinfer sdk: %s %q lists settings; serve it with %s.ServeNew(spec, constructor)", r.Kind, spec.Name, r.Kind))
 	}
 	for _, c := range r.Caps {
-		if c.Has(v) && !spec.Has(c.Name) {
+		// A capability without a method (sigma_free, batch) is a
+		// declaration: only the author's spec lists it.
+		if c.Method != "" && c.Has(v) && !spec.Has(c.Name) {
 			spec.Capabilities = append(spec.Capabilities, c.Name)
 		}
 	}

@@ -39,3 +39,17 @@ func kinferLikelihoodResiduals(K, m int32, y, obs, sigma, r unsafe.Pointer) int3
 	n := int(K) * int(m)
 	return int32(s.residuals(int(m), guest.F64s(y, n), guest.F64s(obs, n), guest.F64s(sigma, n), guest.F64s(r, n)))
 }
+
+//go:wasmexport kinfer_likelihood_eval_batch
+func kinferLikelihoodEvalBatch(b, K, m int32, y, obs, sigma, out, status unsafe.Pointer) int32 {
+	s, rc := ready(K, m)
+	if s == nil {
+		return rc
+	}
+	if b < 0 {
+		return guest.Failf("%s: batch of %d points", s.spec.Name, b)
+	}
+	n := int(K) * int(m)
+	s.evalBatch(int(m), int(b), n, guest.F64s(y, int(b)*n), guest.F64s(obs, n), guest.F64s(sigma, n), guest.F64s(out, int(b)), guest.Statuses(status, int(b)))
+	return 0
+}

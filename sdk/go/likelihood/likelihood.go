@@ -19,6 +19,7 @@ var role = guest.Role{Kind: abi.KindLikelihood, Caps: []guest.Capability{
 	{Name: abi.CapGradY, Has: guest.Implementer[abi.GradY](), Method: "LogLikelihoodGrad"},
 	{Name: abi.CapResiduals, Has: guest.Implementer[abi.Residuals](), Method: "Residuals"},
 	{Name: abi.CapSigmaFree, Has: func(any) bool { return true }}, // a declaration, no method
+	{Name: abi.CapBatch, Has: func(any) bool { return true }},     // served by evalBatch
 }}
 
 // Serve registers l, a likelihood without settings, as the plugin's
@@ -111,4 +112,24 @@ func (s *server) residuals(m int, y, obs, sigma, r []float64) abi.Status {
 		return abi.Failed
 	}
 	return clamp(s.res.Residuals(m, y, obs, sigma, r))
+}
+
+// evalBatch evaluates b points' outputs (ys, b×n) against the same data
+// (capability "batch"): through the likelihood's own abi.BatchLikelihood
+// when it has one, else one LogLikelihood per point, inside the module.
+func (s *server) evalBatch(m, b, n int, ys, obs, sigma, out []float64, status []abi.Status) {
+	if bl, ok := s.lik.(abi.BatchLikelihood); ok {
+		pts := make([][]float64, b)
+		for i := range pts {
+			pts[i] = ys[i*n : (i+1)*n : (i+1)*n]
+		}
+		bl.LogLikelihoodBatch(m, pts, obs, sigma, out, status)
+		for i := range status {
+			status[i] = clamp(status[i])
+		}
+		return
+	}
+	for i := 0; i < b; i++ {
+		status[i] = s.eval(m, ys[i*n:(i+1)*n:(i+1)*n], obs, sigma, out[i:i+1])
+	}
 }
