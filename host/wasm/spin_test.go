@@ -87,3 +87,44 @@ func TestSpinStoppedIdleAndUnderLoad(t *testing.T) {
 		})
 	}
 }
+
+// random_get restarts at every call (ABI.md §8): the same point gives the
+// same bytes on one instance called again and on another instance, so a
+// plugin that reads it cannot make results depend on the worker count.
+// sleep returns at once and the clocks do not advance.
+func TestRandomGetPerCallAndSleep(t *testing.T) {
+	r := newRT(t, nil)
+	p := load(t, r, testManifest("wasi", "wasi.wasm", abi.KindModel, 0, 0))
+	eval := func(m abi.Model, a float64) []float64 {
+		y := make([]float64, 2)
+		if st := m.Eval([]float64{a, 0}, []float64{1}, y); st != abi.OK {
+			t.Fatalf("eval %v: %v", a, st)
+		}
+		return y
+	}
+	m1, err := p.Model(context.Background(), []float64{1}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m2, err := p.Model(context.Background(), []float64{1}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := eval(m1, 557)
+	if first[0] == first[1] {
+		t.Errorf("two reads within a call gave the same bytes: %v", first)
+	}
+	eval(m1, 1) // another call in between
+	for _, y := range [][]float64{eval(m1, 557), eval(m2, 557)} {
+		if y[0] != first[0] || y[1] != first[1] {
+			t.Errorf("random_get in a later call or another instance: %v, first call %v", y, first)
+		}
+	}
+	start := time.Now()
+	if y := eval(m1, 558); y[0] != 0 {
+		t.Errorf("the monotonic clock advanced by %v ns over sleep(5)", y[0])
+	}
+	if el := time.Since(start); el > 2*time.Second {
+		t.Errorf("sleep(5) took %v", el)
+	}
+}
