@@ -193,10 +193,12 @@ func (s *Study) plugin(ctx context.Context, d *tomlx.Decoded, r componentRef, ki
 	if m.Kind != kind {
 		return nil, d.Errorf(r.table+".plugin", "plugin %s is a %s, but [%s] needs a %s", m.Name, m.Kind, strings.Split(r.table, "[")[0], kind)
 	}
-	// A plugin's own manifest cannot switch off the sandbox's hang
-	// protection: running without a timeout is the study's decision.
-	if !m.Limits.Interruptible() && !r.trusted {
-		return nil, d.Errorf(r.table+".plugin", "plugin %s asks to run without a timeout (timeout_ms = 0 in %s), which only trusted code may: add trusted = true to this table if you trust it", m.Name, m.Path)
+	// A plugin's own manifest cannot switch off or stretch the sandbox's
+	// hang protection (no timeout or fuel limit, or more than the maxima):
+	// that is the study's decision (ABI.md §9).
+	if why := m.Limits.NeedsTrust(); len(why) > 0 && !r.trusted {
+		return nil, d.Errorf(r.table+".plugin", "plugin %s asks for %s in %s, which only trusted code may: add trusted = true to this table if you trust it",
+			m.Name, strings.Join(why, " and "), m.Path)
 	}
 	if o.Runtime == nil {
 		return nil, d.Errorf(r.table+".plugin", "plugins need a WebAssembly runtime (internal error: none given)")

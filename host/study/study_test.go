@@ -154,17 +154,32 @@ func TestSigmaColumnsChecked(t *testing.T) {
 	}
 }
 
-// A plugin's manifest cannot turn off its timeout unless the study trusts it.
-func TestUntrustedPluginWithoutTimeoutRefused(t *testing.T) {
-	dir := t.TempDir()
-	man := "name = \"fast\"\nversion = \"1\"\nkind = \"model\"\nabi = 1\nwasm = \"x.wasm\"\n[limits]\ntimeout_ms = 0\n"
-	os.WriteFile(filepath.Join(dir, "plugin.toml"), []byte(man), 0o644)
-	text := strings.Replace(base, `use = "ligament"`, `plugin = "plugin.toml"`, 1)
-	os.WriteFile(filepath.Join(dir, "d.csv"), []byte(csv), 0o644)
-	p := filepath.Join(dir, "study.toml")
-	os.WriteFile(p, []byte(text), 0o644)
-	_, err := Load(context.Background(), p, Options{Workers: 1})
-	if err == nil || !strings.Contains(err.Error(), "asks to run without a timeout") || !strings.Contains(err.Error(), "trusted = true") {
-		t.Fatalf("got %v", err)
+// A plugin's manifest cannot turn off or stretch its timeout or fuel
+// unless the study trusts it.
+func TestUntrustedPluginLimitsRefused(t *testing.T) {
+	for limits, want := range map[string]string{
+		"timeout_ms = 0":             "asks for timeout_ms = 0 (no timeout) in",
+		"timeout_ms = 9000000000000": "asks for timeout_ms = 9000000000000 (above 3600000, one hour) in",
+		"fuel = 0":                   "asks for fuel = 0 (unlimited) in",
+		"fuel = 2_000_000_000_000_000\ntimeout_ms = 0": "asks for timeout_ms = 0 (no timeout) and fuel = 2000000000000000 (above 1000000000000000) in",
+	} {
+		dir := t.TempDir()
+		man := "name = \"fast\"\nversion = \"1\"\nkind = \"model\"\nabi = 1\nwasm = \"x.wasm\"\n[limits]\n" + limits + "\n"
+		os.WriteFile(filepath.Join(dir, "plugin.toml"), []byte(man), 0o644)
+		text := strings.Replace(base, `use = "ligament"`, `plugin = "plugin.toml"`, 1)
+		os.WriteFile(filepath.Join(dir, "d.csv"), []byte(csv), 0o644)
+		p := filepath.Join(dir, "study.toml")
+		os.WriteFile(p, []byte(text), 0o644)
+		_, err := Load(context.Background(), p, Options{Workers: 1})
+		if err == nil || !strings.Contains(err.Error(), `study.toml:5: key "model.plugin": plugin fast `+want) || !strings.Contains(err.Error(), "trusted = true") {
+			t.Errorf("%s: got %v", limits, err)
+		}
+		// Trusted, the limits pass this check (and the load goes on to the
+		// missing runtime).
+		os.WriteFile(p, []byte(strings.Replace(text, `plugin = "plugin.toml"`, "plugin = \"plugin.toml\"\ntrusted = true", 1)), 0o644)
+		_, err = Load(context.Background(), p, Options{Workers: 1})
+		if err == nil || !strings.Contains(err.Error(), "plugins need a WebAssembly runtime") {
+			t.Errorf("%s, trusted: got %v", limits, err)
+		}
 	}
 }
