@@ -184,7 +184,7 @@ var wasmHeader = []byte("\x00asm\x01\x00\x00\x00")
 // header, which is checked before the rest is read.
 func (m *Manifest) ReadWasm() ([]byte, error) {
 	fail := func(format string, args ...any) error {
-		return fmt.Errorf("plugin %s (%s): wasm = %q: %s", m.Name, m.Path, m.Wasm, fmt.Sprintf(format, args...))
+		return fmt.Errorf("plugin %s: %s: %s (wasm = %q in %s)", m.Name, m.Wasm, fmt.Sprintf(format, args...), m.Wasm, m.Path)
 	}
 	path, err := safefile.Inside(m.Dir, m.Wasm)
 	if err != nil {
@@ -198,13 +198,13 @@ func (m *Manifest) ReadWasm() ([]byte, error) {
 	r := safefile.Limit(f, path, MaxModuleBytes)
 	hdr := make([]byte, len(wasmHeader))
 	if n, err := io.ReadFull(r, hdr); err != nil {
-		return nil, fail("not a WebAssembly module (%d bytes; a module starts with the 8 bytes %q)", n, wasmHeader)
+		return nil, fail("not a WebAssembly binary (%d bytes; a module starts with the 8 bytes %q)", n, wasmHeader)
 	}
 	if !bytes.Equal(hdr[:4], wasmHeader[:4]) {
-		return nil, fail("not a WebAssembly module (it starts with %q, a module with %q)", hdr[:4], wasmHeader[:4])
+		return nil, fail("not a WebAssembly binary (it starts with %q, a module with %q)", hdr[:4], wasmHeader[:4])
 	}
 	if !bytes.Equal(hdr[4:], wasmHeader[4:]) {
-		return nil, fail("a WebAssembly module of binary format version %d; kinfer reads version 1", le32(hdr[4:]))
+		return nil, fail("a WebAssembly binary of format version %d; kinfer reads version 1", le32(hdr[4:]))
 	}
 	b, err := safefile.ReadAll(r, hdr, safefile.Size(f))
 	if err != nil {

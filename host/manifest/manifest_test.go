@@ -225,9 +225,11 @@ func TestModulePathRules(t *testing.T) {
 		{"sub", func(dir string) { os.Mkdir(filepath.Join(dir, "sub"), 0o755) }, `is a directory, not a regular file`},
 		{"big.wasm", sparse("big.wasm", 2<<30, module), `has 2 GiB, more than the 256 MiB accepted`},
 		{"missing.wasm", nil, `no such file`},
-		{"short.wasm", func(dir string) { os.WriteFile(filepath.Join(dir, "short.wasm"), []byte("\x00as"), 0o644) }, `not a WebAssembly module (3 bytes`},
-		{"text.wasm", func(dir string) { os.WriteFile(filepath.Join(dir, "text.wasm"), []byte("#!/bin/sh\necho hi\n"), 0o644) }, `not a WebAssembly module (it starts with "#!/b"`},
-		{"v2.wasm", func(dir string) { os.WriteFile(filepath.Join(dir, "v2.wasm"), []byte("\x00asm\x02\x00\x00\x00"), 0o644) }, `binary format version 2`},
+		{"short.wasm", func(dir string) { os.WriteFile(filepath.Join(dir, "short.wasm"), []byte("\x00as"), 0o644) }, `not a WebAssembly binary (3 bytes`},
+		{"text.wasm", func(dir string) { os.WriteFile(filepath.Join(dir, "text.wasm"), []byte("#!/bin/sh\necho hi\n"), 0o644) }, `not a WebAssembly binary (it starts with "#!/b"`},
+		{"v2.wasm", func(dir string) {
+			os.WriteFile(filepath.Join(dir, "v2.wasm"), []byte("\x00asm\x02\x00\x00\x00"), 0o644)
+		}, `binary of format version 2`},
 	}
 	for _, c := range cases {
 		err := wasmErr(t, c.wasm, c.setup)
@@ -273,7 +275,7 @@ func TestHeaderCheckedFirst(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	_, err = m.ReadWasm()
 	runtime.ReadMemStats(&after)
-	if err == nil || !strings.Contains(err.Error(), "not a WebAssembly module") {
+	if err == nil || !strings.Contains(err.Error(), "not a WebAssembly binary") {
 		t.Fatalf("got %v", err)
 	}
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {

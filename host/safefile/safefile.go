@@ -201,7 +201,7 @@ func local(clean string) bool {
 	return filepath.IsLocal(clean) || clean == "."
 }
 
-// Bytes formats a byte count for messages: "256 MiB", "1.5 GiB", "512 bytes".
+// Bytes formats a byte count for messages: "256 MiB", "1.5 GiB", "4800 bytes".
 func Bytes(n int64) string {
 	const k = 1024
 	switch {
@@ -215,8 +215,6 @@ func Bytes(n int64) string {
 		return fmt.Sprintf("%.1f MiB", float64(n)/(k*k))
 	case n >= k && n%k == 0:
 		return fmt.Sprintf("%d KiB", n/k)
-	case n >= k:
-		return fmt.Sprintf("%.1f KiB", float64(n)/k)
 	}
 	return fmt.Sprintf("%d bytes", n)
 }

@@ -183,3 +183,46 @@ func TestUntrustedPluginLimitsRefused(t *testing.T) {
 		}
 	}
 }
+
+// A CSV saved by Excel with a byte-order mark loads (its first column was
+// once read as "\ufefflength_mm").
+func TestDataWithByteOrderMark(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "d.csv"), []byte("\xEF\xBB\xBF"+strings.ReplaceAll(csv, "\n", "\r\n")), 0o644)
+	p := filepath.Join(dir, "study.toml")
+	os.WriteFile(p, []byte(base), 0o644)
+	s, err := Load(context.Background(), p, Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.Data[0].K != 3 || s.Data[0].X[2] != 31 {
+		t.Fatalf("data %+v", s.Data[0])
+	}
+}
+
+// The study's data share one memory budget: tables, conditions, and each
+// term's observations and σ.
+func TestDataBudget(t *testing.T) {
+	defer func(b int64) { maxDataBytes = b }(maxDataBytes)
+	// d.csv: 3 rows of 2 columns (3·(16+32) bytes), X 3·8 bytes, each
+	// term 2·3·8 bytes.
+	table, x, term := int64(3*(16+32)), int64(3*8), int64(2*3*8)
+	text := base + "\n[[likelihood]]\nuse = \"gaussian\"\ndata = \"pull\"\nsigma = 5.0\n"
+	maxDataBytes = table + x + 2*term
+	if s, err := load(t, text); err != nil {
+		t.Fatalf("at the budget: %v", err)
+	} else {
+		s.Close()
+	}
+	maxDataBytes--
+	_, err := load(t, text)
+	if err == nil || !strings.Contains(err.Error(), `study.toml:25: key "likelihood[1]": likelihood term 2's observations and σ would take 48 bytes in memory, and the study's data may take at most`) {
+		t.Fatalf("over the budget: %v", err)
+	}
+	maxDataBytes = table - 1
+	_, err = load(t, text)
+	if err == nil || !strings.Contains(err.Error(), `key "data[0].file"`) || !strings.Contains(err.Error(), "d.csv:4: more rows than kinfer holds in memory: 3 rows of 2 columns would take 144 bytes, more than the 143 bytes accepted") {
+		t.Fatalf("table over the budget: %v", err)
+	}
+}
