@@ -135,10 +135,9 @@ func ParseMax(file string, r io.Reader, maxBytes int64) (*Table, error) {
 		if err == io.EOF {
 			break
 		}
-		line, _ := cr.FieldPos(0)
 		var pe *csv.ParseError
 		if errors.As(err, &pe) && errors.Is(pe.Err, csv.ErrFieldCount) {
-			msg := fmt.Sprintf("%s:%d: %d fields, but the header has %d columns", file, line, len(rec), ncol)
+			msg := fmt.Sprintf("%s:%d: %d fields, but the header has %d columns", file, pe.StartLine, len(rec), ncol)
 			if len(rec) == 1 && separator(rec[0]) != "" {
 				msg += "; a comma-separated file is expected, and this row looks separated by " + separator(rec[0])
 			}
@@ -147,6 +146,7 @@ func ParseMax(file string, r io.Reader, maxBytes int64) (*Table, error) {
 		if err != nil {
 			return nil, readErr(err)
 		}
+		line, _ := cr.FieldPos(0)
 		if TableBytes(len(t.Rows)+1, ncol) > maxBytes {
 			return nil, fmt.Errorf("%s:%d: more rows than kinfer holds in memory: %d rows of %d columns would take %s, more than the %s accepted (8 bytes per value, %d per row)",
 				file, line, len(t.Rows)+1, ncol, safefile.Bytes(TableBytes(len(t.Rows)+1, ncol)), safefile.Bytes(maxBytes), RowOverhead)

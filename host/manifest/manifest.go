@@ -123,6 +123,22 @@ func Load(path string) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
+	return validate(path, &m, d)
+}
+
+// Parse validates the manifest text as if read from path (which is not
+// opened).
+func Parse(path, text string) (*Manifest, error) {
+	var m Manifest
+	d, err := tomlx.Decode(path, text, &m)
+	if err != nil {
+		return nil, err
+	}
+	return validate(path, &m, d)
+}
+
+func validate(path string, mp *Manifest, d *tomlx.Decoded) (*Manifest, error) {
+	m := *mp
 	m.Path = path
 	m.Dir = filepath.Dir(path)
 	for _, k := range []string{"name", "version", "kind", "abi", "wasm"} {
