@@ -291,7 +291,10 @@ func cases() []hcase {
 			files: modelStudy("c-sleep", "c/sleep/sleep.wasm", "", gaussian, mh)},
 
 		// Memory.
-		modeCase("eval-stack-overflow", "deep", 1, "plugin eval-stack-overflow", "kinfer_model_eval", "stack overflow"),
+		{name: "eval-stack-overflow", code: 1, want: []string{"plugin eval-stack-overflow", "kinfer_model_eval", "stack overflow"},
+			// time for the stack to fill on a busy machine
+			files: join(modelStudy("eval-stack-overflow", "wat/model.wasm", `mode = "deep"`, gaussian, mh),
+				plugin("model", "eval-stack-overflow", "model", "wat/model.wasm", "memory_mib = 16\ntimeout_ms = 5000\nfuel = 1_000_000_000"))},
 		modeCase("eval-grow-to-limit", "grow", 0, "hostile: done"),
 		{name: "c-malloc-bomb", code: 0, want: []string{"hostile: done"},
 			files: modelStudy("c-malloc-bomb", "c/mallocbomb/mallocbomb.wasm", "", gaussian, mh)},
@@ -373,7 +376,7 @@ func cases() []hcase {
 		// in every instance: the sandbox gives every instance the same.
 		moduleCase("describe-from-random-and-clocks", "wat/describe-rand.wasm", 0, "hostile: done"),
 		{name: "c-random-get-workers", waits: leadWasm, code: 0, want: []string{"hostile: done"},
-			files: modelStudy("c-random-get-workers", "c/random/random.wasm", "", gaussian, mh),
+			files: modelStudy("c-random-get-workers", "c/random/random.wasm", "", gaussian, "use = \"metropolis\"\nchains = 64\nburn_in = 20\nsamples = 20"),
 			check: func(t *testing.T, dir string, r result) {
 				// The same study on one worker gives the same samples.
 				r1 := kinfer(t, dir, []string{"run", "study.toml", "-o", "out1", "--workers", "1"}, 0, 0)
