@@ -118,7 +118,9 @@ func ParseMax(file string, r io.Reader, maxBytes int64) (*Table, error) {
 	t := &Table{File: file}
 	seen := map[string]bool{}
 	for i, h := range header {
-		h = strings.TrimSpace(h)
+		// A byte-order mark can also start a later column, where files were
+		// concatenated: it is invisible in messages, so it is dropped.
+		h = strings.TrimSpace(strings.Trim(strings.TrimSpace(h), "\uFEFF"))
 		if h == "" {
 			return nil, fmt.Errorf("%s:%d: column %d has an empty name", file, line, i+1)
 		}

@@ -72,6 +72,11 @@ func TestByteOrderMark(t *testing.T) {
 	if tb.Columns[0] != "length_mm" || tb.Index("length_mm") != 0 || tb.Rows[0][0] != 30 {
 		t.Fatalf("columns %q rows %v", tb.Columns, tb.Rows)
 	}
+	// A mark inside the header (files concatenated) is dropped too.
+	tb, err = Parse("cat.csv", strings.NewReader("a,\uFEFFb\n1,2\n"))
+	if err != nil || tb.Index("b") != 1 {
+		t.Fatalf("columns %q: %v", tb.Columns, err)
+	}
 	_, err = Parse("u16.csv", strings.NewReader("\xFF\xFEl\x00,\x00"))
 	if err == nil || !strings.Contains(err.Error(), "u16.csv: UTF-16 text") {
 		t.Fatalf("got %v", err)
