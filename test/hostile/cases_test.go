@@ -535,7 +535,8 @@ func TestHostile(t *testing.T) {
 					t.Errorf("this case waits for %s", c.waits)
 				}
 			}()
-			t.Logf("exit %d in %v, peak %d MB", r.code, r.elapsed.Round(time.Millisecond), r.rss>>20)
+			msg, _, _ := strings.Cut(strings.TrimSpace(r.stderr), "\n")
+			t.Logf("exit %d in %v, peak %d MB: %s", r.code, r.elapsed.Round(time.Millisecond), r.rss>>20, msg)
 			p := problems(r)
 			if r.code != c.code {
 				p = append(p, fmt.Sprintf("exit code %d, want %d", r.code, c.code))
