@@ -20,7 +20,9 @@ import (
 	"github.com/kinfer/kinfer/host/dataset"
 	"github.com/kinfer/kinfer/host/manifest"
 	"github.com/kinfer/kinfer/host/run"
+	"github.com/kinfer/kinfer/host/safefile"
 	"github.com/kinfer/kinfer/host/study"
+	"github.com/kinfer/kinfer/host/tomlx"
 	"github.com/kinfer/kinfer/host/wasm"
 )
 
@@ -151,9 +153,11 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 
 // isManifest tells a plugin.toml from a study by its top-level keys.
 func isManifest(path string) bool {
-	b, err := os.ReadFile(path)
+	// Only a regular file of a TOML file's size is looked at: a FIFO or a
+	// device named on the command line must not hang or exhaust kinfer.
+	b, err := safefile.ReadFile(path, tomlx.MaxBytes)
 	if err != nil {
-		return false
+		return filepath.Base(path) == "plugin.toml"
 	}
 	for _, ln := range strings.Split(string(b), "\n") {
 		ln = strings.TrimSpace(ln)

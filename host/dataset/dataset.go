@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -10,6 +11,26 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/kinfer/kinfer/host/safefile"
+)
+
+// Bounds on a data file (docs/STUDY.md, "Datasets"): no file can make the
+// host hold more than MaxTableBytes for its table, plus one line.
+const (
+	// MaxFileBytes bounds a data file's size on disk.
+	MaxFileBytes = 1 << 30
+	// MaxLineBytes bounds one line: the header, a row or a comment (a
+	// quoted field spanning lines counts as one line).
+	MaxLineBytes = 1 << 20
+	// MaxColumns bounds the columns of the header.
+	MaxColumns = 10_000
+	// MaxTableBytes bounds the memory of a parsed table: 8 bytes per value
+	// and RowOverhead per row.
+	MaxTableBytes = 256 << 20
+	// RowOverhead is the memory a table spends per row besides its values
+	// (a slice header and the row's line number).
+	RowOverhead = 32
 )
 
 // Table is a numeric CSV: column names and rows.
@@ -17,55 +38,126 @@ type Table struct {
 	File    string
 	Columns []string
 	Rows    [][]float64
-	Lines   []int // the file line of each row, for error messages
+	Lines   []int32 // the file line of each row, for error messages
+}
+
+// Bytes is the memory the table is accounted for (see MaxTableBytes).
+func (t *Table) Bytes() int64 {
+	return TableBytes(len(t.Rows), len(t.Columns))
+}
+
+// TableBytes is the memory accounted for a table of rows×cols values.
+func TableBytes(rows, cols int) int64 {
+	return int64(rows) * (int64(cols)*8 + RowOverhead)
 }
 
 // Read parses a numeric CSV with a header. Blank lines and lines starting
-// with '#' are skipped. An empty cell reads as NaN.
+// with '#' are skipped. An empty cell reads as NaN. The file must be a
+// regular file of at most MaxFileBytes.
 func Read(path string) (*Table, error) {
-	f, err := os.Open(path)
+	return ReadMax(path, MaxTableBytes)
+}
+
+// ReadMax is Read with a table of at most maxBytes (see Table.Bytes), for
+// a caller that budgets several files.
+func ReadMax(path string, maxBytes int64) (*Table, error) {
+	f, err := safefile.Open(path, MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return Parse(path, f)
+	return ParseMax(path, f, maxBytes)
 }
 
 // Parse is Read on a reader; file names the source in errors.
 func Parse(file string, r io.Reader) (*Table, error) {
-	cr := csv.NewReader(r)
+	return ParseMax(file, r, MaxTableBytes)
+}
+
+// ParseMax is Parse with a table of at most maxBytes.
+func ParseMax(file string, r io.Reader, maxBytes int64) (*Table, error) {
+	if maxBytes > MaxTableBytes {
+		maxBytes = MaxTableBytes
+	}
+	br := bufio.NewReader(safefile.Limit(r, file, MaxFileBytes))
+	if err := skipBOM(file, br); err != nil {
+		return nil, err
+	}
+	g := &guard{r: br, line: 1, first: 1, start: true}
+	cr := csv.NewReader(g)
 	cr.Comment = '#'
 	cr.TrimLeadingSpace = true
+	cr.ReuseRecord = true
+	// readErr turns a reader error into one naming the file and line.
+	readErr := func(err error) error {
+		if g.err != nil {
+			return fmt.Errorf("%s:%d: %w", file, g.errLine, g.err)
+		}
+		var tl *safefile.TooLarge
+		if errors.As(err, &tl) {
+			return fmt.Errorf("%s: larger than %s, the most kinfer reads", file, safefile.Bytes(MaxFileBytes))
+		}
+		return csvErr(file, err)
+	}
 	header, err := cr.Read()
 	if err == io.EOF {
 		return nil, fmt.Errorf("%s: empty file, want a header row", file)
 	}
 	if err != nil {
-		return nil, csvErr(file, err)
+		return nil, readErr(err)
+	}
+	line, _ := cr.FieldPos(0)
+	if len(header) > MaxColumns {
+		return nil, fmt.Errorf("%s:%d: %d columns; at most %d accepted", file, line, len(header), MaxColumns)
+	}
+	if len(header) == 1 {
+		if sep := separator(header[0]); sep != "" {
+			return nil, fmt.Errorf("%s:%d: the header is one column %.60q: a comma-separated file is expected, and this one looks separated by %s", file, line, header[0], sep)
+		}
 	}
 	t := &Table{File: file}
 	seen := map[string]bool{}
 	for i, h := range header {
-		h = strings.TrimSpace(h)
+		// A byte-order mark can also start a later column, where files were
+		// concatenated: it is invisible in messages, so it is dropped.
+		h = strings.TrimSpace(strings.Trim(strings.TrimSpace(h), "\uFEFF"))
 		if h == "" {
-			return nil, fmt.Errorf("%s:1: column %d has an empty name", file, i+1)
+			return nil, fmt.Errorf("%s:%d: column %d has an empty name", file, line, i+1)
 		}
 		if seen[h] {
-			return nil, fmt.Errorf("%s:1: duplicate column %q", file, h)
+			return nil, fmt.Errorf("%s:%d: duplicate column %q", file, line, h)
 		}
 		seen[h] = true
 		t.Columns = append(t.Columns, h)
 	}
+	ncol := len(t.Columns)
+	var chunk []float64 // rows are cut from chunks of values
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			break
 		}
+		var pe *csv.ParseError
+		if errors.As(err, &pe) && errors.Is(pe.Err, csv.ErrFieldCount) {
+			msg := fmt.Sprintf("%s:%d: %d fields, but the header has %d columns", file, pe.StartLine, len(rec), ncol)
+			if len(rec) == 1 && separator(rec[0]) != "" {
+				msg += "; a comma-separated file is expected, and this row looks separated by " + separator(rec[0])
+			}
+			return nil, errors.New(msg)
+		}
 		if err != nil {
-			return nil, csvErr(file, err)
+			return nil, readErr(err)
 		}
 		line, _ := cr.FieldPos(0)
-		row := make([]float64, len(rec))
+		if TableBytes(len(t.Rows)+1, ncol) > maxBytes {
+			return nil, fmt.Errorf("%s:%d: more rows than kinfer holds in memory: %d rows of %d columns would take %s, more than the %s accepted (8 bytes per value, %d per row)",
+				file, line, len(t.Rows)+1, ncol, safefile.Bytes(TableBytes(len(t.Rows)+1, ncol)), safefile.Bytes(maxBytes), RowOverhead)
+		}
+		if cap(chunk)-len(chunk) < ncol {
+			chunk = make([]float64, 0, max(ncol, 1<<16))
+		}
+		row := chunk[len(chunk) : len(chunk)+ncol : len(chunk)+ncol]
+		chunk = chunk[:len(chunk)+ncol]
 		for j, s := range rec {
 			s = strings.TrimSpace(s)
 			if s == "" {
@@ -74,17 +166,90 @@ func Parse(file string, r io.Reader) (*Table, error) {
 			}
 			v, err := strconv.ParseFloat(s, 64)
 			if err != nil {
-				return nil, fmt.Errorf("%s:%d: column %q: %q is not a number", file, line, t.Columns[j], s)
+				return nil, fmt.Errorf("%s:%d: column %q: %.60q is not a number", file, line, t.Columns[j], s)
 			}
 			row[j] = v
 		}
 		t.Rows = append(t.Rows, row)
-		t.Lines = append(t.Lines, line)
+		t.Lines = append(t.Lines, int32(min(line, math.MaxInt32)))
 	}
 	if len(t.Rows) == 0 {
 		return nil, fmt.Errorf("%s: no data rows", file)
 	}
 	return t, nil
+}
+
+// skipBOM drops a UTF-8 byte-order mark (Excel's "CSV UTF-8" writes one)
+// and refuses UTF-16 text.
+func skipBOM(file string, br *bufio.Reader) error {
+	b, _ := br.Peek(3)
+	switch {
+	case bytes.HasPrefix(b, []byte("\xEF\xBB\xBF")):
+		br.Discard(3)
+	case bytes.HasPrefix(b, []byte("\xFF\xFE")), bytes.HasPrefix(b, []byte("\xFE\xFF")):
+		return fmt.Errorf("%s: UTF-16 text; save it as a comma-separated file in UTF-8 (Excel: \"CSV UTF-8\")", file)
+	}
+	return nil
+}
+
+// separator names the separator a field with no comma seems to use, or "".
+func separator(field string) string {
+	switch {
+	case strings.Contains(field, "\t"):
+		return "tabs"
+	case strings.Contains(field, ";"):
+		return "semicolons"
+	}
+	return ""
+}
+
+// guard bounds the lines encoding/csv reads, which it would otherwise hold
+// whole in memory: a line longer than MaxLineBytes stops the read. It
+// follows csv's quoting (a quoted field may span lines: the record counts
+// as one line) and comments (a '#' starting a line outside quotes).
+type guard struct {
+	r       io.Reader
+	n       int  // bytes of the current line so far
+	line    int  // the current line, 1-based
+	first   int  // the line where the current one began (before a quoted newline)
+	start   bool // at the start of a line
+	comment bool // in a comment line
+	quoted  bool // inside a quoted field
+	err     error
+	errLine int
+}
+
+func (g *guard) Read(p []byte) (int, error) {
+	if g.err != nil {
+		return 0, g.err
+	}
+	n, err := g.r.Read(p)
+	for i, c := range p[:n] {
+		if g.start {
+			g.start = false
+			g.comment = !g.quoted && c == '#'
+		}
+		switch {
+		case c == '\n':
+			g.line++
+			g.start = true
+			if !g.quoted {
+				g.n, g.first = 0, g.line
+				continue
+			}
+		case c == '"' && !g.comment:
+			g.quoted = !g.quoted
+		}
+		if g.n++; g.n > MaxLineBytes {
+			g.err = fmt.Errorf("a line longer than %s, the most accepted", safefile.Bytes(MaxLineBytes))
+			if g.quoted {
+				g.err = fmt.Errorf("a quoted field running over %s (an unclosed quote?)", safefile.Bytes(MaxLineBytes))
+			}
+			g.errLine = g.first
+			return i, g.err
+		}
+	}
+	return n, err
 }
 
 func csvErr(file string, err error) error {
@@ -147,7 +312,7 @@ func Write(w io.Writer, columns []string, rows [][]float64) error {
 func (t *Table) Errorf(r int, column, format string, args ...any) error {
 	line := 1
 	if r >= 0 && r < len(t.Lines) {
-		line = t.Lines[r]
+		line = int(t.Lines[r])
 	}
 	return fmt.Errorf("%s:%d: column %q: %s", t.File, line, column, fmt.Sprintf(format, args...))
 }

@@ -3,8 +3,12 @@ package dataset
 import (
 	"bytes"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestParse(t *testing.T) {
@@ -55,5 +59,108 @@ func TestWriteRoundTrips(t *testing.T) {
 				t.Fatalf("row %d col %d: %v != %v", i, j, tb.Rows[i][j], rows[i][j])
 			}
 		}
+	}
+}
+
+// A CSV saved by Excel ("CSV UTF-8") starts with a byte-order mark, which
+// must not become part of the first column's name.
+func TestByteOrderMark(t *testing.T) {
+	tb, err := Parse("excel.csv", strings.NewReader("\xEF\xBB\xBFlength_mm,force_N\r\n30,1.5\r\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tb.Columns[0] != "length_mm" || tb.Index("length_mm") != 0 || tb.Rows[0][0] != 30 {
+		t.Fatalf("columns %q rows %v", tb.Columns, tb.Rows)
+	}
+	// A mark inside the header (files concatenated) is dropped too.
+	tb, err = Parse("cat.csv", strings.NewReader("a,\uFEFFb\n1,2\n"))
+	if err != nil || tb.Index("b") != 1 {
+		t.Fatalf("columns %q: %v", tb.Columns, err)
+	}
+	_, err = Parse("u16.csv", strings.NewReader("\xFF\xFEl\x00,\x00"))
+	if err == nil || !strings.Contains(err.Error(), "u16.csv: UTF-16 text") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestBounds(t *testing.T) {
+	long := strings.Repeat("1", MaxLineBytes+1)
+	cases := []struct{ name, text, want string }{
+		{"long row", "a\n1\n" + long + "\n", "d.csv:3: a line longer than 1 MiB"},
+		{"long header", long + "\n1\n", "d.csv:1: a line longer than 1 MiB"},
+		{"long comment", "# " + long + "\na\n1\n", "d.csv:1: a line longer than 1 MiB"},
+		{"unclosed quote", "a,b\n1,\"2\n" + strings.Repeat("3,4\n", MaxLineBytes/4+1), "d.csv:2: a quoted field running over 1 MiB"},
+		{"columns", strings.Repeat("c,", MaxColumns) + "c\n", "d.csv:1: 10001 columns; at most 10000 accepted"},
+		{"ragged", "a,b\n1,2\n3\n", "d.csv:3: 1 fields, but the header has 2 columns"},
+		{"ragged long", "a,b\n1,2,3\n", "d.csv:2: 3 fields, but the header has 2 columns"},
+		{"tabs", "a\tb\n1\t2\n", "d.csv:1: the header is one column \"a\\tb\": a comma-separated file is expected, and this one looks separated by tabs"},
+		{"semicolons", "# from a German Excel\na;b\n1,5;2\n", "d.csv:2: the header is one column \"a;b\": a comma-separated file is expected, and this one looks separated by semicolons"},
+		{"semicolon row", "a,b\n1;2\n", "d.csv:2: 1 fields, but the header has 2 columns; a comma-separated file is expected, and this row looks separated by semicolons"},
+		{"not a number", "a\n0x\n", `d.csv:2: column "a": "0x" is not a number`},
+		{"empty", "# only a comment\n", "d.csv: empty file"},
+		{"no rows", "a,b\n", "d.csv: no data rows"},
+	}
+	for _, c := range cases {
+		_, err := Parse("d.csv", strings.NewReader(c.text))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: want %q, got %.300v", c.name, c.want, err)
+		}
+	}
+	// At the limits: a line of MaxLineBytes, a quoted field spanning lines.
+	ok := "a,b\n\"1\n\",2\n" + strings.Repeat(" ", MaxLineBytes-3) + "3,4\n"
+	tb, err := Parse("d.csv", strings.NewReader(ok))
+	if err != nil || len(tb.Rows) != 2 || tb.Rows[1][1] != 4 || tb.Lines[1] != 4 {
+		t.Fatalf("at the limits: %v %v", err, tb)
+	}
+}
+
+// The table's memory is bounded: 8 bytes per value and RowOverhead per
+// row, MaxTableBytes in all, or less for a caller's budget.
+func TestTableBudget(t *testing.T) {
+	text := "a,b\n" + strings.Repeat("1,2\n", 100)
+	budget := TableBytes(100, 2)
+	tb, err := ParseMax("d.csv", strings.NewReader(text), budget)
+	if err != nil || tb.Bytes() != budget || budget != 100*(16+RowOverhead) {
+		t.Fatalf("at the budget: %v", err)
+	}
+	_, err = ParseMax("d.csv", strings.NewReader(text), budget-1)
+	if err == nil || !strings.Contains(err.Error(), "d.csv:101: more rows than kinfer holds in memory: 100 rows of 2 columns would take 4800 bytes, more than the 4799 bytes accepted") {
+		t.Fatalf("over the budget: %v", err)
+	}
+	if TableBytes(MaxTableBytes/(8+RowOverhead)+1, 1) <= MaxTableBytes {
+		t.Fatal("TableBytes does not bound a one-column table")
+	}
+}
+
+func TestReadRefusesSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.csv")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("no mkfifo:", err)
+	}
+	for path, want := range map[string]string{fifo: "named pipe", "/dev/zero": "character device", dir: "directory"} {
+		done := make(chan error, 1)
+		go func() { _, err := Read(path); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: want %q, got %v", path, want, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: Read blocked", path)
+		}
+	}
+	big := filepath.Join(dir, "big.csv")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("a\n1\n")
+	if err := f.Truncate(MaxFileBytes + 1); err != nil {
+		t.Skip("no sparse files:", err)
+	}
+	f.Close()
+	if _, err := Read(big); err == nil || !strings.Contains(err.Error(), "more than the 1 GiB accepted") {
+		t.Errorf("sparse: %v", err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/kinfer/kinfer/builtin/prior"
 	"github.com/kinfer/kinfer/host/dataset"
 	"github.com/kinfer/kinfer/host/manifest"
+	"github.com/kinfer/kinfer/host/safefile"
 	"github.com/kinfer/kinfer/host/tomlx"
 	"github.com/kinfer/kinfer/host/wasm"
 )
@@ -100,6 +101,26 @@ type Study struct {
 	// certs are the determinism checks asked for by certify = true,
 	// run once every component is loaded.
 	certs []func(ctx context.Context) error
+	// dataLeft is what remains of MaxDataBytes while the study loads.
+	dataLeft int64
+}
+
+// MaxDataBytes bounds the memory of a study's data: its tables (including
+// the init file's; dataset.TableBytes), the datasets' condition matrices
+// and each likelihood term's observations and σ, 8 bytes per value.
+const MaxDataBytes = 512 << 20
+
+// maxDataBytes is MaxDataBytes, lowered by tests.
+var maxDataBytes int64 = MaxDataBytes
+
+// charge takes n bytes from the data budget, or returns an error at key.
+func (s *Study) charge(d *tomlx.Decoded, key string, n int64, what string) error {
+	if n > s.dataLeft {
+		return d.Errorf(key, "%s would take %s in memory, and the study's data may take at most %s in all (%s left)",
+			what, safefile.Bytes(n), safefile.Bytes(maxDataBytes), safefile.Bytes(s.dataLeft))
+	}
+	s.dataLeft -= n
+	return nil
 }
 
 // Options configure Load.
@@ -154,7 +175,7 @@ func Load(ctx context.Context, path string, o Options) (_ *Study, err error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Study{Path: path, Dir: filepath.Dir(path), Name: f.Name, Seed: 1}
+	s := &Study{Path: path, Dir: filepath.Dir(path), Name: f.Name, Seed: 1, dataLeft: maxDataBytes}
 	defer func() {
 		if err != nil {
 			s.Close()
@@ -236,10 +257,12 @@ func (s *Study) plugin(ctx context.Context, d *tomlx.Decoded, r componentRef, ki
 	if m.Kind != kind {
 		return nil, d.Errorf(r.table+".plugin", "plugin %s is a %s, but [%s] needs a %s", m.Name, m.Kind, strings.Split(r.table, "[")[0], kind)
 	}
-	// A plugin's own manifest cannot switch off the sandbox's hang
-	// protection: running without a timeout is the study's decision.
-	if !m.Limits.Interruptible() && !r.trusted {
-		return nil, d.Errorf(r.table+".plugin", "plugin %s asks to run without a timeout (timeout_ms = 0 in %s), which only trusted code may: add trusted = true to this table if you trust it", m.Name, m.Path)
+	// A plugin's own manifest cannot switch off or stretch the sandbox's
+	// hang protection (no timeout or fuel limit, or more than the maxima):
+	// that is the study's decision (ABI.md §9).
+	if why := m.Limits.NeedsTrust(); len(why) > 0 && !r.trusted {
+		return nil, d.Errorf(r.table+".plugin", "plugin %s asks for %s in %s, which only trusted code may: add trusted = true to this table if you trust it",
+			m.Name, strings.Join(why, " and "), m.Path)
 	}
 	if o.Runtime == nil {
 		return nil, d.Errorf(r.table+".plugin", "plugins need a WebAssembly runtime (internal error: none given)")
@@ -437,9 +460,12 @@ func (s *Study) loadData(f *File, d *tomlx.Decoded) error {
 				return d.Errorf(tbl+".name", "duplicate dataset name %q", df.Name)
 			}
 		}
-		t, err := dataset.Read(s.resolvePath(df.File))
+		t, err := dataset.ReadMax(s.resolvePath(df.File), s.dataLeft)
 		if err != nil {
 			return fmt.Errorf("%s: %w", keyAt(d, tbl+".file"), err)
+		}
+		if err := s.charge(d, tbl+".file", t.Bytes()+int64(len(t.Rows))*int64(len(conds))*8, "dataset "+df.Name); err != nil {
+			return err
 		}
 		ds := &Dataset{Name: df.Name, File: t.File, K: len(t.Rows), table: t}
 		if ds.X, err = t.Matrix(conds); err != nil {
@@ -553,6 +579,10 @@ func (s *Study) loadTerms(ctx context.Context, f *File, d *tomlx.Decoded, o Opti
 				return d.Errorf(tbl+".outputs", "model %q has no output %q (outputs: %s)", mspec.Name, o, outputNames(mspec))
 			}
 			t.OutIdx = append(t.OutIdx, j)
+		}
+		// Obs and Sigma, K×m each.
+		if err := s.charge(d, tbl, 2*8*int64(ds.K)*int64(len(t.Outputs)), fmt.Sprintf("likelihood term %d's observations and σ", i+1)); err != nil {
+			return err
 		}
 		t.Obs = interleave(ds, t.Outputs, "")
 		var spec abi.Spec
@@ -721,9 +751,12 @@ func (s *Study) loadStarts(f *File, d *tomlx.Decoded) error {
 	if f.Init == "" {
 		return nil
 	}
-	t, err := dataset.Read(s.resolvePath(f.Init))
+	t, err := dataset.ReadMax(s.resolvePath(f.Init), s.dataLeft)
 	if err != nil {
 		return fmt.Errorf("%s: %w", keyAt(d, "init"), err)
+	}
+	if err := s.charge(d, "init", 2*t.Bytes(), "the initial points"); err != nil {
+		return err
 	}
 	names := make([]string, len(s.Free))
 	for i, p := range s.Free {

@@ -154,17 +154,75 @@ func TestSigmaColumnsChecked(t *testing.T) {
 	}
 }
 
-// A plugin's manifest cannot turn off its timeout unless the study trusts it.
-func TestUntrustedPluginWithoutTimeoutRefused(t *testing.T) {
+// A plugin's manifest cannot turn off or stretch its timeout or fuel
+// unless the study trusts it.
+func TestUntrustedPluginLimitsRefused(t *testing.T) {
+	for limits, want := range map[string]string{
+		"timeout_ms = 0":             "asks for timeout_ms = 0 (no timeout) in",
+		"timeout_ms = 9000000000000": "asks for timeout_ms = 9000000000000 (above 3600000, one hour) in",
+		"fuel = 0":                   "asks for fuel = 0 (unlimited) in",
+		"fuel = 2_000_000_000_000_000\ntimeout_ms = 0": "asks for timeout_ms = 0 (no timeout) and fuel = 2000000000000000 (above 1000000000000000) in",
+	} {
+		dir := t.TempDir()
+		man := "name = \"fast\"\nversion = \"1\"\nkind = \"model\"\nabi = 1\nwasm = \"x.wasm\"\n[limits]\n" + limits + "\n"
+		os.WriteFile(filepath.Join(dir, "plugin.toml"), []byte(man), 0o644)
+		text := strings.Replace(base, `use = "ligament"`, `plugin = "plugin.toml"`, 1)
+		os.WriteFile(filepath.Join(dir, "d.csv"), []byte(csv), 0o644)
+		p := filepath.Join(dir, "study.toml")
+		os.WriteFile(p, []byte(text), 0o644)
+		_, err := Load(context.Background(), p, Options{Workers: 1})
+		if err == nil || !strings.Contains(err.Error(), `study.toml:5: key "model.plugin": plugin fast `+want) || !strings.Contains(err.Error(), "trusted = true") {
+			t.Errorf("%s: got %v", limits, err)
+		}
+		// Trusted, the limits pass this check (and the load goes on to the
+		// missing runtime).
+		os.WriteFile(p, []byte(strings.Replace(text, `plugin = "plugin.toml"`, "plugin = \"plugin.toml\"\ntrusted = true", 1)), 0o644)
+		_, err = Load(context.Background(), p, Options{Workers: 1})
+		if err == nil || !strings.Contains(err.Error(), "plugins need a WebAssembly runtime") {
+			t.Errorf("%s, trusted: got %v", limits, err)
+		}
+	}
+}
+
+// A CSV saved by Excel with a byte-order mark loads (its first column was
+// once read as "\ufefflength_mm").
+func TestDataWithByteOrderMark(t *testing.T) {
 	dir := t.TempDir()
-	man := "name = \"fast\"\nversion = \"1\"\nkind = \"model\"\nabi = 1\nwasm = \"x.wasm\"\n[limits]\ntimeout_ms = 0\n"
-	os.WriteFile(filepath.Join(dir, "plugin.toml"), []byte(man), 0o644)
-	text := strings.Replace(base, `use = "ligament"`, `plugin = "plugin.toml"`, 1)
-	os.WriteFile(filepath.Join(dir, "d.csv"), []byte(csv), 0o644)
+	os.WriteFile(filepath.Join(dir, "d.csv"), []byte("\xEF\xBB\xBF"+strings.ReplaceAll(csv, "\n", "\r\n")), 0o644)
 	p := filepath.Join(dir, "study.toml")
-	os.WriteFile(p, []byte(text), 0o644)
-	_, err := Load(context.Background(), p, Options{Workers: 1})
-	if err == nil || !strings.Contains(err.Error(), "asks to run without a timeout") || !strings.Contains(err.Error(), "trusted = true") {
-		t.Fatalf("got %v", err)
+	os.WriteFile(p, []byte(base), 0o644)
+	s, err := Load(context.Background(), p, Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.Data[0].K != 3 || s.Data[0].X[2] != 31 {
+		t.Fatalf("data %+v", s.Data[0])
+	}
+}
+
+// The study's data share one memory budget: tables, conditions, and each
+// term's observations and σ.
+func TestDataBudget(t *testing.T) {
+	defer func(b int64) { maxDataBytes = b }(maxDataBytes)
+	// d.csv: 3 rows of 2 columns (3·(16+32) bytes), X 3·8 bytes, each
+	// term 2·3·8 bytes.
+	table, x, term := int64(3*(16+32)), int64(3*8), int64(2*3*8)
+	text := base + "\n[[likelihood]]\nuse = \"gaussian\"\ndata = \"pull\"\nsigma = 5.0\n"
+	maxDataBytes = table + x + 2*term
+	if s, err := load(t, text); err != nil {
+		t.Fatalf("at the budget: %v", err)
+	} else {
+		s.Close()
+	}
+	maxDataBytes--
+	_, err := load(t, text)
+	if err == nil || !strings.Contains(err.Error(), `study.toml:25: key "likelihood[1]": likelihood term 2's observations and σ would take 48 bytes in memory, and the study's data may take at most`) {
+		t.Fatalf("over the budget: %v", err)
+	}
+	maxDataBytes = table - 1
+	_, err = load(t, text)
+	if err == nil || !strings.Contains(err.Error(), `key "data[0].file"`) || !strings.Contains(err.Error(), "d.csv:4: more rows than kinfer holds in memory: 3 rows of 2 columns would take 144 bytes, more than the 143 bytes accepted") {
+		t.Fatalf("table over the budget: %v", err)
 	}
 }

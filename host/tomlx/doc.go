@@ -3,5 +3,7 @@
 // key, so that a typo in a study or manifest never passes silently.
 //
 // It wraps github.com/BurntSushi/toml, whose MetaData reports undecoded keys
-// and whose ParseError carries positions.
+// and whose ParseError carries positions. Before decoding, a file's size,
+// nesting, key paths, key count and value count are bounded (shape.go), so
+// that no file can exhaust the decoder's memory or stack.
 package tomlx

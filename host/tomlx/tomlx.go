@@ -3,13 +3,13 @@ package tomlx
 import (
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/kinfer/kinfer/host/safefile"
 )
 
 // Error is a decoding problem at a place in a TOML file.
@@ -127,8 +127,12 @@ func (d *Decoded) Has(key string) bool { return d.Meta.IsDefined(strings.Split(k
 // opaque tables (decoded into map[string]any and checked by the caller) are
 // not reported as unknown.
 func DecodeFile(path string, v any, opaque ...string) (*Decoded, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, MaxBytes)
 	if err != nil {
+		var tl *safefile.TooLarge
+		if errors.As(err, &tl) {
+			return nil, &Error{File: path, Msg: fmt.Sprintf("too large: at most %s accepted", safefile.Bytes(MaxBytes))}
+		}
 		return nil, err
 	}
 	return Decode(path, string(data), v, opaque...)
@@ -137,7 +141,13 @@ func DecodeFile(path string, v any, opaque ...string) (*Decoded, error) {
 // Decode decodes text (named file in errors) into v. Unknown keys are
 // reported, the first one in file order; keys under an opaque table are the
 // caller's to check.
+//
+// The text is first checked against MaxBytes, MaxDepth, MaxKeyParts,
+// MaxKeys and MaxValues.
 func Decode(file, text string, v any, opaque ...string) (*Decoded, error) {
+	if err := checkShape(file, text); err != nil {
+		return nil, err
+	}
 	md, err := toml.Decode(text, v)
 	if err != nil {
 		return nil, convert(file, err)
@@ -182,12 +192,41 @@ func convert(file string, err error) error {
 	// Type mismatches come as plain errors: "toml: line N (last key "k"): msg".
 	if m := typeErr.FindStringSubmatch(err.Error()); m != nil {
 		line, _ := strconv.Atoi(m[1])
-		return &Error{File: file, Line: line, Key: m[2], Msg: m[3]}
+		return &Error{File: file, Line: line, Key: m[2], Msg: typeMsg(m[3])}
 	}
 	return &Error{File: file, Msg: strings.TrimPrefix(err.Error(), "toml: ")}
 }
 
 var typeErr = regexp.MustCompile(`^toml: (?:line (\d+) )?\(last key "([^"]*)"\): (.*)$`)
+
+var incompatible = regexp.MustCompile(`^incompatible types: TOML value has type ([^;]+); destination has type (\S+)$`)
+
+// typeMsg rewrites the decoder's "incompatible types: TOML value has type
+// float64; destination has type integer" as "want an integer, got a
+// float (…)".
+func typeMsg(msg string) string {
+	m := incompatible.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	got := map[string]string{"float64": "a float", "int64": "an integer", "string": "a string", "bool": "a boolean",
+		"map[string]interface {}": "a table", "[]interface {}": "an array", "[]map[string]interface {}": "an array of tables",
+		"map[string]any": "a table", "[]any": "an array", "[]map[string]any": "an array of tables",
+		"time.Time": "a date-time"}[m[1]]
+	if got == "" {
+		got = m[1]
+	}
+	want := map[string]string{"integer": "an integer", "float": "a number", "string": "a string", "bool": "true or false",
+		"slice": "an array", "map": "a table", "struct": "a table"}[m[2]]
+	if want == "" {
+		want = m[2]
+	}
+	s := fmt.Sprintf("want %s, got %s", want, got)
+	if m[2] == "integer" && m[1] == "float64" {
+		s += " (write an integer without a decimal point or exponent: 20_000_000_000, not 2e10)"
+	}
+	return s
+}
 
 func contains(list []string, s string) bool {
 	for _, x := range list {

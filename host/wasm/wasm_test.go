@@ -149,18 +149,18 @@ func TestLoadRefusals(t *testing.T) {
 }
 
 func TestManifestPin(t *testing.T) {
-	abs, err := filepath.Abs("testdata/model.wasm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(abs)
+	b, err := os.ReadFile("testdata/model.wasm")
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
+	// A module lives in its plugin's folder (ABI.md §9).
+	if err := os.WriteFile(filepath.Join(dir, "model.wasm"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	write := func(sum string) *manifest.Manifest {
 		path := filepath.Join(dir, "plugin.toml")
-		text := fmt.Sprintf("name = \"quad\"\nversion = \"1.0.0\"\nkind = \"model\"\nabi = 1\nwasm = %q\nsha256 = %q\n\n[limits]\nmemory_mib = 8\ntimeout_ms = 500\n", abs, sum)
+		text := fmt.Sprintf("name = \"quad\"\nversion = \"1.0.0\"\nkind = \"model\"\nabi = 1\nwasm = \"model.wasm\"\nsha256 = %q\n\n[limits]\nmemory_mib = 8\ntimeout_ms = 500\n", sum)
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
