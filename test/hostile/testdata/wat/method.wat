@@ -136,8 +136,8 @@
     (if (call $is (i32.const 7)) (then (call $loop)))
     (if (call $is (i32.const 12)) (then (return (call $pack (i32.const 0xfffff000) (i32.const 64)))))
     (if (call $is (i32.const 20)) (then (return (call $pack (i32.const 0) (i32.const 300000000)))))
-    (if (call $is (i32.const 21)) ;; 250 MiB, just under the 256 MiB the ABI allows
-      (then (return (call $pack (call $big (i32.const 4000)) (i32.const 262144000)))))
+    (if (call $is (i32.const 21)) ;; 60 MiB, just under the 64 MiB the ABI allows
+      (then (return (call $pack (call $big (i32.const 960)) (i32.const 62914560)))))
     (i32.store (i32.const 8192) (global.get $batches))
     (i32.store (i32.const 8196) (global.get $nsamples))
     (call $pack (i32.const 8192) (i32.add (i32.const 8) (i32.mul (global.get $nsamples) (call $rowBytes)))))
