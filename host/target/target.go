@@ -47,6 +47,8 @@ type Target struct {
 	gradMode string // "analytic" or "finite-difference"
 	mu       sync.Mutex
 	counts   Counts
+
+	slots chan struct{} // one per worker: see rows.go
 }
 
 // New builds a target for s with the given number of workers (≥ 1).
@@ -54,7 +56,7 @@ func New(s *study.Study, workers int) *Target {
 	if workers < 1 {
 		workers = 1
 	}
-	t := &Target{S: s, Workers: workers, counts: Counts{ByStatus: map[string]int{}}}
+	t := &Target{S: s, Workers: workers, counts: Counts{ByStatus: map[string]int{}}, slots: make(chan struct{}, workers)}
 	t.gradMode = "finite-difference"
 	if t.analyticGradient() {
 		t.gradMode = "analytic"
@@ -250,6 +252,8 @@ func (t *Target) forChunks(ctx context.Context, n int, f func(sc *scratch, lo, h
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			t.acquire()
+			defer t.release()
 			sc := t.newScratch()
 			for !stop.Load() {
 				c := int(next.Add(1)) - 1
@@ -294,6 +298,9 @@ func (t *Target) newScratch() *scratch {
 }
 
 func (t *Target) evalChunk(sc *scratch, pts [][]float64, res []abi.Result, want abi.Want) error {
+	if t.fused(want) {
+		return t.evalChunkFused(sc, pts, res)
+	}
 	// Prior first: points outside the support are not evaluated.
 	live := sc.full[:0]
 	idx := make([]int, 0, len(pts))
@@ -392,6 +399,9 @@ func finite(v []float64) bool {
 
 // evalModel evaluates the model for the points on one dataset.
 func (t *Target) evalModel(full [][]float64, ds *study.Dataset, ys [][]float64, st []abi.Status) error {
+	if t.rowsIndependent() {
+		return t.evalModelRows(full, ds, ys, st)
+	}
 	start := time.Now()
 	defer func() { t.modelNanos.Add(int64(time.Since(start))) }()
 	if bm, ok := t.S.Model.(abi.BatchModel); ok {
