@@ -21,15 +21,14 @@ type Adjoint struct {
 	// AddInertiaVJP need not compute.
 	Skip []bool
 
-	lam []Vec6 // λ_i: virtual velocity of body i for joint rates w
+	lam []Vec6 // λ_i: virtual velocity of body i for joint rates w (also SolveMass's accelerations)
 	p   []Vec6 // SolveMass: articulated bias forces
-	a   []Vec6 // SolveMass: accelerations
 }
 
 // NewAdjoint allocates an adjoint for workspace w.
 func NewAdjoint(w *Workspace) *Adjoint {
 	n := len(w.X)
-	return &Adjoint{W: w, lam: make([]Vec6, n), p: make([]Vec6, n), a: make([]Vec6, n)}
+	return &Adjoint{W: w, lam: make([]Vec6, n), p: make([]Vec6, n)}
 }
 
 // SolveMass writes x = H(q)⁻¹ b, for the q and the bodies of the last
@@ -38,6 +37,8 @@ func NewAdjoint(w *Workspace) *Adjoint {
 // gravity and joint forces b, i.e. passes 2 and 3 of RBDA Table 7.1 with
 // c_i = 0 and p^A_i = 0, which computes H⁻¹b (RBDA §7.3). Costs O(n)
 // 6-vector operations, no kinematics and no 6×6 products. x may alias b.
+// Its pass 3 computes a_i = X_i a_λ(i) + S_i x_i, which are the λ_i of
+// AddInertiaVJP for w = x: AddSolvedInertiaVJP uses them.
 func (ad *Adjoint) SolveMass(b, x []float64) {
 	w := ad.W
 	m := w.M
@@ -47,7 +48,7 @@ func (ad *Adjoint) SolveMass(b, x []float64) {
 	if len(ad.p) != n {
 		panic(fmt.Sprintf("rigidbody: adjoint for %d bodies used with a model of %d", len(ad.p), n))
 	}
-	p, a := ad.p, ad.a
+	p, a := ad.p, ad.lam
 	for i := range p {
 		p[i] = Vec6{}
 	}
@@ -153,21 +154,43 @@ func (ad *Adjoint) AddInertiaVJP(w []float64, g []InertialGrad) {
 		panic(fmt.Sprintf("rigidbody: %d gradients / adjoint for %d bodies, model has %d", len(g), len(ad.lam), len(m.Bodies)))
 	}
 	for i := range m.Bodies {
-		b := &m.Bodies[i]
 		ax := &ws.S[i]
 		wi := w[i]
 		var l Vec6
-		if p := b.Parent; p >= 0 {
+		if p := m.Bodies[i].Parent; p >= 0 {
 			l = ws.X[i].apply(&ad.lam[p])
 		}
 		l[0] += ax[0] * wi
 		l[1] += ax[1] * wi
 		l[2] += ax[2] * wi
 		ad.lam[i] = l
+	}
+	ad.addInertia(g)
+}
+
+// AddSolvedInertiaVJP is AddInertiaVJP(x, g) for the x of the last
+// SolveMass(b, x), whose accelerations are the λ_i that AddInertiaVJP
+// computes, so that recursion is skipped; the result is the same, bit for
+// bit. Nothing may use the Adjoint in between.
+func (ad *Adjoint) AddSolvedInertiaVJP(g []InertialGrad) {
+	if len(g) != len(ad.W.M.Bodies) || len(ad.lam) != len(ad.W.M.Bodies) {
+		panic(fmt.Sprintf("rigidbody: %d gradients / adjoint for %d bodies, model has %d", len(g), len(ad.lam), len(ad.W.M.Bodies)))
+	}
+	ad.addInertia(g)
+}
+
+// addInertia adds to g the bilinear forms of AddInertiaVJP at the λ in
+// ad.lam.
+func (ad *Adjoint) addInertia(g []InertialGrad) {
+	ws := ad.W
+	m := ws.M
+	for i := range m.Bodies {
 		if ad.Skip != nil && ad.Skip[i] {
 			continue
 		}
-		addBilinear(&g[i], b.Mass, b.COM, &l, &ws.A[i])
+		b := &m.Bodies[i]
+		l := &ad.lam[i]
+		addBilinear(&g[i], b.Mass, b.COM, l, &ws.A[i])
 		// μ = −(v ×m λ) = λ ×m v
 		v := &ws.V[i]
 		mu := Vec6{

@@ -68,7 +68,8 @@ func TestInertia6MatchesDense(t *testing.T) {
 // Save and Load: after Load of a saved ForwardDynamics state, in a fresh
 // workspace of the same model that has run other states since, SolveMass
 // and AddInertiaVJP give the same numbers, bit for bit, as right after
-// that ForwardDynamics call (random branched trees).
+// that ForwardDynamics call (random branched trees); AddSolvedInertiaVJP
+// after SolveMass equals AddInertiaVJP bit for bit.
 func TestSaveLoadAdjointIdentical(t *testing.T) {
 	r := rand.New(rand.NewPCG(33, 34))
 	for trial := 0; trial < 50; trial++ {
@@ -86,6 +87,14 @@ func TestSaveLoadAdjointIdentical(t *testing.T) {
 		g, g2 := make([]InertialGrad, n), make([]InertialGrad, n)
 		ad.SolveMass(u, x)
 		ad.AddInertiaVJP(x, g)
+		gs := make([]InertialGrad, n) // AddSolvedInertiaVJP: the same, bit for bit
+		ad.SolveMass(u, x)
+		ad.AddSolvedInertiaVJP(gs)
+		for i := range g {
+			if g[i] != gs[i] {
+				t.Fatalf("trial %d body %d: AddSolvedInertiaVJP %v, AddInertiaVJP %v", trial, i, gs[i], g[i])
+			}
+		}
 
 		w2.ForwardDynamics(randState(r, n, 3), randState(r, n, 3), tau, make([]float64, n))
 		w2.Load(tape)
