@@ -308,7 +308,7 @@ func (e *Evaluator) AddVJP(v []float64) bool {
 		g[1] += s * p.DForce
 		g[2] += s * p.DVMax
 	}
-	e.ad.AddInertiaVJP(w, e.gBody[:])
+	e.ad.AddSolvedInertiaVJP(e.gBody[:]) // AddInertiaVJP(w, …), reusing SolveMass's λ
 	return true
 }
 
@@ -368,7 +368,46 @@ func (e *Evaluator) Load(t []float64) {
 type Model struct {
 	damping float64
 	pool    sync.Pool // *Evaluator
-	tapes   sync.Pool // *[]float64, EvalPullback's tapes
+	tapes   tapeList  // EvalPullback's tapes
+}
+
+// tapeList keeps released tapes for reuse, up to maxKeptTape values in
+// all. Unlike a sync.Pool it survives garbage collections: a tape is
+// several hundred kilobytes and an Adam iteration needs the same ones
+// again, so reallocating them after every collection cost time and more
+// collections.
+type tapeList struct {
+	mu   sync.Mutex
+	free [][]float64
+	kept int // values in free
+}
+
+// maxKeptTape bounds the values tapeList keeps: 64 MiB, the tapes of
+// ≈ 57 000 rows.
+const maxKeptTape = 64 << 20 / 8
+
+// get returns a tape of n values, reused if one is kept.
+func (l *tapeList) get(n int) []float64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i := len(l.free) - 1; i >= 0; i-- {
+		if t := l.free[i]; cap(t) >= n {
+			l.free = append(l.free[:i], l.free[i+1:]...)
+			l.kept -= cap(t)
+			return t[:n]
+		}
+	}
+	return make([]float64, n)
+}
+
+// put keeps t for reuse unless the list is full.
+func (l *tapeList) put(t []float64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.kept+cap(t) <= maxKeptTape {
+		l.free = append(l.free, t)
+		l.kept += cap(t)
+	}
 }
 
 // New builds the model from its settings (damping).
@@ -488,24 +527,17 @@ func (m *Model) EvalPullback(theta, x, y []float64) (abi.Pullback, abi.Status) {
 		return nil, st
 	}
 	K, n := len(x)/NConditions, e.TapeLen()
-	tp, _ := m.tapes.Get().(*[]float64)
-	if tp == nil {
-		tp = new([]float64)
-	}
-	if cap(*tp) < K*n {
-		*tp = make([]float64, K*n)
-	}
-	tape := (*tp)[:K*n]
+	tape := m.tapes.get(K * n)
 	for k := 0; k < K; k++ {
 		r := x[k*NConditions : (k+1)*NConditions]
 		if !e.Accel(r[:NDoF], r[NDoF:2*NDoF], r[2*NDoF:], y[k*NOutputs:(k+1)*NOutputs]) {
 			m.pool.Put(e)
-			m.tapes.Put(tp)
+			m.tapes.put(tape)
 			return nil, abi.Failed
 		}
 		e.Save(tape[k*n : (k+1)*n])
 	}
-	return &pullback{m: m, e: e, tp: tp, tape: tape, rows: K}, abi.OK
+	return &pullback{m: m, e: e, tape: tape, rows: K}, abi.OK
 }
 
 // pullback is the arm's abi.Pullback: the evaluator at θ and the rows'
@@ -513,7 +545,6 @@ func (m *Model) EvalPullback(theta, x, y []float64) (abi.Pullback, abi.Status) {
 type pullback struct {
 	m    *Model
 	e    *Evaluator
-	tp   *[]float64
 	tape []float64
 	rows int
 }
@@ -546,6 +577,6 @@ func (p *pullback) Release() {
 		return
 	}
 	p.m.pool.Put(p.e)
-	p.m.tapes.Put(p.tp)
-	p.e, p.tp, p.tape = nil, nil, nil
+	p.m.tapes.put(p.tape)
+	p.e, p.tape = nil, nil
 }
