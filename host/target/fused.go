@@ -44,6 +44,13 @@ func (t *Target) evalChunkFused(sc *scratch, pts [][]float64, res []abi.Result) 
 	return nil
 }
 
+// fusedBuf holds a worker's buffers of the fused path, kept with its
+// scratch: per dataset ∂logL/∂y, and the blocks' gradients.
+type fusedBuf struct {
+	gy [][]float64
+	gb []float64
+}
+
 // pulled is one dataset's forward pass: the pullbacks of its blocks (one
 // for the whole dataset without row blocks).
 type pulled struct {
@@ -152,8 +159,17 @@ func (t *Target) pullGradient(sc *scratch, theta []float64, ps []pulled) ([]floa
 	spec := t.S.ModelInfo.Spec
 	d, m := len(spec.Params), len(spec.Outputs)
 	gFull := make([]float64, d)
+	if sc.fz.gy == nil {
+		sc.fz.gy = make([][]float64, len(t.S.Data))
+	}
 	for di, ds := range t.S.Data {
-		gy := make([]float64, ds.K*m)
+		if sc.fz.gy[di] == nil {
+			sc.fz.gy[di] = make([]float64, ds.K*m)
+		}
+		gy := sc.fz.gy[di]
+		for i := range gy {
+			gy[i] = 0
+		}
 		for _, term := range t.S.Terms {
 			if term.Data != ds {
 				continue
@@ -164,7 +180,10 @@ func (t *Target) pullGradient(sc *scratch, theta []float64, ps []pulled) ([]floa
 		}
 		nb := len(ps[di].pb)
 		bst := make([]abi.Status, nb)
-		gb := make([]float64, nb*d)
+		if cap(sc.fz.gb) < nb*d {
+			sc.fz.gb = make([]float64, nb*d)
+		}
+		gb := sc.fz.gb[:nb*d]
 		t.forBlocks(nb, func(b int) {
 			lo, hi := 0, ds.K
 			if nb > 1 {

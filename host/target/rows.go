@@ -48,6 +48,27 @@ func (t *Target) tryAcquire() bool {
 	}
 }
 
+// getScratch returns a kept scratch or a new one. Keeping them between
+// calls saves allocating and clearing ChunkSize model outputs per dataset
+// and worker on every Evaluate (3.2 MB for the arm's 10 000 rows, which
+// an Adam iteration paid each time).
+func (t *Target) getScratch() *scratch {
+	select {
+	case sc := <-t.free:
+		return sc
+	default:
+		return t.newScratch()
+	}
+}
+
+// putScratch keeps sc for a later call, up to one per worker.
+func (t *Target) putScratch(sc *scratch) {
+	select {
+	case t.free <- sc:
+	default:
+	}
+}
+
 // forBlocks runs f(b) for b = 0…n−1, on the calling goroutine and on
 // helper goroutines for the worker slots that are free when it takes a
 // block; it returns when every block is done. f(b) must write only to

@@ -49,6 +49,7 @@ type Target struct {
 	counts   Counts
 
 	slots chan struct{} // one per worker: see rows.go
+	free  chan *scratch // scratches kept between calls: see rows.go
 }
 
 // New builds a target for s with the given number of workers (≥ 1).
@@ -56,7 +57,7 @@ func New(s *study.Study, workers int) *Target {
 	if workers < 1 {
 		workers = 1
 	}
-	t := &Target{S: s, Workers: workers, counts: Counts{ByStatus: map[string]int{}}, slots: make(chan struct{}, workers)}
+	t := &Target{S: s, Workers: workers, counts: Counts{ByStatus: map[string]int{}}, slots: make(chan struct{}, workers), free: make(chan *scratch, workers)}
 	t.gradMode = "finite-difference"
 	if t.analyticGradient() {
 		t.gradMode = "analytic"
@@ -254,7 +255,8 @@ func (t *Target) forChunks(ctx context.Context, n int, f func(sc *scratch, lo, h
 			defer wg.Done()
 			t.acquire()
 			defer t.release()
-			sc := t.newScratch()
+			sc := t.getScratch()
+			defer t.putScratch(sc)
 			for !stop.Load() {
 				c := int(next.Add(1)) - 1
 				if c >= nChunks {
@@ -281,6 +283,7 @@ type scratch struct {
 	y    [][][]float64 // [dataset][point] K×m model outputs
 	st   []abi.Status
 	yobs []float64
+	fz   fusedBuf // the fused path's buffers (fused.go)
 }
 
 func (t *Target) newScratch() *scratch {
