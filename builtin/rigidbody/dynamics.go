@@ -418,9 +418,9 @@ func (w *Workspace) Save(t []float64) {
 	for i := range w.X {
 		b := t[i*tapeBody : (i+1)*tapeBody]
 		b[0], b[1], b[2] = w.SC[i][0], w.SC[i][1], w.D[i]
-		copy(b[3:9], w.U[i][:])
-		copy(b[9:15], w.V[i][:])
-		copy(b[15:21], w.A[i][:])
+		*(*Vec6)(b[3:9]) = w.U[i] // array assignments: copy() calls memmove
+		*(*Vec6)(b[9:15]) = w.V[i]
+		*(*Vec6)(b[15:21]) = w.A[i]
 	}
 }
 
@@ -436,9 +436,9 @@ func (w *Workspace) Load(t []float64) {
 		b := t[i*tapeBody : (i+1)*tapeBody]
 		w.setX(i, b[0], b[1])
 		w.D[i] = b[2]
-		copy(w.U[i][:], b[3:9])
-		copy(w.V[i][:], b[9:15])
-		copy(w.A[i][:], b[15:21])
+		w.U[i] = *(*Vec6)(b[3:9])
+		w.V[i] = *(*Vec6)(b[9:15])
+		w.A[i] = *(*Vec6)(b[15:21])
 	}
 }
 
