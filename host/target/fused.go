@@ -20,13 +20,26 @@ import (
 // one at a time per worker, so a worker holds the pullbacks of one point
 // at a time (for the arm ≈ 1.2 KB per row).
 
+// FusedMaxRows bounds the rows, over all datasets, of a study on the fused
+// path: what a model keeps for its backward pass grows with the rows (the
+// arm: 1.2 KB per row, so ≈ 300 MB per worker at this bound), and a study
+// with more rows takes the unfused path, whose memory does not grow with
+// the rows beyond the outputs.
+const FusedMaxRows = 1 << 18
+
 // fused reports whether evalChunk takes the fused path.
 func (t *Target) fused(want abi.Want) bool {
 	if want&abi.WantGradient == 0 || t.gradMode != "analytic" {
 		return false
 	}
-	_, ok := t.S.Model.(abi.Pullbacker)
-	return ok
+	if _, ok := t.S.Model.(abi.Pullbacker); !ok {
+		return false
+	}
+	rows := 0
+	for _, ds := range t.S.Data {
+		rows += ds.K
+	}
+	return rows <= FusedMaxRows
 }
 
 // evalChunkFused is evalChunk with gradients by pullbacks.
@@ -144,6 +157,9 @@ func (t *Target) forwardPullback(full []float64, ds *study.Dataset, y []float64,
 			lo, hi = blockRows(ds.K, b)
 		}
 		t.timed(func() { p.pb[b], bst[b] = pb.EvalPullback(full, ds.X[lo*c:hi*c], y[lo*m:hi*m]) })
+		if bst[b] == abi.OK && p.pb[b] == nil {
+			bst[b] = abi.Failed // a broken promise: OK without a pullback
+		}
 	})
 	st := firstNotOK(bst)
 	if st == abi.Timeout || st == abi.Trap {
