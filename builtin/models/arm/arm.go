@@ -513,8 +513,8 @@ func checkCotangent(K int, v, g []float64) abi.Status {
 func (*Model) RowsIndependent() bool { return true }
 
 // EvalPullback implements abi.Pullbacker: y as Eval (bit for bit), keeping
-// per row what AddVJP reads (Evaluator.Save, TapeLen = 146 values,
-// 1168 bytes), so that Pull runs only the backward pass. Pull's g equals
+// per row what AddVJP reads (Evaluator.Save, TapeLen = 148 values,
+// 1184 bytes), so that Pull runs only the backward pass. Pull's g equals
 // VJP's for the same cotangent bit for bit (the same AddVJP, in the same
 // row order, on restored rows). The statuses are Eval's.
 func (m *Model) EvalPullback(theta, x, y []float64) (abi.Pullback, abi.Status) {

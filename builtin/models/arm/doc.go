@@ -139,9 +139,9 @@
 // y before it knows v (the likelihood's ∂logL/∂y depends on all of y), so
 // with VJP alone it runs the forward pass twice: Eval, then VJP. Model.
 // EvalPullback writes y as Eval does and keeps, per row, what AddVJP reads
-// (Evaluator.Save: per body sin q, cos q, D, U, V and A of the ABA, the 17
-// nonzero moment arms and the tensions' 24 parameter partials, 146 values
-// or 1168 bytes); Pull then runs only the backward pass on the restored
+// (Evaluator.Save: per body sin q, cos q, D, U, V and A of the ABA, the 19
+// nonzero moment arms and the tensions' 24 parameter partials, 148 values
+// or 1184 bytes); Pull then runs only the backward pass on the restored
 // rows (Evaluator.Load rebuilds the transforms from sin q and cos q exactly
 // as the forward pass built them), so its g equals VJP's bit for bit
 // (pullback_test.go). Costs, CPU time on this machine for 10 000 rows:

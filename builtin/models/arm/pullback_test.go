@@ -63,6 +63,17 @@ func TestPullbackEqualsEvalAndVJP(t *testing.T) {
 	}
 }
 
+// The tape holds what the package doc says: 21 values per body of the
+// skeleton, the 19 nonzero moment arms and 3 partials per muscle.
+func TestTapeLen(t *testing.T) {
+	if n := NewEvaluator(DefaultDamping).TapeLen(); n != 21*NDoF+19+3*NMuscles || n != 148 {
+		t.Errorf("TapeLen %d, want 148", n)
+	}
+	if len(terms) != 19 {
+		t.Errorf("%d path terms, want 19", len(terms))
+	}
+}
+
 // EvalPullback's statuses are Eval's (no pullback then); Pull checks its
 // cotangent and g as VJP does and leaves g zero on a non-OK status.
 func TestPullbackStatus(t *testing.T) {
