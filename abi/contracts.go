@@ -224,3 +224,47 @@ type Faulter interface {
 type BatchLikelihood interface {
 	LogLikelihoodBatch(m int, ys [][]float64, obs, sigma []float64, ll []float64, status []Status)
 }
+
+// RowsIndependent is the optional capability of a model whose rows do not
+// interact: row k of y depends on θ and row k of x only. Precisely, when
+// RowsIndependent returns true, Eval on any contiguous block of the rows
+// of x writes, for those rows, exactly (bit for bit) what Eval on all the
+// rows writes, and returns OK on every block if and only if it does on
+// the whole (otherwise the first failing block's status in row order is
+// the whole's); its VJP (and EvalPullback's Pull) on the whole equals the
+// sum of those on the blocks up to rounding. The host may then split one
+// θ's rows across its workers, in fixed blocks whose boundaries do not
+// depend on the number of workers, and sum the blocks' gradients in block
+// order, so a result stays the same whatever the number of workers. A
+// method rather than a marker so that an adapter can forward a plugin's
+// declaration.
+type RowsIndependent interface {
+	RowsIndependent() bool
+}
+
+// Pullbacker is the optional capability of a model to evaluate y and keep
+// what its VJP needs, so that the host's gradient — y first, then the
+// likelihood's cotangent v = ∂logL/∂y, which depends on all of y, then
+// vᵀ·∂y/∂θ — runs the model's forward pass once, not twice (Eval, then a
+// VJP that recomputes y). EvalPullback writes y as Eval does (bit for
+// bit) and returns, with status OK, a Pullback for the same θ and x; with
+// any other status it returns a nil Pullback and y is ignored. It must be
+// safe for concurrent use, like Eval; each Pullback belongs to one
+// goroutine. What it keeps grows with the number of rows (for the builtin
+// arm ≈ 1.2 KB per row): the host holds at most one per worker at a time.
+type Pullbacker interface {
+	EvalPullback(theta, x, y []float64) (Pullback, Status)
+}
+
+// Pullback is the backward pass of one EvalPullback call. Pull writes
+// g = vᵀ·∂y/∂θ (length d) for a cotangent v (K·m, like y), the result the
+// model's VJP would give for (θ, x, v) — bit for bit when the model's VJP
+// computes it the same way, which the model documents; it may be called
+// more than once, with the VJP's statuses (Invalid for mismatched lengths
+// or a non-finite v, Failed where the VJP fails; g is then all zero).
+// Release hands the kept state back to the model; the Pullback must not
+// be used after it.
+type Pullback interface {
+	Pull(v, g []float64) Status
+	Release()
+}

@@ -42,6 +42,12 @@
 // the activation time constant (dynprm[2] > 0; MyoSuite leaves it 0), and
 // elastic tendons/pennation, which MuJoCo does not model either.
 //
+// Muscle.Prepare computes what TensionPartials needs from the parameters
+// alone (reciprocals, curve breakpoints) once, for evaluating many states
+// of one muscle; Prepared.TensionPartials multiplies where
+// Muscle.TensionPartials divides and agrees with it to rounding (1e-13,
+// tested on every piece of FL, FV and FP).
+//
 // The package is stdlib-only so that the same code can be compiled into a
 // WebAssembly plugin.
 package muscle

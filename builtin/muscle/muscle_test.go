@@ -311,3 +311,51 @@ func TestTorqueFromTension(t *testing.T) {
 		}
 	}
 }
+
+// Prepared.TensionPartials equals Muscle.TensionPartials to preparedTol
+// (relative to each value's scale: rounding of a/b against a·(1/b)) for
+// every MyoArm muscle, also with identified parameters (WithIdent), over
+// lengths and velocities that visit every piece of FL, FV and FP.
+func TestPreparedMatchesTensionPartials(t *testing.T) {
+	const preparedTol = 1e-13
+	for _, base := range MyoArm() {
+		for _, m := range []Muscle{base, base.WithIdent(Ident{L0: 1.2 * base.L0(), Force: 0.8 * base.Force, VMax: 7})} {
+			p := m.Prepare()
+			pieces := map[string]bool{}
+			for i := 0; i <= 60; i++ {
+				L := -0.2 + 2.2*float64(i)/60 // normalised length, −0.2 … 2.0
+				length := m.LR0 + (L-m.Range0)*m.L0()
+				for _, V := range []float64{-1.3, -0.6, -0.01, 0.15, 0.39, 0.8} {
+					vel := V * m.L0() * m.VMax
+					T, d := m.TensionPartials(length, vel, 0.6)
+					T2, d2 := p.TensionPartials(length, vel, 0.6)
+					scale := math.Abs(T) + m.Force
+					same := func(a, b, s float64) bool { return math.Abs(a-b) <= preparedTol*s }
+					if !same(T, T2, scale) || !same(d.DForce, d2.DForce, 1) || !same(d.DAct, d2.DAct, m.Force) ||
+						!same(d.DLength, d2.DLength, m.Force/m.L0()) || !same(d.DVel, d2.DVel, m.Force/(m.L0()*m.VMax)) ||
+						!same(d.DL0, d2.DL0, 3*m.Force/m.L0()) || !same(d.DVMax, d2.DVMax, m.Force/m.VMax) {
+						t.Fatalf("%s L %g V %g: prepared %v %+v, want %v %+v", m.Name, L, V, T2, d2, T, d)
+					}
+					pieces[flPiece(L)] = true
+				}
+			}
+			if len(pieces) != 5 {
+				t.Errorf("%s: visited FL pieces %v, want all 5", m.Name, pieces)
+			}
+		}
+	}
+}
+
+func flPiece(L float64) string {
+	switch {
+	case L < 0 || L > 1.8:
+		return "out"
+	case L <= 0.5:
+		return "rise"
+	case L <= 1:
+		return "top-left"
+	case L <= 1.4:
+		return "top-right"
+	}
+	return "fall"
+}

@@ -10,7 +10,7 @@ import (
 
 // writeArmRows copies the header and the first n rows of
 // examples/arm/train.csv to dir/train.csv, for small arm studies.
-func writeArmRows(t *testing.T, dir string, n int) {
+func writeArmRows(t testing.TB, dir string, n int) {
 	t.Helper()
 	in, err := os.Open("../../examples/arm/train.csv")
 	if err != nil {

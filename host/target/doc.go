@@ -12,4 +12,17 @@
 // the plugin's error. Gradients of the log target come from the model's
 // Jacobian or VJP chained with the likelihood's ∂logL/∂y when both exist,
 // else from central finite differences.
+//
+// Row blocks (rows.go). A model that declares its rows independent
+// (abi.RowsIndependent) is evaluated by blocks of RowBlock rows with fixed
+// boundaries; the worker that evaluates a point lends its blocks to the
+// workers that are idle (a single start, the tail of a batch), and block
+// gradients are summed in block order, so a single θ uses every worker and
+// results stay bit-identical for any worker count.
+//
+// Fused gradients (fused.go). For a model that keeps what its VJP needs
+// (abi.Pullbacker), a point with a gradient takes one forward pass:
+// EvalPullback gives y and a pullback, the likelihood ∂logL/∂y, Pull the
+// backward pass; its numbers equal the unfused path's (Eval, then VJP by
+// blocks) when the model's Pull equals its VJP bit for bit, as the arm's.
 package target

@@ -38,7 +38,13 @@ func (t *Target) analytic(sc *scratch, theta []float64, ys [][]float64) ([]float
 		}
 		if v, ok := t.S.Model.(abi.VJP); ok {
 			g := make([]float64, d)
-			if st := v.VJP(full, ds.X, gy, yOut, g); st != abi.OK {
+			st := abi.OK
+			if t.rowsIndependent() {
+				st = t.vjpRows(full, ds, gy, yOut, g)
+			} else {
+				st = v.VJP(full, ds.X, gy, yOut, g)
+			}
+			if st != abi.OK {
 				return nil, t.statusErr(st)
 			}
 			for i := range g {

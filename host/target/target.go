@@ -47,6 +47,9 @@ type Target struct {
 	gradMode string // "analytic" or "finite-difference"
 	mu       sync.Mutex
 	counts   Counts
+
+	slots chan struct{} // one per worker: see rows.go
+	free  chan *scratch // scratches kept between calls: see rows.go
 }
 
 // New builds a target for s with the given number of workers (≥ 1).
@@ -54,7 +57,7 @@ func New(s *study.Study, workers int) *Target {
 	if workers < 1 {
 		workers = 1
 	}
-	t := &Target{S: s, Workers: workers, counts: Counts{ByStatus: map[string]int{}}}
+	t := &Target{S: s, Workers: workers, counts: Counts{ByStatus: map[string]int{}}, slots: make(chan struct{}, workers), free: make(chan *scratch, workers)}
 	t.gradMode = "finite-difference"
 	if t.analyticGradient() {
 		t.gradMode = "analytic"
@@ -250,7 +253,10 @@ func (t *Target) forChunks(ctx context.Context, n int, f func(sc *scratch, lo, h
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sc := t.newScratch()
+			t.acquire()
+			defer t.release()
+			sc := t.getScratch()
+			defer t.putScratch(sc)
 			for !stop.Load() {
 				c := int(next.Add(1)) - 1
 				if c >= nChunks {
@@ -278,6 +284,7 @@ type scratch struct {
 	st    []abi.Status
 	yobs  []float64   // one point's term outputs
 	yobsB [][]float64 // a chunk's term outputs (batched likelihoods)
+	fz    fusedBuf    // the fused path's buffers (fused.go)
 }
 
 func (t *Target) newScratch() *scratch {
@@ -295,6 +302,9 @@ func (t *Target) newScratch() *scratch {
 }
 
 func (t *Target) evalChunk(sc *scratch, pts [][]float64, res []abi.Result, want abi.Want) error {
+	if t.fused(want) {
+		return t.evalChunkFused(sc, pts, res)
+	}
 	// Prior first: points outside the support are not evaluated.
 	live := sc.full[:0]
 	idx := make([]int, 0, len(pts))
@@ -385,6 +395,9 @@ func finite(v []float64) bool {
 
 // evalModel evaluates the model for the points on one dataset.
 func (t *Target) evalModel(full [][]float64, ds *study.Dataset, ys [][]float64, st []abi.Status) error {
+	if t.rowsIndependent() {
+		return t.evalModelRows(full, ds, ys, st)
+	}
 	start := time.Now()
 	defer func() { t.modelNanos.Add(int64(time.Since(start))) }()
 	if bm, ok := t.S.Model.(abi.BatchModel); ok {

@@ -136,11 +136,11 @@ var Spec = func() abi.Spec {
 type Evaluator struct {
 	Damping float64
 
-	base    [NMuscles]muscle.Muscle
-	muscles [NMuscles]muscle.Muscle
-	rbm     rb.Model
-	ws      *rb.Workspace
-	ad      *rb.Adjoint
+	base [NMuscles]muscle.Muscle
+	prep [NMuscles]muscle.Prepared // the muscles at θ, prepared (SetTheta)
+	rbm  rb.Model
+	ws   *rb.Workspace
+	ad   *rb.Adjoint
 
 	// After Accel: the row's muscle lengths [m], lengthening velocities
 	// [m/s], tensions [N] and their partial derivatives, moment arms R
@@ -157,20 +157,49 @@ type Evaluator struct {
 	w       [NDoF]float64
 }
 
+// pathTerm is one term of one muscle's path (Paths), flattened for the
+// row loop, with the length coefficients C1/2 and C2/3 of Term.length.
+type pathTerm struct {
+	joint      int
+	c0, c1, c2 float64
+	h1, h2     float64
+}
+
+// terms are all the muscles' path terms in muscle order; muscle i's are
+// terms[termStart[i]:termStart[i+1]].
+var terms, termStart = func() ([]pathTerm, [NMuscles + 1]int) {
+	var ts []pathTerm
+	var start [NMuscles + 1]int
+	for i := range Paths {
+		start[i] = len(ts)
+		for _, t := range Paths[i].Terms {
+			ts = append(ts, pathTerm{joint: t.Joint, c0: t.C0, c1: t.C1, c2: t.C2, h1: t.C1 / 2, h2: t.C2 / 3})
+		}
+	}
+	start[NMuscles] = len(ts)
+	return ts, start
+}()
+
 // NewEvaluator returns an evaluator at the ground truth with the given
 // joint damping.
 func NewEvaluator(damping float64) *Evaluator {
 	e := &Evaluator{Damping: damping, rbm: Skeleton()}
 	copy(e.base[:], muscle.MyoArm())
-	e.muscles = e.base
+	for i := range e.base {
+		e.prep[i] = e.base[i].Prepare()
+	}
 	e.ws = rb.NewWorkspace(&e.rbm)
+	e.ws.Hold()
 	e.ad = rb.NewAdjoint(e.ws)
+	e.ad.Skip = []bool{true, true, false, false, false} // the massless shoulder bodies
 	return e
 }
 
 // SetTheta sets the 54 parameters. It returns abi.Invalid if a bone's
 // mass or inertia is not positive definite, a muscle parameter is not
-// positive, or a value is not finite.
+// positive, or a value is not finite. What depends on θ alone (the bones'
+// spatial inertias, the muscles' constants) is computed here, once for
+// all the rows that follow.
 func (e *Evaluator) SetTheta(theta []float64) abi.Status {
 	if len(theta) != NParams {
 		return abi.Invalid
@@ -181,11 +210,9 @@ func (e *Evaluator) SetTheta(theta []float64) abi.Status {
 		}
 	}
 	for b := 0; b < NBones; b++ {
-		bone := boneFromVector(theta[b*BoneParams : (b+1)*BoneParams])
-		if !bone.positiveDefinite() {
+		if !boneFromVector(theta[b*BoneParams : (b+1)*BoneParams]).positiveDefinite() {
 			return abi.Invalid
 		}
-		setBone(&e.rbm.Bodies[2+b], bone)
 	}
 	off := NBones * BoneParams
 	for m := 0; m < NMuscles; m++ {
@@ -193,8 +220,15 @@ func (e *Evaluator) SetTheta(theta []float64) abi.Status {
 		if !(p[0] > 0 && p[1] > 0 && p[2] > 0) {
 			return abi.Invalid
 		}
-		e.muscles[m] = e.base[m].WithIdent(muscle.Ident{L0: p[0], Force: p[1], VMax: p[2]})
 	}
+	for b := 0; b < NBones; b++ {
+		setBone(&e.rbm.Bodies[2+b], boneFromVector(theta[b*BoneParams:(b+1)*BoneParams]))
+	}
+	for m := 0; m < NMuscles; m++ {
+		p := theta[off+m*MuscleParams : off+(m+1)*MuscleParams]
+		e.prep[m] = e.base[m].WithIdent(muscle.Ident{L0: p[0], Force: p[1], VMax: p[2]}).Prepare()
+	}
+	e.ws.Hold()
 	return abi.OK
 }
 
@@ -203,26 +237,31 @@ func (e *Evaluator) SetTheta(theta []float64) abi.Status {
 // T from builtin/muscle, τ = Rᵀ T − b·q̇ + soft limits, q̈ by the ABA. It
 // returns false if the result is not finite.
 func (e *Evaluator) Accel(q, qd, act, qdd []float64) bool {
-	MomentArms(q, e.Arms[:])
+	q, qd, act, qdd = q[:NDoF], qd[:NDoF], act[:NMuscles], qdd[:NDoF]
 	for j := range e.Tau {
 		e.Tau[j] = -e.Damping*qd[j] + LimitTorque(j, q[j], qd[j])
 	}
-	for i := range e.muscles {
-		p := &Paths[i]
-		l := p.Length(q)
-		v := 0.0
-		row := e.Arms[i*NDoF : (i+1)*NDoF]
-		for _, t := range p.Terms {
-			v -= row[t.joint] * qd[t.joint]
+	for i := 0; i < NMuscles; i++ {
+		ts := terms[termStart[i]:termStart[i+1]]
+		row := e.Arms[i*NDoF : (i+1)*NDoF : (i+1)*NDoF]
+		l, v := Paths[i].Offset, 0.0
+		for k := range ts {
+			t := &ts[k]
+			qj := q[t.joint]
+			r := t.c0 + qj*(t.c1+qj*t.c2) // Term.arm
+			row[t.joint] = r
+			l += -qj * (t.c0 + qj*(t.h1+qj*t.h2)) // Term.length
+			v -= r * qd[t.joint]
 		}
-		T, dT := e.muscles[i].TensionPartials(l, v, act[i]) // T is Tension's value
+		T, dT := e.prep[i].TensionPartials(l, v, act[i])
 		e.Length[i], e.Velocity[i], e.Tension[i], e.Partials[i] = l, v, T, dT
-		for _, t := range p.Terms {
-			e.Tau[t.joint] += row[t.joint] * T
+		for k := range ts {
+			j := ts[k].joint
+			e.Tau[j] += row[j] * T
 		}
 	}
 	e.ws.ForwardDynamics(q, qd, e.Tau[:], qdd)
-	for _, a := range qdd[:NDoF] {
+	for _, a := range qdd {
 		if math.IsNaN(a) || math.IsInf(a, 0) {
 			return false
 		}
@@ -237,9 +276,10 @@ func (e *Evaluator) ResetVJP() {
 }
 
 // AddVJP adds the row's vᵀ·∂q̈/∂θ to the accumulators, for the row of the
-// last successful Accel (whose workspace it reads; v has NDoF entries). It
-// returns false if M⁻¹v is not finite. The adjoint through the equations
-// of motion M(q;θ_b) q̈ + C(q, q̇;θ_b) = τ(q, q̇, a;θ_m) at the row's q̈:
+// last successful Accel or Load (whose workspace it reads; v has NDoF
+// entries). It returns false if M⁻¹v is not finite. The adjoint through
+// the equations of motion M(q;θ_b) q̈ + C(q, q̇;θ_b) = τ(q, q̇, a;θ_m) at
+// the row's q̈:
 //
 //	w = M⁻¹ v                          (the ABA's own factorisation, rb.Adjoint.SolveMass)
 //	vᵀ∂q̈/∂θ_m = (Σ_j R_mj w_j)·∂T_m/∂(L0, F0, vmax)   (muscle.TensionPartials)
@@ -254,19 +294,21 @@ func (e *Evaluator) AddVJP(v []float64) bool {
 			return false
 		}
 	}
-	for i := range Paths {
-		row := e.Arms[i*NDoF : (i+1)*NDoF]
+	for i := 0; i < NMuscles; i++ {
+		ts := terms[termStart[i]:termStart[i+1]]
+		row := e.Arms[i*NDoF : (i+1)*NDoF : (i+1)*NDoF]
 		s := 0.0
-		for _, t := range Paths[i].Terms {
-			s += row[t.joint] * w[t.joint]
+		for k := range ts {
+			j := ts[k].joint
+			s += row[j] * w[j]
 		}
 		p := &e.Partials[i]
-		g := e.gMuscle[i*MuscleParams : (i+1)*MuscleParams]
+		g := e.gMuscle[i*MuscleParams : (i+1)*MuscleParams : (i+1)*MuscleParams]
 		g[0] += s * p.DL0
 		g[1] += s * p.DForce
 		g[2] += s * p.DVMax
 	}
-	e.ad.AddInertiaVJP(w, e.gBody[:])
+	e.ad.AddSolvedInertiaVJP(e.gBody[:]) // AddInertiaVJP(w, …), reusing SolveMass's λ
 	return true
 }
 
@@ -285,10 +327,87 @@ func (e *Evaluator) GradVJP(g []float64) {
 	copy(g[NBones*BoneParams:], e.gMuscle[:])
 }
 
+// TapeLen is the number of values Save keeps per row: the rigid-body
+// workspace's (rb.Workspace.Save: 21 per body), the nonzero moment arms
+// and the tensions' parameter partials.
+func (e *Evaluator) TapeLen() int { return e.ws.TapeLen() + len(terms) + 3*NMuscles }
+
+// Save writes to t (TapeLen values) what AddVJP reads of the last Accel.
+func (e *Evaluator) Save(t []float64) {
+	n := e.ws.TapeLen()
+	e.ws.Save(t[:n])
+	t = t[n:e.TapeLen()]
+	for i := 0; i < NMuscles; i++ {
+		for k := termStart[i]; k < termStart[i+1]; k++ {
+			t[k] = e.Arms[i*NDoF+terms[k].joint]
+		}
+		p := &e.Partials[i]
+		o := len(terms) + 3*i
+		t[o], t[o+1], t[o+2] = p.DL0, p.DForce, p.DVMax
+	}
+}
+
+// Load restores a row that Save kept, at the same θ: AddVJP then adds
+// exactly (bit for bit) what it would have added right after that row's
+// Accel. Only what AddVJP reads is restored.
+func (e *Evaluator) Load(t []float64) {
+	n := e.ws.TapeLen()
+	e.ws.Load(t[:n])
+	t = t[n:e.TapeLen()]
+	for i := 0; i < NMuscles; i++ {
+		for k := termStart[i]; k < termStart[i+1]; k++ {
+			e.Arms[i*NDoF+terms[k].joint] = t[k]
+		}
+		p := &e.Partials[i]
+		o := len(terms) + 3*i
+		p.DL0, p.DForce, p.DVMax = t[o], t[o+1], t[o+2]
+	}
+}
+
 // Model is the arm as an abi.Model. It is safe for concurrent use.
 type Model struct {
 	damping float64
-	pool    sync.Pool
+	pool    sync.Pool // *Evaluator
+	tapes   tapeList  // EvalPullback's tapes
+}
+
+// tapeList keeps released tapes for reuse, up to maxKeptTape values in
+// all. Unlike a sync.Pool it survives garbage collections: a tape is
+// several hundred kilobytes and an Adam iteration needs the same ones
+// again, so reallocating them after every collection cost time and more
+// collections.
+type tapeList struct {
+	mu   sync.Mutex
+	free [][]float64
+	kept int // values in free
+}
+
+// maxKeptTape bounds the values tapeList keeps: 64 MiB, the tapes of
+// ≈ 57 000 rows.
+const maxKeptTape = 64 << 20 / 8
+
+// get returns a tape of n values, reused if one is kept.
+func (l *tapeList) get(n int) []float64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i := len(l.free) - 1; i >= 0; i-- {
+		if t := l.free[i]; cap(t) >= n {
+			l.free = append(l.free[:i], l.free[i+1:]...)
+			l.kept -= cap(t)
+			return t[:n]
+		}
+	}
+	return make([]float64, n)
+}
+
+// put keeps t for reuse unless the list is full.
+func (l *tapeList) put(t []float64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.kept+cap(t) <= maxKeptTape {
+		l.free = append(l.free, t)
+		l.kept += cap(t)
+	}
 }
 
 // New builds the model from its settings (damping).
@@ -339,19 +458,11 @@ func (m *Model) Eval(theta, x, y []float64) abi.Status {
 // abi.Failed if a row's q̈ (as in Eval) or M⁻¹v is not finite; g is then
 // all zero and y unspecified.
 func (m *Model) VJP(theta, x, v, y, g []float64) abi.Status {
-	if len(g) != NParams {
+	if st := checkCotangent(len(x)/NConditions, v, g); st != abi.OK {
+		return st
+	}
+	if len(x)%NConditions != 0 || len(y) != len(x)/NConditions*NOutputs {
 		return abi.Invalid
-	}
-	for i := range g {
-		g[i] = 0
-	}
-	if len(x)%NConditions != 0 || len(y) != len(x)/NConditions*NOutputs || len(v) != len(y) {
-		return abi.Invalid
-	}
-	for _, c := range v {
-		if math.IsNaN(c) || math.IsInf(c, 0) {
-			return abi.Invalid
-		}
 	}
 	e := m.pool.Get().(*Evaluator)
 	defer m.pool.Put(e)
@@ -374,4 +485,98 @@ func (m *Model) VJP(theta, x, v, y, g []float64) abi.Status {
 	}
 	e.GradVJP(g)
 	return abi.OK
+}
+
+// checkCotangent zeroes g and checks the lengths of g and v (K rows) and
+// that v is finite.
+func checkCotangent(K int, v, g []float64) abi.Status {
+	if len(g) != NParams {
+		return abi.Invalid
+	}
+	for i := range g {
+		g[i] = 0
+	}
+	if len(v) != K*NOutputs {
+		return abi.Invalid
+	}
+	for _, c := range v {
+		if math.IsNaN(c) || math.IsInf(c, 0) {
+			return abi.Invalid
+		}
+	}
+	return abi.OK
+}
+
+// RowsIndependent implements abi.RowsIndependent: each row's q̈ depends on
+// θ and that row alone, computed by the same code whatever rows surround
+// it.
+func (*Model) RowsIndependent() bool { return true }
+
+// EvalPullback implements abi.Pullbacker: y as Eval (bit for bit), keeping
+// per row what AddVJP reads (Evaluator.Save, TapeLen = 148 values,
+// 1184 bytes), so that Pull runs only the backward pass. Pull's g equals
+// VJP's for the same cotangent bit for bit (the same AddVJP, in the same
+// row order, on restored rows). The statuses are Eval's.
+func (m *Model) EvalPullback(theta, x, y []float64) (abi.Pullback, abi.Status) {
+	if len(x)%NConditions != 0 || len(y) != len(x)/NConditions*NOutputs {
+		return nil, abi.Invalid
+	}
+	e := m.pool.Get().(*Evaluator)
+	if st := e.SetTheta(theta); st != abi.OK {
+		m.pool.Put(e)
+		return nil, st
+	}
+	K, n := len(x)/NConditions, e.TapeLen()
+	tape := m.tapes.get(K * n)
+	for k := 0; k < K; k++ {
+		r := x[k*NConditions : (k+1)*NConditions]
+		if !e.Accel(r[:NDoF], r[NDoF:2*NDoF], r[2*NDoF:], y[k*NOutputs:(k+1)*NOutputs]) {
+			m.pool.Put(e)
+			m.tapes.put(tape)
+			return nil, abi.Failed
+		}
+		e.Save(tape[k*n : (k+1)*n])
+	}
+	return &pullback{m: m, e: e, tape: tape, rows: K}, abi.OK
+}
+
+// pullback is the arm's abi.Pullback: the evaluator at θ and the rows'
+// tape.
+type pullback struct {
+	m    *Model
+	e    *Evaluator
+	tape []float64
+	rows int
+}
+
+// Pull implements abi.Pullback: g = vᵀ·∂y/∂θ as VJP, from the tape.
+func (p *pullback) Pull(v, g []float64) abi.Status {
+	if st := checkCotangent(p.rows, v, g); st != abi.OK {
+		return st
+	}
+	e := p.e
+	n := e.TapeLen()
+	e.ResetVJP()
+	for k := 0; k < p.rows; k++ {
+		vk := v[k*NOutputs : (k+1)*NOutputs]
+		if vk[0] == 0 && vk[1] == 0 && vk[2] == 0 && vk[3] == 0 && vk[4] == 0 {
+			continue
+		}
+		e.Load(p.tape[k*n : (k+1)*n])
+		if !e.AddVJP(vk) {
+			return abi.Failed // g still all zero
+		}
+	}
+	e.GradVJP(g)
+	return abi.OK
+}
+
+// Release implements abi.Pullback.
+func (p *pullback) Release() {
+	if p.e == nil {
+		return
+	}
+	p.m.pool.Put(p.e)
+	p.m.tapes.put(p.tape)
+	p.e, p.tape = nil, nil
 }

@@ -91,11 +91,17 @@
 // MyoArm's [range0, range1]. The resulting arms at mid-range are 1–5 cm
 // at shoulder and elbow and ≤ 5 mm for forearm rotation.
 //
-// # Concurrency
+// # Concurrency and speed
 //
-// Model.Eval and Model.VJP are safe for concurrent use: each call takes an
-// Evaluator (rigid-body model copy, workspace, adjoint scratch and
-// muscles) from a sync.Pool.
+// Model.Eval, VJP and EvalPullback are safe for concurrent use: each call
+// takes an Evaluator (rigid-body model copy, workspace, adjoint scratch
+// and prepared muscles) from a sync.Pool. SetTheta does what depends on θ
+// alone once per call (the bones' spatial inertias, held in the
+// workspace by rigidbody.Workspace.Hold; the muscles' constants by
+// muscle.Prepare); each row then runs the paths, eight tensions and the
+// ABA on the structured kernels of builtin/rigidbody. The rows do not
+// interact, which the model declares (abi.RowsIndependent), so the host
+// may split one θ's rows across its workers in fixed blocks.
 //
 // # Exact gradients (CapVJP)
 //
@@ -115,7 +121,8 @@
 // operations, cheaper than a CRBA + 5×5 Cholesky and consistent with the
 // q̈ it differentiates). The RNEA body force f_b = I_b a_b + v_b ×* I_b v_b
 // is linear in the spatial inertia and wᵀRNEA = Σ_b λ_bᵀ f_b, λ_b the body
-// velocity for joint rates w, so the bone gradient is that of
+// velocity for joint rates w (the accelerations of SolveMass's pass 3,
+// which AddSolvedInertiaVJP reuses), so the bone gradient is that of
 // λ_bᵀI_b a_b − (v_b ×m λ_b)ᵀ I_b v_b, evaluated through
 // xᵀI y = x_ωᵀ I_C y_ω + m (x_v + x_ω×c)·(y_v + y_ω×c)
 // (rigidbody.Adjoint.AddInertiaVJP, at the velocities and accelerations,
@@ -126,7 +133,20 @@
 // finite gives abi.Failed (as Eval); g is then all zero. Tested against
 // central differences of vᵀ·Eval over all 54 parameters on 300 rows of
 // examples/arm/train.csv (vjp_test.go), and through the host's chain rule
-// (host/target/arm_gradient_test.go). Cost: ≈ 1.4× an Eval.
+// (host/target/arm_gradient_test.go).
+//
+// One forward pass for value and gradient (abi.Pullbacker). The host needs
+// y before it knows v (the likelihood's ∂logL/∂y depends on all of y), so
+// with VJP alone it runs the forward pass twice: Eval, then VJP. Model.
+// EvalPullback writes y as Eval does and keeps, per row, what AddVJP reads
+// (Evaluator.Save: per body sin q, cos q, D, U, V and A of the ABA, the 19
+// nonzero moment arms and the tensions' 24 parameter partials, 148 values
+// or 1184 bytes); Pull then runs only the backward pass on the restored
+// rows (Evaluator.Load rebuilds the transforms from sin q and cos q exactly
+// as the forward pass built them), so its g equals VJP's bit for bit
+// (pullback_test.go). Costs, CPU time on this machine for 10 000 rows:
+// Eval 16 ms, VJP 22 ms, EvalPullback + Pull 25 ms (against Eval + VJP,
+// 38 ms, on the unfused path); docs/PERFORMANCE.md has the commands.
 //
 // RATIONALE: why an adjoint through the equations of motion, not a
 // general-purpose AD package. The model is one small implicit function,

@@ -72,21 +72,22 @@ var design = [NMuscles][]armDesign{
 		{ElbowFlexion, 0.020, 0.055, 0.060}, {ProSup, 0.015, 0.005, -0.010}},
 }
 
-// term is one joint's part of a muscle path: r(q) = c0 + c1·q + c2·q²
-// and its length contribution −∫r = −(c0·q + c1·q²/2 + c2·q³/3).
-type term struct {
-	joint      int
-	c0, c1, c2 float64
+// Term is one joint's part of a muscle path: the moment arm
+// r(q) = C0 + C1·q + C2·q² about joint Joint and its length contribution
+// −∫r = −(C0·q + C1·q²/2 + C2·q³/3).
+type Term struct {
+	Joint      int
+	C0, C1, C2 float64
 }
 
-func (t term) arm(q float64) float64 { return t.c0 + q*(t.c1+q*t.c2) }
-func (t term) length(q float64) float64 {
-	return -q * (t.c0 + q*(t.c1/2+q*t.c2/3))
+func (t Term) arm(q float64) float64 { return t.C0 + q*(t.C1+q*t.C2) }
+func (t Term) length(q float64) float64 {
+	return -q * (t.C0 + q*(t.C1/2+q*t.C2/3))
 }
 
 // extremes returns the minimum and maximum of t.length over [a, b]: at the
 // ends or where r = 0 inside.
-func (t term) extremes(a, b float64) (lo, hi float64) {
+func (t Term) extremes(a, b float64) (lo, hi float64) {
 	lo, hi = math.Min(t.length(a), t.length(b)), math.Max(t.length(a), t.length(b))
 	try := func(q float64) {
 		if q > a && q < b {
@@ -94,16 +95,16 @@ func (t term) extremes(a, b float64) (lo, hi float64) {
 			lo, hi = math.Min(lo, l), math.Max(hi, l)
 		}
 	}
-	if t.c2 == 0 {
-		if t.c1 != 0 {
-			try(-t.c0 / t.c1)
+	if t.C2 == 0 {
+		if t.C1 != 0 {
+			try(-t.C0 / t.C1)
 		}
 		return lo, hi
 	}
-	if d := t.c1*t.c1 - 4*t.c2*t.c0; d >= 0 {
+	if d := t.C1*t.C1 - 4*t.C2*t.C0; d >= 0 {
 		s := math.Sqrt(d)
-		try((-t.c1 + s) / (2 * t.c2))
-		try((-t.c1 - s) / (2 * t.c2))
+		try((-t.C1 + s) / (2 * t.C2))
+		try((-t.C1 - s) / (2 * t.C2))
 	}
 	return lo, hi
 }
@@ -113,7 +114,7 @@ func (t term) extremes(a, b float64) (lo, hi float64) {
 // angles, so the moment arms r_j = −∂len/∂q_j are quadratics.
 type Path struct {
 	Offset float64
-	Terms  []term
+	Terms  []Term
 	Scale  float64 // factor applied to the design arms
 }
 
@@ -121,7 +122,7 @@ type Path struct {
 func (p *Path) Length(q []float64) float64 {
 	l := p.Offset
 	for _, t := range p.Terms {
-		l += t.length(q[t.joint])
+		l += t.length(q[t.Joint])
 	}
 	return l
 }
@@ -146,19 +147,19 @@ func pathFor(d []armDesign, m muscle.Muscle) Path {
 		// r = a.lo + d1(q−lo) + c2(q−lo)(q−mid)
 		c1 := d1 - c2*(lo+mid)
 		c0 := a.lo - d1*lo + c2*lo*mid
-		p.Terms = append(p.Terms, term{joint: a.joint, c0: c0, c1: c1, c2: c2})
+		p.Terms = append(p.Terms, Term{Joint: a.joint, C0: c0, C1: c1, C2: c2})
 	}
 	span, min := 0.0, 0.0
 	for _, t := range p.Terms {
-		lo, hi := t.extremes(Range[t.joint][0], Range[t.joint][1])
+		lo, hi := t.extremes(Range[t.Joint][0], Range[t.Joint][1])
 		span += hi - lo
 		min += lo
 	}
 	s := (m.LR1 - m.LR0) / span
 	for i := range p.Terms {
-		p.Terms[i].c0 *= s
-		p.Terms[i].c1 *= s
-		p.Terms[i].c2 *= s
+		p.Terms[i].C0 *= s
+		p.Terms[i].C1 *= s
+		p.Terms[i].C2 *= s
 	}
 	p.Scale = s
 	p.Offset = m.LR0 - s*min
@@ -194,7 +195,7 @@ func MomentArms(q, r []float64) {
 	}
 	for i := range Paths {
 		for _, t := range Paths[i].Terms {
-			r[i*NDoF+t.joint] = t.arm(q[t.joint])
+			r[i*NDoF+t.Joint] = t.arm(q[t.Joint])
 		}
 	}
 }
@@ -205,7 +206,7 @@ func MuscleVelocities(q, qd, v []float64) {
 	for i := range Paths {
 		s := 0.0
 		for _, t := range Paths[i].Terms {
-			s -= t.arm(q[t.joint]) * qd[t.joint]
+			s -= t.arm(q[t.Joint]) * qd[t.Joint]
 		}
 		v[i] = s
 	}

@@ -92,3 +92,7 @@ func (m Model) Jacobian(theta, x, y, jac []float64) abi.Status {
 	}
 	return abi.OK
 }
+
+// RowsIndependent implements abi.RowsIndependent: each row's (F, ε)
+// depends on θ and that row's length alone.
+func (Model) RowsIndependent() bool { return true }
