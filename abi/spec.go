@@ -275,13 +275,15 @@ func SettingValues(specs []Setting, given map[string]float64) ([]float64, error)
 }
 
 // CapSigmaFree: the likelihood does not use σ (a normalised loss, a
-// constraint on predictions), so a study need not give one. Declared at the
-// end of the file so that adding it moved no code the example plugins
-// compile in.
+// constraint on predictions), so a study need not give one.
 const CapSigmaFree Capability = "sigma_free"
 
 // CapBatch: the likelihood evaluates the outputs of several points against
 // the same data in one call (BatchLikelihood; for a WASM likelihood the
-// export kinfer_likelihood_eval_batch). Declared at the end of the file
-// for the same reason as CapSigmaFree.
+// export kinfer_likelihood_eval_batch).
 const CapBatch Capability = "batch"
+
+// CapRowsIndependent: the model's rows do not interact (RowsIndependent):
+// the host may evaluate one θ's rows in blocks on several workers. A
+// declaration, with no export of its own.
+const CapRowsIndependent Capability = "rows_independent"

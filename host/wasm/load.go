@@ -245,13 +245,14 @@ var capExport = map[abi.Capability]struct {
 	kind abi.Kind
 	ex   []export
 }{
-	abi.CapJacobian:   {abi.KindModel, []export{exModelJacobian}},
-	abi.CapVJP:        {abi.KindModel, []export{exModelVJP}},
-	abi.CapGradY:      {abi.KindLikelihood, []export{exLikGrad}},
-	abi.CapResiduals:  {abi.KindLikelihood, []export{exLikResiduals}},
-	abi.CapSigmaFree:  {abi.KindLikelihood, nil},
-	abi.CapBatch:      {abi.KindLikelihood, []export{exLikEvalBatch}},
-	abi.CapCheckpoint: {abi.KindMethod, []export{exMethodSave, exMethodLoad}},
+	abi.CapJacobian:        {abi.KindModel, []export{exModelJacobian}},
+	abi.CapVJP:             {abi.KindModel, []export{exModelVJP}},
+	abi.CapGradY:           {abi.KindLikelihood, []export{exLikGrad}},
+	abi.CapResiduals:       {abi.KindLikelihood, []export{exLikResiduals}},
+	abi.CapSigmaFree:       {abi.KindLikelihood, nil},
+	abi.CapBatch:           {abi.KindLikelihood, []export{exLikEvalBatch}},
+	abi.CapRowsIndependent: {abi.KindModel, nil},
+	abi.CapCheckpoint:      {abi.KindMethod, []export{exMethodSave, exMethodLoad}},
 }
 
 // checkExports checks the exports the spec requires: the role's, configure

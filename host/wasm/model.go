@@ -53,15 +53,20 @@ type modelVJP struct{ *model }
 type modelJacVJP struct{ *model }
 
 var (
-	_ abi.BatchModel = (*model)(nil)
-	_ abi.Faulter    = (*model)(nil)
-	_ abi.Jacobian   = modelJac{}
-	_ abi.VJP        = modelVJP{}
-	_ abi.Jacobian   = modelJacVJP{}
-	_ abi.VJP        = modelJacVJP{}
+	_ abi.BatchModel      = (*model)(nil)
+	_ abi.RowsIndependent = (*model)(nil)
+	_ abi.Faulter         = (*model)(nil)
+	_ abi.Jacobian        = modelJac{}
+	_ abi.VJP             = modelVJP{}
+	_ abi.Jacobian        = modelJacVJP{}
+	_ abi.VJP             = modelJacVJP{}
 )
 
 func (w *model) Spec() abi.Spec { return w.spec }
+
+// RowsIndependent is the plugin's declaration (capability
+// rows_independent, abi.RowsIndependent).
+func (w *model) RowsIndependent() bool { return w.spec.Has(abi.CapRowsIndependent) }
 
 // Fault is the first timeout or trap of any instance (abi.Faulter).
 func (w *model) Fault() error { return w.pool.Fault() }

@@ -127,7 +127,7 @@ var Spec = func() abi.Spec {
 		Settings: []abi.Setting{
 			{Name: "damping", Unit: "N m s/rad", Default: DefaultDamping, Doc: "viscous damping of every joint (not identified)"},
 		},
-		Capabilities: []abi.Capability{abi.CapVJP},
+		Capabilities: []abi.Capability{abi.CapVJP, abi.CapRowsIndependent},
 	}
 }()
 

@@ -28,7 +28,7 @@ var Spec = abi.Spec{
 	Settings: []abi.Setting{
 		{Name: "ref_length_mm", Unit: "mm", Required: true, Doc: "reference length L_r (length at the reference position)"},
 	},
-	Capabilities: []abi.Capability{abi.CapJacobian},
+	Capabilities: []abi.Capability{abi.CapJacobian, abi.CapRowsIndependent},
 }
 
 // Model is the ligament with its reference length fixed.

@@ -34,7 +34,7 @@ const char kinfer_spec[] =
     "{\"name\":\"strain\",\"unit\":\"1\",\"doc\":\"ligament strain, Eq. 2\"}],"
     "\"settings\":[{\"name\":\"ref_length_mm\",\"unit\":\"mm\",\"default\":0,\"required\":true,"
     "\"doc\":\"reference length L_r (length at the reference position)\"}],"
-    "\"capabilities\":[\"jacobian\"]}";
+    "\"capabilities\":[\"jacobian\",\"rows_independent\"]}";
 
 /* ε_l of Eq. 1: "an experimentally fitted parameter equal to 0.03". */
 #define EPS_L 0.03

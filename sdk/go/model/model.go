@@ -20,7 +20,15 @@ var srv *server
 var role = guest.Role{Kind: abi.KindModel, Caps: []guest.Capability{
 	{Name: abi.CapJacobian, Has: guest.Implementer[abi.Jacobian](), Method: "Jacobian"},
 	{Name: abi.CapVJP, Has: guest.Implementer[abi.VJP](), Method: "VJP"},
+	{Name: abi.CapRowsIndependent, Has: rowsIndependent, Method: "RowsIndependent"},
 }}
+
+// rowsIndependent: the model declares its rows independent (a method that
+// returns true).
+func rowsIndependent(v any) bool {
+	r, ok := v.(abi.RowsIndependent)
+	return ok && r.RowsIndependent()
+}
 
 // Serve registers m, a model without settings, as the plugin's component.
 // It must be called from an init function. It panics (the module then traps
