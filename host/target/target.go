@@ -284,6 +284,7 @@ type scratch struct {
 	st    []abi.Status
 	yobs  []float64   // one point's term outputs
 	yobsB [][]float64 // a chunk's term outputs (batched likelihoods)
+	gyo   []float64   // one term's ∂logL/∂y (its outputs only)
 	fz    fusedBuf    // the fused path's buffers (fused.go)
 }
 
@@ -506,7 +507,11 @@ func (t *Target) termLogLik(sc *scratch, term *study.Term, y, gy []float64) (flo
 	if gy == nil {
 		l, st = term.Likelihood.LogLikelihood(mo, yo, term.Obs, term.Sigma)
 	} else {
-		g := make([]float64, len(yo))
+		if cap(sc.gyo) < len(yo) {
+			sc.gyo = make([]float64, len(yo))
+		}
+		g := sc.gyo[:len(yo)]
+		clear(g) // a likelihood writes every entry, but a stale one must not leak
 		l, st = term.Likelihood.(abi.GradY).LogLikelihoodGrad(mo, yo, term.Obs, term.Sigma, g)
 		for r := 0; r < ds.K; r++ {
 			for j, oi := range term.OutIdx {
