@@ -191,17 +191,13 @@ func BenchmarkLigament(b *testing.B) {
 		x[i] = 20 + 20*float64(i)/nCond
 	}
 	st := make([]abi.Status, nTheta)
-	report := func(b *testing.B) {
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*nTheta*nCond), "ns/θ·cond")
-	}
 	b.Run("builtin", func(b *testing.B) {
 		m, _ := ligament.New([]float64{refLength})
-		for b.Loop() {
+		cpuPer(b, nTheta*nCond, "ns/θ·cond", func() {
 			for i, th := range thetas {
 				st[i] = m.Eval(th, x, ys[i])
 			}
-		}
-		report(b)
+		})
 	})
 	// "-unmetered": the same module loaded without the meter (package
 	// meter), i.e. without its fuel budget, timeout and interruption: what
@@ -223,13 +219,10 @@ func BenchmarkLigament(b *testing.B) {
 			}
 			defer m.(interface{ Close() error }).Close()
 			bm := m.(abi.BatchModel)
-			for b.Loop() {
-				bm.EvalBatch(thetas, x, ys, st)
-			}
+			cpuPer(b, nTheta*nCond, "ns/θ·cond", func() { bm.EvalBatch(thetas, x, ys, st) })
 			if st[0] != abi.OK {
 				b.Fatal(st[0])
 			}
-			report(b)
 		})
 	}
 }
@@ -535,20 +528,18 @@ func BenchmarkArm(b *testing.B) {
 	settings, _ := abi.SettingValues(spec.Settings, nil)
 	run := func(b *testing.B, mdl abi.Model) {
 		b.Run("eval", func(b *testing.B) {
-			for b.Loop() {
+			cpuPer(b, rows, "ns/row", func() {
 				if st := mdl.Eval(theta, x, y); st != abi.OK {
 					b.Fatal(st)
 				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*rows), "ns/row")
+			})
 		})
 		b.Run("vjp", func(b *testing.B) {
-			for b.Loop() {
+			cpuPer(b, rows, "ns/row", func() {
 				if st := mdl.(abi.VJP).VJP(theta, x, v, y, g); st != abi.OK {
 					b.Fatal(st)
 				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*rows), "ns/row")
+			})
 		})
 	}
 	b.Run("builtin", func(b *testing.B) {
@@ -649,7 +640,7 @@ func BenchmarkMeter(b *testing.B) {
 				eval := mod.ExportedFunction("kinfer_model_eval")
 				stack := make([]uint64, 6)
 				g, _ := mod.ExportedGlobal(meter.FuelExport).(api.MutableGlobal)
-				for b.Loop() {
+				cpuPer(b, nTheta*nCond, "ns/θ·cond", func() {
 					if g != nil {
 						g.Set(1 << 40)
 					}
@@ -657,8 +648,7 @@ func BenchmarkMeter(b *testing.B) {
 					if err := eval.CallWithStack(ctx, stack); err != nil {
 						b.Fatal(err)
 					}
-				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*nTheta*nCond), "ns/θ·cond")
+				})
 			})
 		}
 	}
