@@ -174,7 +174,13 @@ func isManifest(path string) bool {
 // oneArgWithRuntime parses a command that takes one path and no flags and
 // runs f with a plugin runtime (closed afterwards).
 func oneArgWithRuntime(name string, args []string, f func(ctx context.Context, rt *wasm.Runtime, path string) error) error {
-	pos, err := parse(flag.NewFlagSet(name, flag.ContinueOnError), args, 1)
+	return withRuntime(flag.NewFlagSet(name, flag.ContinueOnError), args, f)
+}
+
+// withRuntime parses a command's flags (fs) and its one path and runs f
+// with a plugin runtime (closed afterwards).
+func withRuntime(fs *flag.FlagSet, args []string, f func(ctx context.Context, rt *wasm.Runtime, path string) error) error {
+	pos, err := parse(fs, args, 1)
 	if err != nil {
 		return err
 	}
@@ -271,30 +277,29 @@ func cmdInspect(args []string, stdout io.Writer) error {
 	outputs := fs.Int("outputs", 2, "with --certify: output columns a likelihood sees")
 	sets := settingFlags{}
 	fs.Var(sets, "set", "with --certify: a setting of the component, name=value (repeatable); unset settings take their defaults")
-	pos, err := parse(fs, args, 1)
-	if err != nil {
-		return err
-	}
-	ctx := context.Background()
-	rt, err := newRuntime(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer rt.Close(ctx)
-	p, err := loadPlugin(ctx, rt, pos[0])
-	if err != nil {
-		return err
-	}
-	inspect(stdout, p)
-	if !*certify {
-		return nil
-	}
-	o := wasm.CertifyOptions{Points: *points, Outputs: *outputs, Seed: 1}
+	return withRuntime(fs, args, func(ctx context.Context, rt *wasm.Runtime, path string) error {
+		p, err := loadPlugin(ctx, rt, path)
+		if err != nil {
+			return err
+		}
+		inspect(stdout, p)
+		if !*certify {
+			return nil
+		}
+		return certifyPlugin(ctx, stdout, p, *data, *points, *outputs, sets)
+	})
+}
+
+// certifyPlugin runs Plugin.Certify with the command line's options and
+// prints what it checked.
+func certifyPlugin(ctx context.Context, stdout io.Writer, p *wasm.Plugin, data string, points, outputs int, sets settingFlags) error {
+	var err error
+	o := wasm.CertifyOptions{Points: points, Outputs: outputs, Seed: 1}
 	if o.Settings, err = abi.SettingValues(p.Spec.Settings, sets); err != nil {
 		return fmt.Errorf("--set: %w", err)
 	}
-	if *data != "" {
-		if o.X, err = conditionsFrom(*data, p.Spec); err != nil {
+	if data != "" {
+		if o.X, err = conditionsFrom(data, p.Spec); err != nil {
 			return err
 		}
 	}

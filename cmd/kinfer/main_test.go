@@ -167,6 +167,25 @@ func TestInspectCPlugin(t *testing.T) {
 	}
 }
 
+// kinfer inspect --certify checks a plugin's determinism on the
+// quickstart's conditions; a required setting it lacks is a clear error.
+func TestInspectCertify(t *testing.T) {
+	code, out, errs := kinfer(t, "inspect", "--certify", "--set", "ref_length_mm=30",
+		"--data", "../../examples/quickstart/force_length.csv", "../../plugins/c/ligament/plugin.toml")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"certified:    deterministic", "kinfer_model_eval: 12 points, 41 conditions", "kinfer_model_jacobian"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	code, _, errs = kinfer(t, "inspect", "--certify", "../../plugins/c/ligament/plugin.toml")
+	if code != 1 || !strings.Contains(errs, "ref_length_mm") {
+		t.Errorf("without the required setting: exit %d, %s", code, errs)
+	}
+}
+
 // copyPlugin copies a plugin directory's manifest and module to a temp dir.
 func copyPlugin(t *testing.T, src string) string {
 	t.Helper()

@@ -72,14 +72,14 @@ func (r *Runtime) Load(ctx context.Context, m *manifest.Manifest) (*Plugin, erro
 		fuel:     m.Limits.Fuel,
 		log:      newPluginLog(name, r.log),
 	}
-	for _, im := range info.imports {
-		p.Imports = append(p.Imports, im.module+"."+im.name)
+	for _, im := range info.Imports {
+		p.Imports = append(p.Imports, im.Module+"."+im.Name)
 		switch {
-		case im.kind == 2:
+		case im.Kind == 2:
 			return nil, fmt.Errorf("plugin %s imports its memory (%s); ABI v1 requires the module to define and export it", name, im)
-		case im.module == WASIModule && im.kind == 0:
-		case im.module == HostModule && im.kind == 0 && im.name == "log":
-		case im.module == HostModule:
+		case im.Module == WASIModule && im.Kind == 0:
+		case im.Module == HostModule && im.Kind == 0 && im.Name == "log":
+		case im.Module == HostModule:
 			return nil, fmt.Errorf("plugin %s imports %s, which %s does not provide (it has only log)", name, im, HostModule)
 		default:
 			return nil, fmt.Errorf("plugin %s imports %s; ABI v1 allows imports only from %s and %s", name, im, WASIModule, HostModule)
@@ -95,12 +95,12 @@ func (r *Runtime) Load(ctx context.Context, m *manifest.Manifest) (*Plugin, erro
 	if limit > 65536 {
 		limit = 65536
 	}
-	if !info.hasMemory {
+	if !info.HasMemory {
 		return nil, fmt.Errorf("plugin %s defines no memory; ABI v1 requires an exported memory named \"memory\"", name)
 	}
-	if info.memMin > limit {
+	if info.MemMin > limit {
 		return nil, fmt.Errorf("plugin %s declares a minimum memory of %d pages (%.4g MiB), more than its limit memory_mib=%d",
-			name, info.memMin, float64(info.memMin)/pagesPerMiB, memMiB)
+			name, info.MemMin, float64(info.MemMin)/pagesPerMiB, memMiB)
 	}
 
 	if !r.unmetered {

@@ -944,7 +944,7 @@ func TestScanModule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !info.hasMemory || info.memMin < 1 || len(info.imports) != 2 {
+	if !info.HasMemory || info.MemMin < 1 || len(info.Imports) != 2 {
 		t.Errorf("info = %+v", info)
 	}
 	// Every truncation is an error or a shorter valid module, never a panic;
