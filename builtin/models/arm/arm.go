@@ -434,14 +434,11 @@ func (*Model) Spec() abi.Spec { return Spec }
 
 // Eval implements abi.Model: q̈ (5 per row) for each row (q, q̇, act) of x.
 func (m *Model) Eval(theta, x, y []float64) abi.Status {
-	if len(x)%NConditions != 0 || len(y) != len(x)/NConditions*NOutputs {
-		return abi.Invalid
-	}
-	e := m.pool.Get().(*Evaluator)
-	defer m.pool.Put(e)
-	if st := e.SetTheta(theta); st != abi.OK {
+	e, st := m.evaluator(theta, x, y)
+	if st != abi.OK {
 		return st
 	}
+	defer m.pool.Put(e)
 	for k := 0; k < len(x)/NConditions; k++ {
 		r := x[k*NConditions : (k+1)*NConditions]
 		if !e.Accel(r[:NDoF], r[NDoF:2*NDoF], r[2*NDoF:], y[k*NOutputs:(k+1)*NOutputs]) {
@@ -461,14 +458,11 @@ func (m *Model) VJP(theta, x, v, y, g []float64) abi.Status {
 	if st := checkCotangent(len(x)/NConditions, v, g); st != abi.OK {
 		return st
 	}
-	if len(x)%NConditions != 0 || len(y) != len(x)/NConditions*NOutputs {
-		return abi.Invalid
-	}
-	e := m.pool.Get().(*Evaluator)
-	defer m.pool.Put(e)
-	if st := e.SetTheta(theta); st != abi.OK {
+	e, st := m.evaluator(theta, x, y)
+	if st != abi.OK {
 		return st
 	}
+	defer m.pool.Put(e)
 	e.ResetVJP()
 	for k := 0; k < len(x)/NConditions; k++ {
 		r := x[k*NConditions : (k+1)*NConditions]
@@ -485,6 +479,21 @@ func (m *Model) VJP(theta, x, v, y, g []float64) abi.Status {
 	}
 	e.GradVJP(g)
 	return abi.OK
+}
+
+// evaluator checks the lengths of x and y and takes an Evaluator set to θ
+// from the pool (give it back with m.pool.Put); with any other status than
+// OK it returns none.
+func (m *Model) evaluator(theta, x, y []float64) (*Evaluator, abi.Status) {
+	if len(x)%NConditions != 0 || len(y) != len(x)/NConditions*NOutputs {
+		return nil, abi.Invalid
+	}
+	e := m.pool.Get().(*Evaluator)
+	if st := e.SetTheta(theta); st != abi.OK {
+		m.pool.Put(e)
+		return nil, st
+	}
+	return e, abi.OK
 }
 
 // checkCotangent zeroes g and checks the lengths of g and v (K rows) and
@@ -518,12 +527,8 @@ func (*Model) RowsIndependent() bool { return true }
 // VJP's for the same cotangent bit for bit (the same AddVJP, in the same
 // row order, on restored rows). The statuses are Eval's.
 func (m *Model) EvalPullback(theta, x, y []float64) (abi.Pullback, abi.Status) {
-	if len(x)%NConditions != 0 || len(y) != len(x)/NConditions*NOutputs {
-		return nil, abi.Invalid
-	}
-	e := m.pool.Get().(*Evaluator)
-	if st := e.SetTheta(theta); st != abi.OK {
-		m.pool.Put(e)
+	e, st := m.evaluator(theta, x, y)
+	if st != abi.OK {
 		return nil, st
 	}
 	K, n := len(x)/NConditions, e.TapeLen()
