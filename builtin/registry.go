@@ -9,6 +9,7 @@ import (
 	"github.com/kinfer/kinfer/builtin/likelihood/strainband"
 	"github.com/kinfer/kinfer/builtin/methods/adam"
 	"github.com/kinfer/kinfer/builtin/methods/anneal"
+	"github.com/kinfer/kinfer/builtin/methods/gaussnewton"
 	"github.com/kinfer/kinfer/builtin/methods/levmar"
 	"github.com/kinfer/kinfer/builtin/methods/metropolis"
 	"github.com/kinfer/kinfer/builtin/methods/tmcmc"
@@ -38,11 +39,12 @@ var (
 		"strainband": {strainband.Spec, strainband.New},
 	}
 	Methods = map[string]Entry[abi.Method]{
-		"adam":       {adam.Spec, adam.New},
-		"anneal":     {anneal.Spec, anneal.New},
-		"levmar":     {levmar.Spec, levmar.New},
-		"metropolis": {metropolis.Spec, metropolis.New},
-		"tmcmc":      {tmcmc.Spec, tmcmc.New},
+		"adam":        {adam.Spec, adam.New},
+		"anneal":      {anneal.Spec, anneal.New},
+		"gaussnewton": {gaussnewton.Spec, gaussnewton.New},
+		"levmar":      {levmar.Spec, levmar.New},
+		"metropolis":  {metropolis.Spec, metropolis.New},
+		"tmcmc":       {tmcmc.Spec, tmcmc.New},
 	}
 )
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/builtin/methods/conformance"
-	"github.com/kinfer/kinfer/builtin/prior"
+	"github.com/kinfer/kinfer/builtin/methods/internal/lsqtest"
 )
 
 func newDefault() abi.Method { m, _ := New(defaults()); return m }
@@ -20,80 +20,6 @@ func with(name string, v float64) []float64 {
 		}
 	}
 	return s
-}
-
-func uniform(lo, hi float64) prior.Dist {
-	d, err := prior.NewUniform(lo, hi)
-	if err != nil {
-		panic(err)
-	}
-	return d
-}
-
-// lsqTarget builds a conformance target from residuals and their Jacobian
-// (n×d) with uniform priors over the box; log L = −½‖r‖².
-func lsqTarget(params []abi.Param, res func([]float64) []float64, jac func([]float64) []float64) conformance.Target {
-	t := conformance.Target{Params: params, Residuals: res, Jacobian: jac}
-	for _, p := range params {
-		t.Prior = append(t.Prior, uniform(p.Lower, p.Upper))
-	}
-	t.LogLik = func(th []float64) (float64, abi.Status) {
-		s := 0.0
-		for _, v := range res(th) {
-			s += v * v
-		}
-		return -0.5 * s, abi.OK
-	}
-	return t
-}
-
-func box(d int, lo, hi float64) []abi.Param {
-	ps := make([]abi.Param, d)
-	for i := range ps {
-		ps[i] = abi.Param{Name: string(rune('a' + i)), Lower: lo, Upper: hi}
-	}
-	return ps
-}
-
-// drive runs m on the host h, serving init points for the first draws as
-// the kinfer host serves a study's init file, then the host's prior draws.
-func drive(tb testing.TB, m abi.Method, h *conformance.Host, init [][]float64) abi.Report {
-	tb.Helper()
-	if err := m.Init(h.Target.Problem(1)); err != nil {
-		tb.Fatal(err)
-	}
-	for asks := 0; !m.Done(); asks++ {
-		if asks > 100_000 {
-			tb.Fatal("not done after 100000 asks")
-		}
-		b, err := m.Ask()
-		if err != nil {
-			tb.Fatal(err)
-		}
-		res := make([]abi.Result, b.Len())
-		for i := range res {
-			var pt []float64
-			switch {
-			case len(b.Points) > 0:
-				pt = b.Points[i]
-			case len(init) > 0:
-				pt, init = init[0], init[1:]
-			default:
-				pt = h.Draw()
-			}
-			if res[i], err = h.Eval(pt, b.Want); err != nil {
-				tb.Fatal(err)
-			}
-		}
-		if err := m.Tell(res); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	rep, err := m.Report()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return rep
 }
 
 func stats(rep abi.Report) map[string]any { return rep.Extra["statistics"].(map[string]any) }
@@ -211,7 +137,7 @@ func linearFit() (conformance.Target, []float64, [][]float64) {
 			cov[r][c] = s2 * inv[r][c]
 		}
 	}
-	return lsqTarget(box(p, -100, 100), res, jac), beta, cov
+	return lsqtest.Target(lsqtest.Box(p, -100, 100), res, jac), beta, cov
 }
 
 // A linear problem's covariance and standard errors are the analytic
@@ -221,7 +147,7 @@ func linearFit() (conformance.Target, []float64, [][]float64) {
 func TestLinearCovariance(t *testing.T) {
 	const linTol = 1e-10
 	target, beta, cov := linearFit()
-	rep := drive(t, newDefault(), conformance.NewHost(target, 1), [][]float64{{0, 0, 0}})
+	rep := lsqtest.Drive(t, newDefault(), conformance.NewHost(target, 1), [][]float64{{0, 0, 0}})
 	st := stats(rep)
 	got := st["covariance"].([][]float64)
 	se := st["standard_errors"].([]float64)
@@ -249,7 +175,7 @@ func TestLinearCovariance(t *testing.T) {
 func TestSingularJacobian(t *testing.T) {
 	const tol = 1e-9
 	ys := []float64{1, 2, 4}
-	target := lsqTarget(box(2, -10, 10),
+	target := lsqtest.Target(lsqtest.Box(2, -10, 10),
 		func(th []float64) []float64 {
 			r := make([]float64, 3)
 			for i, y := range ys {
@@ -258,7 +184,7 @@ func TestSingularJacobian(t *testing.T) {
 			return r
 		},
 		func([]float64) []float64 { return []float64{1, 1, 2, 2, 3, 3} })
-	rep := drive(t, newDefault(), conformance.NewHost(target, 1), [][]float64{{0.5, 0}})
+	rep := lsqtest.Drive(t, newDefault(), conformance.NewHost(target, 1), [][]float64{{0.5, 0}})
 	st := stats(rep)
 	if st["rank"].(int) != 1 || st["covariance"] != nil || st["standard_errors"] != nil {
 		t.Fatalf("rank %v covariance %v se %v; want rank 1 and none", st["rank"], st["covariance"], st["standard_errors"])
@@ -289,9 +215,9 @@ func TestNaNResiduals(t *testing.T) {
 		}
 		return []float64{th[0] - 5}
 	}
-	target := lsqTarget(box(1, -10, 10), res, func([]float64) []float64 { return []float64{1} })
+	target := lsqtest.Target(lsqtest.Box(1, -10, 10), res, func([]float64) []float64 { return []float64{1} })
 	h := conformance.NewHost(target, 1)
-	rep := drive(t, newDefault(), h, [][]float64{{0}})
+	rep := lsqtest.Drive(t, newDefault(), h, [][]float64{{0}})
 	if h.Failures == 0 || rep.Extra["failures"].(int) != h.Failures {
 		t.Errorf("host failures %d, reported %v", h.Failures, rep.Extra["failures"])
 	}
@@ -307,10 +233,10 @@ func TestNaNResiduals(t *testing.T) {
 // An exact fit (a start with zero residuals) stops at once with reason
 // exact_fit and reports a zero residual variance and covariance, saying so.
 func TestExactFit(t *testing.T) {
-	target := lsqTarget(box(2, -10, 10),
+	target := lsqtest.Target(lsqtest.Box(2, -10, 10),
 		func(th []float64) []float64 { return []float64{th[0] - 1, th[1] - 2, th[0] + th[1] - 3} },
 		func([]float64) []float64 { return []float64{1, 0, 0, 1, 1, 1} })
-	rep := drive(t, newDefault(), conformance.NewHost(target, 1), [][]float64{{1, 2}})
+	rep := lsqtest.Drive(t, newDefault(), conformance.NewHost(target, 1), [][]float64{{1, 2}})
 	st := stats(rep)
 	if reason(rep) != ExitExactFit || st["residual_variance"] != 0.0 {
 		t.Fatalf("reason %s, residual variance %v", reason(rep), st["residual_variance"])
@@ -326,7 +252,7 @@ func TestExactFit(t *testing.T) {
 		t.Errorf("note %q", st["note"])
 	}
 	// From elsewhere the same problem converges to the exact solution.
-	rep = drive(t, newDefault(), conformance.NewHost(target, 1), [][]float64{{-3, 7}})
+	rep = lsqtest.Drive(t, newDefault(), conformance.NewHost(target, 1), [][]float64{{-3, 7}})
 	if th := rep.Samples[0].Theta; math.Abs(th[0]-1) > 1e-12 || math.Abs(th[1]-2) > 1e-12 {
 		t.Errorf("θ = %v, want (1, 2)", th)
 	}
@@ -339,7 +265,7 @@ func TestExactFit(t *testing.T) {
 func TestStartOnActiveBound(t *testing.T) {
 	const tol = 1e-10
 	params := []abi.Param{{Name: "a", Lower: 0, Upper: 10}, {Name: "b", Lower: 0, Upper: 10}}
-	target := lsqTarget(params,
+	target := lsqtest.Target(params,
 		func(th []float64) []float64 { return []float64{th[0] + 1, th[1] - 3, 0.5 * (th[0] + th[1])} },
 		func([]float64) []float64 { return []float64{1, 0, 0, 1, 0.5, 0.5} })
 	outside := 0
@@ -352,7 +278,7 @@ func TestStartOnActiveBound(t *testing.T) {
 	}
 	for _, start := range [][]float64{{0, 0}, {0, 10}, {5, 10}} {
 		h := conformance.NewHost(target, 1)
-		rep := drive(t, newDefault(), h, [][]float64{start})
+		rep := lsqtest.Drive(t, newDefault(), h, [][]float64{start})
 		th := rep.Samples[0].Theta
 		// With a held at 0: min (b−3)² + b²/4 → b = 3/(1 + 1/4) = 2.4.
 		if th[0] != 0 || math.Abs(th[1]-2.4) > tol {
@@ -367,11 +293,11 @@ func TestStartOnActiveBound(t *testing.T) {
 // Both parameters pinned: the optimum is a corner, the start is that corner,
 // and the run stops at once (no free parameter: the projected gradient is 0).
 func TestCornerSolution(t *testing.T) {
-	target := lsqTarget(box(2, 0, 1),
+	target := lsqtest.Target(lsqtest.Box(2, 0, 1),
 		func(th []float64) []float64 { return []float64{th[0] + 1, th[1] + 2} },
 		func([]float64) []float64 { return []float64{1, 0, 0, 1} })
 	h := conformance.NewHost(target, 1)
-	rep := drive(t, newDefault(), h, [][]float64{{0, 0}})
+	rep := lsqtest.Drive(t, newDefault(), h, [][]float64{{0, 0}})
 	if reason(rep) != ExitGtol || rep.Samples[0].Theta[0] != 0 || rep.Samples[0].Theta[1] != 0 || h.Evals != 1 {
 		t.Errorf("reason %s θ %v evals %d; want gtol at (0, 0) after one evaluation", reason(rep), rep.Samples[0].Theta, h.Evals)
 	}
@@ -380,7 +306,7 @@ func TestCornerSolution(t *testing.T) {
 // Malformed results are refused with an error naming the problem, never a
 // panic, and leave the method able to take a correct Tell.
 func TestMalformedResults(t *testing.T) {
-	target := lsqTarget(box(2, -10, 10),
+	target := lsqtest.Target(lsqtest.Box(2, -10, 10),
 		func(th []float64) []float64 { return []float64{th[0] - 1, th[1] - 2, th[0] * th[1]} },
 		func(th []float64) []float64 { return []float64{1, 0, 0, 1, th[1], th[0]} })
 	h := conformance.NewHost(target, 1)
@@ -426,19 +352,19 @@ func TestMalformedResults(t *testing.T) {
 // rosenbrock as residuals: r = (10(θ₂ − θ₁²), 1 − θ₁) (Moré, Garbow &
 // Hillstrom 1981, problem 1), minimum 0 at (1, 1).
 func rosenbrock() conformance.Target {
-	return lsqTarget(box(2, -5, 5),
+	return lsqtest.Target(lsqtest.Box(2, -5, 5),
 		func(th []float64) []float64 { return []float64{10 * (th[1] - th[0]*th[0]), 1 - th[0]} },
 		func(th []float64) []float64 { return []float64{-20 * th[0], 10, -1, 0} })
 }
 
 func TestRosenbrockAndBudget(t *testing.T) {
-	rep := drive(t, newDefault(), conformance.NewHost(rosenbrock(), 1), [][]float64{{-1.2, 1}})
+	rep := lsqtest.Drive(t, newDefault(), conformance.NewHost(rosenbrock(), 1), [][]float64{{-1.2, 1}})
 	th := rep.Samples[0].Theta
 	if math.Abs(th[0]-1) > 1e-10 || math.Abs(th[1]-1) > 1e-10 {
 		t.Errorf("θ = %v, want (1, 1) (reason %s)", th, reason(rep))
 	}
 	m, _ := New(with("max_evaluations", 3))
-	rep = drive(t, m, conformance.NewHost(rosenbrock(), 1), [][]float64{{-1.2, 1}})
+	rep = lsqtest.Drive(t, m, conformance.NewHost(rosenbrock(), 1), [][]float64{{-1.2, 1}})
 	if reason(rep) != ExitMaxEvals || rep.Extra["best"].(map[string]any)["evaluations"].(int) != 3 {
 		t.Errorf("budget 3: reason %s, %v evaluations", reason(rep), rep.Extra["best"])
 	}
@@ -448,7 +374,7 @@ func TestRosenbrockAndBudget(t *testing.T) {
 // third residual tilting them so that +1 is better): every start ends at
 // one of them and the best start is one at +1.
 func TestMultiStart(t *testing.T) {
-	target := lsqTarget(box(1, -3, 3),
+	target := lsqtest.Target(lsqtest.Box(1, -3, 3),
 		func(th []float64) []float64 { return []float64{th[0]*th[0] - 1, 0.1 * (th[0] - 1)} },
 		func(th []float64) []float64 { return []float64{2 * th[0], 0.1} })
 	m, _ := New(with("starts", 6))
@@ -471,7 +397,7 @@ func TestMultiStart(t *testing.T) {
 // the prior), with the optimum near that edge, so that runs meet
 // failures and draws must be redone.
 func failingLSQ() conformance.Target {
-	t := lsqTarget(box(2, -4, 4),
+	t := lsqtest.Target(lsqtest.Box(2, -4, 4),
 		func(th []float64) []float64 {
 			return []float64{th[0] + 1.5, 2 * (th[1] - th[0]*th[0]), 0.3 * th[1]}
 		},
