@@ -47,3 +47,27 @@ func defaults() []float64 {
 	}
 	return s
 }
+
+// BenchmarkNIST54 fits the 54 NIST StRD runs (the whole set, one op) with
+// the defaults: the time of kinfer's side of the scipy comparison in
+// docs/PERFORMANCE.md (examples/nist-strd/bench/nist_scipy.py is the
+// other). It includes evaluating the model's residuals and analytic
+// Jacobian, as scipy's time includes its Python callbacks. Reports the
+// runs solved (every parameter to LRE ≥ 6) as a metric.
+func BenchmarkNIST54(b *testing.B) {
+	probs := lsqtest.LoadNIST(b, nistDir)
+	solved := 0
+	for b.Loop() {
+		solved = 0
+		for _, np := range probs {
+			for s := range 2 {
+				m, _ := New(defaults())
+				r := np.Score(np.Fit(b, m, np.D.Starts[s]), s)
+				if r.ParamLRE >= lsqtest.NISTSolvedLRE {
+					solved++
+				}
+			}
+		}
+	}
+	b.ReportMetric(float64(solved), "solved")
+}

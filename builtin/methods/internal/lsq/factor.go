@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 
-	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/lapack/lapack64"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -53,28 +53,30 @@ func Factorize(jac, r, d []float64, p int) (*Factor, error) {
 	}
 	f := &Factor{P: p, N: n, D: append([]float64(nil), d...),
 		Grad: make([]float64, p), ColNorm: make([]float64, p)}
-	// Rows of [J·D⁻¹ | r], padded with zero rows to at least p+1 so that R
-	// is p×p (a zero row changes neither R nor the least-squares problem).
-	rows, cols := max(n, p+1), p+1
-	a := make([]float64, rows*cols)
+	// [J·D⁻¹ | r] column-major (columns contiguous, for the Householder
+	// updates), padded with zero rows to at least p+1 so that R is p×p (a
+	// zero row changes neither R nor the least-squares problem).
+	rows := max(n, p+1)
+	a := make([]float64, rows*(p+1))
+	col := func(j int) []float64 { return a[j*rows : (j+1)*rows] }
 	ss := 0.0
+	rc := col(p)
 	for i := range n {
 		ri := r[i]
 		if math.IsNaN(ri) || math.IsInf(ri, 0) {
 			return nil, fmt.Errorf("lsq: residual %d is %v", i, ri)
 		}
 		ss += ri * ri
+		rc[i] = ri
 		row := jac[i*p : (i+1)*p]
-		out := a[i*cols : (i+1)*cols]
 		for k, v := range row {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, fmt.Errorf("lsq: Jacobian entry (%d, %d) is %v", i, k, v)
 			}
-			out[k] = v / d[k]
+			a[k*rows+i] = v / d[k]
 			f.Grad[k] += v * ri
 			f.ColNorm[k] += v * v
 		}
-		out[p] = ri
 	}
 	f.RNorm = math.Sqrt(ss)
 	for k := range f.ColNorm {
@@ -83,19 +85,46 @@ func Factorize(jac, r, d []float64, p int) (*Factor, error) {
 	if math.IsInf(f.RNorm, 1) {
 		return nil, errors.New("lsq: the residual norm overflows")
 	}
-	g := blas64.General{Rows: rows, Cols: cols, Stride: cols, Data: a}
-	tau := make([]float64, cols)
-	work := make([]float64, 1)
-	lapack64.Geqrf(g, tau, work, -1)
-	work = make([]float64, int(work[0]))
-	lapack64.Geqrf(g, tau, work, len(work))
+	householder(a, rows, p+1, p)
 	f.R = make([]float64, p*p)
 	f.C = make([]float64, p)
 	for i := range p {
-		copy(f.R[i*p+i:(i+1)*p], a[i*cols+i:i*cols+p])
-		f.C[i] = a[i*cols+p]
+		for j := i; j < p; j++ {
+			f.R[i*p+j] = a[j*rows+i]
+		}
+		f.C[i] = rc[i]
 	}
 	return f, nil
+}
+
+// householder overwrites the column-major rows×cols matrix a with the R of
+// its Householder QR factorisation (Golub & Van Loan 2013, Algorithm 5.2.1,
+// with LAPACK dlarfg's reflectors), reducing its first k columns and
+// applying each reflector to the columns after it; the reflectors
+// themselves are not kept (only R and Qᵀ applied to the later columns are
+// needed). Dot products and updates run over contiguous columns
+// (gonum/floats, assembly kernels), so the cost is the 2·rows·k·cols flops
+// of the factorisation.
+func householder(a []float64, rows, cols, k int) {
+	for c := range k {
+		x := a[c*rows+c : (c+1)*rows]
+		alpha := x[0]
+		xnorm := norm2(x[1:])
+		if xnorm == 0 {
+			continue // H = I: the column is already reduced
+		}
+		beta := -math.Copysign(math.Hypot(alpha, xnorm), alpha)
+		tau := (beta - alpha) / beta
+		floats.Scale(1/(alpha-beta), x[1:])
+		x[0] = beta
+		v := x[1:]
+		for j := c + 1; j < cols; j++ {
+			y := a[j*rows+c : (j+1)*rows]
+			w := tau * (y[0] + floats.Dot(v, y[1:]))
+			y[0] -= w
+			floats.AddScaled(y[1:], -w, v)
+		}
+	}
 }
 
 // Sub is the SVD of the columns Free of R, R_F = U·diag(S)·Vᵀ (Golub &
@@ -114,6 +143,9 @@ func (f *Factor) NewSub(free []int) (*Sub, error) {
 	m, p := len(free), f.P
 	if m == 0 {
 		return nil, errors.New("lsq: no free parameter")
+	}
+	if m <= jacobiMax {
+		return f.jacobiSub(free), nil
 	}
 	a := mat.NewDense(p, m, nil)
 	for i := range p {
@@ -140,6 +172,95 @@ func (f *Factor) NewSub(free []int) (*Sub, error) {
 		s.B[i] = b
 	}
 	return s, nil
+}
+
+// jacobiMax is the largest number of free parameters whose SVD is computed
+// by one-sided Jacobi (jacobiSub); larger ones use gonum's Golub–Kahan
+// SVD (LAPACK dgesvd), whose O(m³) constant is smaller.
+const jacobiMax = 48
+
+// jacobiSub computes the Sub by the one-sided Jacobi SVD of Hestenes
+// (1958; Golub & Van Loan 2013, Sec. 8.6.3; Demmel & Veselić 1992 for its
+// relative accuracy): plane rotations V make the columns of A = R_F·V
+// mutually orthogonal; then s_i = ‖a_i‖ and b_i = u_iᵀc = a_iᵀc/s_i. It
+// allocates little and is accurate to the last digits for the small,
+// badly scaled problems least squares meets (the NIST StRD set).
+func (f *Factor) jacobiSub(free []int) *Sub {
+	p, m := f.P, len(free)
+	a := make([]float64, p*m) // column-major p×m
+	for k, j := range free {
+		for i := 0; i <= j && i < p; i++ {
+			a[k*p+i] = f.R[i*p+j]
+		}
+	}
+	v := make([]float64, m*m) // column-major m×m
+	for k := range m {
+		v[k*m+k] = 1
+	}
+	const eps = 2.220446049250313e-16
+	// sq holds the squared column norms, recomputed every sweep and updated
+	// within it by α ← α − t·γ, β ← β + t·γ (the rotation's exact effect),
+	// which saves two of the three dot products a pair needs.
+	sq := make([]float64, m)
+	for sweep := 0; sweep < 60; sweep++ {
+		for k := range m {
+			col := a[k*p : (k+1)*p]
+			sq[k] = dot(col, col)
+		}
+		rotated := false
+		for j := 0; j < m-1; j++ {
+			aj := a[j*p : (j+1)*p]
+			vj := v[j*m : (j+1)*m]
+			for k := j + 1; k < m; k++ {
+				ak := a[k*p : (k+1)*p]
+				alpha, beta := sq[j], sq[k]
+				gamma := dot(aj, ak)
+				if gamma == 0 || math.Abs(gamma) <= eps*math.Sqrt(alpha*beta) {
+					continue
+				}
+				rotated = true
+				zeta := (beta - alpha) / (2 * gamma)
+				t := math.Copysign(1, zeta) / (math.Abs(zeta) + math.Sqrt(1+zeta*zeta))
+				c := 1 / math.Sqrt(1+t*t)
+				sn := c * t
+				rot(aj, ak, c, sn)
+				rot(vj, v[k*m:(k+1)*m], c, sn)
+				sq[j], sq[k] = alpha-t*gamma, beta+t*gamma
+			}
+		}
+		if !rotated {
+			break
+		}
+	}
+	// Singular values and b, sorted descending.
+	idx := make([]int, m)
+	sv := make([]float64, m)
+	for k := range m {
+		idx[k] = k
+		sv[k] = norm2(a[k*p : (k+1)*p])
+	}
+	sort.SliceStable(idx, func(x, y int) bool { return sv[idx[x]] > sv[idx[y]] })
+	s := &Sub{Free: append([]int(nil), free...), S: make([]float64, m), V: make([]float64, m*m), B: make([]float64, m)}
+	for out, k := range idx {
+		s.S[out] = sv[k]
+		if sv[k] > 0 {
+			s.B[out] = dot(a[k*p:(k+1)*p], f.C) / sv[k]
+		}
+		for i := range m {
+			s.V[i*m+out] = v[k*m+i]
+		}
+	}
+	return s
+}
+
+// rot applies the plane rotation [c s; −s c] to the columns x, y:
+// x ← c·x − s·y, y ← s·x + c·y.
+func rot(x, y []float64, c, s float64) {
+	for i, xi := range x {
+		yi := y[i]
+		x[i] = c*xi - s*yi
+		y[i] = s*xi + c*yi
+	}
 }
 
 // cutoff is the smallest singular value a step with λ = 0 (a Gauss–Newton
@@ -297,4 +418,30 @@ func (f *Factor) Unscale(s *Sub, pt, p []float64) {
 	for k, j := range s.Free {
 		p[j] = pt[k] / f.D[j]
 	}
+}
+
+// dot is xᵀy: a plain loop for short vectors, gonum's assembly kernel for
+// long ones.
+func dot(x, y []float64) float64 {
+	if len(x) >= 32 {
+		return floats.Dot(x, y)
+	}
+	s := 0.0
+	for i, v := range x {
+		s += v * y[i]
+	}
+	return s
+}
+
+// norm2 is ‖x‖₂: √(xᵀx), falling back to gonum's scaled norm when the sum
+// of squares overflows or underflows.
+func norm2(x []float64) float64 {
+	s := dot(x, x)
+	if s > 1e-290 && s < 1e290 {
+		return math.Sqrt(s)
+	}
+	if s == 0 {
+		return 0
+	}
+	return floats.Norm(x, 2)
 }
