@@ -2,6 +2,7 @@ package levmar
 
 import (
 	"math"
+	"slices"
 
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/builtin/methods/internal/lsq"
@@ -67,6 +68,11 @@ type Run struct {
 	Trace  []float64 `json:"trace"`
 	Done   bool      `json:"done"`
 	Reason string    `json:"reason,omitempty"`
+
+	// sub caches the SVD of the current factorisation's free columns
+	// across rejected steps (not saved: it is recomputed, identically,
+	// after a restore).
+	sub *lsq.Sub
 }
 
 // Cost is ½‖r‖² at the current iterate.
@@ -160,7 +166,7 @@ func (run *Run) accept(r abi.Result, x []float64, c Config) bool {
 	if err != nil {
 		return false
 	}
-	run.Fac = f
+	run.Fac, run.sub = f, nil
 	run.X = append(run.X[:0], x...)
 	run.LogPrior, run.LogLik = r.LogPrior, r.LogLik
 	run.XNorm = scaledNorm(run.D, x)
@@ -220,19 +226,24 @@ func (run *Run) finish(reason string) {
 // projected step, so the ratio test judges the step actually taken.
 func (run *Run) propose(c Config, b mcmc.Bounds) {
 	free := run.free(b)
-	if len(free) == 0 || run.gnorm(free) <= c.Gtol {
+	gnorm := run.gnorm(free)
+	if len(free) == 0 || gnorm <= c.Gtol {
 		run.finish(ExitGtol)
 		return
 	}
-	if run.gnorm(free) <= epsmch {
+	if gnorm <= epsmch {
 		run.finish(ExitGtolMachine)
 		return
 	}
-	sub, err := run.Fac.NewSub(free)
-	if err != nil {
-		run.finish(ExitStalled)
-		return
+	if run.sub == nil || !slices.Equal(run.sub.Free, free) {
+		sub, err := run.Fac.NewSub(free)
+		if err != nil {
+			run.finish(ExitStalled)
+			return
+		}
+		run.sub = sub
 	}
+	sub := run.sub
 	run.Par = sub.SolveTrustRegion(run.Delta, run.Par, c.Rcond)
 	m, p := len(free), len(run.X)
 	pt := make([]float64, m)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -57,7 +58,13 @@ func Factorize(jac, r, d []float64, p int) (*Factor, error) {
 	// updates), padded with zero rows to at least p+1 so that R is p×p (a
 	// zero row changes neither R nor the least-squares problem).
 	rows := max(n, p+1)
-	a := make([]float64, rows*(p+1))
+	buf := scratch.Get().(*[]float64)
+	defer scratch.Put(buf)
+	if cap(*buf) < rows*(p+1) {
+		*buf = make([]float64, rows*(p+1))
+	}
+	a := (*buf)[:rows*(p+1)]
+	clear(a)
 	col := func(j int) []float64 { return a[j*rows : (j+1)*rows] }
 	ss := 0.0
 	rc := col(p)
@@ -96,6 +103,11 @@ func Factorize(jac, r, d []float64, p int) (*Factor, error) {
 	}
 	return f, nil
 }
+
+// scratch holds the work matrices of Factorize, which are as large as the
+// Jacobian: reusing them spares the collector a Jacobian-sized allocation
+// per evaluation.
+var scratch = sync.Pool{New: func() any { return new([]float64) }}
 
 // householder overwrites the column-major rows×cols matrix a with the R of
 // its Householder QR factorisation (Golub & Van Loan 2013, Algorithm 5.2.1,
