@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"sync"
 
 	"gonum.org/v1/gonum/floats"
@@ -199,13 +199,16 @@ const jacobiMax = 48
 // badly scaled problems least squares meets (the NIST StRD set).
 func (f *Factor) jacobiSub(free []int) *Sub {
 	p, m := f.P, len(free)
-	a := make([]float64, p*m) // column-major p×m
+	// One allocation for the work (a: p×m, v: m×m, both column-major;
+	// sq, sv: m) and one for the result's S, V and B.
+	work := make([]float64, p*m+m*m+2*m)
+	a, v := work[:p*m], work[p*m:p*m+m*m]
+	sq, sv := work[p*m+m*m:p*m+m*m+m], work[p*m+m*m+m:]
 	for k, j := range free {
 		for i := 0; i <= j && i < p; i++ {
 			a[k*p+i] = f.R[i*p+j]
 		}
 	}
-	v := make([]float64, m*m) // column-major m×m
 	for k := range m {
 		v[k*m+k] = 1
 	}
@@ -213,7 +216,6 @@ func (f *Factor) jacobiSub(free []int) *Sub {
 	// sq holds the squared column norms, recomputed every sweep and updated
 	// within it by α ← α − t·γ, β ← β + t·γ (the rotation's exact effect),
 	// which saves two of the three dot products a pair needs.
-	sq := make([]float64, m)
 	for sweep := 0; sweep < 60; sweep++ {
 		for k := range m {
 			col := a[k*p : (k+1)*p]
@@ -246,13 +248,19 @@ func (f *Factor) jacobiSub(free []int) *Sub {
 	}
 	// Singular values and b, sorted descending.
 	idx := make([]int, m)
-	sv := make([]float64, m)
 	for k := range m {
 		idx[k] = k
 		sv[k] = norm2(a[k*p : (k+1)*p])
 	}
-	sort.SliceStable(idx, func(x, y int) bool { return sv[idx[x]] > sv[idx[y]] })
-	s := &Sub{Free: append([]int(nil), free...), S: make([]float64, m), V: make([]float64, m*m), B: make([]float64, m)}
+	// Insertion sort, descending (m is small; stable, so ties keep their
+	// column order).
+	for i := 1; i < m; i++ {
+		for j := i; j > 0 && sv[idx[j]] > sv[idx[j-1]]; j-- {
+			idx[j], idx[j-1] = idx[j-1], idx[j]
+		}
+	}
+	out := make([]float64, 2*m+m*m)
+	s := &Sub{Free: slices.Clone(free), S: out[:m], B: out[m : 2*m], V: out[2*m:]}
 	for out, k := range idx {
 		s.S[out] = sv[k]
 		if sv[k] > 0 {

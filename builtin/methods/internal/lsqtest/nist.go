@@ -23,6 +23,7 @@ type NISTProblem struct {
 	p     int
 	// scratch
 	theta, y, jac []float64
+	r, pjac       []float64
 }
 
 // LoadNIST reads the 27 StRD files in dir (Problems order).
@@ -67,8 +68,13 @@ func (np *NISTProblem) Eval(theta []float64) abi.Result {
 	copy(np.theta, theta)
 	n := len(np.obs)
 	np.model.Jacobian(np.theta, np.x, np.y, np.jac)
-	r := make([]float64, n)
-	jac := make([]float64, n*np.p)
+	// The residual and Jacobian buffers are reused from call to call, as
+	// an economical host would: the methods copy what they keep before
+	// Tell returns (levmar and gaussnewton keep only their factorisation).
+	if len(np.r) != n {
+		np.r, np.pjac = make([]float64, n), make([]float64, n*np.p)
+	}
+	r, jac := np.r, np.pjac
 	ss := 0.0
 	for k := range n {
 		r[k] = np.y[k] - np.obs[k]
