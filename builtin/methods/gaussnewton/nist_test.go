@@ -52,6 +52,7 @@ func defaults() []float64 {
 	}
 	return s
 }
+
 // BenchmarkNIST54 fits the 54 NIST StRD runs (the whole set, one op) with
 // the defaults: the time of the Gauss–Newton method, beside levmar's in the scipy comparison in
 // docs/PERFORMANCE.md (examples/nist-strd/bench/nist_scipy.py is the

@@ -98,26 +98,22 @@ func (run *Run) Start(r abi.Result, x []float64, c Config, b mcmc.Bounds) bool {
 // accept makes x (evaluated as r) the iterate.
 func (run *Run) accept(r abi.Result, x []float64, c Config) bool {
 	p := len(x)
-	d := make([]float64, p)
-	for j := range d {
-		d[j] = 1
-	}
-	if c.Scale == ScaleJacobian {
-		for i := 0; i+p <= len(r.Jacobian); i += p {
-			for j, v := range r.Jacobian[i : i+p] {
-				d[j] += v * v
-			}
-		}
-		for j := range d {
-			d[j] = math.Sqrt(d[j] - 1)
-			if d[j] == 0 {
-				d[j] = 1
-			}
-		}
-	}
-	f, err := lsq.Factorize(r.Jacobian, r.Residuals, d, p)
+	f, err := lsq.Factorize(r.Jacobian, r.Residuals, p)
 	if err != nil {
 		return false
+	}
+	if c.Scale == ScaleJacobian {
+		// Unit columns: D = the column norms of J (1 for a zero column).
+		d := make([]float64, p)
+		for j, v := range f.ColNorm {
+			d[j] = 1
+			if v > 0 {
+				d[j] = v
+			}
+		}
+		if f.SetScale(d) != nil {
+			return false
+		}
 	}
 	run.Fac = f
 	run.X = append(run.X[:0], x...)

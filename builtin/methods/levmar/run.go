@@ -98,20 +98,6 @@ func usable(r abi.Result, x []float64, b mcmc.Bounds) bool {
 	return true
 }
 
-// columnNorms returns ‖J_j‖ of the n×p row-major jac.
-func columnNorms(jac []float64, p int) []float64 {
-	out := make([]float64, p)
-	for i := 0; i+p <= len(jac); i += p {
-		for j, v := range jac[i : i+p] {
-			out[j] += v * v
-		}
-	}
-	for j := range out {
-		out[j] = math.Sqrt(out[j])
-	}
-	return out
-}
-
 func scaledNorm(d, x []float64) float64 {
 	s := 0.0
 	for i, v := range x {
@@ -126,15 +112,6 @@ func scaledNorm(d, x []float64) float64 {
 func (run *Run) Start(r abi.Result, x []float64, c Config, b mcmc.Bounds) bool {
 	if !usable(r, x, b) {
 		return false
-	}
-	p := len(x)
-	cn := columnNorms(r.Jacobian, p)
-	run.D = make([]float64, p)
-	for j := range run.D {
-		run.D[j] = 1
-		if c.Scale == ScaleJacobian && cn[j] > 0 {
-			run.D[j] = cn[j]
-		}
 	}
 	if !run.accept(r, x, c) {
 		return false
@@ -152,18 +129,30 @@ func (run *Run) Start(r abi.Result, x []float64, c Config, b mcmc.Bounds) bool {
 	return true
 }
 
-// accept makes x (evaluated as r) the iterate: the scaling grows to the new
-// column norms (MINPACK mode 1: D_j = max(D_j, ‖J_j‖)), then the
-// factorisation.
+// accept makes x (evaluated as r) the iterate: its factorisation, and the
+// scaling, which starts at the first iterate's column norms of J (1 for a
+// zero column) and grows to the new ones (MINPACK mode 1: D_j = max(D_j,
+// ‖J_j‖)).
 func (run *Run) accept(r abi.Result, x []float64, c Config) bool {
 	p := len(x)
-	if c.Scale == ScaleJacobian {
-		for j, v := range columnNorms(r.Jacobian, p) {
+	f, err := lsq.Factorize(r.Jacobian, r.Residuals, p)
+	if err != nil {
+		return false
+	}
+	if run.D == nil {
+		run.D = make([]float64, p)
+		for j := range run.D {
+			run.D[j] = 1
+			if c.Scale == ScaleJacobian && f.ColNorm[j] > 0 {
+				run.D[j] = f.ColNorm[j]
+			}
+		}
+	} else if c.Scale == ScaleJacobian {
+		for j, v := range f.ColNorm {
 			run.D[j] = math.Max(run.D[j], v)
 		}
 	}
-	f, err := lsq.Factorize(r.Jacobian, r.Residuals, run.D, p)
-	if err != nil {
+	if f.SetScale(run.D) != nil {
 		return false
 	}
 	run.Fac, run.sub = f, nil

@@ -26,17 +26,17 @@ func randProblem(n, p int, seed uint64) (jac, r, d []float64) {
 func BenchmarkSmall(b *testing.B) {
 	for _, sz := range [][2]int{{14, 2}, {154, 3}, {250, 8}} {
 		n, p := sz[0], sz[1]
-		jac, r, d := randProblem(n, p, 1)
+		jac, r, _ := randProblem(n, p, 1)
 		free := make([]int, p)
 		for j := range free {
 			free[j] = j
 		}
 		b.Run(fmt.Sprintf("factorize_n%d_p%d", n, p), func(b *testing.B) {
 			for b.Loop() {
-				Factorize(jac, r, d, p)
+				Factorize(jac, r, p)
 			}
 		})
-		f, _ := Factorize(jac, r, d, p)
+		f, _ := Factorize(jac, r, p)
 		b.Run(fmt.Sprintf("sub_n%d_p%d", n, p), func(b *testing.B) {
 			for b.Loop() {
 				f.NewSub(free)
@@ -54,7 +54,7 @@ func BenchmarkSmall(b *testing.B) {
 // differences: 151 model evaluations) is not included.
 func BenchmarkIterationJacksonSize(b *testing.B) {
 	const n, p = 10_000, 150
-	jac, r, d := randProblem(n, p, 2)
+	jac, r, _ := randProblem(n, p, 2)
 	free := make([]int, p)
 	for j := range free {
 		free[j] = j
@@ -62,10 +62,10 @@ func BenchmarkIterationJacksonSize(b *testing.B) {
 	pt := make([]float64, p)
 	b.Run("factorize", func(b *testing.B) {
 		for b.Loop() {
-			Factorize(jac, r, d, p)
+			Factorize(jac, r, p)
 		}
 	})
-	f, _ := Factorize(jac, r, d, p)
+	f, _ := Factorize(jac, r, p)
 	b.Run("svd_step", func(b *testing.B) {
 		for b.Loop() {
 			s, _ := f.NewSub(free)
@@ -76,7 +76,7 @@ func BenchmarkIterationJacksonSize(b *testing.B) {
 	})
 	b.Run("iteration", func(b *testing.B) {
 		for b.Loop() {
-			f, _ := Factorize(jac, r, d, p)
+			f, _ := Factorize(jac, r, p)
 			s, _ := f.NewSub(free)
 			lambda := s.SolveTrustRegion(1e-3, 0, 1e-12)
 			s.Step(lambda, 1e-12, pt)

@@ -12,22 +12,24 @@ import (
 )
 
 // Factor is what a least-squares method keeps of one point: the QR
-// factorisation of its column-scaled Jacobian with the residuals appended,
+// factorisation of its Jacobian with the residuals appended,
 //
-//	[J·D⁻¹ | r] = Q·⎡R  c⎤
-//	              ⎣0  ρ⎦,
+//	[J | r] = Q·⎡R  c⎤
+//	            ⎣0  ρ⎦,
 //
 // (Householder QR; Golub & Van Loan 2013, Matrix Computations, 4th ed.,
-// Sec. 5.2), so that for any step p̃ in scaled coordinates (p̃ = D·p),
-// ‖r + J·p‖² = ‖c + R·p̃‖² + ρ². It also keeps the gradient Jᵀr and the
-// column norms of J, which the convergence tests read. Everything is p or
-// p×p: the n×p Jacobian itself is not kept. The fields are exported so
-// that a checkpoint can save them as JSON.
+// Sec. 5.2), so that for any step p, ‖r + J·p‖² = ‖c + R·p‖² + ρ², and a
+// column scaling D (SetScale): the scaled problem J·D⁻¹ has the triangular
+// factor R·D⁻¹ with the same Q, so scaling costs nothing after the fact.
+// It also keeps the gradient Jᵀr and the column norms of J, which the
+// convergence tests and the scaling read. Everything is p or p×p: the n×p
+// Jacobian itself is not kept. The fields are exported so that a
+// checkpoint can save them as JSON.
 type Factor struct {
 	P       int       `json:"p"`
 	N       int       `json:"n"`
-	D       []float64 `json:"d"`        // the column scaling (all > 0)
-	R       []float64 `json:"r"`        // p×p upper triangular, row-major
+	D       []float64 `json:"d"`        // the column scaling (all > 0; SetScale)
+	R       []float64 `json:"r"`        // p×p upper triangular, row-major, of the unscaled J
 	C       []float64 `json:"c"`        // the first p entries of Qᵀr
 	RNorm   float64   `json:"r_norm"`   // ‖r‖
 	Grad    []float64 `json:"grad"`     // Jᵀr (unscaled)
@@ -35,26 +37,22 @@ type Factor struct {
 }
 
 // Factorize computes the Factor of the residuals r (length n ≥ 1) and
-// their Jacobian jac (n×p row-major) with the scaling d (length p, all
-// finite and > 0). It refuses non-finite input.
-func Factorize(jac, r, d []float64, p int) (*Factor, error) {
+// their Jacobian jac (n×p row-major), with the scaling D = I. It refuses
+// non-finite input.
+func Factorize(jac, r []float64, p int) (*Factor, error) {
 	n := len(r)
 	switch {
 	case n == 0 || p == 0:
 		return nil, errors.New("lsq: no residuals or no parameters")
 	case len(jac) != n*p:
 		return nil, fmt.Errorf("lsq: Jacobian has %d values, want %d×%d", len(jac), n, p)
-	case len(d) != p:
-		return nil, fmt.Errorf("lsq: scaling has %d values, want %d", len(d), p)
 	}
-	for _, v := range d {
-		if !(v > 0) || math.IsInf(v, 1) {
-			return nil, fmt.Errorf("lsq: scaling %v is not finite and > 0", d)
-		}
-	}
-	f := &Factor{P: p, N: n, D: append([]float64(nil), d...),
+	f := &Factor{P: p, N: n, D: make([]float64, p),
 		Grad: make([]float64, p), ColNorm: make([]float64, p)}
-	// [J·D⁻¹ | r] column-major (columns contiguous, for the Householder
+	for j := range f.D {
+		f.D[j] = 1
+	}
+	// [J | r] column-major (columns contiguous, for the Householder
 	// updates), padded with zero rows to at least p+1 so that R is p×p (a
 	// zero row changes neither R nor the least-squares problem).
 	rows := max(n, p+1)
@@ -80,7 +78,7 @@ func Factorize(jac, r, d []float64, p int) (*Factor, error) {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, fmt.Errorf("lsq: Jacobian entry (%d, %d) is %v", i, k, v)
 			}
-			a[k*rows+i] = v / d[k]
+			a[k*rows+i] = v
 			f.Grad[k] += v * ri
 			f.ColNorm[k] += v * v
 		}
@@ -102,6 +100,21 @@ func Factorize(jac, r, d []float64, p int) (*Factor, error) {
 		f.C[i] = rc[i]
 	}
 	return f, nil
+}
+
+// SetScale sets the column scaling D (length P, every entry finite and
+// > 0): the subproblems (NewSub) are then in the scaled variables D·p.
+func (f *Factor) SetScale(d []float64) error {
+	if len(d) != f.P {
+		return fmt.Errorf("lsq: scaling has %d values, want %d", len(d), f.P)
+	}
+	for _, v := range d {
+		if !(v > 0) || math.IsInf(v, 1) {
+			return fmt.Errorf("lsq: scaling %v is not finite and > 0", d)
+		}
+	}
+	copy(f.D, d)
+	return nil
 }
 
 // scratch holds the work matrices of Factorize, which are as large as the
@@ -139,7 +152,7 @@ func householder(a []float64, rows, cols, k int) {
 	}
 }
 
-// Sub is the SVD of the columns Free of R, R_F = U·diag(S)·Vᵀ (Golub &
+// Sub is the SVD of the columns Free of the scaled R·D⁻¹, R_F = U·diag(S)·Vᵀ (Golub &
 // Van Loan 2013, Sec. 8.6), with B = Uᵀc: the least-squares subproblem in
 // the free parameters, in scaled coordinates.
 type Sub struct {
@@ -162,7 +175,7 @@ func (f *Factor) NewSub(free []int) (*Sub, error) {
 	a := mat.NewDense(p, m, nil)
 	for i := range p {
 		for k, j := range free {
-			a.Set(i, k, f.R[i*p+j])
+			a.Set(i, k, f.R[i*p+j]/f.D[j])
 		}
 	}
 	var svd mat.SVD
@@ -206,7 +219,7 @@ func (f *Factor) jacobiSub(free []int) *Sub {
 	sq, sv := work[p*m+m*m:p*m+m*m+m], work[p*m+m*m+m:]
 	for k, j := range free {
 		for i := 0; i <= j && i < p; i++ {
-			a[k*p+i] = f.R[i*p+j]
+			a[k*p+i] = f.R[i*p+j] / f.D[j]
 		}
 	}
 	for k := range m {

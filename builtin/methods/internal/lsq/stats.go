@@ -46,12 +46,12 @@ func (f *Factor) Stats(rcond float64) Stats {
 	p, n := f.P, f.N
 	st := Stats{N: n, P: p, DOF: n - p, RSS: f.RNorm * f.RNorm, ResidualVariance: math.NaN()}
 	st.Cost = 0.5 * st.RSS
-	// Unscaled R·D and its column norms E.
+	// R (of the unscaled J) and its column norms E.
 	ru := mat.NewDense(p, p, nil)
 	e := make([]float64, p)
 	for i := range p {
 		for j := i; j < p; j++ {
-			v := f.R[i*p+j] * f.D[j]
+			v := f.R[i*p+j]
 			ru.Set(i, j, v)
 			e[j] += v * v
 		}
