@@ -71,3 +71,28 @@ func BenchmarkNIST54(b *testing.B) {
 	}
 	b.ReportMetric(float64(solved), "solved")
 }
+
+// BenchmarkNISTFactorSweep is not a timing: it fits the 54 runs for a
+// range of the factor setting (the initial trust region) and logs the runs
+// solved and the evaluations spent, the sweep behind factor's default in
+// RATIONALE.md and docs/PERFORMANCE.md:
+//
+//	go test ./builtin/methods/levmar -run '^$' -bench NISTFactorSweep -benchtime 1x -v
+func BenchmarkNISTFactorSweep(b *testing.B) {
+	for b.Loop() {
+		for _, factor := range []float64{0.01, 0.03, 0.1, 0.2, 0.3, 1, 10, 100} {
+			runs := lsqtest.RunNIST(b, nistDir, func() abi.Method { m, _ := New(with("factor", factor)); return m })
+			solved, evals := 0, 0
+			var failed []string
+			for _, r := range runs {
+				evals += r.Evals
+				if r.ParamLRE >= lsqtest.NISTSolvedLRE {
+					solved++
+				} else {
+					failed = append(failed, fmt.Sprintf("%s/%d", r.Name, r.Start))
+				}
+			}
+			b.Logf("factor %-5g solved %d of 54, %d evaluations; unsolved %v", factor, solved, evals, failed)
+		}
+	}
+}
