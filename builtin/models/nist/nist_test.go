@@ -103,35 +103,61 @@ func TestParseRefusals(t *testing.T) {
 
 // secondSource holds values of each dataset as a second, independent copy
 // prints them: the number of observations, the first and last data rows
-// (y, x) and the first certified parameter. Sources: Eigen's
-// unsupported/test/NonLinearOptimization.cpp (its NIST test functors:
-// Misra1a, Chwirut2, Hahn1, Misra1d, Lanczos1, Rat42, MGH10, BoxBOD,
-// MGH17, MGH09, Bennett5), J. C. Nash's NISTnls problem files (Lanczos2)
-// and a Gauss3.dat copy in a public fitting repository (Gauss3).
+// (y, x), where given a middle row (mid: its index, y), and where the
+// source prints them the first certified parameter and the certified RSS.
+// Sources: Eigen's unsupported/test/NonLinearOptimization.cpp (NIST test
+// functors: Misra1a, Chwirut2, Hahn1, Misra1d, Lanczos1, Rat42, MGH10,
+// BoxBOD, MGH17, MGH09, Bennett5, Thurber, Rat43, Eckerle4; Misra1a–d
+// share one dataset), JuliaSmoothOptimizers' OptimizationProblems.jl
+// (src/ADNLPProblems: Chwirut1, DanWood, Kirby2, Nelson, Lanczos3,
+// Gauss1, Gauss2), lmfit-py's NIST_STRD/Roszman1.dat, fityk's
+// samples/enso.dat (ENSO's y; x = 1…168), J. C. Nash's NISTnls problem
+// files (Lanczos2), and a Gauss3.dat in a public fitting repository (its
+// row 224 tells Gauss3 from Gauss2, which share most of their noise).
 var secondSource = map[string]struct {
 	n                    int
 	y0, x0, yLast, xLast float64
+	mid                  int // 0: no middle row checked
+	yMid                 float64
 	b1                   float64 // 0: not printed by that source
 	rss                  float64 // 0: not printed by that source
 }{
-	"Misra1a":  {14, 10.07, 77.6, 81.78, 760.0, 2.3894212918e+02, 1.2455138894e-01},
-	"Chwirut2": {54, 92.9, 0.5, 28.9, 1.75, 1.6657666537e-01, 5.1304802941e+02},
-	"Hahn1":    {236, 0.591, 24.41, 20.935, 848.23, 1.0776351733e+00, 1.5324382854e+00},
-	"Misra1d":  {14, 10.07, 77.6, 81.78, 760.0, 4.3736970754e+02, 5.6419295283e-02},
-	"Lanczos1": {24, 2.5134, 0, 6.239312536719e-02, 1.15, 0, 0},
-	"Lanczos2": {24, 2.51340, 0, 6.23931e-02, 1.15, 9.6251029939e-02, 2.2299428125e-11},
-	"Rat42":    {9, 8.93, 9, 67.08, 79, 7.2462237576e+01, 8.0565229338e+00},
-	"MGH10":    {16, 3.478e+04, 50, 2.872e+03, 125, 5.6096364710e-03, 8.7945855171e+01},
-	"BoxBOD":   {6, 109, 1, 224, 10, 2.1380940889e+02, 1.1680088766e+03},
-	"MGH17":    {33, 0.844, 0, 0.406, 320, 3.7541005211e-01, 5.4648946975e-05},
-	"MGH09":    {11, 0.1957, 4, 0.0246, 0.0625, 0, 3.0750560385e-04},
-	"Gauss3":   {250, 97.58776, 1, 4.875312, 250, 0, 0},
+	"Misra1a":  {14, 10.07, 77.6, 81.78, 760.0, 0, 0, 2.3894212918e+02, 1.2455138894e-01},
+	"Misra1b":  {14, 10.07, 77.6, 81.78, 760.0, 0, 0, 0, 0},
+	"Misra1c":  {14, 10.07, 77.6, 81.78, 760.0, 0, 0, 0, 0},
+	"Misra1d":  {14, 10.07, 77.6, 81.78, 760.0, 0, 0, 4.3736970754e+02, 5.6419295283e-02},
+	"Chwirut2": {54, 92.9, 0.5, 28.9, 1.75, 0, 0, 1.6657666537e-01, 5.1304802941e+02},
+	"Chwirut1": {214, 92.9, 0.5, 28.95, 1.75, 0, 0, 0, 0},
+	"DanWood":  {6, 2.138, 1.309, 5.660, 1.680, 0, 0, 0, 0},
+	"Kirby2":   {151, 0.0082, 9.65, 92.2, 371.30, 0, 0, 0, 0},
+	"Nelson":   {128, 15.00, 1, 1.20, 64, 0, 0, 0, 0},
+	"Hahn1":    {236, 0.591, 24.41, 20.935, 848.23, 0, 0, 1.0776351733e+00, 1.5324382854e+00},
+	"Lanczos1": {24, 2.5134, 0, 6.239312536719e-02, 1.15, 0, 0, 0, 0},
+	"Lanczos2": {24, 2.51340, 0, 6.23931e-02, 1.15, 0, 0, 9.6251029939e-02, 2.2299428125e-11},
+	"Lanczos3": {24, 2.5134, 0, 0.0624, 1.15, 0, 0, 0, 0},
+	"Gauss1":   {250, 97.62227, 1, 4.875359, 250, 0, 0, 0, 0},
+	"Gauss2":   {250, 97.58776, 1, 4.875312, 250, 223, 9.367410, 0, 0},
+	"Gauss3":   {250, 97.58776, 1, 4.875312, 250, 223, 9.367358, 0, 0},
+	"Roszman1": {25, 0.252429, -4868.68, 0.624169, -464.17, 0, 0, 2.0196866396e-01, 4.9484847331e-04},
+	"ENSO":     {168, 12.9, 1, 14.8, 168, 0, 0, 0, 0},
+	"Rat42":    {9, 8.93, 9, 67.08, 79, 0, 0, 7.2462237576e+01, 8.0565229338e+00},
+	"Rat43":    {15, 16.08, 1, 717.41, 15, 0, 0, 6.9964151270e+02, 8.7864049080e+03},
+	"MGH10":    {16, 3.478e+04, 50, 2.872e+03, 125, 0, 0, 5.6096364710e-03, 8.7945855171e+01},
+	"BoxBOD":   {6, 109, 1, 224, 10, 0, 0, 2.1380940889e+02, 1.1680088766e+03},
+	"MGH17":    {33, 0.844, 0, 0.406, 320, 0, 0, 3.7541005211e-01, 5.4648946975e-05},
+	"MGH09":    {11, 0.1957, 4, 0.0246, 0.0625, 0, 0, 0, 3.0750560385e-04},
+	"Thurber":  {37, 80.574, -3.067, 1457.628, 2.200, 0, 0, 1.2881396800e+03, 5.6427082397e+03},
+	"Eckerle4": {35, 0.0001575, 400, 0.0000710, 500, 0, 0, 1.5543827178, 1.4635887487e-03},
+	"Bennett5": {154, -34.834702, 7.447168, -31.786800, 12.272240, 0, 0, -2.5235058043e+03, 5.2404744073e-04},
 }
 
 func TestSecondSource(t *testing.T) {
 	byName := map[string]*Dataset{}
 	for _, d := range loadAll(t) {
 		byName[d.Name] = d
+	}
+	if len(secondSource) != len(Problems) {
+		t.Errorf("a second source for %d of the %d datasets", len(secondSource), len(Problems))
 	}
 	for name, w := range secondSource {
 		d := byName[name]
@@ -142,6 +168,9 @@ func TestSecondSource(t *testing.T) {
 		if d.N != w.n || first[0] != w.y0 || first[1] != w.x0 || last[0] != w.yLast || last[1] != w.xLast {
 			t.Errorf("%s: n %d, first (%g, %g), last (%g, %g); second source: %d, (%g, %g), (%g, %g)",
 				name, d.N, first[0], first[1], last[0], last[1], w.n, w.y0, w.x0, w.yLast, w.xLast)
+		}
+		if w.mid > 0 && d.Rows[w.mid][0] != w.yMid {
+			t.Errorf("%s: row %d has y %g, second source %g", name, w.mid+1, d.Rows[w.mid][0], w.yMid)
 		}
 		if w.b1 != 0 && d.Certified[0] != w.b1 {
 			t.Errorf("%s: certified b1 %g, second source %g", name, d.Certified[0], w.b1)
