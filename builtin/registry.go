@@ -9,11 +9,14 @@ import (
 	"github.com/kinfer/kinfer/builtin/likelihood/strainband"
 	"github.com/kinfer/kinfer/builtin/methods/adam"
 	"github.com/kinfer/kinfer/builtin/methods/anneal"
+	"github.com/kinfer/kinfer/builtin/methods/gaussnewton"
+	"github.com/kinfer/kinfer/builtin/methods/levmar"
 	"github.com/kinfer/kinfer/builtin/methods/metropolis"
 	"github.com/kinfer/kinfer/builtin/methods/tmcmc"
 	"github.com/kinfer/kinfer/builtin/models/arm"
 	"github.com/kinfer/kinfer/builtin/models/knee"
 	"github.com/kinfer/kinfer/builtin/models/ligament"
+	"github.com/kinfer/kinfer/builtin/models/nist"
 )
 
 // Entry is one built-in component: its self-description and constructor.
@@ -28,6 +31,7 @@ var (
 		"arm":      {arm.Spec, arm.New},
 		"knee":     {knee.Spec, knee.New},
 		"ligament": {ligament.Spec, ligament.New},
+		"nist":     {nist.Spec, nist.New},
 	}
 	Likelihoods = map[string]Entry[abi.Likelihood]{
 		"gaussian":   {gaussian.Spec, gaussian.New},
@@ -35,10 +39,12 @@ var (
 		"strainband": {strainband.Spec, strainband.New},
 	}
 	Methods = map[string]Entry[abi.Method]{
-		"adam":       {adam.Spec, adam.New},
-		"anneal":     {anneal.Spec, anneal.New},
-		"metropolis": {metropolis.Spec, metropolis.New},
-		"tmcmc":      {tmcmc.Spec, tmcmc.New},
+		"adam":        {adam.Spec, adam.New},
+		"anneal":      {anneal.Spec, anneal.New},
+		"gaussnewton": {gaussnewton.Spec, gaussnewton.New},
+		"levmar":      {levmar.Spec, levmar.New},
+		"metropolis":  {metropolis.Spec, metropolis.New},
+		"tmcmc":       {tmcmc.Spec, tmcmc.New},
 	}
 )
 

@@ -1,0 +1,480 @@
+package lsq
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Factor is what a least-squares method keeps of one point: the QR
+// factorisation of its Jacobian with the residuals appended,
+//
+//	[J | r] = Q·⎡R  c⎤
+//	            ⎣0  ρ⎦,
+//
+// (Householder QR; Golub & Van Loan 2013, Matrix Computations, 4th ed.,
+// Sec. 5.2), so that for any step p, ‖r + J·p‖² = ‖c + R·p‖² + ρ², and a
+// column scaling D (SetScale): the scaled problem J·D⁻¹ has the triangular
+// factor R·D⁻¹ with the same Q, so scaling costs nothing after the fact.
+// It also keeps the gradient Jᵀr and the column norms of J, which the
+// convergence tests and the scaling read. Everything is p or p×p: the n×p
+// Jacobian itself is not kept. The fields are exported so that a
+// checkpoint can save them as JSON.
+type Factor struct {
+	P       int       `json:"p"`
+	N       int       `json:"n"`
+	D       []float64 `json:"d"`        // the column scaling (all > 0; SetScale)
+	R       []float64 `json:"r"`        // p×p upper triangular, row-major, of the unscaled J
+	C       []float64 `json:"c"`        // the first p entries of Qᵀr
+	RNorm   float64   `json:"r_norm"`   // ‖r‖
+	Grad    []float64 `json:"grad"`     // Jᵀr (unscaled)
+	ColNorm []float64 `json:"col_norm"` // ‖J_j‖
+}
+
+// Factorize computes the Factor of the residuals r (length n ≥ 1) and
+// their Jacobian jac (n×p row-major), with the scaling D = I. It refuses
+// non-finite input.
+func Factorize(jac, r []float64, p int) (*Factor, error) {
+	n := len(r)
+	switch {
+	case n == 0 || p == 0:
+		return nil, errors.New("lsq: no residuals or no parameters")
+	case len(jac) != n*p:
+		return nil, fmt.Errorf("lsq: Jacobian has %d values, want %d×%d", len(jac), n, p)
+	}
+	f := &Factor{P: p, N: n, D: make([]float64, p),
+		Grad: make([]float64, p), ColNorm: make([]float64, p)}
+	for j := range f.D {
+		f.D[j] = 1
+	}
+	// [J | r] column-major (columns contiguous, for the Householder
+	// updates), padded with zero rows to at least p+1 so that R is p×p (a
+	// zero row changes neither R nor the least-squares problem).
+	rows := max(n, p+1)
+	buf := scratch.Get().(*[]float64)
+	defer scratch.Put(buf)
+	if cap(*buf) < rows*(p+1) {
+		*buf = make([]float64, rows*(p+1))
+	}
+	a := (*buf)[:rows*(p+1)]
+	clear(a)
+	col := func(j int) []float64 { return a[j*rows : (j+1)*rows] }
+	ss := 0.0
+	rc := col(p)
+	for i := range n {
+		ri := r[i]
+		if math.IsNaN(ri) || math.IsInf(ri, 0) {
+			return nil, fmt.Errorf("lsq: residual %d is %v", i, ri)
+		}
+		ss += ri * ri
+		rc[i] = ri
+		row := jac[i*p : (i+1)*p]
+		for k, v := range row {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("lsq: Jacobian entry (%d, %d) is %v", i, k, v)
+			}
+			a[k*rows+i] = v
+			f.Grad[k] += v * ri
+			f.ColNorm[k] += v * v
+		}
+	}
+	f.RNorm = math.Sqrt(ss)
+	for k := range f.ColNorm {
+		f.ColNorm[k] = math.Sqrt(f.ColNorm[k])
+	}
+	if math.IsInf(f.RNorm, 1) {
+		return nil, errors.New("lsq: the residual norm overflows")
+	}
+	householder(a, rows, p+1, p)
+	f.R = make([]float64, p*p)
+	f.C = make([]float64, p)
+	for i := range p {
+		for j := i; j < p; j++ {
+			f.R[i*p+j] = a[j*rows+i]
+		}
+		f.C[i] = rc[i]
+	}
+	return f, nil
+}
+
+// SetScale sets the column scaling D (length P, every entry finite and
+// > 0): the subproblems (NewSub) are then in the scaled variables D·p.
+func (f *Factor) SetScale(d []float64) error {
+	if len(d) != f.P {
+		return fmt.Errorf("lsq: scaling has %d values, want %d", len(d), f.P)
+	}
+	for _, v := range d {
+		if !(v > 0) || math.IsInf(v, 1) {
+			return fmt.Errorf("lsq: scaling %v is not finite and > 0", d)
+		}
+	}
+	copy(f.D, d)
+	return nil
+}
+
+// scratch holds the work matrices of Factorize, which are as large as the
+// Jacobian: reusing them spares the collector a Jacobian-sized allocation
+// per evaluation.
+var scratch = sync.Pool{New: func() any { return new([]float64) }}
+
+// householder overwrites the column-major rows×cols matrix a with the R of
+// its Householder QR factorisation (Golub & Van Loan 2013, Algorithm 5.2.1,
+// with LAPACK dlarfg's reflectors), reducing its first k columns and
+// applying each reflector to the columns after it; the reflectors
+// themselves are not kept (only R and Qᵀ applied to the later columns are
+// needed). Dot products and updates run over contiguous columns
+// (gonum/floats, assembly kernels), so the cost is the 2·rows·k·cols flops
+// of the factorisation.
+func householder(a []float64, rows, cols, k int) {
+	for c := range k {
+		x := a[c*rows+c : (c+1)*rows]
+		alpha := x[0]
+		xnorm := norm2(x[1:])
+		if xnorm == 0 {
+			continue // H = I: the column is already reduced
+		}
+		beta := -math.Copysign(math.Hypot(alpha, xnorm), alpha)
+		tau := (beta - alpha) / beta
+		floats.Scale(1/(alpha-beta), x[1:])
+		x[0] = beta
+		v := x[1:]
+		for j := c + 1; j < cols; j++ {
+			y := a[j*rows+c : (j+1)*rows]
+			w := tau * (y[0] + floats.Dot(v, y[1:]))
+			y[0] -= w
+			floats.AddScaled(y[1:], -w, v)
+		}
+	}
+}
+
+// Sub is the SVD of the columns Free of the scaled R·D⁻¹, R_F = U·diag(S)·Vᵀ (Golub &
+// Van Loan 2013, Sec. 8.6), with B = Uᵀc: the least-squares subproblem in
+// the free parameters, in scaled coordinates.
+type Sub struct {
+	Free []int
+	S    []float64 // singular values, descending
+	V    []float64 // m×m row-major, m = len(Free)
+	B    []float64 // Uᵀc
+}
+
+// NewSub computes the Sub of f for the free parameters free (indices into
+// 0…p−1, at least one).
+func (f *Factor) NewSub(free []int) (*Sub, error) {
+	m, p := len(free), f.P
+	if m == 0 {
+		return nil, errors.New("lsq: no free parameter")
+	}
+	if m <= jacobiMax {
+		return f.jacobiSub(free), nil
+	}
+	a := mat.NewDense(p, m, nil)
+	for i := range p {
+		for k, j := range free {
+			a.Set(i, k, f.R[i*p+j]/f.D[j])
+		}
+	}
+	var svd mat.SVD
+	if !svd.Factorize(a, mat.SVDThin) {
+		return nil, errors.New("lsq: the SVD did not converge")
+	}
+	var u, v mat.Dense
+	svd.UTo(&u)
+	svd.VTo(&v)
+	s := &Sub{Free: append([]int(nil), free...), S: svd.Values(nil), V: make([]float64, m*m), B: make([]float64, m)}
+	for i := range m {
+		for k := range m {
+			s.V[i*m+k] = v.At(i, k)
+		}
+		b := 0.0
+		for r := range p {
+			b += u.At(r, i) * f.C[r]
+		}
+		s.B[i] = b
+	}
+	return s, nil
+}
+
+// jacobiMax is the largest number of free parameters whose SVD is computed
+// by one-sided Jacobi (jacobiSub); larger ones use gonum's Golub–Kahan
+// SVD (LAPACK dgesvd), whose O(m³) constant is smaller.
+const jacobiMax = 48
+
+// jacobiSub computes the Sub by the one-sided Jacobi SVD of Hestenes
+// (1958; Golub & Van Loan 2013, Sec. 8.6.3; Demmel & Veselić 1992 for its
+// relative accuracy): plane rotations V make the columns of A = R_F·V
+// mutually orthogonal; then s_i = ‖a_i‖ and b_i = u_iᵀc = a_iᵀc/s_i. It
+// allocates little and is accurate to the last digits for the small,
+// badly scaled problems least squares meets (the NIST StRD set).
+func (f *Factor) jacobiSub(free []int) *Sub {
+	p, m := f.P, len(free)
+	// One allocation for the work (a: p×m, v: m×m, both column-major;
+	// sq, sv: m) and one for the result's S, V and B.
+	work := make([]float64, p*m+m*m+2*m)
+	a, v := work[:p*m], work[p*m:p*m+m*m]
+	sq, sv := work[p*m+m*m:p*m+m*m+m], work[p*m+m*m+m:]
+	for k, j := range free {
+		for i := 0; i <= j && i < p; i++ {
+			a[k*p+i] = f.R[i*p+j] / f.D[j]
+		}
+	}
+	for k := range m {
+		v[k*m+k] = 1
+	}
+	const eps = 2.220446049250313e-16
+	// sq holds the squared column norms, recomputed every sweep and updated
+	// within it by α ← α − t·γ, β ← β + t·γ (the rotation's exact effect),
+	// which saves two of the three dot products a pair needs.
+	for sweep := 0; sweep < 60; sweep++ {
+		for k := range m {
+			col := a[k*p : (k+1)*p]
+			sq[k] = dot(col, col)
+		}
+		rotated := false
+		for j := 0; j < m-1; j++ {
+			aj := a[j*p : (j+1)*p]
+			vj := v[j*m : (j+1)*m]
+			for k := j + 1; k < m; k++ {
+				ak := a[k*p : (k+1)*p]
+				alpha, beta := sq[j], sq[k]
+				gamma := dot(aj, ak)
+				if gamma == 0 || math.Abs(gamma) <= eps*math.Sqrt(alpha*beta) {
+					continue
+				}
+				rotated = true
+				zeta := (beta - alpha) / (2 * gamma)
+				t := math.Copysign(1, zeta) / (math.Abs(zeta) + math.Sqrt(1+zeta*zeta))
+				c := 1 / math.Sqrt(1+t*t)
+				sn := c * t
+				rot(aj, ak, c, sn)
+				rot(vj, v[k*m:(k+1)*m], c, sn)
+				sq[j], sq[k] = alpha-t*gamma, beta+t*gamma
+			}
+		}
+		if !rotated {
+			break
+		}
+	}
+	// Singular values and b, sorted descending.
+	idx := make([]int, m)
+	for k := range m {
+		idx[k] = k
+		sv[k] = norm2(a[k*p : (k+1)*p])
+	}
+	// Insertion sort, descending (m is small; stable, so ties keep their
+	// column order).
+	for i := 1; i < m; i++ {
+		for j := i; j > 0 && sv[idx[j]] > sv[idx[j-1]]; j-- {
+			idx[j], idx[j-1] = idx[j-1], idx[j]
+		}
+	}
+	out := make([]float64, 2*m+m*m)
+	s := &Sub{Free: slices.Clone(free), S: out[:m], B: out[m : 2*m], V: out[2*m:]}
+	for out, k := range idx {
+		s.S[out] = sv[k]
+		if sv[k] > 0 {
+			s.B[out] = dot(a[k*p:(k+1)*p], f.C) / sv[k]
+		}
+		for i := range m {
+			s.V[i*m+out] = v[k*m+i]
+		}
+	}
+	return s
+}
+
+// rot applies the plane rotation [c s; −s c] to the columns x, y:
+// x ← c·x − s·y, y ← s·x + c·y.
+func rot(x, y []float64, c, s float64) {
+	for i, xi := range x {
+		yi := y[i]
+		x[i] = c*xi - s*yi
+		y[i] = s*xi + c*yi
+	}
+}
+
+// cutoff is the smallest singular value a step with λ = 0 (a Gauss–Newton
+// step) uses: rcond·S[0]. Components below it are dropped, which makes the
+// λ = 0 step the minimum-norm (pseudo-inverse) solution of the truncated
+// problem.
+func (s *Sub) cutoff(rcond float64) float64 {
+	if len(s.S) == 0 {
+		return 0
+	}
+	return rcond * s.S[0]
+}
+
+// Step writes into pt (length m) the scaled Levenberg–Marquardt step for
+// the damping λ ≥ 0 (Moré 1978, Eq. 2.2, in the scaled variables):
+//
+//	p̃(λ) = −Σ_i v_i·s_i·b_i/(s_i² + λ),
+//
+// the solution of (R_Fᵀ·R_F + λ·I)·p̃ = −R_Fᵀ·c, and returns ‖p̃‖. With
+// λ = 0 it is the truncated pseudo-inverse step −R_F⁺·c (components with
+// s_i ≤ rcond·s_1 dropped): the Gauss–Newton step of Gouveia et al., Eq. 13.
+func (s *Sub) Step(lambda, rcond float64, pt []float64) float64 {
+	m := len(s.Free)
+	clear(pt[:m])
+	cut := s.cutoff(rcond)
+	for i, si := range s.S {
+		if si == 0 || (lambda == 0 && si <= cut) {
+			continue
+		}
+		w := -si * s.B[i] / (si*si + lambda)
+		for k := range m {
+			pt[k] += s.V[k*m+i] * w
+		}
+	}
+	n := 0.0
+	for _, v := range pt[:m] {
+		n += v * v
+	}
+	return math.Sqrt(n)
+}
+
+// normAndSlope returns q = ‖p̃(λ)‖ and dq/dλ = −Σ s²b²/(s²+λ)³ / q.
+func (s *Sub) normAndSlope(lambda, rcond float64) (q, dq float64) {
+	cut := s.cutoff(rcond)
+	q2, d := 0.0, 0.0
+	for i, si := range s.S {
+		if si == 0 || (lambda == 0 && si <= cut) {
+			continue
+		}
+		den := si*si + lambda
+		t := si * s.B[i] / den
+		q2 += t * t
+		d += t * t / den
+	}
+	q = math.Sqrt(q2)
+	if q == 0 {
+		return 0, 0
+	}
+	return q, -d / q
+}
+
+// Reduction returns, for a step p̃ in the free scaled coordinates (length
+// m), the decrease of the linear model ‖r‖² − ‖r + J·p‖² = −2·cᵀR_F·p̃ −
+// ‖R_F·p̃‖², and the directional term rᵀJ·p = cᵀR_F·p̃, both computed in
+// the m-dimensional SVD basis (R_F·p̃ = U·S·w, w = Vᵀp̃), so that they do
+// not cancel against ‖r‖².
+func (s *Sub) Reduction(pt []float64) (prered, dir float64) {
+	m := len(s.Free)
+	sw2, bsw := 0.0, 0.0
+	for i, si := range s.S {
+		w := 0.0
+		for k := range m {
+			w += s.V[k*m+i] * pt[k]
+		}
+		sw := si * w
+		sw2 += sw * sw
+		bsw += s.B[i] * sw
+	}
+	return -2*bsw - sw2, bsw
+}
+
+// SolveTrustRegion returns the damping λ ≥ 0 for which the scaled step
+// p̃(λ) has ‖p̃‖ ≈ delta (within 10 %), or λ = 0 when the Gauss–Newton
+// step is already that short: the Levenberg–Marquardt parameter of Moré
+// 1978 (Sec. 5, Algorithm 5.5; MINPACK's lmpar), found by safeguarded
+// Newton iterations on 1/‖p̃(λ)‖ − 1/Δ, which is nearly linear in λ (Hebden
+// 1973), starting from lambda0 (the previous iteration's λ). With the SVD,
+// ‖p̃(λ)‖ and its derivative are closed-form sums, so no factorisation is
+// repeated.
+func (s *Sub) SolveTrustRegion(delta, lambda0, rcond float64) float64 {
+	const tol = 0.1 // Moré 1978, Sec. 5: |‖p̃‖ − Δ| ≤ σΔ with σ = 0.1
+	q0, dq0 := s.normAndSlope(0, rcond)
+	if q0-delta <= tol*delta {
+		return 0
+	}
+	// Upper bound u = ‖R_Fᵀc‖/Δ (Moré 1978, Eq. 5.6).
+	g := 0.0
+	for i, si := range s.S {
+		g += (si * s.B[i]) * (si * s.B[i])
+	}
+	u := math.Sqrt(g) / delta
+	if u == 0 {
+		return 0
+	}
+	// Lower bound: the Newton step from λ = 0 when nothing is truncated
+	// (then 1/‖p̃‖ is concave in λ and the step underestimates; Moré 1978,
+	// Eq. 5.5). With truncated components it is 0.
+	l := 0.0
+	if dq0 < 0 && !s.truncated(rcond) {
+		l = (q0 - delta) * q0 / (delta * -dq0)
+	}
+	lambda := math.Min(math.Max(lambda0, l), u)
+	if lambda == 0 {
+		lambda = math.Sqrt(g) / q0
+	}
+	prev := 0.0
+	for range 30 {
+		if !(lambda > 0) {
+			lambda = math.Max(math.SmallestNonzeroFloat64, 0.001*u)
+		}
+		q, dq := s.normAndSlope(lambda, rcond)
+		phi := q - delta
+		// Moré's stopping rule, with his exception for a lower bound of 0
+		// and a φ that is negative and no longer increasing.
+		if math.Abs(phi) <= tol*delta || (l == 0 && phi <= prev && prev < 0) || q == 0 || dq == 0 {
+			return lambda
+		}
+		prev = phi
+		// Newton on 1/q − 1/Δ: λ ← λ − (q − Δ)·q/(Δ·q′).
+		corr := -phi * q / (delta * dq)
+		if phi > 0 {
+			l = math.Max(l, lambda)
+		} else {
+			u = math.Min(u, lambda)
+		}
+		lambda = math.Max(l, lambda+corr)
+	}
+	return lambda
+}
+
+func (s *Sub) truncated(rcond float64) bool {
+	cut := s.cutoff(rcond)
+	for _, si := range s.S {
+		if si <= cut {
+			return true
+		}
+	}
+	return false
+}
+
+// Unscale maps a step in the free scaled coordinates (pt, length m) to the
+// full unscaled step p (length P): p_j = p̃_j/D_j for free j, 0 otherwise.
+func (f *Factor) Unscale(s *Sub, pt, p []float64) {
+	clear(p)
+	for k, j := range s.Free {
+		p[j] = pt[k] / f.D[j]
+	}
+}
+
+// dot is xᵀy: a plain loop for short vectors, gonum's assembly kernel for
+// long ones.
+func dot(x, y []float64) float64 {
+	if len(x) >= 32 {
+		return floats.Dot(x, y)
+	}
+	s := 0.0
+	for i, v := range x {
+		s += v * y[i]
+	}
+	return s
+}
+
+// norm2 is ‖x‖₂: √(xᵀx), falling back to gonum's scaled norm when the sum
+// of squares overflows or underflows.
+func norm2(x []float64) float64 {
+	s := dot(x, x)
+	if s > 1e-290 && s < 1e290 {
+		return math.Sqrt(s)
+	}
+	if s == 0 {
+		return 0
+	}
+	return floats.Norm(x, 2)
+}

@@ -1,0 +1,376 @@
+package levmar
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/builtin/methods/internal/mcmc"
+)
+
+// Spec is the self-description of the builtin Levenberg–Marquardt method.
+// Settings arrive in this order.
+var Spec = abi.Spec{
+	Kind:    abi.KindMethod,
+	Name:    "levmar",
+	Version: "1.0.0",
+	Doc:     "Levenberg-Marquardt least squares (More 1978 / MINPACK lmder trust region, scaled, QR+SVD) over the parameter box, several starts; covariance, standard errors and correlations at the solution",
+	Settings: []abi.Setting{
+		{Name: "starts", Default: 1, Doc: "independent runs: the study's init points first, then prior draws; advanced together"},
+		{Name: "ftol", Default: 1e-15, Doc: "stop when the actual and predicted relative reductions of the sum of squares are at most ftol (MINPACK ftol)"},
+		{Name: "xtol", Default: 1e-15, Doc: "stop when the trust region is at most xtol times the scaled norm of the parameters (MINPACK xtol)"},
+		{Name: "gtol", Default: 0, Doc: "stop when the cosine between the residuals and every free column of the Jacobian is at most gtol (MINPACK gtol)"},
+		{Name: "max_evaluations", Default: 0, Doc: "evaluations (residuals and Jacobian) per start; 0: 100*(d+1), MINPACK's default"},
+		{Name: "factor", Default: 0.1, Doc: "initial trust region: factor times the scaled norm of the start (MINPACK factor; 0.1, the low end of MINPACK's advice, solves all 54 NIST StRD runs)"},
+		{Name: "scale", Default: 0, Choices: []string{"jacobian", "none"}, Doc: "parameter scaling: the largest column norms of the Jacobian so far (MINPACK mode 1), or none"},
+		{Name: "rcond", Default: 1e-12, Doc: "relative singular-value cutoff: of the Gauss-Newton step (lambda = 0) and of the rank behind the covariance"},
+	},
+	Capabilities: []abi.Capability{abi.CapCheckpoint},
+}
+
+// Scaling modes (the scale setting).
+const (
+	ScaleJacobian = 0
+	ScaleNone     = 1
+)
+
+const (
+	// MaxInitDraws is the number of points a start may try (the study's
+	// init points, then prior draws) to find one with usable residuals and
+	// Jacobian.
+	MaxInitDraws = 100
+	// stateFormat versions the checkpoint layout.
+	stateFormat = 1
+)
+
+// Config is the validated settings.
+type Config struct {
+	Starts   int     `json:"starts"`
+	Ftol     float64 `json:"ftol"`
+	Xtol     float64 `json:"xtol"`
+	Gtol     float64 `json:"gtol"`
+	MaxEvals int     `json:"max_evaluations"` // resolved at Init when 0
+	Factor   float64 `json:"factor"`
+	Scale    int     `json:"scale"`
+	Rcond    float64 `json:"rcond"`
+}
+
+// New builds the method from its settings, in the order of Spec.Settings.
+func New(settings []float64) (abi.Method, error) {
+	c, err := parse(settings)
+	if err != nil {
+		return nil, err
+	}
+	return &Method{cfg: c}, nil
+}
+
+func nonneg(name string, v float64) (float64, error) {
+	if !(v >= 0) || math.IsInf(v, 1) {
+		return 0, fmt.Errorf("levmar: setting %s must be finite and >= 0, got %g", name, v)
+	}
+	return v, nil
+}
+
+func parse(s []float64) (Config, error) {
+	var c Config
+	if len(s) != len(Spec.Settings) {
+		return c, fmt.Errorf("levmar: want %d settings (starts, ftol, xtol, gtol, max_evaluations, factor, scale, rcond), got %d", len(Spec.Settings), len(s))
+	}
+	var err error
+	if c.Starts, err = mcmc.WholeSetting("levmar", "starts", s[0], 1, 100_000); err != nil {
+		return c, err
+	}
+	if c.Ftol, err = nonneg("ftol", s[1]); err != nil {
+		return c, err
+	}
+	if c.Xtol, err = nonneg("xtol", s[2]); err != nil {
+		return c, err
+	}
+	if c.Gtol, err = nonneg("gtol", s[3]); err != nil {
+		return c, err
+	}
+	if c.MaxEvals, err = mcmc.WholeSetting("levmar", "max_evaluations", s[4], 0, 1_000_000_000); err != nil {
+		return c, err
+	}
+	if c.Factor = s[5]; !(c.Factor > 0) || math.IsInf(c.Factor, 1) {
+		return c, fmt.Errorf("levmar: setting factor must be finite and > 0, got %g", s[5])
+	}
+	if c.Scale, err = mcmc.WholeSetting("levmar", "scale", s[6], 0, 1); err != nil {
+		return c, err
+	}
+	if c.Rcond = s[7]; !(c.Rcond >= 0 && c.Rcond < 1) {
+		return c, fmt.Errorf("levmar: setting rcond must be in [0, 1), got %g", s[7])
+	}
+	return c, nil
+}
+
+// Pending batch kinds.
+const (
+	pendNone    = 0
+	pendDraw    = 1
+	pendIterate = 2
+)
+
+// state is everything that changes during a run; SaveState writes it as
+// JSON (floats round-trip exactly through encoding/json).
+type state struct {
+	mcmc.Header[Config]
+	Runs      []*Run `json:"runs"` // nil until the start has a usable point
+	InitDraws []int  `json:"init_draws"`
+	// N is the number of residuals (0 until the first usable evaluation);
+	// every evaluation must return as many.
+	N int `json:"n"`
+
+	Pending       int   `json:"pending"`
+	PendingStarts []int `json:"pending_starts,omitempty"`
+
+	Evaluations  int `json:"evaluations"`
+	Failures     int `json:"failures"`
+	OutOfSupport int `json:"out_of_support"`
+}
+
+// Method is the multi-start Levenberg–Marquardt method. Use New, then Init.
+type Method struct {
+	cfg    Config
+	bounds mcmc.Bounds
+	names  []string
+	inited bool
+	st     state
+}
+
+// Spec implements abi.Method.
+func (m *Method) Spec() abi.Spec { return Spec }
+
+// Config returns the method's validated settings (MaxEvals resolved after
+// Init).
+func (m *Method) Config() Config { return m.cfg }
+
+// memoryNeed is the planned memory per start: its factorisation and
+// scaling (≈ d² + 8d values) and its cost trace (one value per evaluation
+// at most), twice (the JSON of a checkpoint or the report, ≈ 25 bytes a
+// number, beside the values).
+func memoryNeed(c Config, d int) float64 {
+	vals := float64(d*d+8*d) + float64(c.MaxEvals)
+	return float64(c.Starts) * vals * (8 + 25) * 2
+}
+
+// Init implements abi.Method. It may be called again to restart.
+func (m *Method) Init(p abi.Problem) error {
+	b, err := mcmc.NewBounds("levmar", p)
+	if err != nil {
+		return err
+	}
+	d := len(p.Params)
+	c := m.cfg
+	if c.MaxEvals == 0 {
+		c.MaxEvals = 100 * (d + 1)
+	}
+	if err := mcmc.CheckMemory("levmar", p, memoryNeed(c, d),
+		fmt.Sprintf("starts = %d of %d parameters with max_evaluations = %d", c.Starts, d, c.MaxEvals)); err != nil {
+		return err
+	}
+	m.cfg, m.bounds = c, b
+	m.names = make([]string, d)
+	for i, q := range p.Params {
+		m.names[i] = q.Name
+	}
+	m.st = state{
+		Header:    mcmc.Header[Config]{Format: stateFormat, Config: c, D: d, Seed: p.Seed},
+		Runs:      make([]*Run, c.Starts),
+		InitDraws: make([]int, c.Starts),
+	}
+	m.inited = true
+	return nil
+}
+
+// Done implements abi.Method.
+func (m *Method) Done() bool {
+	if !m.inited {
+		return false
+	}
+	for _, r := range m.st.Runs {
+		if r == nil || !r.Done {
+			return false
+		}
+	}
+	return true
+}
+
+// want is what every batch asks: the residuals and their Jacobian.
+const want = abi.WantResiduals | abi.WantJacobian
+
+// Ask implements abi.Method. It is idempotent: until Tell, it returns the
+// same batch again.
+func (m *Method) Ask() (abi.Batch, error) {
+	if !m.inited {
+		return abi.Batch{}, errors.New("levmar: Ask before Init")
+	}
+	if m.Done() {
+		return abi.Batch{}, errors.New("levmar: Ask after the run is done")
+	}
+	s := &m.st
+	if s.Pending == pendNone {
+		s.PendingStarts = s.PendingStarts[:0]
+		for k, r := range s.Runs {
+			if r == nil {
+				s.PendingStarts = append(s.PendingStarts, k)
+			}
+		}
+		s.Pending = pendDraw
+		if len(s.PendingStarts) == 0 {
+			for k, r := range s.Runs {
+				if !r.Done {
+					s.PendingStarts = append(s.PendingStarts, k)
+				}
+			}
+			s.Pending = pendIterate
+		}
+	}
+	if s.Pending == pendDraw {
+		return abi.Batch{Draw: len(s.PendingStarts), Want: want}, nil
+	}
+	pts := make([][]float64, len(s.PendingStarts))
+	for i, k := range s.PendingStarts {
+		pts[i] = append([]float64(nil), s.Runs[k].Trial...)
+	}
+	return abi.Batch{Points: pts, Want: want}, nil
+}
+
+// Tell implements abi.Method. A malformed batch — the wrong number of
+// results, a drawn point of the wrong dimension, residuals whose number
+// differs from the first evaluation's, a Jacobian that is not
+// len(residuals)×d — is refused with an error before anything changes. An
+// evaluation that failed (status not OK, non-finite residuals or Jacobian,
+// no Jacobian) is not an error: it counts as a failure and the run shrinks
+// its step.
+func (m *Method) Tell(results []abi.Result) error {
+	s := &m.st
+	if !m.inited || s.Pending == pendNone {
+		return errors.New("levmar: Tell without a pending Ask")
+	}
+	if len(results) != len(s.PendingStarts) {
+		return fmt.Errorf("levmar: Tell got %d results for a batch of %d", len(results), len(s.PendingStarts))
+	}
+	n := s.N
+	for i, r := range results {
+		if s.Pending == pendDraw && len(r.Theta) != s.D {
+			return fmt.Errorf("levmar: result %d has %d parameter values, want %d", i, len(r.Theta), s.D)
+		}
+		if r.Status != abi.OK {
+			continue
+		}
+		if len(r.Residuals) == 0 {
+			return fmt.Errorf("levmar: result %d has status ok but no residuals: the host did not honour WantResiduals (does every likelihood term have the residuals capability?)", i)
+		}
+		if n == 0 {
+			n = len(r.Residuals)
+		}
+		if len(r.Residuals) != n {
+			return fmt.Errorf("levmar: result %d has %d residuals, earlier evaluations %d: the number of residuals must not change", i, len(r.Residuals), n)
+		}
+		if r.Jacobian != nil && len(r.Jacobian) != n*s.D {
+			return fmt.Errorf("levmar: result %d has a Jacobian of %d values, want %d residuals × %d parameters = %d", i, len(r.Jacobian), n, s.D, n*s.D)
+		}
+	}
+	s.N = n
+	for _, r := range results {
+		switch r.Status {
+		case abi.OK:
+			s.Evaluations++
+		case abi.OutOfSupport:
+			s.OutOfSupport++
+		default:
+			s.Evaluations++
+			s.Failures++
+		}
+	}
+	starts, kind := s.PendingStarts, s.Pending
+	s.Pending, s.PendingStarts = pendNone, nil
+	if kind == pendDraw {
+		return m.tellDraws(starts, results)
+	}
+	for i, k := range starts {
+		s.Runs[k].Observe(results[i], m.cfg, m.bounds)
+	}
+	return nil
+}
+
+func (m *Method) tellDraws(starts []int, results []abi.Result) error {
+	s := &m.st
+	var errs []error
+	for i, k := range starts {
+		r := results[i]
+		s.InitDraws[k]++
+		run := &Run{}
+		if run.Start(r, r.Theta, m.cfg, m.bounds) {
+			s.Runs[k] = run
+			continue
+		}
+		if s.InitDraws[k] >= MaxInitDraws {
+			errs = append(errs, fmt.Errorf("levmar: start %d found no starting point with finite residuals and Jacobian in %d points (last: status %v, %d residuals, Jacobian of %d values); check the init points and that the prior overlaps the region where the model succeeds", k, s.InitDraws[k], r.Status, len(r.Residuals), len(r.Jacobian)))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Report implements abi.Method. Samples hold the final iterate of every
+// start, in start order; Extra the settings, per-start outcomes and the
+// statistics of the best start (lsq.Stats).
+func (m *Method) Report() (abi.Report, error) {
+	if !m.Done() {
+		return abi.Report{}, errors.New("levmar: Report before the run is done")
+	}
+	s := &m.st
+	n := len(s.Runs)
+	var rep abi.Report
+	costs := make([]any, n)
+	reasons := make([]string, n)
+	iters, evals, fails := make([]int, n), make([]int, n), make([]int, n)
+	traces := make([]any, n)
+	best := 0
+	for k, run := range s.Runs {
+		rep.Samples = append(rep.Samples, abi.Sample{
+			Theta: append([]float64(nil), run.X...), LogPrior: run.LogPrior, LogLik: run.LogLik,
+		})
+		costs[k] = mcmc.JSONNum(run.Cost())
+		reasons[k] = run.Reason
+		iters[k], evals[k], fails[k] = run.Iter, run.Evals, run.Failures
+		traces[k] = mcmc.JSONList(run.Trace)
+		if run.Cost() < s.Runs[best].Cost() {
+			best = k
+		}
+	}
+	b := s.Runs[best]
+	stats := b.Fac.Stats(m.cfg.Rcond)
+	initDraws := 0
+	for _, v := range s.InitDraws {
+		initDraws += v
+	}
+	scale := Spec.Settings[6].Choices[m.cfg.Scale]
+	rep.Extra = map[string]any{
+		"starts":                n,
+		"ftol":                  m.cfg.Ftol,
+		"xtol":                  m.cfg.Xtol,
+		"gtol":                  m.cfg.Gtol,
+		"max_evaluations":       m.cfg.MaxEvals,
+		"factor":                m.cfg.Factor,
+		"scale":                 scale,
+		"rcond":                 m.cfg.Rcond,
+		"exit_reason":           reasons,
+		"cost":                  costs,
+		"iterations":            iters,
+		"evaluations_per_start": evals,
+		"failures_per_start":    fails,
+		"trace_cost":            traces,
+		"best_start":            best,
+		"best":                  map[string]any{"theta": b.X, "exit_reason": b.Reason, "iterations": b.Iter, "evaluations": b.Evals, "jacobian_evaluations": b.Evals},
+		"statistics":            stats.JSON(m.names),
+		"init_draws":            initDraws,
+		"evaluations":           s.Evaluations,
+		"jacobian_evaluations":  s.Evaluations,
+		"failures":              s.Failures,
+		"out_of_support":        s.OutOfSupport,
+	}
+	return rep, nil
+}

@@ -1,0 +1,373 @@
+package levmar
+
+import (
+	"math"
+	"slices"
+
+	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/builtin/methods/internal/lsq"
+	"github.com/kinfer/kinfer/builtin/methods/internal/mcmc"
+)
+
+// MaxFailures is the number of consecutive failed evaluations (status not
+// OK, a non-finite residual or Jacobian entry) after which a run stops as
+// stalled. Each failure shrinks the trust region tenfold, so the last trial
+// step is 1e-30 of the first failed one.
+const MaxFailures = 30
+
+// Exit reasons, as the report names them. The first eight are MINPACK's
+// lmder info values 1–8 (Moré, Garbow & Hillstrom 1980, User guide for
+// MINPACK-1, ANL-80-74, Sec. 2.4).
+const (
+	ExitFtol        = "ftol"            // info 1: relative reduction of the cost ≤ ftol (actual and predicted)
+	ExitXtol        = "xtol"            // info 2: trust region ≤ xtol·‖D·x‖
+	ExitBoth        = "ftol+xtol"       // info 3
+	ExitGtol        = "gtol"            // info 4: cosine of the angle between r and every free column of J ≤ gtol
+	ExitMaxEvals    = "max_evaluations" // info 5: the evaluation budget is spent
+	ExitFtolMachine = "ftol_machine"    // info 6: no further reduction possible in floating point
+	ExitXtolMachine = "xtol_machine"    // info 7: no further improvement of x possible in floating point
+	ExitGtolMachine = "gtol_machine"    // info 8: r is orthogonal to J's columns to machine precision
+	ExitExactFit    = "exact_fit"       // the residuals are all zero
+	ExitStalled     = "stalled"         // MaxFailures consecutive evaluations failed
+	ExitNoStep      = "no_step"         // the projected step is zero: no move inside the box
+)
+
+// Run is one Levenberg–Marquardt run from one starting point, driven one
+// evaluation at a time: Trial is the point to evaluate next (with its
+// residuals and Jacobian) and Observe takes the result. Its fields are
+// exported so that it saves as JSON in a checkpoint; every float in it is
+// finite.
+type Run struct {
+	// X is the current iterate and Fac its factorisation; LogPrior and
+	// LogLik its values from the host.
+	X        []float64   `json:"x"`
+	LogPrior float64     `json:"log_prior"`
+	LogLik   float64     `json:"log_lik"`
+	Fac      *lsq.Factor `json:"factor"`
+	// D is the scaling (MINPACK's diag), Delta the trust-region radius in
+	// ‖D·p‖, Par the last Levenberg–Marquardt parameter λ, XNorm ‖D·x‖.
+	D     []float64 `json:"d"`
+	Delta float64   `json:"delta"`
+	Par   float64   `json:"par"`
+	XNorm float64   `json:"x_norm"`
+	// Trial is the pending point, with the scaled length PNorm of the step
+	// that leads to it and its predicted relative reduction Prered and
+	// directional derivative Dirder (both divided by ‖r‖²).
+	Trial  []float64 `json:"trial"`
+	PNorm  float64   `json:"p_norm"`
+	Prered float64   `json:"prered"`
+	Dirder float64   `json:"dirder"`
+	// Counters: Iter accepted steps, Evals trial evaluations (each with its
+	// residuals and Jacobian), Failures those that failed, ConsecFail the
+	// current streak.
+	Iter       int `json:"iter"`
+	Evals      int `json:"evals"`
+	Failures   int `json:"failures"`
+	ConsecFail int `json:"consec_fail"`
+	// Trace is the cost ½‖r‖² of every iterate, from the start.
+	Trace  []float64 `json:"trace"`
+	Done   bool      `json:"done"`
+	Reason string    `json:"reason,omitempty"`
+
+	// sub caches the SVD of the current factorisation's free columns
+	// across rejected steps (not saved: it is recomputed, identically,
+	// after a restore).
+	sub *lsq.Sub
+}
+
+// Cost is ½‖r‖² at the current iterate.
+func (run *Run) Cost() float64 { return 0.5 * run.Fac.RNorm * run.Fac.RNorm }
+
+// usable reports whether r, the evaluation of x, can be an iterate: status
+// OK, finite log prior and log likelihood, x in the box, and finite
+// residuals and Jacobian (whose shapes Tell has checked).
+func usable(r abi.Result, x []float64, b mcmc.Bounds) bool {
+	if !mcmc.Usable(r) || !b.Contains(x) || len(r.Residuals) == 0 || r.Jacobian == nil {
+		return false
+	}
+	for _, v := range r.Residuals {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	for _, v := range r.Jacobian {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+func scaledNorm(d, x []float64) float64 {
+	s := 0.0
+	for i, v := range x {
+		s += (d[i] * v) * (d[i] * v)
+	}
+	return math.Sqrt(s)
+}
+
+// Start begins a run at the usable evaluation r of x (the first iterate)
+// and proposes the first trial. It reports false, leaving the run unset,
+// when r cannot be used (the caller draws another start).
+func (run *Run) Start(r abi.Result, x []float64, c Config, b mcmc.Bounds) bool {
+	if !usable(r, x, b) {
+		return false
+	}
+	if !run.accept(r, x, c) {
+		return false
+	}
+	// Initial trust region: factor·‖D·x₀‖, or factor when that is 0
+	// (MINPACK lmder).
+	run.Delta = c.Factor * run.XNorm
+	if run.Delta == 0 {
+		run.Delta = c.Factor
+	}
+	run.check(c)
+	if !run.Done {
+		run.propose(c, b)
+	}
+	return true
+}
+
+// accept makes x (evaluated as r) the iterate: its factorisation, and the
+// scaling, which starts at the first iterate's column norms of J (1 for a
+// zero column) and grows to the new ones (MINPACK mode 1: D_j = max(D_j,
+// ‖J_j‖)).
+func (run *Run) accept(r abi.Result, x []float64, c Config) bool {
+	p := len(x)
+	f, err := lsq.Factorize(r.Jacobian, r.Residuals, p)
+	if err != nil {
+		return false
+	}
+	if run.D == nil {
+		run.D = make([]float64, p)
+		for j := range run.D {
+			run.D[j] = 1
+			if c.Scale == ScaleJacobian && f.ColNorm[j] > 0 {
+				run.D[j] = f.ColNorm[j]
+			}
+		}
+	} else if c.Scale == ScaleJacobian {
+		for j, v := range f.ColNorm {
+			run.D[j] = math.Max(run.D[j], v)
+		}
+	}
+	if f.SetScale(run.D) != nil {
+		return false
+	}
+	run.Fac, run.sub = f, nil
+	run.X = append(run.X[:0], x...)
+	run.LogPrior, run.LogLik = r.LogPrior, r.LogLik
+	run.XNorm = scaledNorm(run.D, x)
+	run.Trace = append(run.Trace, run.Cost())
+	return true
+}
+
+// free returns the parameters the next step may move: all but those on a
+// bound whose gradient points out of the box (the active set of the
+// projected-gradient method; Bertsekas 1982, "Projected Newton methods for
+// optimization problems with simple constraints", SIAM J. Control Optim.
+// 20(2):221–246, Eq. 8).
+func (run *Run) free(b mcmc.Bounds) []int {
+	var out []int
+	for j, x := range run.X {
+		g := run.Fac.Grad[j] // ∂(½‖r‖²)/∂θ_j; descent moves by −g
+		if (x <= b.Lower[j] && g > 0) || (x >= b.Upper[j] && g < 0) {
+			continue
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+// gnorm is MINPACK's max_j |J_jᵀr|/(‖J_j‖·‖r‖) over the free parameters:
+// the largest cosine between the residual and a column of J.
+func (run *Run) gnorm(free []int) float64 {
+	f := run.Fac
+	g := 0.0
+	for _, j := range free {
+		if f.ColNorm[j] > 0 && f.RNorm > 0 {
+			g = math.Max(g, math.Abs(f.Grad[j])/(f.ColNorm[j]*f.RNorm))
+		}
+	}
+	return g
+}
+
+// check applies the tests made at every new iterate: an exact fit, and
+// MINPACK's gtol test on the free parameters.
+func (run *Run) check(c Config) {
+	if run.Fac.RNorm == 0 {
+		run.finish(ExitExactFit)
+	}
+}
+
+func (run *Run) finish(reason string) {
+	run.Done, run.Reason, run.Trial = true, reason, nil
+}
+
+// propose computes the next trial point: the free set, the
+// Levenberg–Marquardt step of length about Delta (lsq.Sub.SolveTrustRegion),
+// and its projection onto the box, Π(x + p) (the projected
+// Levenberg–Marquardt method of Kanzow, Yamashita & Fukushima 2004,
+// "Levenberg–Marquardt methods with strong local convergence properties for
+// solving nonlinear equations with convex constraints", J. Comput. Appl.
+// Math. 172:375–397, Eq. 7). The predicted reduction is that of the
+// projected step, so the ratio test judges the step actually taken.
+func (run *Run) propose(c Config, b mcmc.Bounds) {
+	free := run.free(b)
+	gnorm := run.gnorm(free)
+	if len(free) == 0 || gnorm <= c.Gtol {
+		run.finish(ExitGtol)
+		return
+	}
+	if gnorm <= epsmch {
+		run.finish(ExitGtolMachine)
+		return
+	}
+	if run.sub == nil || !slices.Equal(run.sub.Free, free) {
+		sub, err := run.Fac.NewSub(free)
+		if err != nil {
+			run.finish(ExitStalled)
+			return
+		}
+		run.sub = sub
+	}
+	sub := run.sub
+	run.Par = sub.SolveTrustRegion(run.Delta, run.Par, c.Rcond)
+	m, p := len(free), len(run.X)
+	pt := make([]float64, m)
+	sub.Step(run.Par, c.Rcond, pt)
+	step := make([]float64, p)
+	run.Fac.Unscale(sub, pt, step)
+	trial := make([]float64, p)
+	for j := range trial {
+		trial[j] = math.Max(b.Lower[j], math.Min(b.Upper[j], run.X[j]+step[j]))
+	}
+	// The step actually taken, in the free scaled coordinates.
+	pnorm := 0.0
+	for k, j := range free {
+		pt[k] = run.D[j] * (trial[j] - run.X[j])
+		pnorm += pt[k] * pt[k]
+	}
+	pnorm = math.Sqrt(pnorm)
+	if !(pnorm > 0) || math.IsInf(pnorm, 1) {
+		run.finish(ExitNoStep)
+		return
+	}
+	prered, dir := sub.Reduction(pt)
+	f2 := run.Fac.RNorm * run.Fac.RNorm
+	run.Trial, run.PNorm, run.Prered, run.Dirder = trial, pnorm, prered/f2, dir/f2
+}
+
+// epsmch is the machine precision MINPACK's tests 6–8 compare with.
+const epsmch = 2.220446049250313e-16
+
+// Observe takes the evaluation r of Trial: the trust-region update and
+// acceptance of Moré 1978 (Sec. 4, Eqs. 4.2–4.6) as MINPACK's lmder makes
+// them, then its convergence tests, then the next trial. A failed
+// evaluation counts as a step that made the residual infinitely worse:
+// the trust region shrinks tenfold and the run tries again, and after
+// MaxFailures in a row it stops as stalled.
+func (run *Run) Observe(r abi.Result, c Config, b mcmc.Bounds) {
+	if run.Done || run.Trial == nil {
+		return
+	}
+	run.Evals++
+	fnorm := run.Fac.RNorm
+	fnorm1 := math.Inf(1)
+	ok := usable(r, run.Trial, b)
+	if ok {
+		s := 0.0
+		for _, v := range r.Residuals {
+			s += v * v
+		}
+		fnorm1 = math.Sqrt(s)
+		run.ConsecFail = 0
+	} else {
+		run.Failures++
+		run.ConsecFail++
+	}
+	// On the first iteration, the initial step bound shrinks to the first
+	// step's length (MINPACK).
+	if run.Iter == 0 {
+		run.Delta = math.Min(run.Delta, run.PNorm)
+	}
+	// Actual and predicted relative reductions, and their ratio.
+	actred := -1.0
+	if 0.1*fnorm1 < fnorm {
+		actred = 1 - (fnorm1/fnorm)*(fnorm1/fnorm)
+	}
+	ratio := 0.0
+	if run.Prered != 0 {
+		ratio = actred / run.Prered
+	}
+	if ratio <= 0.25 {
+		temp := 0.5
+		if actred < 0 {
+			temp = 0.5 * run.Dirder / (run.Dirder + 0.5*actred)
+		}
+		if 0.1*fnorm1 >= fnorm || temp < 0.1 {
+			temp = 0.1
+		}
+		run.Delta = temp * math.Min(run.Delta, run.PNorm/0.1)
+		run.Par /= temp
+	} else if run.Par == 0 || ratio >= 0.75 {
+		run.Delta = run.PNorm / 0.5
+		run.Par *= 0.5
+	}
+	trial := run.Trial
+	if ok && ratio >= 1e-4 {
+		if run.accept(r, trial, c) {
+			run.Iter++
+		}
+	}
+	if !ok {
+		if run.ConsecFail >= MaxFailures {
+			run.finish(ExitStalled)
+			return
+		}
+	} else {
+		// MINPACK's convergence tests.
+		ftol := math.Abs(actred) <= c.Ftol && run.Prered <= c.Ftol && 0.5*ratio <= 1
+		xtol := run.Delta <= c.Xtol*run.XNorm
+		switch {
+		case ftol && xtol:
+			run.finish(ExitBoth)
+			return
+		case ftol:
+			run.finish(ExitFtol)
+			return
+		case xtol:
+			run.finish(ExitXtol)
+			return
+		}
+		if math.Abs(actred) <= epsmch && run.Prered <= epsmch && 0.5*ratio <= 1 {
+			run.finish(ExitFtolMachine)
+			return
+		}
+		if run.Delta <= epsmch*run.XNorm {
+			run.finish(ExitXtolMachine)
+			return
+		}
+	}
+	if run.Evals >= c.MaxEvals {
+		run.finish(ExitMaxEvals)
+		return
+	}
+	run.check(c)
+	if !run.Done {
+		run.propose(c, b)
+	}
+}
+
+// checkShape verifies a decoded run for d parameters.
+func (run *Run) checkShape(d int) bool {
+	if run == nil || len(run.X) != d || len(run.D) != d || run.Fac == nil {
+		return false
+	}
+	f := run.Fac
+	if f.P != d || len(f.R) != d*d || len(f.C) != d || len(f.Grad) != d || len(f.ColNorm) != d || len(f.D) != d || f.N < 1 {
+		return false
+	}
+	return run.Done || len(run.Trial) == d
+}
