@@ -274,7 +274,12 @@ func (r *runner) setup() error {
 		// not this run's.
 		removeCheckpoint(r.o.OutDir)
 	}
-	if err := s.Method.Init(abi.Problem{Params: s.XParams, Seed: s.Seed, MemoryBudget: r.budget}); err != nil {
+	starts, err := s.ProblemStarts()
+	if err != nil {
+		return err
+	}
+	R, _ := s.ResidualCount()
+	if err := s.Method.Init(abi.Problem{Params: s.XParams, Seed: s.Seed, MemoryBudget: r.budget, Residuals: R, Starts: starts}); err != nil {
 		return fmt.Errorf("method %s: init: %w", r.method(), err)
 	}
 	if r.o.Resume {
