@@ -39,6 +39,8 @@ const (
 	exMethodReport
 	exMethodSave
 	exMethodLoad
+	exMethodProblem
+	exMethodTellLSQ
 	numExports
 )
 
@@ -66,6 +68,8 @@ var exportSig = [numExports]struct{ name, sig string }{
 	exMethodReport:  {"kinfer_method_report", ":I"},
 	exMethodSave:    {"kinfer_method_save", ":I"},
 	exMethodLoad:    {"kinfer_method_load", "ii:i"},
+	exMethodProblem: {"kinfer_method_problem", "iiiiiii:i"},
+	exMethodTellLSQ: {"kinfer_method_tell_lsq", "iiiiiiiii:i"},
 }
 
 func (e export) String() string { return exportSig[e].name }
