@@ -161,7 +161,7 @@ type instance struct {
 	mod     api.Module
 	mem     api.Memory
 	fn      [numExports]api.Function
-	stack   [8]uint64 // the longest export takes 8 arguments
+	stack   [9]uint64 // the longest export (kinfer_method_tell_lsq) takes 9 arguments
 	out     *lineWriter
 	meter   meterState
 	fuel    api.MutableGlobal // the meter's counter; nil when unmetered
