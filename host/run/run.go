@@ -322,13 +322,17 @@ func (r *runner) checkBatch(b abi.Batch) error {
 
 // batchBytes estimates the host memory of evaluating n points: each point
 // (drawn or transformed) and its result with what is wanted — gradient d
-// values, residuals R, Jacobian R·d, R the study's observed values — twice,
+// values, residuals R, Jacobian R·d, R the study's observed values plus
+// its soft constraints' residuals — twice,
 // for the collector's headroom (as mcmc.GCFactor).
 func batchBytes(s *study.Study, n int, want abi.Want) int64 {
 	d := int64(len(s.Free))
 	var res int64
 	for _, t := range s.Terms {
 		res += int64(len(t.Obs))
+	}
+	for _, c := range s.Constraints {
+		res += int64(c.Len())
 	}
 	per := 3*8*d + 256 // the point, its θ, the result's copy, headers
 	if want&abi.WantGradient != 0 {

@@ -127,6 +127,35 @@ func (c *Constraint) ThetaJacobian(theta, jac []float64) {
 	}
 }
 
+// ThetaPenaltyGrad adds the gradient of −½‖r‖², −(∂r/∂θ)ᵀ·r, of a range
+// or group_mean constraint at theta into g (over the free parameters), in
+// O(len(Idx)) without forming ∂r/∂θ.
+func (c *Constraint) ThetaPenaltyGrad(theta, r, g []float64) {
+	c.ThetaResiduals(theta, r)
+	switch c.Kind {
+	case ConstraintRange:
+		for k, j := range c.Idx {
+			switch {
+			case theta[j] < c.Lower:
+				g[j] += c.Weight * r[k]
+			case theta[j] > c.Upper:
+				g[j] -= c.Weight * r[k]
+			}
+		}
+	case ConstraintGroupMean:
+		// Σ_k r_k·∂r_k/∂θ_j = w·(r_j − mean(r)); mean(r) is 0 up to
+		// rounding, kept for exactness.
+		mean := 0.0
+		for _, x := range r {
+			mean += x
+		}
+		mean /= float64(len(r))
+		for k, j := range c.Idx {
+			g[j] -= c.Weight * (r[k] - mean)
+		}
+	}
+}
+
 // OutputResiduals writes the residuals of a hinge or smooth constraint into
 // r (length Len()) from y, the model's K×m outputs on the constraint's
 // dataset.

@@ -121,20 +121,9 @@ func (t *Target) constraintGradY(sc *scratch, di int, y, gy []float64) {
 // constraintGradTheta adds −(∂r_c/∂θ)ᵀ·r_c of the parameter constraints
 // into g (over the free parameters).
 func (t *Target) constraintGradTheta(theta, g []float64) {
-	d := len(theta)
 	for _, c := range t.S.Constraints {
-		if c.OnOutputs() {
-			continue
-		}
-		n := c.Len()
-		r := make([]float64, n)
-		jac := make([]float64, n*d)
-		c.ThetaResiduals(theta, r)
-		c.ThetaJacobian(theta, jac)
-		for k := range r {
-			for j := 0; j < d; j++ {
-				g[j] -= r[k] * jac[k*d+j]
-			}
+		if !c.OnOutputs() {
+			c.ThetaPenaltyGrad(theta, make([]float64, c.Len()), g)
 		}
 	}
 }

@@ -529,3 +529,30 @@ func TestConstraintDerivatives(t *testing.T) {
 		}
 	}
 }
+
+// With [transform] the Jacobian is in the method's coordinates x: the
+// analytic one, pulled back through ∂θ/∂x row by row, agrees with
+// differences taken in x (which perturb x and evaluate θ = T(x)).
+func TestJacobianWithTransforms(t *testing.T) {
+	s := loadLSQ(t, "[transform]\nk = \"log\"\neps_r = { multiplier = 0.05 }\n", lsqLigamentCSV(false))
+	x, err := s.Inverse([]float64{5200, 0.025})
+	if err != nil {
+		t.Fatal(err)
+	}
+	an := evalOne(t, withMode(s, study.JacobianAnalytic, 2), x, abi.WantJacobian)
+	ce := evalOne(t, withMode(s, study.JacobianCentral, 2), x, abi.WantJacobian)
+	if an.Theta[0] != x[0] || an.Jacobian == nil || ce.Jacobian == nil {
+		t.Fatalf("results %+v %+v", an, ce)
+	}
+	compareJac(t, "analytic vs central in x", an.Jacobian, ce.Jacobian, 2, jacTolFD)
+	// For θ_k = exp(x_k), ∂r/∂x_k = ∂r/∂θ_k · θ_k: against the Jacobian in
+	// θ of the same study without transforms.
+	th := s.Forward(x)
+	s.Transforms, s.XParams = nil, s.Free
+	jt := evalOne(t, withMode(s, study.JacobianAnalytic, 1), th, abi.WantJacobian).Jacobian
+	for i := 0; i < len(jt)/2; i++ {
+		if w := jt[2*i] * th[0]; math.Abs(an.Jacobian[2*i]-w) > 1e-12*math.Abs(w) {
+			t.Fatalf("row %d: ∂r/∂x_k %g, ∂r/∂θ_k·θ_k %g", i, an.Jacobian[2*i], w)
+		}
+	}
+}
