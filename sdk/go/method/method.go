@@ -21,8 +21,8 @@ type server struct {
 	r      int         // R, the residuals per point (least squares)
 	d      int         // set by init
 	inited bool        // init (and, for least squares, problem) succeeded
-	asked  int       // points in the last batch, 0 if none is outstanding
-	points []float64 // last batch's points, n×d (guest-owned, handed out)
+	asked  int         // points in the last batch, 0 if none is outstanding
+	points []float64   // last batch's points, n×d (guest-owned, handed out)
 
 	// Report cache, valid until the next init, tell or load.
 	rep     *abi.Report
