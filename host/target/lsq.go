@@ -26,6 +26,12 @@ import (
 //     x, every difference point of every point of the batch evaluated as one
 //     batch on the workers (fdJacobians).
 
+// wantResidualsOnly is an internal want bit of the difference points of a
+// Jacobian: residuals, without the likelihood terms' log likelihood (the
+// residuals' own statuses are the terms'), so that a difference point
+// costs the model and the residuals only.
+const wantResidualsOnly abi.Want = 1 << 30
+
 // lsqLayout is where each term's and constraint's residuals start in r.
 type lsqLayout struct {
 	R       int   // total; 0 if a term cannot give residuals
@@ -413,7 +419,7 @@ func (t *Target) fdGroup(ctx context.Context, xs [][]float64, res []abi.Result, 
 			cols = append(cols, c)
 		}
 	}
-	out, err := t.evaluate(ctx, pts, abi.WantResiduals)
+	out, err := t.evaluate(ctx, pts, abi.WantResiduals|wantResidualsOnly)
 	if err != nil {
 		return 0, err
 	}
@@ -452,7 +458,7 @@ func (t *Target) fdGroup(ctx context.Context, xs [][]float64, res []abi.Result, 
 	}
 	var rout []abi.Result
 	if len(rpts) > 0 {
-		if rout, err = t.evaluate(ctx, rpts, abi.WantResiduals); err != nil {
+		if rout, err = t.evaluate(ctx, rpts, abi.WantResiduals|wantResidualsOnly); err != nil {
 			return evals, err
 		}
 		evals += len(rpts)

@@ -394,7 +394,13 @@ func (t *Target) evalChunk(sc *scratch, pts [][]float64, res []abi.Result, want 
 	// Terms in study order, each over the chunk's points at once (one call
 	// of a likelihood with the batch capability); every point's sum adds
 	// its terms in the same order as one point at a time would.
+	// A difference point of a Jacobian (wantResidualsOnly, lsq.go) needs
+	// its residuals alone: its log likelihood is left at −∞.
+	resOnly := want&wantResidualsOnly != 0
 	for _, term := range t.S.Terms {
+		if resOnly {
+			break
+		}
 		if err := t.termChunk(sc, term, sc.y[dataIndex(t.S, term.Data)][:len(live)], logL, status); err != nil {
 			return err
 		}
@@ -406,7 +412,7 @@ func (t *Target) evalChunk(sc *scratch, pts [][]float64, res []abi.Result, want 
 			continue
 		}
 		ys := sc.pointY(len(t.S.Data), j)
-		if len(t.S.Constraints) > 0 {
+		if len(t.S.Constraints) > 0 && !resOnly {
 			logL[j] += t.constraintLogLik(sc, pts[i], ys)
 		}
 		if want&abi.WantResiduals != 0 {
@@ -430,7 +436,7 @@ func (t *Target) evalChunk(sc *scratch, pts [][]float64, res []abi.Result, want 
 	}
 	for j, i := range idx {
 		res[i].Status = status[j]
-		if status[j] == abi.OK {
+		if status[j] == abi.OK && !resOnly {
 			res[i].LogLik = logL[j]
 		}
 		if want&abi.WantGradient != 0 && status[j] == abi.OK {
