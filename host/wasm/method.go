@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"sync"
 
 	"github.com/kinfer/kinfer/abi"
@@ -168,7 +169,7 @@ func (w *method) problem(p abi.Problem) error {
 	var names []byte
 	for i, q := range p.Params {
 		defaults[i] = math.Min(math.Max(q.Default, q.Lower), q.Upper)
-		if bytes.IndexByte([]byte(q.Name), 0) >= 0 {
+		if strings.IndexByte(q.Name, 0) >= 0 {
 			return fmt.Errorf("plugin %s: parameter %d's name %q holds a NUL byte, which kinfer_method_problem cannot pass", w.name(), i, q.Name)
 		}
 		names = append(append(names, q.Name...), 0)
@@ -292,8 +293,12 @@ func parseBatch(read func(what string, ptr uint32, n uint64) ([]byte, error), pt
 			per *= uint64(d) + 1
 		}
 		if uint64(n)*per > maxLSQValues {
-			return abi.Batch{}, fmt.Errorf("returned a batch of %d points wanting residuals%s: %d residuals × %d parameters make %d values, more than %d", n,
-				map[bool]string{true: " and Jacobians", false: ""}[b.Want&abi.WantJacobian != 0], r, d, uint64(n)*per, maxLSQValues)
+			what := "residuals"
+			if b.Want&abi.WantJacobian != 0 {
+				what = "residuals and Jacobians"
+			}
+			return abi.Batch{}, fmt.Errorf("returned a batch of %d points wanting %s: with %d residuals and %d parameters that is %d values, more than %d",
+				n, what, r, d, uint64(n)*per, maxLSQValues)
 		}
 	}
 	if mode == 1 || d == 0 {
