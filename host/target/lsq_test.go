@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/builtin/likelihood/gaussian"
@@ -553,6 +555,45 @@ func TestJacobianWithTransforms(t *testing.T) {
 	for i := 0; i < len(jt)/2; i++ {
 		if w := jt[2*i] * th[0]; math.Abs(an.Jacobian[2*i]-w) > 1e-12*math.Abs(w) {
 			t.Fatalf("row %d: ∂r/∂x_k %g, ∂r/∂θ_k·θ_k %g", i, an.Jacobian[2*i], w)
+		}
+	}
+}
+
+// concurrent is the ligament counting how many of its evaluations run at
+// once (each lasts at least 10 ms, so evaluations on two workers overlap
+// whatever the machine's load).
+type concurrent struct {
+	ligament.Model
+	active, most *atomic.Int32
+}
+
+func (m concurrent) Eval(theta, x, y []float64) abi.Status {
+	n := m.active.Add(1)
+	for {
+		old := m.most.Load()
+		if n <= old || m.most.CompareAndSwap(old, n) {
+			break
+		}
+	}
+	time.Sleep(10 * time.Millisecond)
+	m.active.Add(-1)
+	return m.Model.Eval(theta, x, y)
+}
+
+// The difference points of a Jacobian are one batch on the workers: with
+// 2 workers two of them run at once, never more; with 1, one.
+func TestDifferencesUseTheWorkers(t *testing.T) {
+	s := loadLSQ(t, "", lsqLigamentCSV(false))
+	for _, w := range []int{1, 2} {
+		var active, most atomic.Int32
+		s.Model = concurrent{ligament.Model{RefLength: 30}, &active, &most}
+		tg := withMode(s, study.JacobianCentral, w)
+		res, err := tg.Evaluate(context.Background(), [][]float64{{5000, 0.03}}, abi.WantJacobian)
+		if err != nil || res[0].Jacobian == nil {
+			t.Fatalf("%v %v", err, res[0].Status)
+		}
+		if got := most.Load(); int(got) != w {
+			t.Errorf("%d workers: at most %d evaluations at once, want %d", w, got, w)
 		}
 	}
 }
