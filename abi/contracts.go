@@ -54,6 +54,17 @@ type Residuals interface {
 	Residuals(m int, y, obs, sigma, r []float64) Status
 }
 
+// ResidualSlopes is the optional capability of a likelihood with Residuals
+// whose residual i depends on value i only (r_i = r(y_i, obs_i, σ_i), as
+// the Gaussian's (y_i − obs_i)/σ_i): it writes r as Residuals does and
+// s_i = ∂r_i/∂y_i (0 where obs_i is missing). The host chains it with a
+// model's Jacobian, ∂r/∂θ = diag(s)·∂y/∂θ, instead of differencing the
+// whole target. It is a Go-only capability (a WASM likelihood's residuals
+// are differenced through θ).
+type ResidualSlopes interface {
+	ResidualSlopes(m int, y, obs, sigma, r, s []float64) Status
+}
+
 // Want says what a method needs evaluated for each point of a batch.
 type Want uint32
 
@@ -62,9 +73,10 @@ const (
 	WantLogTarget Want = 1 << iota
 	// WantGradient: ∇θ of the log target.
 	WantGradient
-	// WantResiduals: the concatenated residuals of all likelihood terms.
+	// WantResiduals: the residuals of all likelihood terms, then of the
+	// study's soft constraints (Problem.Residuals values).
 	WantResiduals
-	// WantJacobian: ∂residuals/∂θ.
+	// WantJacobian: ∂residuals/∂θ (implies WantResiduals).
 	WantJacobian
 )
 
@@ -82,6 +94,18 @@ type Problem struct {
 	// of running out of memory later. Memory proportional to the output
 	// grows as the output is produced, never preallocated.
 	MemoryBudget int64
+	// Residuals is the length R of a point's residual vector
+	// (Result.Residuals): every likelihood term's K·m residuals in study
+	// order, then the study's soft constraints. 0 when some term cannot
+	// give residuals (the study then refuses a method that lists
+	// CapLeastSquares).
+	Residuals int
+	// Starts are initial points in the method's coordinates, each inside
+	// the bounds of Params: the study's init rows, or without an init file
+	// one point, the parameters' defaults clamped to their bounds. Never
+	// empty when the host builds the Problem. (The init rows are also
+	// served as the first prior draws, as before.)
+	Starts [][]float64
 }
 
 // DefaultMemoryBudget is the budget a method assumes when Problem's is 0.
@@ -125,9 +149,16 @@ type Result struct {
 	LogLik float64
 	// Grad is ∇θ(LogPrior+LogLik) when WantGradient was asked.
 	Grad []float64
-	// Residuals and Jacobian ((len(Residuals))×d row-major) when asked.
+	// Residuals (length Problem.Residuals) when WantResiduals or
+	// WantJacobian was asked and Status is OK: LogLik = C − ½‖Residuals‖²
+	// with C constant in θ. Finite (a non-finite residual makes the point
+	// NonFinite). nil for a point whose Status is not OK.
 	Residuals []float64
-	Jacobian  []float64
+	// Jacobian is ∂Residuals/∂θ, len(Residuals)×d row-major, in the
+	// method's coordinates, when WantJacobian was asked. nil when Status
+	// is not OK or the host could not compute it (a finite-difference
+	// step failed): a method treats such a point as failed.
+	Jacobian []float64
 }
 
 // LogTarget is LogPrior + LogLik.

@@ -287,3 +287,10 @@ const CapBatch Capability = "batch"
 // the host may evaluate one θ's rows in blocks on several workers. A
 // declaration, with no export of its own.
 const CapRowsIndependent Capability = "rows_independent"
+
+// CapLeastSquares: the method minimises ½‖r‖², the study's residuals, and
+// asks for residuals and their Jacobian (WantResiduals, WantJacobian). The
+// study refuses such a method when a likelihood term cannot give
+// residuals (CapResiduals). For a WASM method the exports
+// kinfer_method_problem and kinfer_method_tell_lsq (ABI.md §6.4).
+const CapLeastSquares Capability = "least_squares"

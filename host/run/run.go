@@ -274,7 +274,12 @@ func (r *runner) setup() error {
 		// not this run's.
 		removeCheckpoint(r.o.OutDir)
 	}
-	if err := s.Method.Init(abi.Problem{Params: s.XParams, Seed: s.Seed, MemoryBudget: r.budget}); err != nil {
+	starts, err := s.ProblemStarts()
+	if err != nil {
+		return err
+	}
+	R, _ := s.ResidualCount()
+	if err := s.Method.Init(abi.Problem{Params: s.XParams, Seed: s.Seed, MemoryBudget: r.budget, Residuals: R, Starts: starts}); err != nil {
 		return fmt.Errorf("method %s: init: %w", r.method(), err)
 	}
 	if r.o.Resume {
@@ -317,13 +322,17 @@ func (r *runner) checkBatch(b abi.Batch) error {
 
 // batchBytes estimates the host memory of evaluating n points: each point
 // (drawn or transformed) and its result with what is wanted — gradient d
-// values, residuals R, Jacobian R·d, R the study's observed values — twice,
+// values, residuals R, Jacobian R·d, R the study's observed values plus
+// its soft constraints' residuals — twice,
 // for the collector's headroom (as mcmc.GCFactor).
 func batchBytes(s *study.Study, n int, want abi.Want) int64 {
 	d := int64(len(s.Free))
 	var res int64
 	for _, t := range s.Terms {
 		res += int64(len(t.Obs))
+	}
+	for _, c := range s.Constraints {
+		res += int64(c.Len())
 	}
 	per := 3*8*d + 256 // the point, its θ, the result's copy, headers
 	if want&abi.WantGradient != 0 {

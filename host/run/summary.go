@@ -39,34 +39,51 @@ type Best struct {
 
 // Summary is summary.json (docs/OUTPUTS.md).
 type Summary struct {
-	Kinfer            string             `json:"kinfer"`
-	Study             string             `json:"study"`
-	StudyFile         string             `json:"study_file"`
-	Model             string             `json:"model"`
-	Method            string             `json:"method"`
-	Likelihoods       []string           `json:"likelihoods"`
-	Seed              uint64             `json:"seed"`
-	Workers           int                `json:"workers"`
-	GoMaxProcs        int                `json:"gomaxprocs"`
-	Evaluations       int                `json:"evaluations"`
-	FailedEvaluations int                `json:"failed_evaluations"`
-	StatusCounts      map[string]int     `json:"status_counts"`
-	GradientMode      string             `json:"gradient_mode,omitempty"`
-	WallSeconds       F                  `json:"wall_seconds"`
-	ModelSeconds      F                  `json:"model_seconds"` // inside model calls, summed over workers
-	EvalsPerSecond    F                  `json:"evaluations_per_second"`
-	OutsideModelShare F                  `json:"outside_model_share"` // 1 − model_seconds/(wall_seconds·workers)
-	Samples           int                `json:"samples"`
-	Params            []ParamSummary     `json:"params"`
-	Best              *Best              `json:"best"`
-	MethodReport      any                `json:"method_report"`
-	Fixed             map[string]float64 `json:"fixed,omitempty"`
-	Transform         *TransformSummary  `json:"transform,omitempty"`
+	Kinfer            string         `json:"kinfer"`
+	Study             string         `json:"study"`
+	StudyFile         string         `json:"study_file"`
+	Model             string         `json:"model"`
+	Method            string         `json:"method"`
+	Likelihoods       []string       `json:"likelihoods"`
+	Seed              uint64         `json:"seed"`
+	Workers           int            `json:"workers"`
+	GoMaxProcs        int            `json:"gomaxprocs"`
+	Evaluations       int            `json:"evaluations"`
+	FailedEvaluations int            `json:"failed_evaluations"`
+	StatusCounts      map[string]int `json:"status_counts"`
+	GradientMode      string         `json:"gradient_mode,omitempty"`
+	// JacobianMode, Jacobians and JacobianEvaluations describe the
+	// residual Jacobians a least-squares method asked for; Residuals is
+	// the length of a point's residual vector (terms, then constraints).
+	JacobianMode        string `json:"jacobian_mode,omitempty"`
+	Jacobians           int    `json:"jacobians,omitempty"`
+	JacobianEvaluations int    `json:"jacobian_evaluations,omitempty"`
+	Residuals           int    `json:"residuals,omitempty"`
+	// Constraints are the study's soft constraints, with their number of
+	// residuals.
+	Constraints       []ConstraintSummary `json:"constraints,omitempty"`
+	WallSeconds       F                   `json:"wall_seconds"`
+	ModelSeconds      F                   `json:"model_seconds"` // inside model calls, summed over workers
+	EvalsPerSecond    F                   `json:"evaluations_per_second"`
+	OutsideModelShare F                   `json:"outside_model_share"` // 1 − model_seconds/(wall_seconds·workers)
+	Samples           int                 `json:"samples"`
+	Params            []ParamSummary      `json:"params"`
+	Best              *Best               `json:"best"`
+	MethodReport      any                 `json:"method_report"`
+	Fixed             map[string]float64  `json:"fixed,omitempty"`
+	Transform         *TransformSummary   `json:"transform,omitempty"`
 	// MemoryBudget is the budget the run planned within (bytes).
 	MemoryBudget int64       `json:"memory_budget"`
 	Provenance   *Provenance `json:"provenance"`
 	Complete     bool        `json:"complete"`
 	Error        string      `json:"error,omitempty"`
+}
+
+// ConstraintSummary is one soft constraint in summary.json.
+type ConstraintSummary struct {
+	Name      string `json:"name"`
+	Kind      string `json:"kind"`
+	Residuals int    `json:"residuals"`
 }
 
 // TransformSummary is summary.json's "transform" block: the study's
@@ -106,6 +123,15 @@ func summarize(s *study.Study, t *target.Target, workers int, rep abi.Report, sa
 	}
 	if c.Gradients > 0 {
 		sum.GradientMode = t.GradientMode()
+	}
+	if c.Jacobians > 0 || c.JacobianEvals > 0 {
+		sum.JacobianMode, sum.Jacobians, sum.JacobianEvaluations = t.JacobianMode(), c.Jacobians, c.JacobianEvals
+	}
+	if s.MethodInfo.Spec.Has(abi.CapLeastSquares) || c.Jacobians > 0 {
+		sum.Residuals = t.Residuals()
+	}
+	for _, k := range s.Constraints {
+		sum.Constraints = append(sum.Constraints, ConstraintSummary{Name: k.Name, Kind: k.Kind, Residuals: k.Len()})
 	}
 	for _, term := range s.Terms {
 		sum.Likelihoods = append(sum.Likelihoods, term.Component.Ref+" on "+term.Data.Name)

@@ -1,7 +1,11 @@
 // Package study reads a study file (study.toml) and resolves it into the
 // pieces a run needs: the model (builtin or plugin), the datasets, the
 // likelihood terms with their σ, the prior over the free parameters, the
-// fixed parameters and the method with its settings.
+// fixed parameters, the soft constraints ([[constraint]], constraint.go:
+// extra residuals after the terms', after Jackson et al. 2016's augmented
+// cost functions), the jacobian key and the method with its settings; a
+// least-squares method (abi.CapLeastSquares) is refused when a term gives
+// no residuals.
 //
 // Decoding is strict: an unknown key, a wrong type, a missing field, an
 // unknown setting or parameter is an error naming the file, the line and

@@ -22,6 +22,10 @@ type File struct {
 	Method     map[string]any                  `toml:"method"`
 	Transform  map[string]any                  `toml:"transform"`
 	Init       string                          `toml:"init"`
+	Constraint []ConstraintFile                `toml:"constraint"`
+	// Jacobian chooses how ∂r/∂θ is computed for least-squares methods:
+	// "auto" (default), "analytic", "forward" or "central".
+	Jacobian string `toml:"jacobian"`
 }
 
 // DataFile is one [[data]] table.

@@ -93,6 +93,12 @@ type Study struct {
 
 	Data  []*Dataset
 	Terms []*Term
+	// Constraints are the soft constraints ([[constraint]], constraint.go),
+	// whose residuals follow the terms'.
+	Constraints []*Constraint
+	// JacobianMode is the jacobian key: JacobianAuto, JacobianAnalytic,
+	// JacobianForward or JacobianCentral.
+	JacobianMode string
 
 	MethodInfo Component
 	Method     abi.Method
@@ -201,7 +207,9 @@ func Load(ctx context.Context, path string, o Options) (_ *Study, err error) {
 		func() error { return s.loadTransforms(f, d) },
 		func() error { return s.loadData(f, d) },
 		func() error { return s.loadTerms(ictx, f, d, o) },
+		func() error { return s.loadConstraints(f, d) },
 		func() error { return s.loadMethod(ctx, ictx, f, d, o) },
+		func() error { return s.checkLeastSquares(f, d) },
 	} {
 		if err := context.Cause(ictx); err != nil {
 			return nil, fmt.Errorf("loading %s: %w", path, err)

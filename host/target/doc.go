@@ -25,4 +25,14 @@
 // EvalPullback gives y and a pullback, the likelihood ∂logL/∂y, Pull the
 // backward pass; its numbers equal the unfused path's (Eval, then VJP by
 // blocks) when the model's Pull equals its VJP bit for bit, as the arm's.
+//
+// Least squares (lsq.go). With abi.WantResiduals a point's result carries
+// its residual vector: every term's likelihood residuals (abi.Residuals),
+// then the study's soft constraints ([[constraint]], study.Constraint),
+// whose −½‖r‖² is in every point's log likelihood whatever the method
+// asks. With abi.WantJacobian it also carries ∂r/∂θ: analytic (the
+// model's Jacobian times the likelihoods' abi.ResidualSlopes, the
+// constraints' exact derivatives), or forward or central differences with
+// the step rule of Dennis & Schnabel (1996, Sec. 5.4), every difference
+// point of the batch evaluated as one batch on the workers.
 package target

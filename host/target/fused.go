@@ -29,7 +29,7 @@ const FusedMaxRows = 1 << 18
 
 // fused reports whether evalChunk takes the fused path.
 func (t *Target) fused(want abi.Want) bool {
-	if want&abi.WantGradient == 0 || t.gradMode != "analytic" {
+	if want&abi.WantGradient == 0 || want&(abi.WantResiduals|abi.WantJacobian) != 0 || t.gradMode != "analytic" {
 		return false
 	}
 	if _, ok := t.S.Model.(abi.Pullbacker); !ok {
@@ -121,6 +121,9 @@ func (t *Target) evalPointFused(sc *scratch, theta []float64, r *abi.Result) err
 			logL += l
 		}
 	}
+	if status == abi.OK && len(t.S.Constraints) > 0 {
+		logL += t.constraintLogLik(sc, theta, sc.pointY(len(t.S.Data), 0))
+	}
 	r.Status = status
 	if status != abi.OK {
 		return nil
@@ -194,6 +197,7 @@ func (t *Target) pullGradient(sc *scratch, theta []float64, ps []pulled) ([]floa
 				return nil, firstErr(err, t.statusErr(st))
 			}
 		}
+		t.constraintGradY(sc, di, sc.y[di][0], gy)
 		nb := len(ps[di].pb)
 		bst := make([]abi.Status, nb)
 		if cap(sc.fz.gb) < nb*d {
@@ -220,5 +224,6 @@ func (t *Target) pullGradient(sc *scratch, theta []float64, ps []pulled) ([]floa
 	for j, i := range t.S.FreeIdx {
 		g[j] = gFull[i] + t.S.Priors[j].DLogPdf(theta[j])
 	}
+	t.constraintGradTheta(theta, g)
 	return g, nil
 }

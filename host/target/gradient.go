@@ -36,6 +36,7 @@ func (t *Target) analytic(sc *scratch, theta []float64, ys [][]float64) ([]float
 				return nil, firstErr(err, t.statusErr(st))
 			}
 		}
+		t.constraintGradY(sc, di, y, gy)
 		if v, ok := t.S.Model.(abi.VJP); ok {
 			g := make([]float64, d)
 			st := abi.OK
@@ -70,6 +71,7 @@ func (t *Target) analytic(sc *scratch, theta []float64, ys [][]float64) ([]float
 	for j, i := range t.S.FreeIdx {
 		g[j] = gFull[i] + t.S.Priors[j].DLogPdf(theta[j])
 	}
+	t.constraintGradTheta(theta, g)
 	return g, nil
 }
 

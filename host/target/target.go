@@ -32,6 +32,11 @@ type Counts struct {
 	ByStatus    map[string]int // all points by status name
 	Gradients   int            // gradient evaluations
 	GradientFD  bool           // gradients came from finite differences
+	// Jacobians counts the residual Jacobians computed, JacobianEvals the
+	// extra evaluations of finite-difference Jacobians (not in
+	// Evaluations).
+	Jacobians     int
+	JacobianEvals int
 	// ModelSeconds is the time spent inside model calls, summed over
 	// workers (so it can exceed the wall time).
 	ModelSeconds float64
@@ -45,6 +50,8 @@ type Target struct {
 	modelNanos atomic.Int64 // time inside model calls, all workers
 
 	gradMode string // "analytic" or "finite-difference"
+	jacMode  string // "analytic", "forward-difference" or "central-difference"
+	lsq      lsqLayout
 	mu       sync.Mutex
 	counts   Counts
 
@@ -62,6 +69,7 @@ func New(s *study.Study, workers int) *Target {
 	if t.analyticGradient() {
 		t.gradMode = "analytic"
 	}
+	t.jacMode, t.lsq = t.jacobianMode(), newLSQLayout(s)
 	return t
 }
 
@@ -192,8 +200,48 @@ func fault(c any, st abi.Status) error {
 // The points are in the method's coordinates: θ itself, or x when the
 // study has transforms. Then each is evaluated at θ = T(x) — log prior and
 // likelihood of θ, with no log-Jacobian term — and its result carries x in
-// Theta and the gradient in x, (∂θ/∂x)ᵀ·∇θ.
+// Theta and the gradient in x, (∂θ/∂x)ᵀ·∇θ (the Jacobian likewise).
+//
+// WantJacobian implies WantResiduals (lsq.go).
 func (t *Target) Evaluate(ctx context.Context, points [][]float64, want abi.Want) ([]abi.Result, error) {
+	if want&abi.WantJacobian != 0 {
+		want |= abi.WantResiduals
+	}
+	res, err := t.evaluate(ctx, points, want)
+	if err != nil {
+		return nil, err
+	}
+	fdEvals := 0
+	if want&abi.WantJacobian != 0 && t.jacMode != "analytic" {
+		if fdEvals, err = t.fdJacobians(ctx, points, res); err != nil {
+			return nil, err
+		}
+	}
+	t.mu.Lock()
+	for _, r := range res {
+		t.counts.ByStatus[r.Status.String()]++
+		if r.Status != abi.OutOfSupport {
+			t.counts.Evaluations++
+			if r.Status != abi.OK {
+				t.counts.Failed++
+			}
+		}
+		if r.Grad != nil {
+			t.counts.Gradients++
+		}
+		if r.Jacobian != nil {
+			t.counts.Jacobians++
+		}
+	}
+	t.counts.JacobianEvals += fdEvals
+	t.counts.GradientFD = t.gradMode != "analytic"
+	t.mu.Unlock()
+	return res, nil
+}
+
+// evaluate is Evaluate without the tallies and the finite-difference
+// Jacobians.
+func (t *Target) evaluate(ctx context.Context, points [][]float64, want abi.Want) ([]abi.Result, error) {
 	xs := points
 	if t.S.Transformed() {
 		points = make([][]float64, len(xs))
@@ -214,23 +262,11 @@ func (t *Target) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 			if res[i].Grad != nil {
 				res[i].Grad = t.S.PullBack(xs[i], res[i].Grad)
 			}
-		}
-	}
-	t.mu.Lock()
-	for _, r := range res {
-		t.counts.ByStatus[r.Status.String()]++
-		if r.Status != abi.OutOfSupport {
-			t.counts.Evaluations++
-			if r.Status != abi.OK {
-				t.counts.Failed++
+			if res[i].Jacobian != nil {
+				t.pullBackRows(xs[i], res[i].Jacobian)
 			}
 		}
-		if r.Grad != nil {
-			t.counts.Gradients++
-		}
 	}
-	t.counts.GradientFD = t.gradMode != "analytic"
-	t.mu.Unlock()
 	return res, nil
 }
 
@@ -279,6 +315,8 @@ func (t *Target) forChunks(ctx context.Context, n int, f func(sc *scratch, lo, h
 
 // scratch holds one worker's buffers.
 type scratch struct {
+	ys    [][]float64   // one point's outputs per dataset (pointY)
+	rbuf  []float64     // a constraint's residuals (constraintLogLik)
 	full  [][]float64   // per chunk point
 	y     [][][]float64 // [dataset][point] K×m model outputs
 	st    []abi.Status
@@ -300,6 +338,17 @@ func (t *Target) newScratch() *scratch {
 	}
 	sc.full = make([][]float64, ChunkSize)
 	return sc
+}
+
+// pointY is chunk point j's model outputs per dataset, in sc.ys.
+func (sc *scratch) pointY(nData, j int) [][]float64 {
+	if len(sc.ys) != nData {
+		sc.ys = make([][]float64, nData)
+	}
+	for d := range sc.ys {
+		sc.ys[d] = sc.y[d][j]
+	}
+	return sc.ys
 }
 
 func (t *Target) evalChunk(sc *scratch, pts [][]float64, res []abi.Result, want abi.Want) error {
@@ -345,14 +394,49 @@ func (t *Target) evalChunk(sc *scratch, pts [][]float64, res []abi.Result, want 
 	// Terms in study order, each over the chunk's points at once (one call
 	// of a likelihood with the batch capability); every point's sum adds
 	// its terms in the same order as one point at a time would.
+	// A difference point of a Jacobian (wantResidualsOnly, lsq.go) needs
+	// its residuals alone: its log likelihood is left at −∞.
+	resOnly := want&wantResidualsOnly != 0
 	for _, term := range t.S.Terms {
+		if resOnly {
+			break
+		}
 		if err := t.termChunk(sc, term, sc.y[dataIndex(t.S, term.Data)][:len(live)], logL, status); err != nil {
 			return err
 		}
 	}
+	// Soft constraints after the terms (lsq.go), then, when asked, the
+	// residuals and their analytic Jacobian.
+	for j, i := range idx {
+		if status[j] != abi.OK || (len(t.S.Constraints) == 0 && want&abi.WantResiduals == 0) {
+			continue
+		}
+		ys := sc.pointY(len(t.S.Data), j)
+		if len(t.S.Constraints) > 0 && !resOnly {
+			logL[j] += t.constraintLogLik(sc, pts[i], ys)
+		}
+		if want&abi.WantResiduals != 0 {
+			r, st, err := t.residuals(sc, pts[i], ys)
+			if err != nil {
+				return err
+			}
+			if st != abi.OK {
+				status[j] = st
+				continue
+			}
+			res[i].Residuals = r
+			if want&abi.WantJacobian != 0 && t.jacMode == "analytic" {
+				jac, err := t.analyticJacobian(sc, pts[i], live[j], ys)
+				if err != nil {
+					return err
+				}
+				res[i].Jacobian = jac
+			}
+		}
+	}
 	for j, i := range idx {
 		res[i].Status = status[j]
-		if status[j] == abi.OK {
+		if status[j] == abi.OK && !resOnly {
 			res[i].LogLik = logL[j]
 		}
 		if want&abi.WantGradient != 0 && status[j] == abi.OK {

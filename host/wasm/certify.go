@@ -328,7 +328,9 @@ func (p *Plugin) certifyMethod(ctx context.Context, o CertifyOptions, rng *rand.
 	for i := range params {
 		params[i] = abi.Param{Name: fmt.Sprintf("x%d", i), Lower: -3, Upper: 3}
 	}
-	prob := abi.Problem{Params: params, Seed: o.Seed}
+	// A least-squares method (ABI.md §6.4) gets the residuals r = x of
+	// the same target, −½‖x‖², and the identity as their Jacobian.
+	prob := abi.Problem{Params: params, Seed: o.Seed, Residuals: d, Starts: [][]float64{{0.5, -1, 2}}}
 	var ms [2]abi.Method
 	for k := range ms {
 		m, err := p.Method(ctx, o.Settings)
@@ -383,6 +385,15 @@ func (p *Plugin) certifyMethod(ctx context.Context, o CertifyOptions, rng *rand.
 			res[i] = abi.Result{Theta: x, LogPrior: -d * math.Log(6), LogLik: ll}
 			if asks[0].Want&abi.WantGradient != 0 {
 				res[i].Grad = g
+			}
+			if asks[0].Want&(abi.WantResiduals|abi.WantJacobian) != 0 {
+				res[i].Residuals = append([]float64(nil), x...)
+			}
+			if asks[0].Want&abi.WantJacobian != 0 {
+				res[i].Jacobian = make([]float64, d*d)
+				for j := 0; j < d; j++ {
+					res[i].Jacobian[j*d+j] = 1
+				}
 			}
 		}
 		for _, m := range ms {

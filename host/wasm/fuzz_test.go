@@ -60,18 +60,25 @@ func FuzzParseBatch(f *testing.F) {
 	for i := 0; i < 6; i++ {
 		binary.LittleEndian.PutUint64(mem[16+8*i:], math.Float64bits(float64(i)))
 	}
-	f.Add(mem, uint32(0), uint8(2))
-	f.Add(mem, uint32(250), uint8(2))
-	f.Add(mem[:20], uint32(0), uint8(0))
-	f.Fuzz(func(t *testing.T, mem []byte, ptr uint32, d8 uint8) {
-		d := int(d8)
+	f.Add(mem, uint32(0), uint8(2), int32(-1))
+	f.Add(mem, uint32(250), uint8(2), int32(-1))
+	f.Add(mem[:20], uint32(0), uint8(0), int32(-1))
+	lsq := append([]byte(nil), mem...)
+	binary.LittleEndian.PutUint32(lsq[8:], 9) // want: log target, Jacobian
+	f.Add(lsq, uint32(0), uint8(2), int32(40))
+	f.Add(lsq, uint32(0), uint8(2), int32(-1))
+	f.Fuzz(func(t *testing.T, mem []byte, ptr uint32, d8 uint8, r int32) {
+		d, R := int(d8), int(r)
+		if R < 0 {
+			R = -1
+		}
 		read := func(what string, p uint32, n uint64) ([]byte, error) {
 			if uint64(p)+n > uint64(len(mem)) {
 				return nil, errors.New("out of range")
 			}
 			return mem[p : uint64(p)+n], nil
 		}
-		b, err := parseBatch(read, ptr, d)
+		b, err := parseBatch(read, ptr, d, R)
 		if err != nil {
 			return
 		}
@@ -83,8 +90,14 @@ func FuzzParseBatch(f *testing.F) {
 				t.Fatalf("point of %d values, d = %d", len(p), d)
 			}
 		}
-		if b.Want&^(abi.WantLogTarget|abi.WantGradient) != 0 {
+		if R < 0 && b.Want&^(abi.WantLogTarget|abi.WantGradient) != 0 {
+			t.Fatalf("want %v without least squares", b.Want)
+		}
+		if b.Want&^15 != 0 || b.Want&abi.WantJacobian != 0 && b.Want&abi.WantResiduals == 0 {
 			t.Fatalf("want %v", b.Want)
+		}
+		if b.Want&abi.WantJacobian != 0 && uint64(b.Len())*uint64(R)*uint64(d+1) > maxLSQValues {
+			t.Fatalf("%d points × %d residuals × %d parameters accepted", b.Len(), R, d)
 		}
 	})
 }

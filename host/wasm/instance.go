@@ -39,6 +39,8 @@ const (
 	exMethodReport
 	exMethodSave
 	exMethodLoad
+	exMethodProblem
+	exMethodTellLSQ
 	numExports
 )
 
@@ -66,6 +68,8 @@ var exportSig = [numExports]struct{ name, sig string }{
 	exMethodReport:  {"kinfer_method_report", ":I"},
 	exMethodSave:    {"kinfer_method_save", ":I"},
 	exMethodLoad:    {"kinfer_method_load", "ii:i"},
+	exMethodProblem: {"kinfer_method_problem", "iiiiiii:i"},
+	exMethodTellLSQ: {"kinfer_method_tell_lsq", "iiiiiiiii:i"},
 }
 
 func (e export) String() string { return exportSig[e].name }
@@ -157,7 +161,7 @@ type instance struct {
 	mod     api.Module
 	mem     api.Memory
 	fn      [numExports]api.Function
-	stack   [8]uint64 // the longest export takes 8 arguments
+	stack   [9]uint64 // the longest export (kinfer_method_tell_lsq) takes 9 arguments
 	out     *lineWriter
 	meter   meterState
 	fuel    api.MutableGlobal // the meter's counter; nil when unmetered

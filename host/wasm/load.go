@@ -253,6 +253,7 @@ var capExport = map[abi.Capability]struct {
 	abi.CapBatch:           {abi.KindLikelihood, []export{exLikEvalBatch}},
 	abi.CapRowsIndependent: {abi.KindModel, nil},
 	abi.CapCheckpoint:      {abi.KindMethod, []export{exMethodSave, exMethodLoad}},
+	abi.CapLeastSquares:    {abi.KindMethod, []export{exMethodProblem, exMethodTellLSQ}},
 }
 
 // checkExports checks the exports the spec requires: the role's, configure

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"sync"
 
 	"github.com/kinfer/kinfer/abi"
@@ -26,6 +27,10 @@ const (
 	maxReport = 16 << 20
 	// maxState bounds a saved state, in bytes (ABI.md §6.3).
 	maxState = 64 << 20
+	// maxLSQValues bounds the f64 values kinfer_method_tell_lsq passes,
+	// n·R·(d+1) (residuals and Jacobians of a batch; ABI.md §6.4): 1 GiB of
+	// the guest's 4 GiB address space.
+	maxLSQValues = 1 << 27
 )
 
 // Method returns the plugin's method configured with settings, in a single
@@ -42,7 +47,7 @@ func (p *Plugin) Method(ctx context.Context, settings []float64) (abi.Method, er
 	if err != nil {
 		return nil, err
 	}
-	w := &method{in: in, spec: p.Spec, d: -1}
+	w := &method{in: in, spec: p.Spec, d: -1, lsq: p.Spec.Has(abi.CapLeastSquares)}
 	if p.Spec.Has(abi.CapCheckpoint) {
 		return methodCkpt{w}, nil
 	}
@@ -55,6 +60,8 @@ type method struct {
 	spec  abi.Spec
 	d     int // -1 before Init
 	fault *Error
+	lsq   bool // capability least_squares (ABI.md §6.4)
+	r     int  // R, the residuals per point, given by Init (lsq)
 
 	// The batch last asked for, to check Tell against.
 	askN    int
@@ -141,7 +148,68 @@ func (w *method) Init(p abi.Problem) error {
 	if code := i32(ret); code != 0 {
 		return w.check(in.refused(e, code))
 	}
+	if w.lsq {
+		if err := w.problem(p); err != nil {
+			return err
+		}
+	}
 	w.d = d
+	return nil
+}
+
+// problem calls kinfer_method_problem (ABI.md §6.4) with R, the defaults,
+// the starts and the names of p.
+func (w *method) problem(p abi.Problem) error {
+	const e = exMethodProblem
+	in, d := w.in, len(p.Params)
+	if p.Residuals < 1 {
+		return fmt.Errorf("plugin %s is a least-squares method (capability %q), but the study gives no residuals", w.name(), abi.CapLeastSquares)
+	}
+	defaults := make([]float64, d)
+	var names []byte
+	for i, q := range p.Params {
+		defaults[i] = math.Min(math.Max(q.Default, q.Lower), q.Upper)
+		if strings.IndexByte(q.Name, 0) >= 0 {
+			return fmt.Errorf("plugin %s: parameter %d's name %q holds a NUL byte, which kinfer_method_problem cannot pass", w.name(), i, q.Name)
+		}
+		names = append(append(names, q.Name...), 0)
+	}
+	starts := p.Starts
+	if len(starts) == 0 {
+		starts = [][]float64{defaults}
+	}
+	flat := make([]float64, 0, len(starts)*d)
+	for i, x := range starts {
+		if len(x) != d {
+			return fmt.Errorf("plugin %s: start %d has %d values, want %d", w.name(), i+1, len(x), d)
+		}
+		flat = append(flat, x...)
+	}
+	if uint64(len(flat))+uint64(d) > maxBatchValues || p.Residuals > math.MaxInt32 || len(names) > math.MaxInt32 {
+		return fmt.Errorf("plugin %s: a problem of %d starts × %d parameters and %d residuals is too large to pass", w.name(), len(starts), d, p.Residuals)
+	}
+	var l layout
+	oD, oS, oN := l.f64(d), l.f64(len(flat)), l.add(uint64(len(names)))
+	base, err := in.buffer(e, l.n)
+	if err != nil {
+		return w.check(err)
+	}
+	buf, err := in.hostView(e, base, l.n)
+	if err != nil {
+		return w.check(err)
+	}
+	putF64s(buf[oD:], defaults)
+	putF64s(buf[oS:], flat)
+	copy(buf[oN:], names)
+	ret, err := in.call(e, uint64(d), uint64(p.Residuals), uint64(base+uint32(oD)), uint64(len(starts)),
+		uint64(base+uint32(oS)), uint64(base+uint32(oN)), uint64(len(names)))
+	if err != nil {
+		return w.check(err)
+	}
+	if code := i32(ret); code != 0 {
+		return w.check(in.refused(e, code))
+	}
+	w.r = p.Residuals
 	return nil
 }
 
@@ -170,7 +238,11 @@ func (w *method) Ask() (abi.Batch, error) {
 	if ptr == 0 {
 		return abi.Batch{}, in.refused(e, 0)
 	}
-	b, err := parseBatch(func(what string, p uint32, n uint64) ([]byte, error) { return in.view(e, what, p, n) }, uint32(ptr), w.d)
+	r := -1 // want bits 2-3 refused
+	if w.lsq {
+		r = w.r
+	}
+	b, err := parseBatch(func(what string, p uint32, n uint64) ([]byte, error) { return in.view(e, what, p, n) }, uint32(ptr), w.d, r)
 	if err != nil {
 		var fe *Error
 		if !errors.As(err, &fe) {
@@ -184,8 +256,10 @@ func (w *method) Ask() (abi.Batch, error) {
 
 // parseBatch decodes the batch header at ptr and its points (ABI.md §6.3)
 // for a method of d parameters; read returns a guest memory span or an
-// error. An error other than read's says what is malformed.
-func parseBatch(read func(what string, ptr uint32, n uint64) ([]byte, error), ptr uint32, d int) (abi.Batch, error) {
+// error. An error other than read's says what is malformed. r is the
+// number of residuals of a least-squares method (ABI.md §6.4), which may
+// set want bits 2 and 3, or −1 for any other method, which may not.
+func parseBatch(read func(what string, ptr uint32, n uint64) ([]byte, error), ptr uint32, d, r int) (abi.Batch, error) {
 	hdr, err := read("batch header", ptr, 16)
 	if err != nil {
 		return abi.Batch{}, err
@@ -204,10 +278,29 @@ func parseBatch(read func(what string, ptr uint32, n uint64) ([]byte, error), pt
 		return abi.Batch{}, fmt.Errorf("returned batch mode %d (want 0: points, 1: draw from the prior)", mode)
 	case mode == 0 && int64(n)*int64(d) > maxBatchValues:
 		return abi.Batch{}, fmt.Errorf("returned a batch of %d points × %d parameters (at most %d values)", n, d, maxBatchValues)
-	case want&^3 != 0:
-		return abi.Batch{}, fmt.Errorf("returned want=%#x; ABI v1 defines bit 0 (log target) and bit 1 (gradient), bits 2-3 are reserved", want)
+	case r < 0 && want&^3 != 0:
+		return abi.Batch{}, fmt.Errorf("returned want=%#x; bit 0 is the log target and bit 1 the gradient, bits 2-3 (residuals, Jacobian) need capability %q, other bits are reserved", want, abi.CapLeastSquares)
+	case want&^15 != 0:
+		return abi.Batch{}, fmt.Errorf("returned want=%#x; bits 0-3 are defined (log target, gradient, residuals, Jacobian), the others are reserved", want)
 	}
-	b := abi.Batch{Want: abi.WantLogTarget | abi.Want(want&uint32(abi.WantGradient))}
+	b := abi.Batch{Want: abi.WantLogTarget | abi.Want(want)}
+	if b.Want&abi.WantJacobian != 0 {
+		b.Want |= abi.WantResiduals
+	}
+	if b.Want&abi.WantResiduals != 0 {
+		per := uint64(r)
+		if b.Want&abi.WantJacobian != 0 {
+			per *= uint64(d) + 1
+		}
+		if uint64(n)*per > maxLSQValues {
+			what := "residuals"
+			if b.Want&abi.WantJacobian != 0 {
+				what = "residuals and Jacobians"
+			}
+			return abi.Batch{}, fmt.Errorf("returned a batch of %d points wanting %s: with %d residuals and %d parameters that is %d values, more than %d",
+				n, what, r, d, uint64(n)*per, maxLSQValues)
+		}
+	}
 	if mode == 1 || d == 0 {
 		// d = 0 cannot carry n in Points; ask for n draws of nothing.
 		b.Draw = int(n)
@@ -237,7 +330,7 @@ func (w *method) Tell(results []abi.Result) error {
 	if err := w.enter(); err != nil {
 		return err
 	}
-	const e = exMethodTell
+	e := exMethodTell
 	if err := w.needInit(e); err != nil {
 		return err
 	}
@@ -249,12 +342,24 @@ func (w *method) Tell(results []abi.Result) error {
 		return fmt.Errorf("plugin %s: Tell with %d results for a batch of %d", w.name(), n, w.askN)
 	}
 	grad := w.askWant&abi.WantGradient != 0
+	lsq := w.askWant&(abi.WantResiduals|abi.WantJacobian) != 0
+	jac := w.askWant&abi.WantJacobian != 0
+	if lsq {
+		e = exMethodTellLSQ
+	}
+	R := w.r
 	in := w.in
 	var l layout
 	oT, oS, oP, oL := l.f64(n*d), l.i32(n), l.f64(n), l.f64(n)
-	var oG uint64
+	var oG, oR, oJ uint64
 	if grad {
 		oG = l.f64(n * d)
+	}
+	if lsq {
+		oR = l.f64(n * R)
+	}
+	if jac {
+		oJ = l.f64(n * R * d)
 	}
 	base, err := in.buffer(e, l.n)
 	if err != nil {
@@ -284,12 +389,36 @@ func (w *method) Tell(results []abi.Result) error {
 				clear(g)
 			}
 		}
+		// ABI.md §6.4: NaN rows for a point without residuals (its status
+		// is not 0) or without a Jacobian.
+		if lsq {
+			rr := buf[oR+uint64(i*R*8) : oR+uint64((i+1)*R*8)]
+			if r.Status == abi.OK && len(r.Residuals) != R {
+				return fmt.Errorf("plugin %s: Tell: result %d has %d residuals, want %d", w.name(), i, len(r.Residuals), R)
+			}
+			fillOrNaN(rr, r.Residuals, r.Status == abi.OK)
+		}
+		if jac {
+			jr := buf[oJ+uint64(i*R*d*8) : oJ+uint64((i+1)*R*d*8)]
+			if r.Jacobian != nil && len(r.Jacobian) != R*d {
+				return fmt.Errorf("plugin %s: Tell: result %d has a Jacobian of %d values, want %d×%d", w.name(), i, len(r.Jacobian), R, d)
+			}
+			fillOrNaN(jr, r.Jacobian, r.Status == abi.OK && r.Jacobian != nil)
+		}
 	}
 	gptr := uint64(0)
 	if grad {
 		gptr = uint64(base + uint32(oG))
 	}
-	ret, err := in.call(e, uint64(n), uint64(base+uint32(oT)), uint64(base+uint32(oS)), uint64(base+uint32(oP)), uint64(base+uint32(oL)), gptr)
+	args := []uint64{uint64(n), uint64(base + uint32(oT)), uint64(base + uint32(oS)), uint64(base + uint32(oP)), uint64(base + uint32(oL)), gptr}
+	if lsq {
+		jptr := uint64(0)
+		if jac {
+			jptr = uint64(base + uint32(oJ))
+		}
+		args = append(args, uint64(R), uint64(base+uint32(oR)), jptr)
+	}
+	ret, err := in.call(e, args...)
 	if err != nil {
 		return w.check(err)
 	}
@@ -298,6 +427,18 @@ func (w *method) Tell(results []abi.Result) error {
 		return w.check(in.refused(e, code))
 	}
 	return nil
+}
+
+// fillOrNaN writes v into b (8 bytes per value) when ok, else NaN.
+func fillOrNaN(b []byte, v []float64, ok bool) {
+	if ok {
+		putF64s(b, v)
+		return
+	}
+	nan := math.Float64bits(math.NaN())
+	for k := 0; k+8 <= len(b); k += 8 {
+		binary.LittleEndian.PutUint64(b[k:], nan)
+	}
 }
 
 // Done calls kinfer_method_done. A fault makes it true (the host then gets

@@ -43,7 +43,7 @@ var sharedRT = sync.OnceValues(func() (*Runtime, error) {
 // first use of any (a cold cache under -race costs ~10 s per Go plugin).
 var testPlugins = []string{
 	"plugins/go/ligament", "plugins/c/ligament", "plugins/go/studentt", "plugins/go/metropolis",
-	"host/testdata/plugins/spin", "plugins/c/laplace",
+	"host/testdata/plugins/spin", "plugins/c/laplace", "plugins/c/gaussnewton",
 }
 
 type loadResult struct {

@@ -16,7 +16,9 @@
 //   - grad_y: ∂log L/∂yᵢ = −(yᵢ − obsᵢ)/σᵢ²;
 //   - residuals: rᵢ = (yᵢ − obsᵢ)/σᵢ, so that log L = C − ½‖r‖² with
 //     C = −Σᵢ log(σᵢ√(2π)) (LogNormConst), the form least-squares methods
-//     (Levenberg–Marquardt, Gauss–Newton) minimise.
+//     (Levenberg–Marquardt, Gauss–Newton) minimise;
+//   - abi.ResidualSlopes (Go only): ∂rᵢ/∂yᵢ = 1/σᵢ, which the host chains
+//     with a model's Jacobian into ∂r/∂θ.
 //
 // Statuses: a σᵢ that is not finite and > 0 gives abi.Invalid; a non-finite
 // yᵢ gives abi.NonFinite (both only for values that are not missing); an m

@@ -109,6 +109,25 @@ func (Likelihood) Residuals(m int, y, obs, sigma, r []float64) abi.Status {
 	return st
 }
 
+// ResidualSlopes implements abi.ResidualSlopes: r as Residuals writes it
+// and s_i = ∂r_i/∂y_i = 1/σ_i (0 where obs is missing), exactly, so that
+// the host chains a model's Jacobian into ∂r/∂θ without differences.
+func (Likelihood) ResidualSlopes(m int, y, obs, sigma, r, s []float64) abi.Status {
+	if r == nil || len(s) != len(y) {
+		return abi.Invalid
+	}
+	if _, st := eval(m, y, obs, sigma, nil, r); st != abi.OK {
+		return st
+	}
+	for i := range s {
+		s[i] = 0
+		if !math.IsNaN(obs[i]) {
+			s[i] = 1 / sigma[i]
+		}
+	}
+	return abi.OK
+}
+
 // LogNormConst is C = −Σᵢ log(σᵢ√(2π)) over the non-missing values, the
 // constant of log L = C − ½‖r‖². It is NaN if a used σ is not finite and > 0.
 func LogNormConst(obs, sigma []float64) float64 {

@@ -21,9 +21,9 @@
 //     (n, mode, want, points): mode 0 with the points flattened row-major
 //     when Batch.Points is set, mode 1 (the host draws Batch.Draw points
 //     from the prior) otherwise. want always has bit 0 set. An empty batch,
-//     a point of the wrong length, a Want with residuals or Jacobian (ABI v1
-//     has no way to tell them) or an error returns 0 with the reason in
-//     kinfer_last_error.
+//     a point of the wrong length, a Want with residuals or Jacobian
+//     without "least_squares" in the spec, or an error returns 0 with the
+//     reason in kinfer_last_error.
 //   - kinfer_method_tell copies the host's buffers into []abi.Result (the
 //     method may keep them) and calls Tell. n must equal the asked batch's.
 //   - kinfer_method_done is Done.
@@ -32,6 +32,13 @@
 //     return the samples as rows θ, log prior, log likelihood, and
 //     json.Marshal(Report.Extra) (the empty span when Extra is nil).
 //   - kinfer_method_save / kinfer_method_load are SaveState / LoadState.
+//   - Least squares (ABI.md §6.4): a spec that lists "least_squares" (a
+//     declaration Serve never adds) gets its Init only at
+//     kinfer_method_problem, with the real parameter names, the defaults,
+//     Problem.Residuals and Problem.Starts; its Ask may want residuals and
+//     Jacobians, and kinfer_method_tell_lsq hands them to Tell in
+//     Result.Residuals and Result.Jacobian (nil for a point whose rows the
+//     host filled with NaN: a failed point, or no Jacobian).
 //
 // Every method export recovers a panic into an error (0 span, 0 pointer or
 // status 1) with the panic message in kinfer_last_error.

@@ -71,6 +71,46 @@ func kinferMethodTell(n int32, theta, status, logPrior, logLik, grad unsafe.Poin
 	return 0
 }
 
+//go:wasmexport kinfer_method_problem
+func kinferMethodProblem(d, r int32, defaults unsafe.Pointer, nStarts int32, starts, names unsafe.Pointer, namesLen int32) int32 {
+	err := call("problem", false, func(s *server) error {
+		if d <= 0 || r <= 0 || nStarts <= 0 || namesLen < 0 {
+			return fmt.Errorf("problem with d = %d, R = %d, %d starts, %d name bytes", d, r, nStarts, namesLen)
+		}
+		return s.problem(int(d), int(r), guest.F64s(defaults, int(d)), guest.F64s(starts, int(nStarts)*int(d)), guest.Bytes(names, int(namesLen)))
+	})
+	if err != nil {
+		return guest.Fail(err)
+	}
+	return 0
+}
+
+//go:wasmexport kinfer_method_tell_lsq
+func kinferMethodTellLSQ(n int32, theta, status, logPrior, logLik, grad unsafe.Pointer, r int32, res, jac unsafe.Pointer) int32 {
+	err := call("tell_lsq", true, func(s *server) error {
+		if n < 0 || int(r) != s.r {
+			return fmt.Errorf("tell_lsq with n = %d, R = %d (the problem's R is %d)", n, r, s.r)
+		}
+		k := int(n)
+		var g, rr, jj []float64
+		if grad != nil {
+			g = guest.F64s(grad, k*s.d)
+		}
+		if res != nil {
+			rr = guest.F64s(res, k*s.r)
+		}
+		if jac != nil {
+			jj = guest.F64s(jac, k*s.r*s.d)
+		}
+		return s.tellLSQ(k, guest.F64s(theta, k*s.d), guest.Statuses(status, k),
+			guest.F64s(logPrior, k), guest.F64s(logLik, k), g, rr, jj)
+	})
+	if err != nil {
+		return guest.Fail(err)
+	}
+	return 0
+}
+
 //go:wasmexport kinfer_method_done
 func kinferMethodDone() int32 {
 	done := false

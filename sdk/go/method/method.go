@@ -3,6 +3,8 @@ package method
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"strings"
 
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/sdk/go/guest"
@@ -14,10 +16,13 @@ type server struct {
 	mth   abi.Method
 	ckpt  abi.Checkpointer // nil unless the spec lists "checkpoint"
 
-	d      int       // set by init
-	inited bool      // init succeeded
-	asked  int       // points in the last batch, 0 if none is outstanding
-	points []float64 // last batch's points, n×d (guest-owned, handed out)
+	lsq    bool        // the spec lists least_squares (ABI.md §6.4)
+	held   abi.Problem // a least-squares method's init, held until its problem
+	r      int         // R, the residuals per point (least squares)
+	d      int         // set by init
+	inited bool        // init (and, for least squares, problem) succeeded
+	asked  int         // points in the last batch, 0 if none is outstanding
+	points []float64   // last batch's points, n×d (guest-owned, handed out)
 
 	// Report cache, valid until the next init, tell or load.
 	rep     *abi.Report
@@ -30,6 +35,8 @@ var srv *server
 
 var role = guest.Role{Kind: abi.KindMethod, Caps: []guest.Capability{
 	{Name: abi.CapCheckpoint, Has: guest.Implementer[abi.Checkpointer](), Method: "SaveState/LoadState"},
+	// A declaration: the method asks for residuals (ABI.md §6.4).
+	{Name: abi.CapLeastSquares, Has: func(any) bool { return true }},
 }}
 
 // Serve registers m, a method without settings, as the plugin's component;
@@ -57,7 +64,8 @@ func serve(spec abi.Spec, newFn abi.Constructor[abi.Method]) {
 }
 
 func newServer(spec abi.Spec, newFn abi.Constructor[abi.Method]) *server {
-	return &server{spec: role.Check(spec), newFn: newFn}
+	spec = role.Check(spec)
+	return &server{spec: spec, newFn: newFn, lsq: spec.Has(abi.CapLeastSquares)}
 }
 
 func (s *server) configure(settings []float64) error {
@@ -116,10 +124,49 @@ func (s *server) init(d int, seed uint64, lower, upper []float64) error {
 	if err != nil {
 		return err
 	}
+	if s.lsq {
+		// Init waits for kinfer_method_problem, which names the
+		// parameters and gives R and the starts.
+		s.held, s.d, s.r = p, d, 0
+		return nil
+	}
 	if err := s.mth.Init(p); err != nil {
 		return err
 	}
 	s.d, s.inited = d, true
+	return nil
+}
+
+// problem completes a least-squares method's init (ABI.md §6.4): names,
+// defaults, R and the starts, then Init with the whole abi.Problem.
+func (s *server) problem(d, r int, defaults []float64, starts []float64, names []byte) error {
+	if !s.lsq {
+		return fmt.Errorf("kinfer_method_problem called, but the spec does not list %q", abi.CapLeastSquares)
+	}
+	if s.held.Params == nil || s.inited {
+		return fmt.Errorf("kinfer_method_problem must follow kinfer_method_init, once")
+	}
+	if d != s.d || r < 1 || len(starts)%d != 0 || len(starts) == 0 {
+		return fmt.Errorf("kinfer_method_problem with d = %d (init said %d), R = %d, %d start values", d, s.d, r, len(starts))
+	}
+	p := s.held
+	split := strings.Split(string(names), "\x00")
+	if len(split) != d+1 || split[d] != "" {
+		return fmt.Errorf("kinfer_method_problem: names hold %d NUL-terminated names, want %d", len(split)-1, d)
+	}
+	for i := range p.Params {
+		p.Params[i].Name, p.Params[i].Default = split[i], defaults[i]
+	}
+	p.Residuals = r
+	flat := append([]float64(nil), starts...)
+	for i := 0; i < len(flat)/d; i++ {
+		p.Starts = append(p.Starts, flat[i*d:(i+1)*d:(i+1)*d])
+	}
+	if err := s.mth.Init(p); err != nil {
+		return err
+	}
+	s.r, s.inited = r, true
+	s.held = abi.Problem{}
 	return nil
 }
 
@@ -133,10 +180,16 @@ func (s *server) ask() (n, mode int, want uint32, err error) {
 	if n <= 0 {
 		return 0, 0, 0, fmt.Errorf("Ask returned an empty batch (done=%v)", s.mth.Done())
 	}
-	if b.Want&^(abi.WantLogTarget|abi.WantGradient) != 0 {
-		return 0, 0, 0, fmt.Errorf("Ask wants %#x: ABI v1 delivers only the log target and its gradient to a method plugin (no residuals or Jacobian)", uint32(b.Want))
+	if !s.lsq && b.Want&^(abi.WantLogTarget|abi.WantGradient) != 0 {
+		return 0, 0, 0, fmt.Errorf("Ask wants %#x: residuals and Jacobians need capability %q in the spec (ABI.md §6.4)", uint32(b.Want), abi.CapLeastSquares)
+	}
+	if b.Want&^(abi.WantLogTarget|abi.WantGradient|abi.WantResiduals|abi.WantJacobian) != 0 {
+		return 0, 0, 0, fmt.Errorf("Ask wants %#x: undefined bits", uint32(b.Want))
 	}
 	want = uint32(b.Want | abi.WantLogTarget)
+	if b.Want&abi.WantJacobian != 0 {
+		want |= uint32(abi.WantResiduals)
+	}
 	if len(b.Points) == 0 {
 		s.points, s.asked = s.points[:0], n
 		return n, 1, want, nil
@@ -155,6 +208,13 @@ func (s *server) ask() (n, mode int, want uint32, err error) {
 // tell copies the host's buffers into results and calls Tell. grad may be
 // nil (not wanted).
 func (s *server) tell(n int, theta []float64, status []abi.Status, logPrior, logLik, grad []float64) error {
+	return s.tellLSQ(n, theta, status, logPrior, logLik, grad, nil, nil)
+}
+
+// tellLSQ is tell with residuals r (n×R) and Jacobians jac (n×R×d), each
+// may be nil. A point's all-NaN rows (ABI.md §6.4: no residuals, no
+// Jacobian) become nil slices, as the host's abi.Result has them.
+func (s *server) tellLSQ(n int, theta []float64, status []abi.Status, logPrior, logLik, grad, r, jac []float64) error {
 	if n != s.asked {
 		return fmt.Errorf("tell got %d results for a batch of %d points", n, s.asked)
 	}
@@ -175,10 +235,25 @@ func (s *server) tell(n int, theta []float64, status []abi.Status, logPrior, log
 		if gr != nil {
 			res[i].Grad = gr[i*d : (i+1)*d : (i+1)*d]
 		}
+		if R := s.r; r != nil && status[i] == abi.OK && !allNaN(r[i*R:(i+1)*R]) {
+			res[i].Residuals = append([]float64(nil), r[i*R:(i+1)*R]...)
+			if jac != nil && !allNaN(jac[i*R*d:(i+1)*R*d]) {
+				res[i].Jacobian = append([]float64(nil), jac[i*R*d:(i+1)*R*d]...)
+			}
+		}
 	}
 	s.asked = 0
 	s.invalidate()
 	return s.mth.Tell(res)
+}
+
+func allNaN(v []float64) bool {
+	for _, x := range v {
+		if !math.IsNaN(x) {
+			return false
+		}
+	}
+	return true
 }
 
 // report calls Report once per state and fills the samples rows and the

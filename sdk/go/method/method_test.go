@@ -130,3 +130,60 @@ func TestAskResidualsRefused(t *testing.T) {
 		t.Fatalf("residuals: %v", err)
 	}
 }
+
+// lsqWalk is a least-squares toy: it records its Problem and the results.
+type lsqWalk struct {
+	walk
+	p   abi.Problem
+	got []abi.Result
+}
+
+func (*lsqWalk) Spec() abi.Spec {
+	return abi.Spec{Kind: abi.KindMethod, Name: "lsq-walk", Capabilities: []abi.Capability{abi.CapLeastSquares}}
+}
+func (w *lsqWalk) Init(p abi.Problem) error { w.p = p; return nil }
+func (w *lsqWalk) Ask() (abi.Batch, error) {
+	return abi.Batch{Points: [][]float64{w.p.Starts[0], w.p.Starts[1]}, Want: abi.WantJacobian}, nil
+}
+func (w *lsqWalk) Tell(rs []abi.Result) error { w.got = rs; return nil }
+
+// ABI.md §6.4 on the guest side: init is held until problem, which gives
+// the names, defaults, R and starts; the batch wants bits 2 and 3; tell_lsq
+// hands residuals and Jacobians, a failed point's NaN rows as nil.
+func TestLeastSquaresServer(t *testing.T) {
+	m := &lsqWalk{}
+	s := newServer(m.Spec(), func([]float64) (abi.Method, error) { return m, nil })
+	if err := s.configure(nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.init(2, 7, []float64{-1, 0}, []float64{1, 5}); err != nil || s.inited {
+		t.Fatalf("init: %v, inited %v (want held until problem)", err, s.inited)
+	}
+	if err := s.problem(2, 3, []float64{0.5, 2}, []float64{0, 1, 0.5, 4}, []byte("a\x00b")); err == nil {
+		t.Fatal("names without the last NUL accepted")
+	}
+	if err := s.problem(2, 3, []float64{0.5, 2}, []float64{0, 1, 0.5, 4}, []byte("a\x00b\x00")); err != nil {
+		t.Fatal(err)
+	}
+	p := m.p
+	if p.Residuals != 3 || p.Seed != 7 || p.Params[1].Name != "b" || p.Params[1].Default != 2 || p.Params[1].Upper != 5 || len(p.Starts) != 2 || p.Starts[1][1] != 4 {
+		t.Fatalf("problem %+v", p)
+	}
+	n, mode, want, err := s.ask()
+	if err != nil || n != 2 || mode != 0 || want != 1|4|8 {
+		t.Fatalf("ask: %d %d %d %v", n, mode, want, err)
+	}
+	nan := math.NaN()
+	r := []float64{1, 2, 3, nan, nan, nan}
+	jac := []float64{1, 0, 0, 1, 1, 1, nan, nan, nan, nan, nan, nan}
+	if err := s.tellLSQ(2, []float64{0, 1, 0.5, 4}, []abi.Status{0, 1}, []float64{0, 0}, []float64{-7, math.Inf(-1)}, nil, r, jac); err != nil {
+		t.Fatal(err)
+	}
+	if g := m.got; len(g[0].Residuals) != 3 || len(g[0].Jacobian) != 6 || g[0].Jacobian[5] != 1 || g[1].Residuals != nil || g[1].Jacobian != nil {
+		t.Fatalf("results %+v", g)
+	}
+	r[0] = 99 // the host reuses its buffers
+	if m.got[0].Residuals[0] != 1 {
+		t.Fatal("residuals not copied")
+	}
+}

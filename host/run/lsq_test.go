@@ -1,0 +1,523 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/builtin"
+	"github.com/kinfer/kinfer/builtin/models/ligament"
+	"github.com/kinfer/kinfer/host/study"
+	"github.com/kinfer/kinfer/host/target"
+	"github.com/kinfer/kinfer/host/wasm"
+)
+
+// The C Gauss–Newton plugin (plugins/c/gaussnewton, written from ABI.md
+// §6.4 alone) on least-squares problems built from existing parts.
+
+// Tolerances.
+const (
+	// solTol: two runs of the same algorithm on the same problem whose
+	// Jacobians agree to rounding (builtin vs C model, both analytic)
+	// reach the same solution to this relative precision.
+	solTol = 1e-10
+	// nistTol: the certified values of NIST StRD Misra1a are given to 11
+	// significant digits.
+	nistTol = 2e-10
+	// fdSolTol: with difference Jacobians the fixed point Jᵀr = 0 moves by
+	// about the Jacobian's error times ‖r‖ (forward: √ε ≈ 1.5e-8).
+	fdSolTol = 1e-6
+)
+
+func repoPath(t *testing.T, rel string) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("../..", rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// lsqRun writes the files, loads the study (with a WebAssembly runtime),
+// lets modify change it, runs it and returns the summary and the method
+// report.
+func lsqRun(t *testing.T, files map[string]string, modify func(*study.Study)) (*Summary, map[string]any) {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	rt, err := wasm.NewRuntime(ctx, wasm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close(ctx)
+	s, err := study.Load(ctx, filepath.Join(dir, "study.toml"), study.Options{Workers: 2, Runtime: rt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if modify != nil {
+		modify(s)
+	}
+	sum, err := Run(ctx, s, Options{OutDir: filepath.Join(dir, "out"), Workers: 2, MaxBatches: 5000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, _ := sum.MethodReport.(map[string]any)
+	if rep == nil {
+		t.Fatalf("no method report: %+v", sum)
+	}
+	return sum, rep
+}
+
+func bestTheta(t *testing.T, sum *Summary, names ...string) []float64 {
+	t.Helper()
+	if sum.Best == nil {
+		t.Fatal("no best point")
+	}
+	out := make([]float64, len(names))
+	for i, n := range names {
+		out[i] = sum.Best.Theta[n]
+	}
+	return out
+}
+
+func closeRel(a, b, tol float64) bool { return math.Abs(a-b) <= tol*math.Max(math.Abs(a), math.Abs(b)) }
+
+// gnCSV is ligament data: forces and strains of θ* = (5000, 0.03) at 13
+// lengths, with a fixed perturbation unless exact.
+func gnCSV(exact bool) string {
+	m := ligament.Model{RefLength: 30}
+	var b strings.Builder
+	b.WriteString("length_mm,force_N,strain\n")
+	y := make([]float64, 2)
+	for i := 0; i < 13; i++ {
+		L := 28.5 + 0.5*float64(i)
+		m.Eval([]float64{5000, 0.03}, []float64{L}, y)
+		if !exact {
+			y[0] += 7 * math.Sin(float64(3*i+1))
+			y[1] += 0.002 * math.Cos(float64(5*i+2))
+		}
+		fmt.Fprintf(&b, "%g,%.17g,%.17g\n", L, y[0], y[1])
+	}
+	return b.String()
+}
+
+func gnStudy(model, method, extra string) string {
+	return `name = "gn"
+` + extra + `
+[model]
+` + model + `
+ref_length_mm = 30.0
+[[data]]
+name = "pull"
+file = "d.csv"
+[[likelihood]]
+use = "gaussian"
+sigma = { force_N = 8.0, strain = 0.005 }
+[prior]
+k = { uniform = [2000.0, 12000.0] }
+eps_r = { uniform = [-0.2, 0.3] }
+[method]
+` + method + `
+`
+}
+
+// gradNorm is the largest |(Jᵀr)_j| / (‖J_j‖·‖r‖) at θ, the first-order
+// optimality of ½‖r‖² (0 at a minimum inside the bounds).
+func gradNorm(t *testing.T, s *study.Study, th []float64) float64 {
+	t.Helper()
+	res, err := target.New(s, 1).Evaluate(context.Background(), [][]float64{th}, abi.WantJacobian)
+	if err != nil || res[0].Jacobian == nil {
+		t.Fatalf("%v %v", err, res[0].Status)
+	}
+	r, J, d := res[0].Residuals, res[0].Jacobian, len(th)
+	rn := 0.0
+	for _, v := range r {
+		rn += v * v
+	}
+	worst := 0.0
+	for j := 0; j < d; j++ {
+		g, cn := 0.0, 0.0
+		for i := range r {
+			g += J[i*d+j] * r[i]
+			cn += J[i*d+j] * J[i*d+j]
+		}
+		worst = math.Max(worst, math.Abs(g)/math.Sqrt(cn*rn))
+	}
+	return worst
+}
+
+// On the ligament (builtin, and the C plugin with its own Jacobian), from
+// the defaults: the solution is a stationary point of ½‖r‖² (Jᵀr = 0 to
+// rounding), the same for both models to solTol, and with difference
+// Jacobians to fdSolTol. The report says why it stopped.
+func TestGaussNewtonPluginLigament(t *testing.T) {
+	gn := `plugin = "` + repoPath(t, "plugins/c/gaussnewton/plugin.toml") + `"`
+	csv := gnCSV(false)
+	var ref []float64
+	for _, c := range []struct{ name, model, extra string }{
+		{"builtin", `use = "ligament"`, ``},
+		{"C plugin", `plugin = "` + repoPath(t, "plugins/c/ligament/plugin.toml") + `"`, ``},
+		{"forward differences", `use = "ligament"`, `jacobian = "forward"`},
+		{"central differences", `use = "ligament"`, `jacobian = "central"`},
+	} {
+		var s *study.Study
+		sum, rep := lsqRun(t, map[string]string{"study.toml": gnStudy(c.model, gn, c.extra), "d.csv": csv}, func(x *study.Study) { s = x })
+		th := bestTheta(t, sum, "k", "eps_r")
+		stop := rep["per_start"].([]any)[0].(map[string]any)["stop"].(string)
+		t.Logf("%s: θ = %.15g, %.15g; %v iterations, stop %q; jacobian %s, %d Jacobians, %d difference points",
+			c.name, th[0], th[1], rep["per_start"].([]any)[0].(map[string]any)["iterations"], stop, sum.JacobianMode, sum.Jacobians, sum.JacobianEvaluations)
+		if !strings.HasPrefix(stop, "xtol") && !strings.HasPrefix(stop, "rounding") {
+			t.Errorf("%s: stopped by %q, want convergence", c.name, stop)
+		}
+		if sum.Residuals != 26 || sum.Samples != 1 || !sum.Complete {
+			t.Errorf("%s: summary residuals %d samples %d complete %v", c.name, sum.Residuals, sum.Samples, sum.Complete)
+		}
+		if ref == nil {
+			ref = th
+			if sum.JacobianMode != "analytic" {
+				t.Errorf("builtin ligament and gaussian: jacobian mode %q", sum.JacobianMode)
+			}
+			if g := gradNorm(t, s, th); g > 1e-9 {
+				t.Errorf("Jᵀr/(‖J‖‖r‖) = %g at the solution", g)
+			}
+			continue
+		}
+		tol := solTol
+		if strings.Contains(c.name, "differences") {
+			tol = fdSolTol
+		}
+		for j := range th {
+			if !closeRel(th[j], ref[j], tol) {
+				t.Errorf("%s: θ%d = %.15g, builtin analytic %.15g (tol %g)", c.name, j, th[j], ref[j], tol)
+			}
+		}
+	}
+}
+
+// An exact fit (the data are the model at θ*): Gauss–Newton reaches θ*
+// with residuals at rounding level.
+func TestGaussNewtonPluginExactFit(t *testing.T) {
+	gn := `plugin = "` + repoPath(t, "plugins/c/gaussnewton/plugin.toml") + `"`
+	sum, rep := lsqRun(t, map[string]string{"study.toml": gnStudy(`use = "ligament"`, gn, ""), "d.csv": gnCSV(true)}, nil)
+	th := bestTheta(t, sum, "k", "eps_r")
+	if !closeRel(th[0], 5000, 1e-10) || math.Abs(th[1]-0.03) > 1e-12 {
+		t.Fatalf("exact fit: θ = %.15g, %.15g, want 5000, 0.03", th[0], th[1])
+	}
+	if c := rep["cost"].(float64); c > 1e-20 {
+		t.Fatalf("cost %g at the exact fit", c)
+	}
+}
+
+// Starts on active bounds: from the box's upper corner the method reaches
+// the interior optimum; with an upper bound on k below the optimum (4500 <
+// 5000) the solution sits on it, and ε_r is the best for that k
+// (∂½‖r‖²/∂ε_r = 0).
+func TestGaussNewtonPluginBounds(t *testing.T) {
+	gn := `plugin = "` + repoPath(t, "plugins/c/gaussnewton/plugin.toml") + `"`
+	csv := gnCSV(false)
+	free, _ := lsqRun(t, map[string]string{"study.toml": gnStudy(`use = "ligament"`, gn, ""), "d.csv": csv}, nil)
+	want := bestTheta(t, free, "k", "eps_r")
+	sum, rep := lsqRun(t, map[string]string{"study.toml": gnStudy(`use = "ligament"`, gn, `init = "starts.csv"`), "d.csv": csv,
+		"starts.csv": "k,eps_r\n12000,0.3\n2000,-0.2\n"}, nil)
+	got := bestTheta(t, sum, "k", "eps_r")
+	if !closeRel(got[0], want[0], 1e-9) || !closeRel(got[1], want[1], 1e-9) {
+		t.Errorf("from the corners: θ = %v, from the defaults %v", got, want)
+	}
+	if rep["starts"].(float64) != 2 {
+		t.Errorf("report %v", rep)
+	}
+	boxed := strings.Replace(gnStudy(`use = "ligament"`, gn, `init = "starts.csv"`), "[2000.0, 12000.0]", "[2000.0, 4500.0]", 1)
+	var s *study.Study
+	sum, _ = lsqRun(t, map[string]string{"study.toml": boxed, "d.csv": csv, "starts.csv": "k,eps_r\n4500,0.3\n"}, func(x *study.Study) { s = x })
+	got = bestTheta(t, sum, "k", "eps_r")
+	if got[0] != 4500 {
+		t.Fatalf("k = %.15g, want on its bound 4500", got[0])
+	}
+	res, err := target.New(s, 1).Evaluate(context.Background(), [][]float64{got}, abi.WantJacobian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, cn, rn := 0.0, 0.0, 0.0
+	for i, r := range res[0].Residuals {
+		g += res[0].Jacobian[i*2+1] * r
+		cn += res[0].Jacobian[i*2+1] * res[0].Jacobian[i*2+1]
+		rn += r * r
+	}
+	if math.Abs(g)/math.Sqrt(cn*rn) > 1e-9 {
+		t.Errorf("on the bound: ∂/∂ε_r of ½‖r‖² relative %g", math.Abs(g)/math.Sqrt(cn*rn))
+	}
+}
+
+// collinear is the ligament seen through k' = k + 10⁴·ε_r with ε_r fixed
+// at 0.03: the two columns of its Jacobian are proportional (rank 1), so
+// JᵀJ is singular.
+type collinear struct{ ligament.Model }
+
+func (m collinear) Eval(theta, x, y []float64) abi.Status {
+	return m.Model.Eval([]float64{theta[0] + 1e4*theta[1], 0.03}, x, y)
+}
+func (m collinear) Jacobian(theta, x, y, jac []float64) abi.Status {
+	st := m.Model.Jacobian([]float64{theta[0] + 1e4*theta[1], 0.03}, x, y, jac)
+	for i := 0; i < len(jac); i += 2 {
+		jac[i+1] = 1e4 * jac[i]
+	}
+	return st
+}
+
+// A singular Jacobian: the pseudo-inverse step is the minimum-norm one, so
+// the method converges (rank 1 reported) to a point on the valley
+// k + 10⁴·ε_r = const that fits as well as the one-parameter optimum.
+//
+// With the analytic Jacobian (columns proportional to rounding) the rank is
+// 1; with forward differences the second singular value is the
+// differences' error, the steps along it are cut by halving, and the fit
+// is the same.
+func TestGaussNewtonPluginSingularJacobian(t *testing.T) {
+	gn := `plugin = "` + repoPath(t, "plugins/c/gaussnewton/plugin.toml") + `"`
+	csv := gnCSV(false)
+	// The same data fitted with k alone (ε_r fixed at 0.03).
+	one := strings.Replace(strings.Replace(gnStudy(`use = "ligament"`, gn, ""), "eps_r = { uniform = [-0.2, 0.3] }", "", 1), "[method]", "[fixed]\neps_r = 0.03\n[method]", 1)
+	ref, _ := lsqRun(t, map[string]string{"study.toml": one, "d.csv": csv}, nil)
+	kk := ref.Best.Theta["k"]
+	for _, mode := range []string{"analytic", "forward"} {
+		sum, rep := lsqRun(t, map[string]string{"study.toml": gnStudy(`use = "ligament"`, gn, `jacobian = "`+mode+`"`), "d.csv": csv},
+			func(s *study.Study) { s.Model = collinear{ligament.Model{RefLength: 30}} })
+		th := bestTheta(t, sum, "k", "eps_r")
+		stop := rep["per_start"].([]any)[0].(map[string]any)["stop"].(string)
+		t.Logf("singular, %s: θ = %v, rank %v, stop %q", mode, th, rep["rank"], stop)
+		if rank := rep["rank"].(float64); mode == "analytic" && rank != 1 {
+			t.Errorf("rank %v, want 1", rank)
+		}
+		if !closeRel(th[0]+1e4*th[1], kk, 1e-6) || !closeRel(2*rep["cost"].(float64), 2*ref.MethodReport.(map[string]any)["cost"].(float64), 1e-9) {
+			t.Errorf("%s: k + 10⁴ε_r = %.12g, one-parameter optimum %.12g", mode, th[0]+1e4*th[1], kk)
+		}
+	}
+}
+
+// nanAbove is the ligament returning NaN forces for k above a level: the
+// host counts those points as non-finite failures and the method halves
+// its step past them.
+type nanAbove struct {
+	ligament.Model
+	k float64
+}
+
+func (m nanAbove) Eval(theta, x, y []float64) abi.Status {
+	st := m.Model.Eval(theta, x, y)
+	if theta[0] > m.k {
+		y[0] = math.NaN()
+	}
+	return st
+}
+func (m nanAbove) Jacobian(theta, x, y, jac []float64) abi.Status {
+	return m.Model.Jacobian(theta, x, y, jac)
+}
+
+// A NaN residual on the way: the failed trial points are counted, the run
+// completes, and the solution is the best inside the region without NaN.
+func TestGaussNewtonPluginNaNResidual(t *testing.T) {
+	gn := `plugin = "` + repoPath(t, "plugins/c/gaussnewton/plugin.toml") + `"`
+	csv := gnCSV(false)
+	sum, _ := lsqRun(t, map[string]string{"study.toml": gnStudy(`use = "ligament"`, gn, `init = "starts.csv"`), "d.csv": csv,
+		"starts.csv": "k,eps_r\n2100,0.25\n"}, func(s *study.Study) { s.Model = nanAbove{ligament.Model{RefLength: 30}, 4600} })
+	if sum.FailedEvaluations == 0 || sum.StatusCounts["non-finite"] == 0 {
+		t.Fatalf("no non-finite evaluations counted: %v", sum.StatusCounts)
+	}
+	th := bestTheta(t, sum, "k", "eps_r")
+	if !(th[0] <= 4600) || math.IsNaN(th[1]) {
+		t.Fatalf("θ = %v inside the NaN region", th)
+	}
+	t.Logf("with NaN above k = 4600: θ = %v, %v failed evaluations", th, sum.FailedEvaluations)
+}
+
+// badJacobian is the ligament whose Jacobian is NaN: the host gives the
+// point no Jacobian, and the method stops that start with a reason.
+type badJacobian struct{ ligament.Model }
+
+func (m badJacobian) Jacobian(theta, x, y, jac []float64) abi.Status {
+	st := m.Model.Jacobian(theta, x, y, jac)
+	jac[3] = math.Inf(1)
+	return st
+}
+
+func TestGaussNewtonPluginNoJacobian(t *testing.T) {
+	gn := `plugin = "` + repoPath(t, "plugins/c/gaussnewton/plugin.toml") + `"`
+	sum, rep := lsqRun(t, map[string]string{"study.toml": gnStudy(`use = "ligament"`, gn, `jacobian = "analytic"`), "d.csv": gnCSV(false)},
+		func(s *study.Study) { s.Model = badJacobian{ligament.Model{RefLength: 30}} })
+	stop := rep["per_start"].([]any)[0].(map[string]any)["stop"].(string)
+	if stop != "no Jacobian at the start" || !sum.Complete {
+		t.Fatalf("stop %q complete %v", stop, sum.Complete)
+	}
+}
+
+// misra1a is NIST StRD Misra1a, y = b1·(1 − exp(−b2·x)), with its
+// Jacobian: a stand-in until the builtin nist model is merged.
+type misra1a struct{}
+
+var misra1aSpec = abi.Spec{Kind: abi.KindModel, Name: "misra1a-test",
+	Params:       []abi.Param{{Name: "b1", Lower: 0, Upper: 1000, Default: 500}, {Name: "b2", Lower: 0, Upper: 0.01, Default: 1e-4}},
+	Conditions:   []abi.Column{{Name: "x"}},
+	Outputs:      []abi.Column{{Name: "y"}},
+	Capabilities: []abi.Capability{abi.CapJacobian}}
+
+func (misra1a) Spec() abi.Spec { return misra1aSpec }
+func (misra1a) Eval(th, x, y []float64) abi.Status {
+	for i, v := range x {
+		y[i] = th[0] * (1 - math.Exp(-th[1]*v))
+	}
+	return abi.OK
+}
+func (misra1a) Jacobian(th, x, y, jac []float64) abi.Status {
+	for i, v := range x {
+		e := math.Exp(-th[1] * v)
+		y[i] = th[0] * (1 - e)
+		jac[2*i], jac[2*i+1] = 1-e, th[0]*v*e
+	}
+	return abi.OK
+}
+
+// misra1aCSV is the NIST StRD Misra1a data (Misra 1978, dental research
+// monomolecular adsorption; www.itl.nist.gov/div898/strd/nls/data/misra1a.shtml).
+const misra1aCSV = `x,y
+77.6,10.07
+114.9,14.73
+141.1,17.94
+190.8,23.93
+239.9,29.61
+289.0,35.18
+332.8,40.02
+378.4,44.82
+434.8,50.76
+477.3,55.05
+536.8,61.01
+593.1,66.40
+689.1,75.47
+760.0,81.78
+`
+
+// Certified values of Misra1a (NIST StRD).
+const (
+	misra1aB1  = 2.3894212918e+02
+	misra1aB2  = 5.5015643181e-04
+	misra1aRSS = 1.2455138894e-01
+)
+
+func misra1aStudy(model, method, extra string) string {
+	return `name = "misra1a"
+init = "starts.csv"
+` + extra + `
+[model]
+` + model + `
+[[data]]
+name = "nist"
+file = "misra1a.csv"
+[[likelihood]]
+use = "gaussian"
+sigma = 1.0
+[prior]
+b1 = { uniform = [0.0, 1000.0] }
+b2 = { uniform = [0.0, 0.01] }
+[method]
+` + method + `
+`
+}
+
+// NIST's Misra1a from both certified starts (500, 1e-4) and (250, 5e-4):
+// the C Gauss–Newton reaches the certified values and residual sum of
+// squares, with the analytic Jacobian and with differences.
+func TestGaussNewtonPluginMisra1a(t *testing.T) {
+	builtin.Models["misra1a-test"] = builtin.Entry[abi.Model]{Spec: misra1aSpec, New: func([]float64) (abi.Model, error) { return misra1a{}, nil }}
+	defer delete(builtin.Models, "misra1a-test")
+	gn := `plugin = "` + repoPath(t, "plugins/c/gaussnewton/plugin.toml") + `"`
+	for _, c := range []struct {
+		extra string
+		tol   float64
+	}{{"", nistTol}, {`jacobian = "central"`, 1e-8}, {`jacobian = "forward"`, fdSolTol}} {
+		sum, rep := lsqRun(t, map[string]string{"study.toml": misra1aStudy(`use = "misra1a-test"`, gn, c.extra),
+			"misra1a.csv": misra1aCSV, "starts.csv": "b1,b2\n500,1e-4\n250,5e-4\n"}, nil)
+		b := bestTheta(t, sum, "b1", "b2")
+		rss := rep["rss"].(float64)
+		for _, ps := range rep["per_start"].([]any) {
+			p := ps.(map[string]any)
+			if !closeRel(2*p["cost"].(float64), misra1aRSS, 1e-9) {
+				t.Errorf("%s start %v: RSS %v, certified %v (stop %v)", sum.JacobianMode, p["start"], 2*p["cost"].(float64), misra1aRSS, p["stop"])
+			}
+		}
+		t.Logf("%s: b = %.12g, %.12g, RSS %.12g", sum.JacobianMode, b[0], b[1], rss)
+		if !closeRel(b[0], misra1aB1, c.tol) || !closeRel(b[1], misra1aB2, c.tol) || !closeRel(rss, misra1aRSS, 1e-9) {
+			t.Errorf("%s: b = %.12g, %.12g, RSS %.12g; certified %.12g, %.12g, %.12g", sum.JacobianMode, b[0], b[1], rss, misra1aB1, misra1aB2, misra1aRSS)
+		}
+	}
+}
+
+// The cross-check of issue 12: the C Gauss–Newton and the builtin one
+// reach the same Misra1a solution to 1e-10, against the builtin nist model
+// and against a WASM model exporting its Jacobian. It needs the builtin
+// method gaussnewton, the builtin model nist and the C NIST model plugin,
+// built in another branch: it skips until they are merged.
+func TestGaussNewtonPluginMatchesBuiltin(t *testing.T) {
+	gnB, okM := builtin.Methods["gaussnewton"]
+	nist, okN := builtin.Models["nist"]
+	if !okM || !okN {
+		t.Skip("needs the builtin method \"gaussnewton\" and the builtin model \"nist\" (issue 12, other branch); enable at merge")
+	}
+	if !gnB.Spec.Has(abi.CapLeastSquares) {
+		t.Fatalf("builtin gaussnewton does not list %q", abi.CapLeastSquares)
+	}
+	// The nist model chooses its problem by a setting with choices; find
+	// the one naming Misra1a.
+	model := `use = "nist"`
+	for _, st := range nist.Spec.Settings {
+		for _, ch := range st.Choices {
+			if strings.EqualFold(ch, "misra1a") {
+				model += "\n" + st.Name + ` = "` + ch + `"`
+			}
+		}
+	}
+	if model == `use = "nist"` {
+		t.Fatalf("builtin nist has no setting choosing Misra1a: %+v", nist.Spec.Settings)
+	}
+	models := []string{model}
+	if _, err := os.Stat(repoPath(t, "plugins/c/nist/plugin.toml")); err == nil {
+		models = append(models, strings.Replace(model, `use = "nist"`, `plugin = "`+repoPath(t, "plugins/c/nist/plugin.toml")+`"`, 1))
+	} else {
+		t.Errorf("no C NIST model plugin at plugins/c/nist: the cross-check against a WASM model is not run")
+	}
+	files := map[string]string{"misra1a.csv": misra1aCSV, "starts.csv": "b1,b2\n500,1e-4\n250,5e-4\n"}
+	for _, m := range models {
+		files["study.toml"] = misra1aStudy(m, `use = "gaussnewton"`, "")
+		sb, _ := lsqRun(t, files, nil)
+		files["study.toml"] = misra1aStudy(m, `plugin = "`+repoPath(t, "plugins/c/gaussnewton/plugin.toml")+`"`, "")
+		sc, _ := lsqRun(t, files, nil)
+		b, c := bestTheta(t, sb, "b1", "b2"), bestTheta(t, sc, "b1", "b2")
+		for j := range b {
+			if !closeRel(b[j], c[j], solTol) {
+				t.Errorf("%s: builtin gaussnewton b%d = %.15g, C plugin %.15g", m, j+1, b[j], c[j])
+			}
+		}
+	}
+}
+
+// The method report is JSON with the fields the docs name.
+func TestGaussNewtonPluginReport(t *testing.T) {
+	gn := `plugin = "` + repoPath(t, "plugins/c/gaussnewton/plugin.toml") + `"`
+	_, rep := lsqRun(t, map[string]string{"study.toml": gnStudy(`use = "ligament"`, gn, ""), "d.csv": gnCSV(false)}, nil)
+	b, _ := json.Marshal(rep)
+	th, _ := rep["theta"].(map[string]any)
+	ps, _ := rep["per_start"].([]any)
+	if th["k"] == nil || th["eps_r"] == nil || len(ps) != 1 || rep["residuals"] != 26.0 || rep["rank"] != 2.0 || rep["best_start"] != 1.0 {
+		t.Errorf("report %s", b)
+	}
+}
