@@ -199,16 +199,26 @@ func TestSignalStopsEveryPhase(t *testing.T) {
 }
 
 // A second signal exits at once (status 130), even when the first one's
-// stop is still under way: here the first waits up to loadGrace for a
-// plugin's compilation to give up.
+// stop is still under way: here a method plugin spins in kinfer_method_ask
+// (a method is not interrupted by the first signal, so that it can still
+// save its state; its own limits are an hour and 10^15 fuel).
 func TestSecondSignalExits(t *testing.T) {
-	study, env := phaseStudy(t, "compile")
-	out := filepath.Join(t.TempDir(), "out")
-	p := startKinfer(t, env, "run", study, "-o", out, "--verbose")
-	p.waitLine(t, "kinfer: loading", 20*time.Second)
-	time.Sleep(100 * time.Millisecond)
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "method"), 0o755)
+	os.WriteFile(filepath.Join(dir, "method", "method.wasm"), mustRead(t, "../../test/hostile/testdata/wat/method.wasm"), 0o644)
+	os.WriteFile(filepath.Join(dir, "method", "plugin.toml"), []byte("name = \"spinning-method\"\nversion = \"1\"\nkind = \"method\"\nabi = 1\nwasm = \"method.wasm\"\n[limits]\nmemory_mib = 16\ntimeout_ms = 3600000\nfuel = 1_000_000_000_000_000\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "force_length.csv"), mustRead(t, "../../examples/quickstart/force_length.csv"), 0o644)
+	src := string(mustRead(t, "../../examples/quickstart/study.toml"))
+	src = src[:strings.Index(src, "[method]")] + "[method]\nplugin = \"method/plugin.toml\"\nmode = \"loopask\"\n"
+	study := filepath.Join(dir, "study.toml")
+	os.WriteFile(study, []byte(src), 0o644)
+	out := filepath.Join(dir, "out")
+	p := startKinfer(t, nil, "run", study, "-o", out, "--verbose")
+	p.waitLine(t, "kinfer: running", 20*time.Second)
+	time.Sleep(200 * time.Millisecond)
 	p.cmd.Process.Signal(syscall.SIGINT)
 	p.waitLine(t, "a second signal exits at once", 5*time.Second)
+	time.Sleep(200 * time.Millisecond) // the method still spins
 	el, code := p.signalAndWait(t, syscall.SIGINT)
 	if code != 130 || el > stopWithin {
 		t.Fatalf("exit %d after %v, want 130 at once\n%s", code, el, p.stderr.all.String())

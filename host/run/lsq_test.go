@@ -495,11 +495,22 @@ func TestGaussNewtonPluginMatchesBuiltin(t *testing.T) {
 	} else {
 		t.Errorf("no C NIST model plugin at plugins/c/nist: the cross-check against a WASM model is not run")
 	}
-	files := map[string]string{"misra1a.csv": misra1aCSV, "starts.csv": "b1,b2\n500,1e-4\n250,5e-4\n"}
+	// The nist model's conditions are x and x2 (only Nelson uses x2).
+	var withX2 strings.Builder
+	for i, ln := range strings.Split(strings.TrimSpace(misra1aCSV), "\n") {
+		if i == 0 {
+			withX2.WriteString(ln + ",x2\n")
+		} else {
+			withX2.WriteString(ln + ",0\n")
+		}
+	}
+	files := map[string]string{"misra1a.csv": withX2.String(), "starts.csv": "b1,b2\n500,1e-4\n250,5e-4\n"}
+	// The nist model has nine parameters b1…b9; Misra1a uses two.
+	fixed := "[fixed]\nb3 = 0.0\nb4 = 0.0\nb5 = 0.0\nb6 = 0.0\nb7 = 0.0\nb8 = 0.0\nb9 = 0.0\n"
 	for _, m := range models {
-		files["study.toml"] = misra1aStudy(m, `use = "gaussnewton"`, "")
+		files["study.toml"] = misra1aStudy(m, `use = "gaussnewton"`+"\nstarts = 2", fixed)
 		sb, _ := lsqRun(t, files, nil)
-		files["study.toml"] = misra1aStudy(m, `plugin = "`+repoPath(t, "plugins/c/gaussnewton/plugin.toml")+`"`, "")
+		files["study.toml"] = misra1aStudy(m, `plugin = "`+repoPath(t, "plugins/c/gaussnewton/plugin.toml")+`"`, fixed)
 		sc, _ := lsqRun(t, files, nil)
 		b, c := bestTheta(t, sb, "b1", "b2"), bestTheta(t, sc, "b1", "b2")
 		for j := range b {

@@ -27,7 +27,7 @@ var Spec = abi.Spec{
 		{Name: "scale", Default: 1, Choices: []string{"jacobian", "none"}, Doc: "column scaling before the pseudo-inverse: unit columns (the cutoff is then relative to equilibrated J), or none (plain J+)"},
 		{Name: "rcond", Default: 1e-12, Doc: "relative singular-value cutoff of the pseudo-inverse and of the rank behind the covariance"},
 	},
-	Capabilities: []abi.Capability{abi.CapCheckpoint},
+	Capabilities: []abi.Capability{abi.CapCheckpoint, abi.CapLeastSquares},
 }
 
 // Step control and scaling modes (the step_control and scale settings).

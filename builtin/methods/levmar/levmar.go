@@ -26,7 +26,7 @@ var Spec = abi.Spec{
 		{Name: "scale", Default: 0, Choices: []string{"jacobian", "none"}, Doc: "parameter scaling: the largest column norms of the Jacobian so far (MINPACK mode 1), or none"},
 		{Name: "rcond", Default: 1e-12, Doc: "relative singular-value cutoff: of the Gauss-Newton step (lambda = 0) and of the rank behind the covariance"},
 	},
-	Capabilities: []abi.Capability{abi.CapCheckpoint},
+	Capabilities: []abi.Capability{abi.CapCheckpoint, abi.CapLeastSquares},
 }
 
 // Scaling modes (the scale setting).
