@@ -517,8 +517,11 @@ func (s *Study) checkLeastSquares(f *File, d *tomlx.Decoded) error {
 // model has no Jacobian, or a term's likelihood no residual slopes), or
 // "" when it can.
 func (s *Study) NoAnalyticJacobian() string {
-	if _, ok := s.Model.(abi.Jacobian); !ok {
-		return fmt.Sprintf("model %s has no Jacobian (capability %q)", s.ModelInfo.Spec.Name, abi.CapJacobian)
+	_, jac := s.Model.(abi.Jacobian)
+	_, vjp := s.Model.(abi.VJP)
+	rows, _ := s.Model.(abi.RowsIndependent)
+	if !jac && !(vjp && rows != nil && rows.RowsIndependent()) {
+		return fmt.Sprintf("model %s has no Jacobian (capability %q), nor a VJP with independent rows (%q and %q)", s.ModelInfo.Spec.Name, abi.CapJacobian, abi.CapVJP, abi.CapRowsIndependent)
 	}
 	for i, t := range s.Terms {
 		if _, ok := t.Likelihood.(abi.ResidualSlopes); !ok {

@@ -19,7 +19,8 @@ import (
 //
 // The Jacobian ∂r/∂θ (R×d row-major, in the method's coordinates) is
 //   - "analytic": the model's Jacobian ∂y/∂θ (abi.Jacobian, by row blocks
-//     for a model whose rows are independent) times each term's residual
+//     for a model whose rows are independent; for a row-independent model
+//     with only a VJP, one-row VJPs, vjpJacobian) times each term's residual
 //     slopes ∂r_i/∂y_i (abi.ResidualSlopes), the constraints' exact
 //     derivatives, and, with transforms, (∂θ/∂x) on the right;
 //   - "forward-difference" or "central-difference": differences of r over
@@ -259,7 +260,10 @@ func (t *Target) datasetHasResiduals(di int) bool {
 // by row blocks in parallel for a model whose rows are independent (the
 // rows of jac of a block are the block's own, so the result is the same).
 func (t *Target) modelJacobian(full []float64, ds *study.Dataset, y, jac []float64) abi.Status {
-	jm := t.S.Model.(abi.Jacobian)
+	jm, ok := t.S.Model.(abi.Jacobian)
+	if !ok {
+		return t.vjpJacobian(full, ds, y, jac)
+	}
 	if !t.rowsIndependent() {
 		var st abi.Status
 		t.timed(func() { st = jm.Jacobian(full, ds.X, y, jac) })
@@ -274,6 +278,39 @@ func (t *Target) modelJacobian(full []float64, ds *study.Dataset, y, jac []float
 		lo, hi := blockRows(ds.K, b)
 		t.timed(func() {
 			bst[b] = jm.Jacobian(full, ds.X[lo*c:hi*c], y[lo*m:hi*m], jac[lo*m*dFull:hi*m*dFull])
+		})
+	})
+	return firstNotOK(bst)
+}
+
+// vjpJacobian is the Jacobian of a model that has a VJP but no Jacobian
+// and declares its rows independent (study.NoAnalyticJacobian allows no
+// other): row (k, j) of jac is the VJP of row k alone with the cotangent
+// e_j, K·m one-row VJPs, by row blocks in parallel. Exact where the VJP is;
+// it costs m VJPs of one row per row instead of d evaluations of all rows
+// for forward differences.
+func (t *Target) vjpJacobian(full []float64, ds *study.Dataset, y, jac []float64) abi.Status {
+	vm := t.S.Model.(abi.VJP)
+	c := len(t.S.ModelInfo.Spec.Conditions)
+	m := len(t.S.ModelInfo.Spec.Outputs)
+	dFull := len(full)
+	nb := rowBlocks(ds.K)
+	bst := make([]abi.Status, nb)
+	t.forBlocks(nb, func(b int) {
+		lo, hi := blockRows(ds.K, b)
+		v := make([]float64, m)
+		t.timed(func() {
+			for k := lo; k < hi; k++ {
+				for j := 0; j < m; j++ {
+					v[j] = 1
+					st := vm.VJP(full, ds.X[k*c:(k+1)*c], v, y[k*m:(k+1)*m], jac[(k*m+j)*dFull:(k*m+j+1)*dFull])
+					v[j] = 0
+					if st != abi.OK {
+						bst[b] = st
+						return
+					}
+				}
+			}
 		})
 	})
 	return firstNotOK(bst)
