@@ -110,6 +110,7 @@ func (s *state) check() error {
 	}{
 		{"x", len(s.X), n * d}, {"log_prior", len(s.LogPrior), n}, {"log_lik", len(s.LogLik), n},
 		{"log_w", len(s.LogW), n}, {"scale0", len(s.Scale0), d}, {"parent", len(s.Parent), n},
+		{"u", len(s.U), n * d}, {"log_j", len(s.LogJ), n}, {"eve", len(s.Eve), n}, {"eve_sum", len(s.EveSum), n},
 	}
 	if s.Phase == phaseStages {
 		lens = append(lens, struct {
@@ -127,7 +128,13 @@ func (s *state) check() error {
 		lens = append(lens, struct {
 			name      string
 			got, want int
-		}{"proposals", len(s.Proposals), n * d})
+		}{"proposals", len(s.Proposals), n * d}, struct {
+			name      string
+			got, want int
+		}{"proposals_u", len(s.ProposalsU), n * d}, struct {
+			name      string
+			got, want int
+		}{"proposals_log_j", len(s.PropLogJ), n})
 	}
 	for _, l := range lens {
 		if l.got != l.want {
@@ -137,6 +144,11 @@ func (s *state) check() error {
 	for k, p := range s.Parent {
 		if p < 0 || p >= n {
 			return fmt.Errorf("parent[%d] = %d out of range", k, p)
+		}
+	}
+	for k, e := range s.Eve {
+		if e < 0 || e >= n {
+			return fmt.Errorf("eve[%d] = %d out of range", k, e)
 		}
 	}
 	switch {

@@ -249,3 +249,48 @@ func clusteredVar(w, logW []float64, parent []int) float64 {
 	}
 	return v
 }
+
+// addLineage adds each chain's influence on log Ŝ_j, ŵ_k − W̄_k (see
+// clusteredVar), to the running sum of its ancestor in the prior
+// population, eveSum[eve[k]].
+func addLineage(eveSum, w, logW []float64, eve []int) {
+	n := len(w)
+	lse := math.Log(float64(n))
+	if logW != nil {
+		lse = logSumExp(logW)
+	}
+	for k := range n {
+		lwb := -lse
+		if logW != nil {
+			lwb = logW[k] - lse
+		}
+		eveSum[eve[k]] += w[k] - math.Exp(lwb)
+	}
+}
+
+// lineageVar is the lineage estimate of Var(log Ẑ) and the number of
+// prior-population ancestors with descendants in the final population.
+// log Ẑ = Σ_j log Ŝ_j, and to first order log Ẑ − log Z is the sum over
+// stages and chains of the influences ŵ_jk − W̄_jk. Chains that share an
+// ancestor are correlated within a stage and from stage to stage (a
+// resampled copy carries its parent's state into the next stage), so the
+// influences are summed per ancestor over all stages before squaring
+// (Chan & Lai 2013, Ann. Stat. 41:2877, for sequential Monte Carlo; the
+// same grouping by the initial ancestor as Lee & Whiteley 2018,
+// Biometrika 105:609):
+//
+//	Var(log Ẑ) ≈ Σ_ancestors (Σ_{j, k descended from it} (ŵ_jk − W̄_jk))².
+//
+// The sum of an ancestor whose line died out still counts: its
+// descendants' influence on the early stages is part of the error.
+func lineageVar(eveSum []float64, eve []int) (float64, int) {
+	v := 0.0
+	for _, x := range eveSum {
+		v += x * x
+	}
+	alive := map[int]bool{}
+	for _, e := range eve {
+		alive[e] = true
+	}
+	return v, len(alive)
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/builtin/methods/internal/mcmc"
@@ -22,6 +21,22 @@ const (
 // VariantNames are the variant setting's choices.
 var VariantNames = []string{"original", "betz", "bartsoen"}
 
+// Biased reports whether a variant's evidence and posterior are biased
+// (resampling within the sub-steps compounds the weights; see doc.go).
+func Biased(variant int) bool { return variant != Bartsoen }
+
+// BiasWarning is the warning a report of a biased variant carries.
+const BiasWarning = "variant %s resamples within the sub-steps, which compounds the weights: its log evidence is biased (by +0.5 to +7 nats on problems with known evidence), its posterior too narrow and minor modes are lost, and the standard error does not cover that bias; use variant = \"bartsoen\" for inference (original and betz are there to reproduce Bartsoen et al. 2023's comparison)"
+
+// Proposal-scale rules, in the order of the adapt setting's Choices.
+const (
+	AdaptSubstep = 0
+	AdaptStage   = 1
+)
+
+// AdaptNames are the adapt setting's choices.
+var AdaptNames = []string{"substep", "stage"}
+
 // Spec is the self-description of the builtin TMCMC method. Settings arrive
 // in this order.
 var Spec = abi.Spec{
@@ -35,7 +50,9 @@ var Spec = abi.Spec{
 		{Name: "target_cov", Default: 1.0, Doc: "coefficient of variation of the plausibility weights that fixes each tempering step (Eq. 12, v_t = 1)"},
 		{Name: "target_accept", Default: 0.23, Doc: "acceptance rate the proposal scale beta is adapted to (Eq. 19; betz and bartsoen variants)"},
 		{Name: "max_stages", Default: 100, Doc: "maximum number of tempering stages; a run that has not reached q = 1 by then stops with an error"},
-		{Name: "variant", Default: Bartsoen, Choices: VariantNames, Doc: "original: Ching & Chen 2007 (resampling every sub-step, beta = 0.2); betz: + weights recomputed after every move and adaptive beta; bartsoen: betz with one resampling per stage"},
+		{Name: "variant", Default: Bartsoen, Choices: VariantNames, Doc: "original: Ching & Chen 2007 (resampling every sub-step, beta = 0.2); betz: + weights recomputed after every move and adaptive beta; bartsoen: betz with one resampling per stage. original and betz give BIASED evidence and too narrow posteriors (they compound the weights); only bartsoen is unbiased"},
+		{Name: "proposal", Default: Transform, Choices: ProposalNames, Doc: "transform: random walk in unconstrained coordinates (logit of a bounded parameter, log of a one-sided one) with the log-Jacobian in the Metropolis ratio, so no proposal leaves the prior's support; reject: random walk in the parameters, proposals outside the bounds rejected (the paper's algorithm)"},
+		{Name: "adapt", Default: AdaptSubstep, Choices: AdaptNames, Doc: "substep: the proposal scale beta follows the acceptance rate after each of the first half of a stage's sub-steps, then stays fixed; stage: beta changes once per stage by Eq. 19 (the paper's rule)"},
 	},
 	Capabilities: []abi.Capability{abi.CapCheckpoint},
 }
@@ -53,8 +70,12 @@ const (
 	// bisectSteps bounds the bisection of Eq. 12: 64 halvings of [0, 1]
 	// resolve q to below 1e-19.
 	bisectSteps = 64
+	// adaptGain is the gain of the sub-step rule: log β changes by
+	// adaptGain·(a − t_acr) after a sub-step with acceptance rate a, so a
+	// sub-step that accepts nothing shrinks β by e^(−2·0.23) ≈ 0.63.
+	adaptGain = 2
 	// stateFormat versions the checkpoint layout.
-	stateFormat = 2
+	stateFormat = 3
 )
 
 // Config is the validated settings.
@@ -65,6 +86,17 @@ type Config struct {
 	TargetAccept float64 `json:"target_accept"`
 	MaxStages    int     `json:"max_stages"`
 	Variant      int     `json:"variant"`
+	Proposal     int     `json:"proposal"`
+	Adapt        int     `json:"adapt"`
+}
+
+// adaptSteps is the number of leading sub-steps of a stage after which the
+// sub-step rule updates β (the rest of the stage uses a fixed β).
+func (c Config) adaptSteps() int {
+	if c.Variant == Original || c.Adapt != AdaptSubstep {
+		return 0
+	}
+	return c.Substeps / 2
 }
 
 // whole checks that setting name holds a whole number in [lo, hi].
@@ -75,7 +107,7 @@ func whole(name string, v float64, lo, hi int) (int, error) {
 // New builds the method from its settings, in the order of Spec.Settings.
 func New(settings []float64) (abi.Method, error) {
 	if len(settings) != len(Spec.Settings) {
-		return nil, fmt.Errorf("tmcmc: want %d settings (chains, substeps, target_cov, target_accept, max_stages, variant), got %d", len(Spec.Settings), len(settings))
+		return nil, fmt.Errorf("tmcmc: want %d settings (chains, substeps, target_cov, target_accept, max_stages, variant, proposal, adapt), got %d", len(Spec.Settings), len(settings))
 	}
 	var c Config
 	var err error
@@ -97,6 +129,12 @@ func New(settings []float64) (abi.Method, error) {
 	if c.Variant, err = whole("variant", settings[5], 0, len(VariantNames)-1); err != nil {
 		return nil, fmt.Errorf("%w (choices: %v by index)", err, VariantNames)
 	}
+	if c.Proposal, err = whole("proposal", settings[6], 0, len(ProposalNames)-1); err != nil {
+		return nil, fmt.Errorf("%w (choices: %v by index)", err, ProposalNames)
+	}
+	if c.Adapt, err = whole("adapt", settings[7], 0, len(AdaptNames)-1); err != nil {
+		return nil, fmt.Errorf("%w (choices: %v by index)", err, AdaptNames)
+	}
 	return &Method{cfg: c}, nil
 }
 
@@ -109,14 +147,17 @@ const (
 
 // stage is the record of one tempering stage j → j+1.
 type stage struct {
-	Q        float64 `json:"q"`     // q_{j+1}
-	Beta     float64 `json:"beta"`  // β_j used by the stage's proposals
-	LogS     float64 `json:"log_s"` // log S_j (Eq. 14)
+	Q        float64 `json:"q"`        // q_{j+1}
+	Beta     float64 `json:"beta"`     // β_j at the stage's start
+	BetaEnd  float64 `json:"beta_end"` // β after the stage's adaptation
+	LogS     float64 `json:"log_s"`    // log S_j (Eq. 14)
 	VarLogS  float64 `json:"var_log_s"`
 	ESS      float64 `json:"ess"`      // Kish ESS of the stage's weights
 	CoV      float64 `json:"cov"`      // CoV of the weights at q_{j+1}
 	Accepted int     `json:"accepted"` // over the stage's N·N_a proposals
 	Proposed int     `json:"proposed"`
+	// InSupport counts the stage's proposals inside the parameter bounds.
+	InSupport int `json:"in_support"`
 	// CDFRMSE is, per parameter, the RMSE between the marginal empirical
 	// CDFs of the population at the stage's start and at its end, on the
 	// prior range's midpoint grid (Bartsoen 2023 Fig. 7).
@@ -130,21 +171,30 @@ type state struct {
 	RNG []byte `json:"rng,omitempty"` // filled only in a checkpoint
 
 	Phase int `json:"phase"`
-	// The population: N×d row-major states, their log prior, log
-	// likelihood (−∞ for a failed point) and log plausibility weight.
+	// The population: N×d row-major states θ, their proposal coordinates
+	// u = T(θ) (θ itself in reject mode) with log|dθ/du|, their log
+	// prior, log likelihood (−∞ for a failed point) and log plausibility
+	// weight.
 	X        f64s `json:"x"`
+	U        f64s `json:"u"`
+	LogJ     f64s `json:"log_j"`
 	LogPrior f64s `json:"log_prior"`
 	LogLik   f64s `json:"log_lik"`
 	LogW     f64s `json:"log_w"`
 	// Parent is each chain's index before the latest resampling (its own
 	// index before the first): chains of one parent form a cluster in the
-	// variance of log S_j.
+	// variance of log S_j. Eve is each chain's ancestor in the prior
+	// population, and EveSum, per ancestor, the sum over all stages of its
+	// descendants' influence on log Ẑ (the lineage variance).
 	Parent []int `json:"parent"`
-	// Scale0 is the per-parameter spread of the prior population, the unit
-	// of the covariance regularisation.
+	Eve    []int `json:"eve"`
+	EveSum f64s  `json:"eve_sum"`
+	// Scale0 is the per-coordinate spread of the prior population in u, the
+	// unit of the covariance regularisation.
 	Scale0 f64s `json:"scale0"`
 
-	// The running stage: tempering from Q to QNext with Σ = β²·C, C = L·Lᵀ.
+	// The running stage: tempering from Q to QNext with Σ = β²·C, C = L·Lᵀ
+	// (in u).
 	Q     float64 `json:"q"`
 	QNext float64 `json:"q_next"`
 	Beta  float64 `json:"beta"`
@@ -154,11 +204,15 @@ type state struct {
 	// comparison (Fig. 7).
 	StageX f64s `json:"stage_x"`
 
-	// Pending proposals (N×d) handed out by Ask and not yet told.
-	Pending   bool `json:"pending"`
-	Proposals f64s `json:"proposals,omitempty"`
+	// Pending proposals (N×d, in θ and in u) handed out by Ask and not
+	// yet told, with their log-Jacobians.
+	Pending    bool `json:"pending"`
+	Proposals  f64s `json:"proposals,omitempty"`
+	ProposalsU f64s `json:"proposals_u,omitempty"`
+	PropLogJ   f64s `json:"proposals_log_j,omitempty"`
 
-	LogZ         float64 `json:"log_z"`
+	LogZ float64 `json:"log_z"`
+	// VarLogZ is Σ_j Var(log S_j), stages taken as independent.
 	VarLogZ      float64 `json:"var_log_z"`
 	Stages       []stage `json:"stages"`
 	Failures     int     `json:"failures"`
@@ -171,12 +225,16 @@ type state struct {
 type Method struct {
 	cfg    Config
 	bounds mcmc.Bounds
+	cs     []coord
 	inited bool
 	rng    *rand.PCG
 	rnd    *rand.Rand
 	st     state
 	// scratch
-	wbuf []float64
+	wbuf    []float64
+	pts     [][]float64
+	handout []float64
+	z       []float64
 }
 
 // Spec implements abi.Method.
@@ -186,12 +244,13 @@ func (m *Method) Spec() abi.Spec { return Spec }
 func (m *Method) Config() Config { return m.cfg }
 
 // memoryNeed is the planned memory of a run: per chain, its point in the
-// population, the stage's copy, the proposal, the batch handed to the host
-// and the report's sample (5·d values and their headers), its weights and
-// bookkeeping (12 values), and the checkpoint's base64 text of the state
-// (≈ 1.4 × 3·d values); per stage, its record with d CDF changes.
+// population in θ and u, the stage's copy, the proposal in θ and u, the
+// batch handed to the host and the report's sample (8·d values and their
+// headers), its weights, lineage and bookkeeping (16 values), and the
+// checkpoint's base64 text of the state (≈ 1.4 × 5·d values); per stage,
+// its record with d CDF changes.
 func memoryNeed(c Config, d int) float64 {
-	perChain := float64(8*(5*d+12) + 3*mcmc.SampleHeader + 11*3*d)
+	perChain := float64(8*(8*d+16) + 3*mcmc.SampleHeader + 11*5*d)
 	perStage := float64(8*d + 256)
 	return float64(c.Chains)*perChain + float64(c.MaxStages)*perStage + float64(2*8*d*d)
 }
@@ -208,18 +267,23 @@ func (m *Method) Init(p abi.Problem) error {
 		return err
 	}
 	m.bounds = b
+	m.cs = coords(b.Lower, b.Upper, m.cfg.Proposal)
 	m.rng = mcmc.Stream(p.Seed, 0) // one stream for the whole population
 	m.rnd = rand.New(m.rng)
 	m.st = state{
 		Header: mcmc.Header[Config]{Format: stateFormat, Config: m.cfg, D: d, Seed: p.Seed},
 		Phase:  phaseDraw,
-		X:      make(f64s, n*d), LogPrior: make(f64s, n), LogLik: make(f64s, n), LogW: make(f64s, n),
+		X:      make(f64s, n*d), U: make(f64s, n*d), LogJ: make(f64s, n),
+		LogPrior: make(f64s, n), LogLik: make(f64s, n), LogW: make(f64s, n),
 		Scale0: make(f64s, d), Stages: []stage{}, Parent: make([]int, n),
+		Eve: make([]int, n), EveSum: make(f64s, n),
 	}
 	for k := range n {
-		m.st.Parent[k] = k
+		m.st.Parent[k], m.st.Eve[k] = k, k
 	}
 	m.wbuf = make([]float64, n)
+	m.pts = make([][]float64, n)
+	m.z = make([]float64, d)
 	m.inited = true
 	return nil
 }
@@ -229,7 +293,10 @@ func (m *Method) Done() bool { return m.inited && m.st.Phase == phaseDone }
 
 // Ask implements abi.Method. The first batch asks the host for the prior
 // population; every later one holds one Metropolis proposal per chain. Ask
-// is idempotent: until Tell, it returns the same batch again.
+// is idempotent: until Tell, it returns the same batch again. The points
+// are views of one hand-out buffer, refilled by every Ask with one bulk
+// copy (no per-point allocation): what the caller writes into them does
+// not reach the method's proposals, and they are valid until the next Ask.
 func (m *Method) Ask() (abi.Batch, error) {
 	if !m.inited {
 		return abi.Batch{}, errors.New("tmcmc: Ask before Init")
@@ -249,41 +316,58 @@ func (m *Method) Ask() (abi.Batch, error) {
 		s.Pending = true
 	}
 	d := s.D
-	pts := make([][]float64, m.cfg.Chains)
-	for k := range pts {
-		pts[k] = slices.Clone(s.Proposals[k*d : (k+1)*d])
+	if len(m.handout) != len(s.Proposals) {
+		m.handout = make([]float64, len(s.Proposals))
 	}
-	return abi.Batch{Points: pts, Want: abi.WantLogTarget}, nil
+	copy(m.handout, s.Proposals)
+	for k := range m.pts {
+		m.pts[k] = m.handout[k*d : (k+1)*d : (k+1)*d]
+	}
+	return abi.Batch{Points: m.pts, Want: abi.WantLogTarget}, nil
 }
 
-// propose draws y = x + β·L·z, z ~ N(0, I_d), for every chain in order.
+// propose draws u' = u + β·L·z, z ~ N(0, I_d), for every chain in order,
+// and maps it to θ' = T⁻¹(u').
 func (m *Method) propose() {
 	s := &m.st
 	d := s.D
 	if len(s.Proposals) != len(s.X) {
-		s.Proposals = make(f64s, len(s.X))
+		s.Proposals, s.ProposalsU, s.PropLogJ = make(f64s, len(s.X)), make(f64s, len(s.X)), make(f64s, m.cfg.Chains)
 	}
-	z := make([]float64, d)
 	for k := range m.cfg.Chains {
-		mcmc.RandomWalk(m.rnd, s.Proposals[k*d:(k+1)*d], s.X[k*d:(k+1)*d], s.Chol, s.Beta, z)
+		pu := s.ProposalsU[k*d : (k+1)*d]
+		mcmc.RandomWalk(m.rnd, pu, s.U[k*d:(k+1)*d], s.Chol, s.Beta, m.z)
+		s.PropLogJ[k] = m.toTheta(pu, s.Proposals[k*d:(k+1)*d])
 	}
+}
+
+// toTheta writes θ = T⁻¹(u) and returns log|dθ/du| (0 in reject mode).
+func (m *Method) toTheta(u, theta []float64) float64 {
+	if m.cfg.Proposal == Reject {
+		copy(theta, u)
+		return 0
+	}
+	return mapPoint(m.cs, u, theta)
 }
 
 // resample replaces the population by N draws with replacement, chain l
 // drawn with probability p_l ∝ exp(LogW_l) (Eq. 17). Every copy keeps its
-// parent's state, log densities and weight.
+// parent's state, log densities, weight and ancestor.
 func (m *Method) resample() {
 	s := &m.st
 	n, d := m.cfg.Chains, s.D
 	idx := multinomial(m.rnd, s.LogW, m.wbuf)
-	x := make(f64s, n*d)
-	lp, ll, lw := make(f64s, n), make(f64s, n), make(f64s, n)
+	x, u := make(f64s, n*d), make(f64s, n*d)
+	lj, lp, ll, lw := make(f64s, n), make(f64s, n), make(f64s, n), make(f64s, n)
+	eve := make([]int, n)
 	for k, a := range idx {
 		copy(x[k*d:(k+1)*d], s.X[a*d:(a+1)*d])
-		lp[k], ll[k], lw[k] = s.LogPrior[a], s.LogLik[a], s.LogW[a]
+		copy(u[k*d:(k+1)*d], s.U[a*d:(a+1)*d])
+		lj[k], lp[k], ll[k], lw[k] = s.LogJ[a], s.LogPrior[a], s.LogLik[a], s.LogW[a]
+		eve[k] = s.Eve[a]
 	}
-	s.Parent = idx
-	s.X, s.LogPrior, s.LogLik, s.LogW = x, lp, ll, lw
+	s.Parent, s.Eve = idx, eve
+	s.X, s.U, s.LogJ, s.LogPrior, s.LogLik, s.LogW = x, u, lj, lp, ll, lw
 }
 
 // Tell implements abi.Method.
@@ -324,7 +408,14 @@ func (m *Method) tellDraws(results []abi.Result) error {
 	d := s.D
 	usable := 0
 	for k, r := range results {
-		copy(s.X[k*d:(k+1)*d], r.Theta)
+		x, u := s.X[k*d:(k+1)*d], s.U[k*d:(k+1)*d]
+		copy(x, r.Theta)
+		for i, c := range m.cs {
+			u[i] = c.toU(x[i])
+		}
+		// θ is re-derived from the (possibly clamped) u, so that state and
+		// log-Jacobian agree exactly; in reject mode both are the draw.
+		s.LogJ[k] = m.toTheta(u, x)
 		s.LogPrior[k], s.LogLik[k] = r.LogPrior, r.LogLik
 		if !mcmc.Usable(r) {
 			s.LogLik[k] = math.Inf(-1)
@@ -337,23 +428,23 @@ func (m *Method) tellDraws(results []abi.Result) error {
 		r := results[0]
 		return fmt.Errorf("tmcmc: none of the %d prior draws has a finite log target (first: status %v, log prior %g, log likelihood %g); check that the prior overlaps the region where the model succeeds", len(results), r.Status, r.LogPrior, r.LogLik)
 	}
-	// Scale0: the spread of the prior population per parameter (its sd; the
-	// bound width, or 1, when that is not positive and finite).
+	// Scale0: the spread of the prior population per coordinate u (its
+	// sd; the bound width, or 1, when that is not positive and finite).
 	n := float64(len(results))
 	for i := range d {
 		mean, sq := 0.0, 0.0
 		for k := range results {
-			mean += s.X[k*d+i]
+			mean += s.U[k*d+i]
 		}
 		mean /= n
 		for k := range results {
-			v := s.X[k*d+i] - mean
+			v := s.U[k*d+i] - mean
 			sq += v * v
 		}
 		sd := math.Sqrt(sq / n)
 		if !(sd > 0) || !mcmc.Finite(sd) {
 			sd = m.bounds.Upper[i] - m.bounds.Lower[i]
-			if !mcmc.Finite(sd) {
+			if !mcmc.Finite(sd) || m.cs[i].kind != mapIdentity {
 				sd = 1
 			}
 		}
@@ -402,15 +493,17 @@ func (m *Method) startStage() {
 	s.LogZ += ws.LogS
 	varLogS := clusteredVar(w, nil, s.Parent)
 	s.VarLogZ += varLogS
-	// Step 3: Σ_j = β_j²·C (Eq. 15–16).
-	c := weightedCov(s.X, w, n, d)
+	addLineage(s.EveSum, w, nil, s.Eve)
+	// Step 3: Σ_j = β_j²·C (Eq. 15–16), in the proposal coordinates.
+	c := weightedCov(s.U, w, n, d)
 	s.Chol = regularisedCholesky(c, s.Scale0, d)
 	s.QNext, s.Sub = q, 0
-	s.Stages = append(s.Stages, stage{Q: q, Beta: s.Beta, LogS: ws.LogS, VarLogS: varLogS, ESS: ws.ESS, CoV: ws.CoV})
+	s.Stages = append(s.Stages, stage{Q: q, Beta: s.Beta, BetaEnd: s.Beta, LogS: ws.LogS, VarLogS: varLogS, ESS: ws.ESS, CoV: ws.CoV})
 }
 
-// cdfChange is, per parameter, stats.CDFRMSE between the populations a and
-// b (N×d each) on DefaultGridPoints midpoints of the parameter's range.
+// cdfChange is, per parameter, stats.MidpointCDFRMSE between the
+// populations a and b (N×d each) on DefaultGridPoints midpoints of the
+// parameter's range (NaN for an unbounded parameter).
 func (m *Method) cdfChange(a, b f64s) f64s {
 	n, d := m.cfg.Chains, m.st.D
 	out := make(f64s, d)
@@ -419,10 +512,8 @@ func (m *Method) cdfChange(a, b f64s) f64s {
 		for k := range n {
 			ca[k], cb[k] = a[k*d+i], b[k*d+i]
 		}
-		grid, err := stats.MidpointGrid(m.bounds.Lower[i], m.bounds.Upper[i], stats.DefaultGridPoints)
-		if err == nil {
-			out[i], err = stats.CDFRMSE(ca, cb, grid)
-		}
+		var err error
+		out[i], err = stats.MidpointCDFRMSE(ca, cb, m.bounds.Lower[i], m.bounds.Upper[i], stats.DefaultGridPoints)
 		if err != nil {
 			out[i] = math.NaN()
 		}
@@ -439,13 +530,15 @@ func logWeight(dq, logLik float64) float64 {
 }
 
 // tellProposals is one Metropolis–Hastings sub-step of every chain under
-// the stage's target π_{j+1} ∝ prior·L^q, q = q_{j+1}.
+// the stage's target π_{j+1} ∝ prior·L^q, q = q_{j+1}, in the proposal
+// coordinates u: the target density there is π(θ(u))·|dθ/du|.
 func (m *Method) tellProposals(results []abi.Result) {
 	s := &m.st
 	d := s.D
 	q := s.QNext
 	dq := q - s.Q
 	st := &s.Stages[len(s.Stages)-1]
+	accepted := 0
 	for k, r := range results {
 		u := m.rnd.Float64() // drawn whatever the outcome, to keep the stream aligned
 		st.Proposed++
@@ -457,36 +550,56 @@ func (m *Method) tellProposals(results []abi.Result) {
 			s.Failures++
 		}
 		y := s.Proposals[k*d : (k+1)*d]
-		if !mcmc.Usable(r) || !m.bounds.Contains(y) {
+		if !m.bounds.Contains(y) {
 			continue // rejected: the proposal's target density is 0
 		}
-		// Metropolis–Hastings with a symmetric proposal (Metropolis et al.
-		// 1953; Hastings 1970): accept when log u < log π(y) − log π(x).
-		delta := (r.LogPrior - s.LogPrior[k]) + q*(r.LogLik-s.LogLik[k])
+		st.InSupport++
+		if !mcmc.Usable(r) {
+			continue
+		}
+		// Metropolis–Hastings with a symmetric proposal in u (Metropolis et
+		// al. 1953; Hastings 1970): accept when log u < log π_u(u') −
+		// log π_u(u).
+		delta := (r.LogPrior + s.PropLogJ[k] - s.LogPrior[k] - s.LogJ[k]) + q*(r.LogLik-s.LogLik[k])
 		if math.Log(u) < delta {
 			copy(s.X[k*d:(k+1)*d], y)
-			s.LogPrior[k], s.LogLik[k] = r.LogPrior, r.LogLik
-			st.Accepted++
+			copy(s.U[k*d:(k+1)*d], s.ProposalsU[k*d:(k+1)*d])
+			s.LogJ[k], s.LogPrior[k], s.LogLik[k] = s.PropLogJ[k], r.LogPrior, r.LogLik
+			accepted++
 			if m.cfg.Variant != Original {
 				// Modification 1: the chain's weight follows its state (Eq. 18).
 				s.LogW[k] = logWeight(dq, r.LogLik)
 			}
 		}
 	}
+	st.Accepted += accepted
 	s.Pending = false
 	s.Sub++
+	if s.Sub <= m.cfg.adaptSteps() {
+		// Sub-step rule: a stochastic-approximation step of log β towards
+		// the target acceptance rate, during the first half of the stage
+		// only, so its last sub-steps use one fixed kernel.
+		acc := float64(accepted) / float64(len(results))
+		s.Beta = clampBeta(math.Log(s.Beta) + adaptGain*(acc-m.cfg.TargetAccept))
+		st.BetaEnd = s.Beta
+	}
 	if s.Sub < m.cfg.Substeps {
 		return
 	}
 	// End of the stage: modification 3, β_{j+1} = β_j·exp((p_acr − t_acr)/√N_a)
 	// (Eq. 19).
-	if m.cfg.Variant != Original {
+	if m.cfg.Variant != Original && m.cfg.Adapt == AdaptStage {
 		acc := float64(st.Accepted) / float64(st.Proposed)
-		lb := math.Log(s.Beta) + (acc-m.cfg.TargetAccept)/math.Sqrt(float64(m.cfg.Substeps))
-		s.Beta = math.Exp(math.Max(-logBetaMax, math.Min(logBetaMax, lb)))
+		s.Beta = clampBeta(math.Log(s.Beta) + (acc-m.cfg.TargetAccept)/math.Sqrt(float64(m.cfg.Substeps)))
+		st.BetaEnd = s.Beta
 	}
 	s.Q = q
 	m.startStage()
+}
+
+// clampBeta is exp(lb) with |lb| ≤ logBetaMax.
+func clampBeta(lb float64) float64 {
+	return math.Exp(math.Max(-logBetaMax, math.Min(logBetaMax, lb)))
 }
 
 // Report implements abi.Method. When max_stages ran out before q reached 1
@@ -501,39 +614,55 @@ func (m *Method) Report() (abi.Report, error) {
 	var rep abi.Report
 	rep.Samples = make([]abi.Sample, n)
 	distinct := map[string]bool{}
+	thetas := make([]float64, n*d)
+	copy(thetas, s.X)
 	for k := range n {
-		x := s.X[k*d : (k+1)*d]
-		rep.Samples[k] = abi.Sample{Theta: slices.Clone(x), LogPrior: s.LogPrior[k], LogLik: s.LogLik[k]}
+		x := thetas[k*d : (k+1)*d : (k+1)*d]
+		rep.Samples[k] = abi.Sample{Theta: x, LogPrior: s.LogPrior[k], LogLik: s.LogLik[k]}
 		distinct[string(f64s(x).bytes())] = true
 	}
 	stages := make([]any, len(s.Stages))
-	accepted, proposed := 0, 0
+	accepted, proposed, inSupport := 0, 0, 0
 	for j, st := range s.Stages {
 		stages[j] = map[string]any{
-			"q":               mcmc.JSONNum(st.Q),
-			"acceptance_rate": mcmc.JSONNum(float64(st.Accepted) / float64(st.Proposed)),
-			"beta":            mcmc.JSONNum(st.Beta),
-			"ess":             mcmc.JSONNum(st.ESS),
-			"log_S":           mcmc.JSONNum(st.LogS),
-			"cdf_rmse":        mcmc.JSONList(st.CDFRMSE),
+			"q":                   mcmc.JSONNum(st.Q),
+			"acceptance_rate":     mcmc.JSONNum(float64(st.Accepted) / float64(st.Proposed)),
+			"in_support_fraction": mcmc.JSONNum(float64(st.InSupport) / float64(st.Proposed)),
+			"beta":                mcmc.JSONNum(st.Beta),
+			"beta_end":            mcmc.JSONNum(st.BetaEnd),
+			"ess":                 mcmc.JSONNum(st.ESS),
+			"log_S":               mcmc.JSONNum(st.LogS),
+			"cdf_rmse":            mcmc.JSONList(st.CDFRMSE),
 		}
 		accepted += st.Accepted
 		proposed += st.Proposed
+		inSupport += st.InSupport
 	}
+	varLineage, lineages := lineageVar(s.EveSum, s.Eve)
 	rep.Extra = map[string]any{
-		"log_evidence":            mcmc.JSONNum(s.LogZ),
-		"log_evidence_se":         mcmc.JSONNum(math.Sqrt(s.VarLogZ)),
-		"stages":                  stages,
-		"variant":                 VariantNames[m.cfg.Variant],
-		"chains":                  n,
-		"substeps":                m.cfg.Substeps,
-		"target_cov":              m.cfg.TargetCoV,
-		"final_q":                 mcmc.JSONNum(s.Q),
-		"acceptance_rate":         mcmc.JSONNum(float64(accepted) / float64(proposed)),
-		"distinct_samples":        len(distinct),
-		"init_failures":           s.InitFailures,
-		"rejected_failures":       s.Failures,
-		"rejected_out_of_support": s.OutOfSupport,
+		"log_evidence":              mcmc.JSONNum(s.LogZ),
+		"log_evidence_se":           mcmc.JSONNum(math.Sqrt(math.Max(s.VarLogZ, varLineage))),
+		"log_evidence_se_stagewise": mcmc.JSONNum(math.Sqrt(s.VarLogZ)),
+		"log_evidence_se_lineage":   mcmc.JSONNum(math.Sqrt(varLineage)),
+		"lineages":                  lineages,
+		"stages":                    stages,
+		"variant":                   VariantNames[m.cfg.Variant],
+		"proposal":                  ProposalNames[m.cfg.Proposal],
+		"adapt":                     AdaptNames[m.cfg.Adapt],
+		"chains":                    n,
+		"substeps":                  m.cfg.Substeps,
+		"target_cov":                m.cfg.TargetCoV,
+		"final_q":                   mcmc.JSONNum(s.Q),
+		"acceptance_rate":           mcmc.JSONNum(float64(accepted) / float64(proposed)),
+		"in_support_fraction":       mcmc.JSONNum(float64(inSupport) / float64(proposed)),
+		"distinct_samples":          len(distinct),
+		"init_failures":             s.InitFailures,
+		"rejected_failures":         s.Failures,
+		"rejected_out_of_support":   s.OutOfSupport,
+	}
+	if Biased(m.cfg.Variant) {
+		rep.Extra["warnings"] = []any{fmt.Sprintf(BiasWarning, VariantNames[m.cfg.Variant])}
+		rep.Extra["evidence_biased"] = true
 	}
 	if s.Incomplete {
 		rep.Extra["log_evidence"], rep.Extra["log_evidence_se"] = nil, nil

@@ -14,12 +14,19 @@ import (
 	"github.com/kinfer/kinfer/builtin/prior"
 )
 
-// newMethod builds a method with target_cov 1, target_accept 0.23 and
-// max_stages 100. Settings in Spec order: chains, substeps, target_cov,
-// target_accept, max_stages, variant.
+// newMethod builds a method with target_cov 1, target_accept 0.23,
+// max_stages 100 and the default proposal (transform) and adapt (substep)
+// rules. Settings in Spec order: chains, substeps, target_cov,
+// target_accept, max_stages, variant, proposal, adapt.
 func newMethod(t testing.TB, chains, substeps, variant int) *Method {
 	t.Helper()
-	m, err := New([]float64{float64(chains), float64(substeps), 1, 0.23, 100, float64(variant)})
+	return newMethodPA(t, chains, substeps, variant, Transform, AdaptSubstep)
+}
+
+// newMethodPA is newMethod with the proposal and adapt settings.
+func newMethodPA(t testing.TB, chains, substeps, variant, proposal, adapt int) *Method {
+	t.Helper()
+	m, err := New([]float64{float64(chains), float64(substeps), 1, 0.23, 100, float64(variant), float64(proposal), float64(adapt)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +36,12 @@ func newMethod(t testing.TB, chains, substeps, variant int) *Method {
 // mustNew is newMethod for goroutines (no testing.TB): it panics on bad
 // settings.
 func mustNew(chains, substeps, variant int) *Method {
-	m, err := New([]float64{float64(chains), float64(substeps), 1, 0.23, 100, float64(variant)})
+	return mustNewPA(chains, substeps, variant, Transform, AdaptSubstep)
+}
+
+// mustNewPA is mustNew with the proposal and adapt settings.
+func mustNewPA(chains, substeps, variant, proposal, adapt int) *Method {
+	m, err := New([]float64{float64(chains), float64(substeps), 1, 0.23, 100, float64(variant), float64(proposal), float64(adapt)})
 	if err != nil {
 		panic(err)
 	}
@@ -235,7 +247,7 @@ func TestBetaSchedule(t *testing.T) {
 	c := conformance.Conflict1D() // 9 stages
 	for _, v := range []int{Original, Betz, Bartsoen} {
 		const na = 10
-		rep, _, err := conformance.Run(newMethod(t, 200, na, v), c.Target, 3)
+		rep, _, err := conformance.Run(newMethodPA(t, 200, na, v, Reject, AdaptStage), c.Target, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -397,7 +409,7 @@ func TestAllDrawsFail(t *testing.T) {
 
 func TestMaxStages(t *testing.T) {
 	c := conformance.Conflict1D() // needs about 9 stages
-	m, err := New([]float64{200, 5, 1, 0.23, 2, Bartsoen})
+	m, err := New([]float64{200, 5, 1, 0.23, 2, Bartsoen, Transform, AdaptSubstep})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -473,10 +485,10 @@ func TestProtocol(t *testing.T) {
 }
 
 func TestSettings(t *testing.T) {
-	conformance.CheckSpec(t, Spec, New, []float64{100, 50, 1, 0.23, 100, 2}, map[string]float64{
-		"chains": 1, "substeps": 0.5, "target_cov": 0, "target_accept": 1, "max_stages": 0, "variant": 3,
+	conformance.CheckSpec(t, Spec, New, []float64{100, 50, 1, 0.23, 100, 2, 0, 0}, map[string]float64{
+		"chains": 1, "substeps": 0.5, "target_cov": 0, "target_accept": 1, "max_stages": 0, "variant": 3, "proposal": 2, "adapt": -1,
 	})
-	v := Spec.Settings[len(Spec.Settings)-1]
+	v := Spec.Settings[5]
 	if v.Name != "variant" || !reflect.DeepEqual(v.Choices, []string{"original", "betz", "bartsoen"}) || v.Default != 2 {
 		t.Errorf("variant setting %+v", v)
 	}
@@ -485,7 +497,7 @@ func TestSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Config{Chains: 1000, Substeps: 50, TargetCoV: 1, TargetAccept: 0.23, MaxStages: 100, Variant: Bartsoen}
+	want := Config{Chains: 1000, Substeps: 50, TargetCoV: 1, TargetAccept: 0.23, MaxStages: 100, Variant: Bartsoen, Proposal: Transform, Adapt: AdaptSubstep}
 	if got := m.(*Method).Config(); got != want {
 		t.Errorf("defaults %+v, want %+v", got, want)
 	}
@@ -530,7 +542,7 @@ func TestStageCDFChange(t *testing.T) {
 			c = x
 		}
 	}
-	m, err := New([]float64{500, 10, 1, 0.23, 100, Bartsoen})
+	m, err := New([]float64{500, 10, 1, 0.23, 100, Bartsoen, Transform, AdaptSubstep})
 	if err != nil {
 		t.Fatal(err)
 	}
