@@ -140,7 +140,7 @@ func midpointECDF(sample []float64, lower, upper float64, n int) ([]float64, err
 	}
 	w := (upper - lower) / float64(n)
 	grid := func(g int) float64 { return lower + (float64(g)+0.5)*w } // as MidpointGrid
-	counts := make([]float64, n+1)                                     // counts[g]: values whose first grid point ≥ them is g (n: none)
+	counts := make([]float64, n+1)                                    // counts[g]: values whose first grid point ≥ them is g (n: none)
 	for i, x := range sample {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return nil, fmt.Errorf("stats: sample %d is %g", i, x)
