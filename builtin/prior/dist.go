@@ -32,14 +32,17 @@ func badU(u float64) bool { return !(u >= 0 && u <= 1) }
 
 // Uniform is the continuous uniform distribution on [lo, hi]
 // (Johnson, Kotz & Balakrishnan 1995, Vol. 2, ch. 26): pdf 1/(hi − lo).
-type Uniform struct{ lo, hi float64 }
+type Uniform struct {
+	lo, hi float64
+	logPdf float64 // −log(hi − lo), computed once
+}
 
 // NewUniform returns uniform(lo, hi); lo and hi must be finite, lo < hi.
 func NewUniform(lo, hi float64) (Uniform, error) {
 	if !finite(lo) || !finite(hi) || !(lo < hi) {
 		return Uniform{}, fmt.Errorf("prior: uniform wants finite lo < hi, got [%g, %g]", lo, hi)
 	}
-	return Uniform{lo, hi}, nil
+	return Uniform{lo: lo, hi: hi, logPdf: -math.Log(hi - lo)}, nil
 }
 
 // LogPdf implements Dist: −log(hi − lo) on [lo, hi].
@@ -47,7 +50,7 @@ func (d Uniform) LogPdf(x float64) float64 {
 	if !(x >= d.lo && x <= d.hi) {
 		return math.Inf(-1)
 	}
-	return -math.Log(d.hi - d.lo)
+	return d.logPdf
 }
 
 // DLogPdf implements Dist: 0.
@@ -68,19 +71,22 @@ func (d Uniform) String() string { return fmt.Sprintf("uniform(%g, %g)", d.lo, d
 
 // Normal is the normal distribution N(mu, sd²) (Johnson, Kotz &
 // Balakrishnan 1994, ch. 13): log pdf −log sd − ½ln 2π − (x − mu)²/(2sd²).
-type Normal struct{ mu, sd float64 }
+type Normal struct {
+	mu, sd float64
+	logSd  float64 // log sd, computed once
+}
 
 // NewNormal returns normal(mu, sd); mu finite, sd finite and > 0.
 func NewNormal(mu, sd float64) (Normal, error) {
 	if !finite(mu) || !finite(sd) || !(sd > 0) {
 		return Normal{}, fmt.Errorf("prior: normal wants finite mu and sd > 0, got mu = %g, sd = %g", mu, sd)
 	}
-	return Normal{mu, sd}, nil
+	return Normal{mu: mu, sd: sd, logSd: math.Log(sd)}, nil
 }
 
 // LogPdf implements Dist.
 func (d Normal) LogPdf(x float64) float64 {
-	return StdNormalLogPdf((x-d.mu)/d.sd) - math.Log(d.sd)
+	return StdNormalLogPdf((x-d.mu)/d.sd) - d.logSd
 }
 
 // DLogPdf implements Dist: −(x − mu)/sd².
@@ -98,14 +104,17 @@ func (d Normal) String() string { return fmt.Sprintf("normal(%g, %g)", d.mu, d.s
 // Kotz & Balakrishnan 1994, ch. 14): mu and sigma are the mean and standard
 // deviation of log x, and the log pdf is
 // −log x − log sigma − ½ln 2π − (log x − mu)²/(2sigma²) for x > 0.
-type LogNormal struct{ mu, sigma float64 }
+type LogNormal struct {
+	mu, sigma float64
+	logSigma  float64 // log sigma, computed once
+}
 
 // NewLogNormal returns lognormal(mu, sigma); mu finite, sigma finite > 0.
 func NewLogNormal(mu, sigma float64) (LogNormal, error) {
 	if !finite(mu) || !finite(sigma) || !(sigma > 0) {
 		return LogNormal{}, fmt.Errorf("prior: lognormal wants finite mu and sigma > 0 (of log x), got mu = %g, sigma = %g", mu, sigma)
 	}
-	return LogNormal{mu, sigma}, nil
+	return LogNormal{mu: mu, sigma: sigma, logSigma: math.Log(sigma)}, nil
 }
 
 // LogPdf implements Dist.
@@ -114,7 +123,7 @@ func (d LogNormal) LogPdf(x float64) float64 {
 		return math.Inf(-1)
 	}
 	lx := math.Log(x)
-	return StdNormalLogPdf((lx-d.mu)/d.sigma) - math.Log(d.sigma) - lx
+	return StdNormalLogPdf((lx-d.mu)/d.sigma) - d.logSigma - lx
 }
 
 // DLogPdf implements Dist: −(1 + (log x − mu)/sigma²)/x for x > 0.
@@ -147,6 +156,7 @@ type TruncNormal struct {
 	alpha, beta    float64 // standardised bounds
 	mid, half      float64 // standardised midpoint and half-width
 	logZ           float64 // log(Φ(β) − Φ(α))
+	logSdZ         float64 // log sd + logZ, computed once
 }
 
 // NewTruncNormal returns truncnormal(mu, sd, lo, hi); mu finite, sd finite
@@ -171,6 +181,7 @@ func NewTruncNormal(mu, sd, lo, hi float64) (TruncNormal, error) {
 	if !finite(d.logZ) {
 		return TruncNormal{}, fmt.Errorf("prior: truncnormal(%g, %g, %g, %g): the interval holds no computable probability (log mass %g)", mu, sd, lo, hi, d.logZ)
 	}
+	d.logSdZ = math.Log(sd) + d.logZ
 	return d, nil
 }
 
@@ -179,7 +190,7 @@ func (d TruncNormal) LogPdf(x float64) float64 {
 	if !(x >= d.lo && x <= d.hi) {
 		return math.Inf(-1)
 	}
-	return StdNormalLogPdf((x-d.mu)/d.sd) - math.Log(d.sd) - d.logZ
+	return StdNormalLogPdf((x-d.mu)/d.sd) - d.logSdZ
 }
 
 // DLogPdf implements Dist: −(x − mu)/sd² inside [lo, hi].
