@@ -149,6 +149,23 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 		fmt.Fprintf(w, "%-16s %14.6g %14.6g %14.6g %14.6g %14.6g\n", p.Name, p.Mean, p.SD, p.P05, p.P50, p.P95)
 	}
 	fmt.Fprintf(w, "outputs: %s\n", filepath.Join(dir, "summary.json")+", "+filepath.Join(dir, "samples.csv"))
+	for _, m := range methodWarnings(s.MethodReport) {
+		fmt.Fprintf(w, "WARNING (method %s): %s\n", s.Method, m)
+	}
+}
+
+// methodWarnings are the strings of a method report's "warnings" list (a
+// method says there what a user must not miss, e.g. a biased variant).
+func methodWarnings(report any) []string {
+	m, _ := report.(map[string]any)
+	ws, _ := m["warnings"].([]any)
+	var out []string
+	for _, w := range ws {
+		if s, ok := w.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // isManifest tells a plugin.toml from a study by its top-level keys.

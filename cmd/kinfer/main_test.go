@@ -477,3 +477,39 @@ func TestAnalyzeTMCMCStages(t *testing.T) {
 		t.Fatalf("last stage moved the marginals more than the first: %+v", a.Stages)
 	}
 }
+
+// A biased TMCMC variant says so where a user looks: a WARNING line after
+// the run's table and method_report.warnings / evidence_biased in
+// summary.json; the default variant has neither.
+func TestBiasedVariantWarns(t *testing.T) {
+	src, err := os.ReadFile("../../examples/quickstart-tmcmc/study.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := filepath.Abs("../../examples/quickstart/force_length.csv")
+	for _, v := range []string{"betz", "bartsoen"} {
+		dir := t.TempDir()
+		study := strings.Replace(string(src), `variant = "bartsoen"`, `variant = "`+v+`"`, 1)
+		study = strings.Replace(study, `file = "../quickstart/force_length.csv"`, `file = "`+data+`"`, 1)
+		study = strings.Replace(study, "substeps = 20", "substeps = 3", 1)
+		if err := os.WriteFile(filepath.Join(dir, "study.toml"), []byte(study), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errs := kinfer(t, "run", filepath.Join(dir, "study.toml"), "-o", filepath.Join(dir, "out"))
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", v, code, errs)
+		}
+		b, _ := os.ReadFile(filepath.Join(dir, "out", "summary.json"))
+		var s struct {
+			MethodReport map[string]any `json:"method_report"`
+		}
+		json.Unmarshal(b, &s)
+		warned := strings.Contains(out, "WARNING (method builtin:tmcmc): variant betz") && s.MethodReport["evidence_biased"] == true && s.MethodReport["warnings"] != nil
+		if v == "betz" && !warned {
+			t.Errorf("betz: no warning; stdout:\n%s\nreport %v", out, s.MethodReport["warnings"])
+		}
+		if v == "bartsoen" && (strings.Contains(out, "WARNING") || s.MethodReport["warnings"] != nil) {
+			t.Errorf("bartsoen warned: %s", out)
+		}
+	}
+}

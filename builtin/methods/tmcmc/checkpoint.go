@@ -88,6 +88,11 @@ func (m *Method) LoadState(b []byte) error {
 	if err := s.check(); err != nil {
 		return fmt.Errorf("tmcmc: corrupt checkpoint: %w", err)
 	}
+	for i, k := range s.Kinds {
+		if k != mapIdentity && (m.cfg.Proposal == Reject || k != fullKind(m.bounds.Lower[i], m.bounds.Upper[i])) {
+			return fmt.Errorf("tmcmc: corrupt checkpoint: parameter %d has coordinate map %d, impossible for its bounds [%g, %g]", i, k, m.bounds.Lower[i], m.bounds.Upper[i])
+		}
+	}
 	rng := new(rand.PCG)
 	if err := rng.UnmarshalBinary(s.RNG); err != nil {
 		return fmt.Errorf("tmcmc: corrupt checkpoint: random stream: %w", err)
@@ -97,6 +102,7 @@ func (m *Method) LoadState(b []byte) error {
 		s.Stages = []stage{}
 	}
 	m.st, m.rng, m.rnd = s, rng, rand.New(rng)
+	m.setCoords()
 	return nil
 }
 
@@ -110,7 +116,7 @@ func (s *state) check() error {
 	}{
 		{"x", len(s.X), n * d}, {"log_prior", len(s.LogPrior), n}, {"log_lik", len(s.LogLik), n},
 		{"log_w", len(s.LogW), n}, {"scale0", len(s.Scale0), d}, {"parent", len(s.Parent), n},
-		{"u", len(s.U), n * d}, {"log_j", len(s.LogJ), n}, {"eve", len(s.Eve), n}, {"eve_sum", len(s.EveSum), n},
+		{"u", len(s.U), n * d}, {"scale0_u", len(s.Scale0U), d}, {"kinds", len(s.Kinds), d}, {"log_j", len(s.LogJ), n}, {"eve", len(s.Eve), n}, {"eve_sum", len(s.EveSum), n},
 	}
 	if s.Phase == phaseStages {
 		lens = append(lens, struct {
@@ -144,6 +150,11 @@ func (s *state) check() error {
 	for k, p := range s.Parent {
 		if p < 0 || p >= n {
 			return fmt.Errorf("parent[%d] = %d out of range", k, p)
+		}
+	}
+	for i, k := range s.Kinds {
+		if k < mapIdentity || k > mapUpper {
+			return fmt.Errorf("kinds[%d] = %d out of range", i, k)
 		}
 	}
 	for k, e := range s.Eve {

@@ -36,26 +36,78 @@ type coord struct {
 	logWidth float64 // log(hi − lo) for mapLogit
 }
 
+// fullKind is the map of a parameter with bounds [lo, hi] in transform
+// mode: by which bounds are finite.
+func fullKind(lo, hi float64) int {
+	switch fl, fh := !math.IsInf(lo, 0), !math.IsInf(hi, 0); {
+	case fl && fh:
+		return mapLogit
+	case fl:
+		return mapLower
+	case fh:
+		return mapUpper
+	}
+	return mapIdentity
+}
+
+// newCoord is the map of the given kind for bounds [lo, hi].
+func newCoord(lo, hi float64, kind int) coord {
+	c := coord{kind: kind, lo: lo, hi: hi}
+	if kind == mapLogit {
+		c.logWidth = math.Log(hi - lo)
+	}
+	return c
+}
+
 // coords returns the maps of a problem with the given bounds: identity
-// for every parameter in Reject mode, otherwise by the bounds' finiteness.
+// for every parameter in Reject mode, otherwise fullKind.
 func coords(lower, upper []float64, mode int) []coord {
 	cs := make([]coord, len(lower))
 	for i := range cs {
-		lo, hi := lower[i], upper[i]
-		c := coord{kind: mapIdentity, lo: lo, hi: hi}
+		k := mapIdentity
 		if mode == Transform {
-			switch fl, fh := !math.IsInf(lo, 0), !math.IsInf(hi, 0); {
-			case fl && fh:
-				c.kind, c.logWidth = mapLogit, math.Log(hi-lo)
-			case fl:
-				c.kind = mapLower
-			case fh:
-				c.kind = mapUpper
-			}
+			k = fullKind(lower[i], upper[i])
 		}
-		cs[i] = c
+		cs[i] = newCoord(lower[i], upper[i], k)
 	}
 	return cs
+}
+
+// farSpreads: in transform mode, a parameter whose whole population lies
+// more than farSpreads population standard deviations inside each finite
+// bound is proposed in θ itself for the stage (identity map). A proposal
+// step is β·sd with β ≲ 2, so leaving the bounds from there takes a > 5σ
+// step (probability < 10⁻⁶); such a proposal is rejected, which is exact.
+// This spares the exponential of the logit map where no bound is near
+// (docs/PERFORMANCE.md, "TMCMC overhead").
+const farSpreads = 10
+
+// stageKinds chooses each parameter's map for a stage from the population
+// x (N×d): fullKind, or the identity for a parameter far from its bounds
+// (farSpreads) or in Reject mode.
+func stageKinds(x []float64, n, d int, lower, upper []float64, mode int, kinds []int) {
+	for i := range d {
+		kinds[i] = mapIdentity
+		full := fullKind(lower[i], upper[i])
+		if mode == Reject || full == mapIdentity {
+			continue
+		}
+		lo, hi, mean := math.Inf(1), math.Inf(-1), 0.0
+		for k := range n {
+			v := x[k*d+i]
+			lo, hi, mean = math.Min(lo, v), math.Max(hi, v), mean+v
+		}
+		mean /= float64(n)
+		ss := 0.0
+		for k := range n {
+			v := x[k*d+i] - mean
+			ss += v * v
+		}
+		margin := farSpreads * math.Sqrt(ss/float64(n))
+		if !(margin > 0) || !(lo-lower[i] > margin) || !(upper[i]-hi > margin) {
+			kinds[i] = full // near a bound (or no spread to judge by)
+		}
+	}
 }
 
 // clampU keeps u finite and within ±uMax.
@@ -104,7 +156,12 @@ func (c coord) fromUFactor(u float64) (theta, logJ, f float64) {
 		if u < 0 {
 			s = e * s
 		}
-		theta = math.Min(math.Max(c.lo+(c.hi-c.lo)*s, c.lo), c.hi)
+		theta = c.lo + (c.hi-c.lo)*s
+		if theta < c.lo { // rounding; plain comparisons, cheaper than math.Min/Max
+			theta = c.lo
+		} else if theta > c.hi {
+			theta = c.hi
+		}
 		return theta, c.logWidth - au, 1 + e
 	case mapLower:
 		return c.lo + math.Exp(u), u, 1
@@ -121,6 +178,10 @@ func (c coord) fromUFactor(u float64) (theta, logJ, f float64) {
 func mapPoint(cs []coord, u, theta []float64) float64 {
 	logJ, prod := 0.0, 1.0
 	for i, c := range cs {
+		if c.kind == mapIdentity {
+			theta[i] = u[i]
+			continue
+		}
 		t, lj, f := c.fromUFactor(u[i])
 		theta[i] = t
 		logJ += lj

@@ -43,7 +43,7 @@ var Spec = abi.Spec{
 	Kind:    abi.KindMethod,
 	Name:    "tmcmc",
 	Version: "1.0.0",
-	Doc:     "transitional MCMC (Ching & Chen 2007) with the Betz et al. 2016 and Bartsoen et al. 2023 modifications; log evidence with standard error",
+	Doc:     "transitional MCMC (Ching & Chen 2007) with the Betz et al. 2016 and Bartsoen et al. 2023 modifications; log evidence with standard error (variants original and betz: biased evidence, kept to reproduce the paper)",
 	Settings: []abi.Setting{
 		{Name: "chains", Default: 1000, Doc: "population size N_s: chains moved in parallel, one proposal each per batch (Bartsoen 2023 used 10000)"},
 		{Name: "substeps", Default: 50, Doc: "Metropolis sub-steps N_a per chain and stage (Bartsoen 2023 Appendix A: 50)"},
@@ -51,7 +51,7 @@ var Spec = abi.Spec{
 		{Name: "target_accept", Default: 0.23, Doc: "acceptance rate the proposal scale beta is adapted to (Eq. 19; betz and bartsoen variants)"},
 		{Name: "max_stages", Default: 100, Doc: "maximum number of tempering stages; a run that has not reached q = 1 by then stops with an error"},
 		{Name: "variant", Default: Bartsoen, Choices: VariantNames, Doc: "original: Ching & Chen 2007 (resampling every sub-step, beta = 0.2); betz: + weights recomputed after every move and adaptive beta; bartsoen: betz with one resampling per stage. original and betz give BIASED evidence and too narrow posteriors (they compound the weights); only bartsoen is unbiased"},
-		{Name: "proposal", Default: Transform, Choices: ProposalNames, Doc: "transform: random walk in unconstrained coordinates (logit of a bounded parameter, log of a one-sided one) with the log-Jacobian in the Metropolis ratio, so no proposal leaves the prior's support; reject: random walk in the parameters, proposals outside the bounds rejected (the paper's algorithm)"},
+		{Name: "proposal", Default: Transform, Choices: ProposalNames, Doc: "transform: random walk in unconstrained coordinates (logit of a bounded parameter, log of a one-sided one) with the log-Jacobian in the Metropolis ratio, so no proposal leaves the prior's support (a parameter whose population is more than 10 sds inside its bounds is proposed directly for that stage, sparing the map); reject: random walk in the parameters, proposals outside the bounds rejected (the paper's algorithm)"},
 		{Name: "adapt", Default: AdaptSubstep, Choices: AdaptNames, Doc: "substep: the proposal scale beta follows the acceptance rate after each of the first half of a stage's sub-steps, then stays fixed; stage: beta changes once per stage by Eq. 19 (the paper's rule)"},
 	},
 	Capabilities: []abi.Capability{abi.CapCheckpoint},
@@ -189,9 +189,14 @@ type state struct {
 	Parent []int `json:"parent"`
 	Eve    []int `json:"eve"`
 	EveSum f64s  `json:"eve_sum"`
-	// Scale0 is the per-coordinate spread of the prior population in u, the
-	// unit of the covariance regularisation.
-	Scale0 f64s `json:"scale0"`
+	// Scale0 and Scale0U are the per-parameter spreads of the prior
+	// population in θ and in the transform coordinate (logit or log), the
+	// units of the covariance regularisation.
+	Scale0  f64s `json:"scale0"`
+	Scale0U f64s `json:"scale0_u"`
+	// Kinds is each parameter's coordinate map in the running stage
+	// (stageKinds).
+	Kinds []int `json:"kinds"`
 
 	// The running stage: tempering from Q to QNext with Σ = β²·C, C = L·Lᵀ
 	// (in u).
@@ -275,7 +280,7 @@ func (m *Method) Init(p abi.Problem) error {
 		Phase:  phaseDraw,
 		X:      make(f64s, n*d), U: make(f64s, n*d), LogJ: make(f64s, n),
 		LogPrior: make(f64s, n), LogLik: make(f64s, n), LogW: make(f64s, n),
-		Scale0: make(f64s, d), Stages: []stage{}, Parent: make([]int, n),
+		Scale0: make(f64s, d), Scale0U: make(f64s, d), Kinds: make([]int, d), Stages: []stage{}, Parent: make([]int, n),
 		Eve: make([]int, n), EveSum: make(f64s, n),
 	}
 	for k := range n {
@@ -341,12 +346,9 @@ func (m *Method) propose() {
 	}
 }
 
-// toTheta writes θ = T⁻¹(u) and returns log|dθ/du| (0 in reject mode).
+// toTheta writes θ = T⁻¹(u) and returns log|dθ/du| under the stage's
+// maps (0 for identity maps).
 func (m *Method) toTheta(u, theta []float64) float64 {
-	if m.cfg.Proposal == Reject {
-		copy(theta, u)
-		return 0
-	}
 	return mapPoint(m.cs, u, theta)
 }
 
@@ -408,14 +410,7 @@ func (m *Method) tellDraws(results []abi.Result) error {
 	d := s.D
 	usable := 0
 	for k, r := range results {
-		x, u := s.X[k*d:(k+1)*d], s.U[k*d:(k+1)*d]
-		copy(x, r.Theta)
-		for i, c := range m.cs {
-			u[i] = c.toU(x[i])
-		}
-		// θ is re-derived from the (possibly clamped) u, so that state and
-		// log-Jacobian agree exactly; in reject mode both are the draw.
-		s.LogJ[k] = m.toTheta(u, x)
+		copy(s.X[k*d:(k+1)*d], r.Theta)
 		s.LogPrior[k], s.LogLik[k] = r.LogPrior, r.LogLik
 		if !mcmc.Usable(r) {
 			s.LogLik[k] = math.Inf(-1)
@@ -428,27 +423,21 @@ func (m *Method) tellDraws(results []abi.Result) error {
 		r := results[0]
 		return fmt.Errorf("tmcmc: none of the %d prior draws has a finite log target (first: status %v, log prior %g, log likelihood %g); check that the prior overlaps the region where the model succeeds", len(results), r.Status, r.LogPrior, r.LogLik)
 	}
-	// Scale0: the spread of the prior population per coordinate u (its
-	// sd; the bound width, or 1, when that is not positive and finite).
-	n := float64(len(results))
+	// Scale0, Scale0U: the spread of the prior population per parameter
+	// in θ and in its transform coordinate (its sd; the bound width, or 1,
+	// when that is not positive and finite).
+	n := len(results)
+	col := make([]float64, n)
 	for i := range d {
-		mean, sq := 0.0, 0.0
-		for k := range results {
-			mean += s.U[k*d+i]
+		c := newCoord(m.bounds.Lower[i], m.bounds.Upper[i], fullKind(m.bounds.Lower[i], m.bounds.Upper[i]))
+		for k := range n {
+			col[k] = s.X[k*d+i]
 		}
-		mean /= n
-		for k := range results {
-			v := s.U[k*d+i] - mean
-			sq += v * v
+		s.Scale0[i] = spread(col, m.bounds.Upper[i]-m.bounds.Lower[i])
+		for k := range n {
+			col[k] = c.toU(col[k])
 		}
-		sd := math.Sqrt(sq / n)
-		if !(sd > 0) || !mcmc.Finite(sd) {
-			sd = m.bounds.Upper[i] - m.bounds.Lower[i]
-			if !mcmc.Finite(sd) || m.cs[i].kind != mapIdentity {
-				sd = 1
-			}
-		}
-		s.Scale0[i] = sd
+		s.Scale0U[i] = spread(col, 1)
 	}
 	s.Q = 0
 	if m.cfg.Variant == Original {
@@ -459,6 +448,52 @@ func (m *Method) tellDraws(results []abi.Result) error {
 	s.Phase = phaseStages
 	m.startStage()
 	return nil
+}
+
+// spread is the standard deviation of xs, or fallback (1 if that is not
+// finite) when it is not positive and finite.
+func spread(xs []float64, fallback float64) float64 {
+	mean, sq := 0.0, 0.0
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	for _, x := range xs {
+		sq += (x - mean) * (x - mean)
+	}
+	sd := math.Sqrt(sq / float64(len(xs)))
+	if !(sd > 0) || !mcmc.Finite(sd) {
+		sd = fallback
+		if !mcmc.Finite(sd) {
+			sd = 1
+		}
+	}
+	return sd
+}
+
+// remap chooses the running stage's coordinate maps (stageKinds) and
+// recomputes every chain's u = T(θ) and log|dθ/du| under them. θ, the
+// chain's state, is kept as it is.
+func (m *Method) remap() {
+	s := &m.st
+	n, d := m.cfg.Chains, s.D
+	stageKinds(s.X, n, d, m.bounds.Lower, m.bounds.Upper, m.cfg.Proposal, s.Kinds)
+	m.setCoords()
+	tmp := make([]float64, d)
+	for k := range n {
+		x, u := s.X[k*d:(k+1)*d], s.U[k*d:(k+1)*d]
+		for i, c := range m.cs {
+			u[i] = c.toU(x[i])
+		}
+		s.LogJ[k] = mapPoint(m.cs, u, tmp)
+	}
+}
+
+// setCoords builds the maps of s.Kinds.
+func (m *Method) setCoords() {
+	for i, k := range m.st.Kinds {
+		m.cs[i] = newCoord(m.bounds.Lower[i], m.bounds.Upper[i], k)
+	}
 }
 
 // startStage begins stage j → j+1 from the current, equally weighted
@@ -494,9 +529,18 @@ func (m *Method) startStage() {
 	varLogS := clusteredVar(w, nil, s.Parent)
 	s.VarLogZ += varLogS
 	addLineage(s.EveSum, w, nil, s.Eve)
-	// Step 3: Σ_j = β_j²·C (Eq. 15–16), in the proposal coordinates.
+	// Step 3: Σ_j = β_j²·C (Eq. 15–16), in the stage's proposal
+	// coordinates.
+	m.remap()
 	c := weightedCov(s.U, w, n, d)
-	s.Chol = regularisedCholesky(c, s.Scale0, d)
+	scale := make([]float64, d)
+	for i, k := range s.Kinds {
+		scale[i] = s.Scale0[i]
+		if k != mapIdentity {
+			scale[i] = s.Scale0U[i]
+		}
+	}
+	s.Chol = regularisedCholesky(c, scale, d)
 	s.QNext, s.Sub = q, 0
 	s.Stages = append(s.Stages, stage{Q: q, Beta: s.Beta, BetaEnd: s.Beta, LogS: ws.LogS, VarLogS: varLogS, ESS: ws.ESS, CoV: ws.CoV})
 }

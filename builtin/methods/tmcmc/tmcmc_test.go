@@ -505,29 +505,56 @@ func TestSettings(t *testing.T) {
 }
 
 // BenchmarkSubstep is the method's own cost per sub-step (1000 chains,
-// d = 10, target evaluation excluded): Ask (proposals) and Tell.
+// d = 10 and 50, the conformance Gaussian, target evaluation excluded):
+// Ask (proposals, in the stage's coordinates) and Tell. ns/op ÷ 1000 is
+// the cost per particle-step (docs/PERFORMANCE.md, "TMCMC overhead").
 func BenchmarkSubstep(b *testing.B) {
-	c := conformance.Gauss10D()
-	m := newMethod(b, 1000, 1_000_000, Bartsoen)
-	h := conformance.NewHost(c.Target, 1)
-	m.Init(c.Target.Problem(1))
-	if err := h.Step(m); err != nil { // prior draws; now in stage 1
-		b.Fatal(err)
+	for _, d := range []int{10, 50} {
+		b.Run(fmt.Sprintf("d=%d", d), func(b *testing.B) {
+			tgt := gaussianTarget(d)
+			m := newMethod(b, 1000, 1_000_000, Bartsoen)
+			h := conformance.NewHost(tgt, 1)
+			m.Init(tgt.Problem(1))
+			if err := h.Step(m); err != nil { // prior draws; now in stage 1
+				b.Fatal(err)
+			}
+			batch, _ := m.Ask()
+			res := make([]abi.Result, len(batch.Points))
+			for k, p := range batch.Points {
+				res[k], _ = h.Eval(p, abi.WantLogTarget)
+			}
+			b.ResetTimer()
+			for range b.N {
+				m.st.Pending = true // re-tell the same results
+				if err := m.Tell(res); err != nil {
+					b.Fatal(err)
+				}
+				m.st.Sub = 1 // stay in the stage
+				m.st.Pending = false
+				if _, err := m.Ask(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
-	batch, _ := m.Ask()
-	res := make([]abi.Result, len(batch.Points))
-	for k, p := range batch.Points {
-		res[k], _ = h.Eval(p, abi.WantLogTarget)
-	}
-	b.ResetTimer()
-	for range b.N {
-		m.st.Pending = true // re-tell the same results
-		if err := m.Tell(res); err != nil {
-			b.Fatal(err)
+}
+
+// gaussianTarget is conformance.Gauss10D's target in d dimensions: prior
+// N(0, 1) within [−10, 10], likelihood exp(−‖θ − 0.5‖²/(2·0.25)).
+func gaussianTarget(d int) conformance.Target {
+	n01, _ := prior.NewNormal(0, 1)
+	t := conformance.Target{LogLik: func(th []float64) (float64, abi.Status) {
+		ss := 0.0
+		for _, v := range th {
+			ss += (v - 0.5) * (v - 0.5)
 		}
-		m.st.Pending = false
-		m.propose()
+		return -ss / 0.5, abi.OK
+	}}
+	for i := range d {
+		t.Params = append(t.Params, abi.Param{Name: fmt.Sprintf("t%d", i), Lower: -10, Upper: 10})
+		t.Prior = append(t.Prior, n01)
 	}
+	return t
 }
 
 // Each stage reports, per parameter, the RMSE between the marginal CDFs of
