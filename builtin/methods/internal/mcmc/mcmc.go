@@ -121,7 +121,6 @@ func RandomWalk(rnd *rand.Rand, y, x, chol []float64, scale float64, z []float64
 	}
 }
 
-
 // Header is the head of a method's checkpoint: what the checkpoint is for.
 // Embedded (untagged) in a method's JSON state, its fields are written at
 // the top level as format, config, d and seed.
