@@ -358,8 +358,15 @@ func (t *Target) evalChunk(sc *scratch, pts [][]float64, res []abi.Result, want 
 	// Prior first: points outside the support are not evaluated.
 	live := sc.full[:0]
 	idx := make([]int, 0, len(pts))
+	// The results' Theta copies share one allocation per chunk.
+	n := 0
+	for _, th := range pts {
+		n += len(th)
+	}
+	thetas := make([]float64, 0, n)
 	for i, th := range pts {
-		res[i] = abi.Result{Theta: append([]float64(nil), th...), LogPrior: t.LogPrior(th), LogLik: math.Inf(-1)}
+		thetas = append(thetas, th...)
+		res[i] = abi.Result{Theta: thetas[len(thetas)-len(th) : len(thetas) : len(thetas)], LogPrior: t.LogPrior(th), LogLik: math.Inf(-1)}
 		if math.IsInf(res[i].LogPrior, -1) {
 			res[i].Status = abi.OutOfSupport
 			continue
