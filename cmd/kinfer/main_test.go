@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kinfer/kinfer/builtin/models/ligament"
 )
 
 // kinfer runs the CLI in-process and returns exit code, stdout and stderr.
@@ -542,6 +544,49 @@ func TestAnalyzeTruth(t *testing.T) {
 		if s.Name != p.Name || p.Truth != truth[p.Name] || p.P05 != s.P05 || p.P95 != s.P95 || math.Abs(p.Percentile-want) > 1e-12 || !p.Inside {
 			t.Errorf("%s: %+v; want truth %g, band [%g, %g] as summary.json, percentile %g, inside", p.Name, p, truth[p.Name], s.P05, s.P95, want)
 		}
+	}
+
+	// The log target at the truth, computed here from the model and Eq. 7
+	// (uniform priors: −log 7000 − log 0.5), and its rank among the
+	// samples' log_prior + log_likelihood.
+	var at struct {
+		Truth struct {
+			AtTruth struct {
+				Status        string
+				LogPrior      float64 `json:"log_prior"`
+				LogLikelihood float64 `json:"log_likelihood"`
+				LogTarget     float64 `json:"log_target"`
+				SamplesBelow  float64 `json:"samples_below"`
+			} `json:"at_truth"`
+		}
+	}
+	json.Unmarshal(mustRead(t, filepath.Join(dir, "analysis.json")), &at)
+	data, _ := csv.NewReader(bytes.NewReader(mustRead(t, "../../examples/quickstart/force_length.csv"))).ReadAll()
+	wantLL := 0.0
+	y := make([]float64, 2)
+	for _, r := range data[1:] {
+		L, _ := strconv.ParseFloat(r[0], 64)
+		f, _ := strconv.ParseFloat(r[1], 64)
+		ligament.Model{RefLength: 30}.Eval([]float64{5200, 0.04}, []float64{L}, y)
+		wantLL += -math.Log(10*math.Sqrt(2*math.Pi)) - (y[0]-f)*(y[0]-f)/200
+	}
+	wantLP := -math.Log(7000) - math.Log(0.5)
+	lpCol, llCol := slices.Index(rows[0], "log_prior"), slices.Index(rows[0], "log_likelihood")
+	below := 0
+	for _, r := range rows[1:] {
+		lp, _ := strconv.ParseFloat(r[lpCol], 64)
+		ll, _ := strconv.ParseFloat(r[llCol], 64)
+		if lp+ll < wantLP+wantLL {
+			below++
+		}
+	}
+	got := at.Truth.AtTruth
+	if got.Status != "ok" || math.Abs(got.LogPrior-wantLP) > 1e-9 || math.Abs(got.LogLikelihood-wantLL) > 1e-9*math.Abs(wantLL) ||
+		got.LogTarget != got.LogPrior+got.LogLikelihood || math.Abs(got.SamplesBelow-float64(below)/float64(len(rows)-1)) > 1e-12 {
+		t.Errorf("at truth %+v; want log prior %g, log likelihood %g, %d of %d samples below", got, wantLP, wantLL, below, len(rows)-1)
+	}
+	if !strings.Contains(out, "log target at the truth") {
+		t.Errorf("stdout lacks the log target at the truth:\n%s", out)
 	}
 
 	// k far above its posterior: outside, percentile 1; eps_r skipped.

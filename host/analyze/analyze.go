@@ -155,6 +155,20 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 		if a.Truth, err = checkTruth(o.Truth, truths, s.Free, s.ModelInfo.Spec.Params, s.Base, samples, w); err != nil {
 			return nil, err
 		}
+		lp, ll := tbl.Index("log_prior"), tbl.Index("log_likelihood")
+		if a.Truth.Checked == d && lp >= 0 && ll >= 0 {
+			theta := make([]float64, d)
+			for j, p := range a.Truth.Params {
+				theta[j] = p.Truth
+			}
+			lt := make([]float64, len(tbl.Rows))
+			for i, row := range tbl.Rows {
+				lt[i] = row[lp] + row[ll]
+			}
+			if a.Truth.AtTruth, err = atTruth(ctx, s, max(o.Workers, 1), theta, lt, w); err != nil {
+				return nil, err
+			}
+		}
 	}
 	a.Regressions = regressions(names, samples)
 	for j, st := range sum.MethodReport.Stages {

@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/builtin/analysis"
+	"github.com/kinfer/kinfer/host/study"
+	"github.com/kinfer/kinfer/host/target"
 )
 
 // WeightColumn is the samples.csv column that, when present, weights the
@@ -118,6 +121,22 @@ type TruthReport struct {
 	Skipped []string `json:"skipped"`
 	// Fixed are truth keys naming parameters the study fixes (not sampled).
 	Fixed []FixedTruth `json:"fixed,omitempty"`
+	// AtTruth is the log target at the truth, when every free parameter
+	// has one.
+	AtTruth *AtTruth `json:"at_truth,omitempty"`
+}
+
+// AtTruth compares the log target at the truth with the samples'.
+type AtTruth struct {
+	Status        string  `json:"status"` // the evaluation's status (ok, failed, …)
+	LogPrior      float64 `json:"log_prior"`
+	LogLikelihood float64 `json:"log_likelihood"`
+	LogTarget     float64 `json:"log_target"`
+	// SamplesBelow is the (weighted) fraction of samples whose log target
+	// (samples.csv's log_prior + log_likelihood) is below the truth's.
+	SamplesBelow float64 `json:"samples_below"`
+	// SamplesMax is the largest log target among the samples.
+	SamplesMax float64 `json:"samples_max"`
 }
 
 // TruthParam is one free parameter's check.
@@ -215,7 +234,46 @@ func (r *TruthReport) text(b *strings.Builder) {
 	if len(r.Skipped) > 0 {
 		fmt.Fprintf(b, "skipped (no truth given): %s\n", strings.Join(r.Skipped, ", "))
 	}
+	if at := r.AtTruth; at != nil {
+		fmt.Fprintf(b, "log target at the truth: %.6g (%s; log prior %.6g, log likelihood %.6g), above %.1f %% of the samples' (their largest %.6g)\n",
+			at.LogTarget, at.Status, at.LogPrior, at.LogLikelihood, 100*at.SamplesBelow, at.SamplesMax)
+	}
 	for _, f := range r.Fixed {
 		fmt.Fprintf(b, "not sampled (fixed in the study): %s, truth %.6g, fixed at %.6g\n", f.Name, f.Truth, f.Fixed)
 	}
+}
+
+// atTruth evaluates the log target at the truth θ (over the free
+// parameters, in model order) and ranks it among the samples' log targets
+// lt (weights w, nil for equal).
+func atTruth(ctx context.Context, s *study.Study, workers int, theta, lt, w []float64) (*AtTruth, error) {
+	x := theta
+	if s.Transformed() {
+		var err error
+		if x, err = s.Inverse(theta); err != nil {
+			return nil, fmt.Errorf("analyze: the truth is outside the study's transforms: %w", err)
+		}
+	}
+	res, err := target.New(s, workers).Evaluate(ctx, [][]float64{x}, abi.WantLogTarget)
+	if err != nil {
+		return nil, fmt.Errorf("analyze: evaluating the truth: %w", err)
+	}
+	r := res[0]
+	at := &AtTruth{Status: r.Status.String(), LogPrior: r.LogPrior, LogLikelihood: r.LogLik, LogTarget: r.LogPrior + r.LogLik, SamplesMax: math.Inf(-1)}
+	var below, total float64
+	for i, v := range lt {
+		wi := 1.0
+		if w != nil {
+			wi = w[i]
+		}
+		total += wi
+		if v < at.LogTarget {
+			below += wi
+		}
+		if wi > 0 && v > at.SamplesMax {
+			at.SamplesMax = v
+		}
+	}
+	at.SamplesBelow = below / total
+	return at, nil
 }
