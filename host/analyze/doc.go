@@ -15,5 +15,8 @@
 //   - with --truth FILE (a JSON object of known true values, ReadTruth),
 //     per parameter whether the truth lies in the central 90 % band and its
 //     posterior percentile, and how many are inside (truth.go; the
-//     statistics are builtin/analysis.CheckTruth).
+//     statistics are builtin/analysis.CheckTruth); with a truth for every
+//     free parameter, the log target at the truth ranked among the
+//     samples' (a truth better than nearly every sample means the sampler
+//     missed its region).
 package analyze
