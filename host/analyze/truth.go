@@ -277,3 +277,18 @@ func atTruth(ctx context.Context, s *study.Study, workers int, theta, lt, w []fl
 	at.SamplesBelow = below / total
 	return at, nil
 }
+
+// MarshalJSON writes non-finite numbers (the log target of a truth whose
+// evaluation failed is −∞) as null, as summary.json does.
+func (a AtTruth) MarshalJSON() ([]byte, error) {
+	num := func(v float64) any {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil
+		}
+		return v
+	}
+	return json.Marshal(map[string]any{
+		"status": a.Status, "log_prior": num(a.LogPrior), "log_likelihood": num(a.LogLikelihood),
+		"log_target": num(a.LogTarget), "samples_below": num(a.SamplesBelow), "samples_max": num(a.SamplesMax),
+	})
+}

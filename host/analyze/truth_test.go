@@ -1,6 +1,8 @@
 package analyze
 
 import (
+	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,5 +81,13 @@ func TestCheckTruthParams(t *testing.T) {
 	}
 	if _, err := checkTruth("t.json", []TruthValue{{"zz", 1, 4}}, free, all, base, samples, nil); err == nil || !strings.Contains(err.Error(), `t.json:4: "zz" is not a parameter`) {
 		t.Errorf("unknown key: %v", err)
+	}
+}
+
+// A truth whose evaluation failed has log target −∞: written as null.
+func TestAtTruthJSONNonFinite(t *testing.T) {
+	b, err := json.Marshal(TruthReport{AtTruth: &AtTruth{Status: "failed", LogPrior: -3, LogLikelihood: math.Inf(-1), LogTarget: math.Inf(-1), SamplesBelow: 0, SamplesMax: -7}})
+	if err != nil || !strings.Contains(string(b), `"log_likelihood":null`) || !strings.Contains(string(b), `"log_prior":-3`) || !strings.Contains(string(b), `"status":"failed"`) {
+		t.Fatalf("%s %v", b, err)
 	}
 }
