@@ -32,7 +32,7 @@ usage:
   kinfer run STUDY.toml [-o DIR] [--seed N] [--workers N] [--verbose] [--checkpoint-every 30s] [--memory-budget 8GiB]
   kinfer run --resume DIR [--workers N]
   kinfer run --verify DIR [--workers N]
-  kinfer analyze RUN_DIR [--workers N] [--predictive N]
+  kinfer analyze RUN_DIR [--workers N] [--predictive N] [--truth FILE]
   kinfer validate STUDY.toml|PLUGIN.toml
   kinfer inspect PLUGIN.toml|FILE.wasm
   kinfer list
@@ -448,6 +448,7 @@ func cmdAnalyze(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("analyze", flag.ContinueOnError)
 	workers := fs.Int("workers", runtime.NumCPU(), "parallel evaluation workers")
 	pred := fs.Int("predictive", 1000, "posterior samples evaluated for the predictive fit")
+	truth := fs.String("truth", "", "a JSON `FILE` of known true values, {\"param\": value, ...} (e.g. a synthetic example's truth.json):\nreport per parameter whether the truth lies in the central 90 % band (p05–p95), its posterior\npercentile (fraction of samples below it) and how many of the parameters given are inside;\na key that is not a model parameter is an error, free parameters without a truth are listed as skipped")
 	pos, err := parse(fs, args, 1)
 	if err != nil {
 		return err
@@ -468,7 +469,7 @@ func cmdAnalyze(args []string, stdout io.Writer) error {
 		return err
 	}
 	defer rt.Close(ctx)
-	a, err := analyze.Analyze(ctx, pos[0], analyze.Options{Workers: *workers, MaxPredictive: *pred, Runtime: rt})
+	a, err := analyze.Analyze(ctx, pos[0], analyze.Options{Workers: *workers, MaxPredictive: *pred, Runtime: rt, Truth: *truth})
 	if err != nil {
 		return err
 	}

@@ -2,16 +2,20 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kinfer/kinfer/builtin/models/ligament"
 )
 
 // kinfer runs the CLI in-process and returns exit code, stdout and stderr.
@@ -511,5 +515,151 @@ func TestBiasedVariantWarns(t *testing.T) {
 		if v == "bartsoen" && (strings.Contains(out, "WARNING") || s.MethodReport["warnings"] != nil) {
 			t.Errorf("bartsoen warned: %s", out)
 		}
+	}
+}
+
+// kinfer analyze --truth: the quickstart's data were made from
+// truth.json (k 5200 N, eps_r 0.04), so both lie inside the central 90 %
+// band. The check is independent of the analysis code: the band is
+// summary.json's p05/p95 (the run's own quantiles) and the percentile the
+// fraction of samples.csv's values below the truth, counted here. A truth
+// far outside the prior is reported outside at percentile 1; a parameter
+// without a truth is skipped; a key that is not a parameter, a missing
+// file and bad JSON are errors naming the key, the file and the line.
+func TestAnalyzeTruth(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, e := kinfer(t, "run", "../../examples/quickstart/study.toml", "-o", dir); code != 0 {
+		t.Fatal(e)
+	}
+	code, out, errs := kinfer(t, "analyze", dir, "--predictive", "50", "--truth", "../../examples/quickstart/truth.json")
+	if code != 0 {
+		t.Fatalf("analyze: %d %s %s", code, out, errs)
+	}
+	if !strings.Contains(out, "2 of 2 inside the central 90 % band") {
+		t.Errorf("stdout lacks the count:\n%s", out)
+	}
+	type truthReport struct {
+		Inside, Checked int
+		Weighted        bool
+		Skipped         []string
+		Params          []struct {
+			Name                        string
+			Truth, P05, P95, Percentile float64
+			Inside                      bool
+		}
+	}
+	var a struct{ Truth truthReport }
+	if err := json.Unmarshal(mustRead(t, filepath.Join(dir, "analysis.json")), &a); err != nil {
+		t.Fatal(err)
+	}
+	var sum struct {
+		Params []struct {
+			Name     string
+			P05, P95 float64
+		}
+	}
+	json.Unmarshal(mustRead(t, filepath.Join(dir, "summary.json")), &sum)
+	rows, err := csv.NewReader(bytes.NewReader(mustRead(t, filepath.Join(dir, "samples.csv")))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth := map[string]float64{"k": 5200, "eps_r": 0.04}
+	if a.Truth.Inside != 2 || a.Truth.Checked != 2 || a.Truth.Weighted || len(a.Truth.Skipped) != 0 || len(a.Truth.Params) != 2 {
+		t.Fatalf("truth report %+v", a.Truth)
+	}
+	for i, p := range a.Truth.Params {
+		col := slices.Index(rows[0], p.Name)
+		below := 0
+		for _, r := range rows[1:] {
+			if v, _ := strconv.ParseFloat(r[col], 64); v < truth[p.Name] {
+				below++
+			}
+		}
+		want := float64(below) / float64(len(rows)-1)
+		s := sum.Params[i]
+		if s.Name != p.Name || p.Truth != truth[p.Name] || p.P05 != s.P05 || p.P95 != s.P95 || math.Abs(p.Percentile-want) > 1e-12 || !p.Inside {
+			t.Errorf("%s: %+v; want truth %g, band [%g, %g] as summary.json, percentile %g, inside", p.Name, p, truth[p.Name], s.P05, s.P95, want)
+		}
+	}
+
+	// The log target at the truth, computed here from the model and Eq. 7
+	// (uniform priors: −log 7000 − log 0.5), and its rank among the
+	// samples' log_prior + log_likelihood.
+	var at struct {
+		Truth struct {
+			AtTruth struct {
+				Status        string
+				LogPrior      float64 `json:"log_prior"`
+				LogLikelihood float64 `json:"log_likelihood"`
+				LogTarget     float64 `json:"log_target"`
+				SamplesBelow  float64 `json:"samples_below"`
+			} `json:"at_truth"`
+		}
+	}
+	json.Unmarshal(mustRead(t, filepath.Join(dir, "analysis.json")), &at)
+	data, _ := csv.NewReader(bytes.NewReader(mustRead(t, "../../examples/quickstart/force_length.csv"))).ReadAll()
+	wantLL := 0.0
+	y := make([]float64, 2)
+	for _, r := range data[1:] {
+		L, _ := strconv.ParseFloat(r[0], 64)
+		f, _ := strconv.ParseFloat(r[1], 64)
+		ligament.Model{RefLength: 30}.Eval([]float64{5200, 0.04}, []float64{L}, y)
+		wantLL += -math.Log(10*math.Sqrt(2*math.Pi)) - (y[0]-f)*(y[0]-f)/200
+	}
+	wantLP := -math.Log(7000) - math.Log(0.5)
+	lpCol, llCol := slices.Index(rows[0], "log_prior"), slices.Index(rows[0], "log_likelihood")
+	below := 0
+	for _, r := range rows[1:] {
+		lp, _ := strconv.ParseFloat(r[lpCol], 64)
+		ll, _ := strconv.ParseFloat(r[llCol], 64)
+		if lp+ll < wantLP+wantLL {
+			below++
+		}
+	}
+	got := at.Truth.AtTruth
+	if got.Status != "ok" || math.Abs(got.LogPrior-wantLP) > 1e-9 || math.Abs(got.LogLikelihood-wantLL) > 1e-9*math.Abs(wantLL) ||
+		got.LogTarget != got.LogPrior+got.LogLikelihood || math.Abs(got.SamplesBelow-float64(below)/float64(len(rows)-1)) > 1e-12 {
+		t.Errorf("at truth %+v; want log prior %g, log likelihood %g, %d of %d samples below", got, wantLP, wantLL, below, len(rows)-1)
+	}
+	if !strings.Contains(out, "log target at the truth") {
+		t.Errorf("stdout lacks the log target at the truth:\n%s", out)
+	}
+
+	// k far above its posterior: outside, percentile 1; eps_r skipped.
+	far := filepath.Join(t.TempDir(), "far.json")
+	os.WriteFile(far, []byte(`{"k": 8900}`), 0o644)
+	code, out, errs = kinfer(t, "analyze", dir, "--predictive", "50", "--truth", far)
+	if code != 0 {
+		t.Fatalf("analyze: %d %s %s", code, out, errs)
+	}
+	a.Truth = truthReport{}
+	json.Unmarshal(mustRead(t, filepath.Join(dir, "analysis.json")), &a)
+	if a.Truth.Inside != 0 || a.Truth.Checked != 1 || !slices.Equal(a.Truth.Skipped, []string{"eps_r"}) ||
+		a.Truth.Params[0].Inside || a.Truth.Params[0].Percentile != 1 {
+		t.Errorf("far truth: %+v", a.Truth)
+	}
+	if !strings.Contains(out, "0 of 1 inside") || !strings.Contains(out, "NO (above)") || !strings.Contains(out, "skipped (no truth given): eps_r") {
+		t.Errorf("far truth stdout:\n%s", out)
+	}
+
+	for name, c := range map[string]struct{ text, want string }{
+		"unknown key": {"{\"k\": 5200,\n \"kk\": 1}", `:2: "kk" is not a parameter`},
+		"bad JSON":    {"{\"k\": 5200,\n\n \"eps_r\" 0.04}", ":3: invalid JSON"},
+		"not number":  {`{"k": "5200"}`, `"k": value "5200" is not a number`},
+		"not object":  {`[5200]`, "want a JSON object"},
+	} {
+		f := filepath.Join(t.TempDir(), "truth.json")
+		os.WriteFile(f, []byte(c.text), 0o644)
+		code, _, errs := kinfer(t, "analyze", dir, "--truth", f)
+		if code == 0 || !strings.Contains(errs, c.want) || !strings.Contains(errs, f) {
+			t.Errorf("%s: exit %d, stderr %q; want an error with %q naming the file", name, code, errs, c.want)
+		}
+	}
+	missing := filepath.Join(t.TempDir(), "nope.json")
+	if code, _, errs := kinfer(t, "analyze", dir, "--truth", missing); code == 0 || !strings.Contains(errs, missing) {
+		t.Errorf("missing file: exit %d, %q", code, errs)
+	}
+	if code, out, _ := kinfer(t, "analyze", "--help"); code != 0 || !strings.Contains(out, "-truth FILE") {
+		t.Errorf("--help does not document --truth: %s", out)
 	}
 }

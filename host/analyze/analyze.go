@@ -58,6 +58,8 @@ type Analysis struct {
 	// Stages is Fig. 7: per TMCMC stage, how much the marginal CDFs moved
 	// (the method's cdf_rmse per parameter, summarised).
 	Stages []StageChange `json:"stages,omitempty"`
+	// Truth is the check against known true values (--truth FILE).
+	Truth *TruthReport `json:"truth,omitempty"`
 }
 
 // StageChange summarises one TMCMC stage's per-parameter CDF RMSE.
@@ -76,6 +78,9 @@ type Options struct {
 	// predictive (0: 1000).
 	MaxPredictive int
 	Runtime       *wasm.Runtime
+	// Truth is a truth file (ReadTruth) to check the samples against; ""
+	// for none.
+	Truth string
 }
 
 // Analyze analyses the run in dir and writes dir/analysis.json.
@@ -89,6 +94,13 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 				CDFRMSE []*float64 `json:"cdf_rmse"`
 			} `json:"stages"`
 		} `json:"method_report"`
+	}
+	var truths []TruthValue
+	if o.Truth != "" { // read first: a bad file fails before any work
+		var err error
+		if truths, err = ReadTruth(o.Truth); err != nil {
+			return nil, err
+		}
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
 	if err != nil {
@@ -131,6 +143,32 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 		}
 		a.Params = append(a.Params, Spread{Name: p.Name, Unit: p.Unit, P05: sp.P05, P95: sp.P95,
 			Spread: sp.Absolute, PriorRange: sp.Range, Relative: sp.Relative})
+	}
+	if truths != nil {
+		var w []float64
+		if wi := tbl.Index(WeightColumn); wi >= 0 {
+			w = make([]float64, len(tbl.Rows))
+			for i, row := range tbl.Rows {
+				w[i] = row[wi]
+			}
+		}
+		if a.Truth, err = checkTruth(o.Truth, truths, s.Free, s.ModelInfo.Spec.Params, s.Base, samples, w); err != nil {
+			return nil, err
+		}
+		lp, ll := tbl.Index("log_prior"), tbl.Index("log_likelihood")
+		if a.Truth.Checked == d && lp >= 0 && ll >= 0 {
+			theta := make([]float64, d)
+			for j, p := range a.Truth.Params {
+				theta[j] = p.Truth
+			}
+			lt := make([]float64, len(tbl.Rows))
+			for i, row := range tbl.Rows {
+				lt[i] = row[lp] + row[ll]
+			}
+			if a.Truth.AtTruth, err = atTruth(ctx, s, max(o.Workers, 1), theta, lt, w); err != nil {
+				return nil, err
+			}
+		}
 	}
 	a.Regressions = regressions(names, samples)
 	for j, st := range sum.MethodReport.Stages {
@@ -180,6 +218,9 @@ func (a *Analysis) Text() string {
 	fmt.Fprintf(&b, "%s: %d samples\n\n%-16s %12s %12s %12s %9s\n", a.Study, a.Samples, "param", "p05", "p95", "spread", "of prior")
 	for _, p := range a.Params {
 		fmt.Fprintf(&b, "%-16s %12.5g %12.5g %12.5g %8.1f%%\n", p.Name, p.P05, p.P95, p.Spread, 100*p.Relative)
+	}
+	if a.Truth != nil {
+		a.Truth.text(&b)
 	}
 	fmt.Fprintf(&b, "\nposterior-predictive fit (%d samples):\n%-14s %-14s %6s %12s %12s\n", a.PredSamples, "dataset", "output", "n", "MAE", "RMSE")
 	for _, f := range a.Predictive {

@@ -11,7 +11,10 @@
 // Uniform draws rarely are (about 1 in 300 in this model), so after the
 // draw the reference strains are shifted, a few times, so that each
 // ligament's maximal strain lands on a target drawn in [−1 %, 5 %] (a
-// shift of ε_r shifts the strain almost one to one, Eq. 2). The posterior
+// shift of ε_r shifts the strain almost one to one, Eq. 2); a draw whose
+// repair would move a reference strain to within 5 % of its prior's range
+// from a bound (Margin) is discarded and drawn again, so every truth lies
+// strictly inside its prior. The posterior
 // capsule is left out of the constraint: without wrapping it is slack in
 // this model for every θ of Table 2 (see builtin/models/knee).
 //
@@ -38,6 +41,10 @@ const (
 	// Strain band of Eq. 8 (fractions) and the targets inside it.
 	bandLo, bandHi     = -0.02, 0.06
 	targetLo, targetHi = -0.01, 0.05
+	// Margin is the least distance of every truth from its prior's
+	// bounds, as a fraction of the prior's range: the draw takes the inner
+	// 80 %, the reference strains' repair rejects a value closer than this.
+	Margin = 0.05
 )
 
 // Sigma is the measurement noise sd per kinematic output (Section 2.4).
@@ -130,15 +137,34 @@ func draw(m abi.Model, rng *rand.Rand, x []float64) ([]float64, []float64) {
 			if inBand {
 				return th, y
 			}
-			for l, c := range Constrained {
-				for _, b := range c.Bundles {
-					i := spec.ParamIndex("epsr_" + b)
-					p := spec.Params[i]
-					th[i] = math.Min(p.Upper, math.Max(p.Lower, th[i]+target[l]-mx[l]))
-				}
+			if !repair(th, mx, target) {
+				break // a repaired reference strain left its prior's inner box: draw again
 			}
 		}
 	}
+}
+
+// repair shifts the reference strains of the constrained ligaments so that
+// their maximal strains mx move to target (Eq. 2: one to one, nearly). It
+// reports false, leaving th partly shifted, when a shifted ε_r would fall
+// within Margin of its prior's range from a bound: such a draw is thrown
+// away rather than clamped, so that no truth lies on (or next to) a bound,
+// where a posterior band could never cover it from both sides.
+func repair(th, mx, target []float64) bool {
+	spec := knee.Spec
+	for l, c := range Constrained {
+		for _, b := range c.Bundles {
+			i := spec.ParamIndex("epsr_" + b)
+			p := spec.Params[i]
+			v := th[i] + target[l] - mx[l]
+			m := Margin * (p.Upper - p.Lower)
+			if !(v > p.Lower+m && v < p.Upper-m) {
+				return false
+			}
+			th[i] = v
+		}
+	}
+	return true
 }
 
 func write(dir string) error {

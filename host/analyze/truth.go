@@ -1,0 +1,294 @@
+package analyze
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/builtin/analysis"
+	"github.com/kinfer/kinfer/host/study"
+	"github.com/kinfer/kinfer/host/target"
+)
+
+// WeightColumn is the samples.csv column that, when present, weights the
+// samples in the truth check (no built-in method writes one today: their
+// samples are equally weighted).
+const WeightColumn = "weight"
+
+// TruthValue is one entry of a truth file.
+type TruthValue struct {
+	Name  string
+	Value float64
+	Line  int // line of the key in the file
+}
+
+// ReadTruth reads a truth file: one JSON object mapping parameter names to
+// numbers, e.g. {"k": 5200, "eps_r": 0.04}. Errors name the file and line:
+// a missing file, invalid JSON, a value that is not a number, a key given
+// twice.
+func ReadTruth(path string) ([]TruthValue, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--truth: %w", err)
+	}
+	line := func(off int64) int { return 1 + bytes.Count(b[:min(int(off), len(b))], []byte{'\n'}) }
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	bad := func(err error) error {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return fmt.Errorf("%s:%d: invalid JSON: %v", path, line(se.Offset), err)
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return fmt.Errorf("%s: invalid JSON: unexpected end of the file", path)
+		}
+		return fmt.Errorf("%s:%d: invalid JSON: %v", path, line(dec.InputOffset()), err)
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, bad(err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, fmt.Errorf("%s:%d: want a JSON object {\"param\": value, ...}, got %v", path, line(dec.InputOffset()), tok)
+	}
+	var out []TruthValue
+	seen := map[string]int{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, bad(err)
+		}
+		name := tok.(string) // inside an object, Token returns keys as strings
+		at := line(dec.InputOffset())
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, bad(err)
+		}
+		var val any
+		vd := json.NewDecoder(bytes.NewReader(raw))
+		vd.UseNumber()
+		_ = vd.Decode(&val) // raw is one valid JSON value
+		num, isNum := val.(json.Number)
+		if !isNum {
+			return nil, fmt.Errorf("%s:%d: %q: value %s is not a number", path, at, name, raw)
+		}
+		v, err := strconv.ParseFloat(string(num), 64)
+		if err != nil || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%s:%d: %q: value %s is not a finite float64", path, at, name, num)
+		}
+		if l, dup := seen[name]; dup {
+			return nil, fmt.Errorf("%s:%d: %q given twice (first on line %d)", path, at, name, l)
+		}
+		seen[name] = at
+		out = append(out, TruthValue{Name: name, Value: v, Line: at})
+	}
+	if _, err := dec.Token(); err != nil { // the closing '}'
+		return nil, bad(err)
+	}
+	if tok, err := dec.Token(); err != io.EOF {
+		if err != nil {
+			return nil, bad(err)
+		}
+		return nil, fmt.Errorf("%s:%d: unexpected %v after the object", path, line(dec.InputOffset()), tok)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no parameters (want {\"param\": value, ...})", path)
+	}
+	return out, nil
+}
+
+// TruthReport is the truth check in analysis.json.
+type TruthReport struct {
+	File string `json:"file"`
+	// Band is the central band's percentiles, [0.05, 0.95].
+	Band [2]float64 `json:"band"`
+	// Weighted says whether samples.csv had a weight column.
+	Weighted bool `json:"weighted"`
+	// Inside of Checked parameters have their truth in the band.
+	Inside  int          `json:"inside"`
+	Checked int          `json:"checked"`
+	Params  []TruthParam `json:"params"`
+	// Skipped are the free parameters the file gives no truth for.
+	Skipped []string `json:"skipped"`
+	// Fixed are truth keys naming parameters the study fixes (not sampled).
+	Fixed []FixedTruth `json:"fixed,omitempty"`
+	// AtTruth is the log target at the truth, when every free parameter
+	// has one.
+	AtTruth *AtTruth `json:"at_truth,omitempty"`
+}
+
+// AtTruth compares the log target at the truth with the samples'.
+type AtTruth struct {
+	Status        string  `json:"status"` // the evaluation's status (ok, failed, …)
+	LogPrior      float64 `json:"log_prior"`
+	LogLikelihood float64 `json:"log_likelihood"`
+	LogTarget     float64 `json:"log_target"`
+	// SamplesBelow is the (weighted) fraction of samples whose log target
+	// (samples.csv's log_prior + log_likelihood) is below the truth's.
+	SamplesBelow float64 `json:"samples_below"`
+	// SamplesMax is the largest log target among the samples.
+	SamplesMax float64 `json:"samples_max"`
+}
+
+// TruthParam is one free parameter's check.
+type TruthParam struct {
+	Name       string  `json:"name"`
+	Unit       string  `json:"unit,omitempty"`
+	Truth      float64 `json:"truth"`
+	P05        float64 `json:"p05"`
+	P95        float64 `json:"p95"`
+	Percentile float64 `json:"percentile"` // weighted fraction of samples below the truth
+	Inside     bool    `json:"inside"`     // p05 ≤ truth ≤ p95
+}
+
+// FixedTruth is a truth given for a fixed parameter.
+type FixedTruth struct {
+	Name  string  `json:"name"`
+	Truth float64 `json:"truth"`
+	Fixed float64 `json:"fixed"` // the study's value
+}
+
+// checkTruth checks the truths against the samples (rows over the free
+// parameters free, weights nil for equal weights). all are the model's
+// parameters and base the full parameter vector with the fixed values; a
+// truth naming none of them is an error.
+func checkTruth(file string, truths []TruthValue, free, all []abi.Param, base []float64, samples [][]float64, weights []float64) (*TruthReport, error) {
+	freeIdx := map[string]int{}
+	for j, p := range free {
+		freeIdx[p.Name] = j
+	}
+	allIdx := map[string]int{}
+	for i, p := range all {
+		allIdx[p.Name] = i
+	}
+	r := &TruthReport{File: file, Band: [2]float64{analysis.SpreadLow, analysis.SpreadHigh}, Weighted: weights != nil, Skipped: []string{}}
+	given := map[string]float64{}
+	for _, tv := range truths {
+		if _, ok := freeIdx[tv.Name]; ok {
+			given[tv.Name] = tv.Value
+			continue
+		}
+		if i, ok := allIdx[tv.Name]; ok {
+			r.Fixed = append(r.Fixed, FixedTruth{Name: tv.Name, Truth: tv.Value, Fixed: base[i]})
+			continue
+		}
+		names := make([]string, len(all))
+		for i, p := range all {
+			names[i] = p.Name
+		}
+		return nil, fmt.Errorf("%s:%d: %q is not a parameter of the run's model (parameters: %s)", file, tv.Line, tv.Name, strings.Join(names, ", "))
+	}
+	col := make([]float64, len(samples))
+	for j, p := range free {
+		t, ok := given[p.Name]
+		if !ok {
+			r.Skipped = append(r.Skipped, p.Name)
+			continue
+		}
+		for i := range samples {
+			col[i] = samples[i][j]
+		}
+		c, err := analysis.CheckTruth(col, weights, t)
+		if err != nil {
+			return nil, fmt.Errorf("analyze: truth of %s: %w", p.Name, err)
+		}
+		r.Params = append(r.Params, TruthParam{Name: p.Name, Unit: p.Unit, Truth: t, P05: c.P05, P95: c.P95, Percentile: c.Percentile, Inside: c.Inside})
+		r.Checked++
+		if c.Inside {
+			r.Inside++
+		}
+	}
+	slices.SortStableFunc(r.Fixed, func(a, b FixedTruth) int { return strings.Compare(a.Name, b.Name) })
+	return r, nil
+}
+
+// text renders the truth check for the terminal.
+func (r *TruthReport) text(b *strings.Builder) {
+	w := ""
+	if r.Weighted {
+		w = ", weighted by samples.csv's weight column"
+	}
+	fmt.Fprintf(b, "\ntruth (%s)%s: %d of %d inside the central 90 %% band (p05–p95)\n", r.File, w, r.Inside, r.Checked)
+	fmt.Fprintf(b, "%-16s %12s %12s %12s %10s  %s\n", "param", "truth", "p05", "p95", "percentile", "inside")
+	for _, p := range r.Params {
+		in := "yes"
+		if !p.Inside {
+			in = "NO"
+			if p.Truth < p.P05 {
+				in += " (below)"
+			} else {
+				in += " (above)"
+			}
+		}
+		fmt.Fprintf(b, "%-16s %12.5g %12.5g %12.5g %9.1f%%  %s\n", p.Name, p.Truth, p.P05, p.P95, 100*p.Percentile, in)
+	}
+	if len(r.Skipped) > 0 {
+		fmt.Fprintf(b, "skipped (no truth given): %s\n", strings.Join(r.Skipped, ", "))
+	}
+	if at := r.AtTruth; at != nil {
+		fmt.Fprintf(b, "log target at the truth: %.6g (%s; log prior %.6g, log likelihood %.6g), above %.1f %% of the samples' (their largest %.6g)\n",
+			at.LogTarget, at.Status, at.LogPrior, at.LogLikelihood, 100*at.SamplesBelow, at.SamplesMax)
+	}
+	for _, f := range r.Fixed {
+		fmt.Fprintf(b, "not sampled (fixed in the study): %s, truth %.6g, fixed at %.6g\n", f.Name, f.Truth, f.Fixed)
+	}
+}
+
+// atTruth evaluates the log target at the truth θ (over the free
+// parameters, in model order) and ranks it among the samples' log targets
+// lt (weights w, nil for equal).
+func atTruth(ctx context.Context, s *study.Study, workers int, theta, lt, w []float64) (*AtTruth, error) {
+	x := theta
+	if s.Transformed() {
+		var err error
+		if x, err = s.Inverse(theta); err != nil {
+			return nil, fmt.Errorf("analyze: the truth is outside the study's transforms: %w", err)
+		}
+	}
+	res, err := target.New(s, workers).Evaluate(ctx, [][]float64{x}, abi.WantLogTarget)
+	if err != nil {
+		return nil, fmt.Errorf("analyze: evaluating the truth: %w", err)
+	}
+	r := res[0]
+	at := &AtTruth{Status: r.Status.String(), LogPrior: r.LogPrior, LogLikelihood: r.LogLik, LogTarget: r.LogPrior + r.LogLik, SamplesMax: math.Inf(-1)}
+	var below, total float64
+	for i, v := range lt {
+		wi := 1.0
+		if w != nil {
+			wi = w[i]
+		}
+		total += wi
+		if v < at.LogTarget {
+			below += wi
+		}
+		if wi > 0 && v > at.SamplesMax {
+			at.SamplesMax = v
+		}
+	}
+	at.SamplesBelow = below / total
+	return at, nil
+}
+
+// MarshalJSON writes non-finite numbers (the log target of a truth whose
+// evaluation failed is −∞) as null, as summary.json does.
+func (a AtTruth) MarshalJSON() ([]byte, error) {
+	num := func(v float64) any {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil
+		}
+		return v
+	}
+	return json.Marshal(map[string]any{
+		"status": a.Status, "log_prior": num(a.LogPrior), "log_likelihood": num(a.LogLikelihood),
+		"log_target": num(a.LogTarget), "samples_below": num(a.SamplesBelow), "samples_max": num(a.SamplesMax),
+	})
+}

@@ -1,0 +1,93 @@
+package analyze
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kinfer/kinfer/abi"
+)
+
+func writeTruth(t *testing.T, text string) string {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "truth.json")
+	if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// ReadTruth keeps the file's order and lines and refuses, naming the file
+// and line, what is not an object of numbers.
+func TestReadTruth(t *testing.T) {
+	tv, err := ReadTruth(writeTruth(t, "{\n  \"b\": 2.5,\n  \"a\": -1e3\n}\n"))
+	if err != nil || len(tv) != 2 || tv[0] != (TruthValue{"b", 2.5, 2}) || tv[1] != (TruthValue{"a", -1000, 3}) {
+		t.Fatalf("%+v %v", tv, err)
+	}
+	for text, want := range map[string]string{
+		"{\"a\": 1,\n\"a\": 2}": `:2: "a" given twice (first on line 1)`,
+		"{\"a\": null}":         `"a": value null is not a number`,
+		"{\"a\": [1]}":          `"a": value [1] is not a number`,
+		"{\"a\": 1e999}":        "not a finite float64",
+		"{\"a\": 1} {}":         "unexpected",
+		"{\"a\": 1":             "invalid JSON",
+		"{}":                    "no parameters",
+		"":                      "invalid JSON",
+		"{\n\n\"a\": 1,,}":      ":3: invalid JSON",
+		"\"k\"":                 "want a JSON object",
+	} {
+		f := writeTruth(t, text)
+		if _, err := ReadTruth(f); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), f) {
+			t.Errorf("%q: %v; want an error naming the file with %q", text, err, want)
+		}
+	}
+	if _, err := ReadTruth(filepath.Join(t.TempDir(), "none.json")); err == nil || !strings.Contains(err.Error(), "none.json") {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+// checkTruth: free parameters with a truth are checked, those without are
+// skipped, a truth of a fixed parameter is listed with the fixed value, an
+// unknown name is an error naming it.
+func TestCheckTruthParams(t *testing.T) {
+	all := []abi.Param{{Name: "a"}, {Name: "fix"}, {Name: "b"}, {Name: "c"}}
+	free := []abi.Param{all[0], all[2], all[3]}
+	base := []float64{0, 7, 0, 0}
+	samples := [][]float64{{1, 10, 0}, {2, 20, 0}, {3, 30, 0}, {4, 40, 0}, {5, 50, 0}}
+	tv := []TruthValue{{"b", 60, 1}, {"fix", 7.5, 2}, {"a", 3, 3}}
+	r, err := checkTruth("t.json", tv, free, all, base, samples, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Checked != 2 || r.Inside != 1 || len(r.Params) != 2 || r.Params[0].Name != "a" || !r.Params[0].Inside || r.Params[0].Percentile != 0.5 ||
+		r.Params[1].Inside || r.Params[1].Percentile != 1 || len(r.Skipped) != 1 || r.Skipped[0] != "c" ||
+		len(r.Fixed) != 1 || r.Fixed[0] != (FixedTruth{"fix", 7.5, 7}) {
+		t.Fatalf("%+v", r)
+	}
+	var b strings.Builder
+	r.text(&b)
+	for _, want := range []string{"1 of 2 inside", "NO (above)", "skipped (no truth given): c", "fix, truth 7.5, fixed at 7"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
+		}
+	}
+	// Weights: all the weight on the sample 5 moves the band onto it.
+	r, _ = checkTruth("t.json", tv[2:], free, all, base, samples, []float64{0, 0, 0, 0, 1})
+	if !r.Weighted || r.Params[0].P05 != 5 || r.Params[0].Inside || r.Params[0].Percentile != 0 {
+		t.Fatalf("weighted %+v", r.Params[0])
+	}
+	if _, err := checkTruth("t.json", []TruthValue{{"zz", 1, 4}}, free, all, base, samples, nil); err == nil || !strings.Contains(err.Error(), `t.json:4: "zz" is not a parameter`) {
+		t.Errorf("unknown key: %v", err)
+	}
+}
+
+// A truth whose evaluation failed has log target −∞: written as null.
+func TestAtTruthJSONNonFinite(t *testing.T) {
+	b, err := json.Marshal(TruthReport{AtTruth: &AtTruth{Status: "failed", LogPrior: -3, LogLikelihood: math.Inf(-1), LogTarget: math.Inf(-1), SamplesBelow: 0, SamplesMax: -7}})
+	if err != nil || !strings.Contains(string(b), `"log_likelihood":null`) || !strings.Contains(string(b), `"log_prior":-3`) || !strings.Contains(string(b), `"status":"failed"`) {
+		t.Fatalf("%s %v", b, err)
+	}
+}
