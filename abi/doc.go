@@ -7,5 +7,5 @@
 // and it imports none of them, so that plugin SDKs and third-party code can
 // depend on it without pulling in the host or its dependencies.
 //
-// Sources: kinfer's design brief (shared/DESIGN.md, "The four contracts").
+// Sources: kinfer's four contracts (README.md, RATIONALE.md "ABI and contracts").
 package abi

@@ -1,10 +1,10 @@
 // Package muscle is MuJoCo's muscle model, the Hill-type muscle that
-// MyoSuite's MyoArm uses and that the Diff-MSM paper (Zhou et al., shared/
-// papers/zhou-diff-msm-arm.txt, Sec. III-A, Eq. 1) identifies: an active
+// MyoSuite's MyoArm uses and that the Diff-MSM paper (Zhou et al., docs/REFERENCES.md,
+// Sec. III-A, Eq. 1) identifies: an active
 // force–length–velocity–activation term plus a passive force–length term,
 // with an inelastic tendon and no pennation (the paper's footnote 1).
 //
-// Sources. The formulas are those written in shared/REFERENCES.md
+// Sources. The formulas are those written in docs/REFERENCES.md
 // ("Muscles"), which transcribes MuJoCo's engine_util_misc.c:
 // mju_muscleGainLength (FL), mju_muscleGain (L0, L, V, FV, gain),
 // mju_muscleBias (passive force) and mju_muscleDynamics (activation, after

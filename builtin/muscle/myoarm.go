@@ -2,7 +2,7 @@ package muscle
 
 // MyoArm returns the eight arm muscles of MyoSuite's MyoArm that Diff-MSM
 // actuates (Zhou et al., Sec. III: DELT1, DELT3, TRIlong, TRIlat, BIClong,
-// BICshort, BRA, BRD), with the parameters listed in shared/REFERENCES.md
+// BICshort, BRA, BRD), with the parameters listed in docs/REFERENCES.md
 // ("Muscles", MyoArm table): all with lmin 0, lmax 1.8, vmax 10, fvmax 1.4,
 // scale 1. A fresh slice is returned on each call.
 //

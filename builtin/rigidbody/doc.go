@@ -8,7 +8,7 @@
 // regressor, τ = Y(q, q̇, q̈)·φ in the standard inertial parameters φ
 // (Khalil and Dombre, "Modeling, Identification and Control of Robots",
 // §9.3), from which the identifiable base parameters are found. It is the skeleton of the
-// Diff-MSM arm (Zhou et al., shared/papers/zhou-diff-msm-arm.txt, Eq. 3:
+// Diff-MSM arm (Zhou et al., docs/REFERENCES.md, Eq. 3:
 // q̈ = f_ABA(q, q̇, τ, π_b)), whose bone parameters π_b are exactly the
 // per-body mass, centre of mass and inertia about the centre of mass that
 // Body holds.
@@ -26,7 +26,7 @@
 // acceleration of the base, a_0 = −a_g (RBDA §5.3).
 //
 // Known answers. Tests reproduce RBDL's forward-dynamics tests listed in
-// shared/REFERENCES.md ("Rigid-body dynamics (ABA) — known answers") to
+// docs/REFERENCES.md ("Rigid-body dynamics (ABA) — known answers") to
 // 1e-12, cross-check ABA against a CRBA solve M q̈ = τ − C and against RNEA
 // on random trees, and check power balance against finite differences of
 // the energy.

@@ -27,7 +27,7 @@ func link(parent int, p, com, I Vec3) Body {
 
 // RBDL's forward-dynamics tests (tests/DynamicsTests.cc: single chain,
 // spatial-inertia single chain, double and triple chain), as listed in
-// shared/REFERENCES.md, at q = q̇ = τ = 0 under gravity (0, −9.81, 0).
+// docs/REFERENCES.md, at q = q̇ = τ = 0 under gravity (0, −9.81, 0).
 func TestRBDLKnownAnswers(t *testing.T) {
 	unit := Vec3{1, 1, 1}
 	x := Vec3{1, 0, 0}

@@ -1,5 +1,5 @@
 // Package run drives a method over a study's target: the ask/tell loop
-// (DESIGN.md contract 1), progress on a terminal, and the outputs
+// (the ask/tell contract), progress on a terminal, and the outputs
 // summary.json and samples.csv (docs/OUTPUTS.md).
 //
 // The host, not the method, owns evaluation: a method asks for a batch, the

@@ -2,7 +2,7 @@
 // likelihood terms of log L(data | model(θ)), for batches of points, in
 // parallel on a fixed number of workers.
 //
-// Determinism (DESIGN.md contract 4): each point's result depends only on
+// The determinism contract: each point's result depends only on
 // the point, and batches are cut into chunks of a fixed size whatever the
 // number of workers, so results are bit-identical for any worker count.
 // Per-point sums (over datasets, terms, parameters) run in a fixed order.

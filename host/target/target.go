@@ -22,7 +22,7 @@ const ChunkSize = 8
 // batches, smaller for small ones so that a few expensive points (a
 // multi-start optimiser, a handful of chains) still spread over the
 // workers. It depends on n only, never on the number of workers, and a
-// point's result does not depend on its chunk anyway (DESIGN.md contract 4).
+// point's result does not depend on its chunk anyway (the determinism contract).
 func chunkSize(n int) int { return min(ChunkSize, max(1, (n+15)/16)) }
 
 // Counts tallies evaluations by status.

@@ -1,5 +1,5 @@
 // Package gaussian is the independent Gaussian likelihood of Bartsoen et al.
-// 2023 (shared/papers/bartsoen2023-knee-ligament-tmcmc.txt), Eq. 7, summed
+// 2023 (docs/REFERENCES.md), Eq. 7, summed
 // over every value of a dataset:
 //
 //	log L = Σᵢ [ −log(σᵢ√(2π)) − (yᵢ − obsᵢ)²/(2σᵢ²) ]

@@ -1,5 +1,5 @@
-// Package nmse is the loss of Diff-MSM (Zhou et al., shared/papers/
-// zhou-diff-msm-arm.txt, Sec. III-C, Eq. 4), the normalised mean squared
+// Package nmse is the loss of Diff-MSM (Zhou et al., docs/REFERENCES.md,
+// Sec. III-C, Eq. 4), the normalised mean squared
 // error of the joint accelerations, as a likelihood term:
 //
 //	L_FD = Σ_t ‖q̈_t − f_FD(q_t, q̇_t, a_t, π)‖² / (T · var(q̈)),

@@ -1,5 +1,5 @@
 // Package strainband is the ligament strain constraint of Bartsoen et al.
-// 2023 (shared/papers/bartsoen2023-knee-ligament-tmcmc.txt, Sec. 2.4,
+// 2023 (docs/REFERENCES.md, Sec. 2.4,
 // Eq. 8) as a likelihood term.
 //
 // Each column j of the K×m model output y (one ligament's strain at the K

@@ -3,7 +3,7 @@
 // method (abi.Method, abi.Checkpointer): it maximises the log target
 // log prior(θ) + log L(θ), i.e. minimises f(θ) = −log target. With a
 // uniform prior this is the loss itself up to a constant, e.g. L_FD of
-// Zhou et al. (shared/papers/zhou-diff-msm-arm.txt, Eq. 4) through the nmse
+// Zhou et al. (docs/REFERENCES.md, Eq. 4) through the nmse
 // likelihood (log L = −L_FD); with another prior it finds the posterior
 // mode (MAP). It is the optimiser of the paper's M3 and M4 (Sec. IV-A) and
 // the local search of the anneal method (M5).

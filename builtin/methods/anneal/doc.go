@@ -3,7 +3,7 @@
 // Xiang, Sun, Fan & Gong 1997, Phys. Lett. A 233:216) in the form of
 // scipy.optimize.dual_annealing (Xiang & Gong 2000, Phys. Rev. E 62:4473;
 // Xiang et al. 2013, The R Journal 5/1, GenSA), which Zhou et al. used for
-// their methods M1, M2 and M5 (shared/papers/zhou-diff-msm-arm.txt,
+// their methods M1, M2 and M5 (Zhou (Diff-MSM), docs/REFERENCES.md,
 // Sec. IV-A), as an ask/tell method (abi.Method, abi.Checkpointer). It
 // minimises the energy E(θ) = −log target(θ) over the parameter box; with a
 // uniform prior that is the loss up to a constant (e.g. L_FD, Eq. 4,

@@ -51,7 +51,7 @@ func repeat(d int, v float64) []float64 {
 	return out
 }
 
-// StdNormal1D is the moment check of shared/REFERENCES.md ("Moment check
+// StdNormal1D is the moment check of docs/REFERENCES.md ("Moment check
 // for any MCMC sampler"): the target N(0, 1), written as a uniform(−10, 10)
 // prior times a normalised N(0; θ, 1) likelihood so that starting points
 // are spread far wider than the posterior. log Z = log(1/20) +

@@ -16,7 +16,7 @@ import (
 const refTol = 5e-6
 
 func TestCasesMatchReferences(t *testing.T) {
-	// shared/REFERENCES.md, "Samplers", analytic checks.
+	// docs/REFERENCES.md, "Samplers", analytic checks.
 	want := map[string]struct {
 		mean, sd []float64
 		logZ     float64

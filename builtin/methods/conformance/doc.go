@@ -2,7 +2,7 @@
 // that plays the kinfer host's part in the ask/tell contract (abi.Method),
 // and a table of analytic problems with exact posterior moments and log
 // evidence, so that every sampler and optimiser is checked over the same
-// problems (shared/DESIGN.md, "Habits": one conformance test drives every
+// problems (kinfer's habit: one conformance test drives every
 // method over the same problem table).
 //
 // The Host draws prior points by inverse transform, one uniform u ∈ (0, 1)
@@ -14,7 +14,7 @@
 // when a batch wants them. It is not built into the binary; other packages'
 // tests import it.
 //
-// Sources for the problem table: shared/REFERENCES.md, "Samplers" (analytic
+// Sources for the problem table: docs/REFERENCES.md, "Samplers" (analytic
 // checks and the moment check for any MCMC sampler); the closed forms are
 // the conjugate normal–normal model, e.g. Gelman et al., Bayesian Data
 // Analysis, 3rd ed., Sec. 2.5 (posterior of a normal mean with known

@@ -22,7 +22,7 @@ func newMethod(t *testing.T, chains, samples, burnIn, thin int) *Method {
 }
 
 func TestMomentCheck(t *testing.T) {
-	// shared/REFERENCES.md "Moment check for any MCMC sampler": N(0,1)
+	// docs/REFERENCES.md "Moment check for any MCMC sampler": N(0,1)
 	// target, a few thousand steps, fixed seed: |mean| < 0.08,
 	// |sd − 1| < 0.05, acceptance in (0.1, 0.9). Here 4 chains × (1000
 	// burn-in + 2500 kept) steps. Seed 1 is not chosen: over seeds 1–200

@@ -75,7 +75,7 @@ type caseRun struct {
 // TestConformance runs the bartsoen variant (1000 chains, 20 sub-steps)
 // over every analytic problem of the conformance table with 20 seeds and
 // checks the log evidence and the posterior moments against the exact
-// values (shared/REFERENCES.md, TMCMC: "|log Ẑ − log Z| within
+// values (docs/REFERENCES.md, TMCMC: "|log Ẑ − log Z| within
 // max(0.3, 4·SE) over many seeds, plus a bias check on the mean across
 // seeds").
 func TestConformance(t *testing.T) {

@@ -1,5 +1,5 @@
 // Package arm is the 5-DoF musculoskeletal arm of Diff-MSM (Zhou et al.,
-// shared/papers/zhou-diff-msm-arm.txt, Sec. III): MyoSuite's MyoArm with
+// Zhou (Diff-MSM), docs/REFERENCES.md, Sec. III): MyoSuite's MyoArm with
 // the wrist and fingers locked, three moving bones (humerus, ulna, radius)
 // and eight MuJoCo Hill muscles (DELT1, DELT3, TRIlong, TRIlat, BIClong,
 // BICshort, BRA, BRD). Given the joint state and the muscle activations of
@@ -24,7 +24,7 @@
 // (the tendon slack length and the lengthrange are held fixed).
 //
 // Ground truth (GroundTruth): MyoArm's masses, principal moments and muscle
-// parameters from shared/REFERENCES.md and builtin/muscle.MyoArm. Chosen
+// parameters from docs/REFERENCES.md and builtin/muscle.MyoArm. Chosen
 // here, because REFERENCES.md does not give them:
 //   - principal axes = body axes, the smallest moment about the bone's long
 //     axis y (humerus I_yy = 0.00239265, ulna I_yy = 0.001); the products

@@ -1,5 +1,5 @@
 // Package knee is a reduced tibio-femoral knee model for the squat of
-// Bartsoen et al. 2023 (shared/papers/bartsoen2023-knee-ligament-tmcmc.txt):
+// Bartsoen et al. 2023 (docs/REFERENCES.md):
 // the femur is fixed, the tibial flexion is prescribed, and the five
 // secondary degrees of freedom (ML, AP, PD translations; VV, IE rotations)
 // are found by quasi-static force and moment equilibrium of the tibia, the

@@ -1,6 +1,6 @@
 // Package ligament is the Blankevoort ligament: a tension-only spring with a
-// quadratic toe region, as written in Bartsoen et al. 2023 (shared/papers/
-// bartsoen2023-knee-ligament-tmcmc.txt), Eq. 1–3, after Blankevoort &
+// quadratic toe region, as written in Bartsoen et al. 2023 (docs/REFERENCES.md),
+// Eq. 1–3, after Blankevoort &
 // Huiskes 1991.
 //
 // Parameters: linear stiffness k [N] (force per unit strain) and reference

@@ -1,5 +1,5 @@
 // Command experiment writes the comparison of Zhou et al. (Diff-MSM,
-// shared/papers/zhou-diff-msm-arm.txt, Sec. IV) as kinfer studies of the
+// Zhou (Diff-MSM), docs/REFERENCES.md, Sec. IV) as kinfer studies of the
 // builtin arm, and computes its criteria once they have run.
 //
 //	go run ./examples/arm/experiment [-runs N] [-iterations N] [-rows N] [-seed S] [-methods M4I|all] [-out DIR]
