@@ -47,9 +47,14 @@ type Options struct {
 	// the best optimum is then refined on all n sites (default 300; ≤ 0
 	// uses all sites throughout).
 	Subset int
-	// RefineIterations bounds the BFGS iterations on all sites after the
-	// subset search (default 8).
+	// RefineIterations bounds the BFGS iterations on each intermediate
+	// subset (2·Subset, 4·Subset, … sites, while fewer than n) after the
+	// first subset's search (default 8).
 	RefineIterations int
+	// FullIterations bounds the final BFGS iterations on all n sites
+	// (default 2; < 0 for none), each of which costs a Cholesky
+	// factorisation and an inverse of the n×n correlation matrix.
+	FullIterations int
 }
 
 // Info describes a fit: the likelihood search and its cost.
@@ -214,6 +219,9 @@ func Fit(x [][]float64, y []float64, opt Options) (*Model, error) {
 	if opt.RefineIterations == 0 {
 		opt.RefineIterations = 8
 	}
+	if opt.FullIterations == 0 {
+		opt.FullIterations = 2
+	}
 
 	if opt.FixTheta {
 		if len(opt.Theta0) != d || opt.EstimateNugget {
@@ -238,8 +246,17 @@ func Fit(x [][]float64, y []float64, opt Options) (*Model, error) {
 	}
 	full := m.problem(yn, nil, nug, opt.EstimateNugget)
 	search := full
+	var stages []*problem // intermediate subsets, then full
 	if opt.Subset > 0 && n > opt.Subset && opt.Subset > p {
-		search = m.problem(yn, farthestPoints(m.x, n, d, opt.Subset), nug, opt.EstimateNugget)
+		k := opt.Subset
+		for 2*k < n {
+			k *= 2
+		}
+		order := farthestPoints(m.x, n, d, k) // greedy: every prefix is space-filling
+		search = m.problem(yn, sortedPrefix(order, opt.Subset), nug, opt.EstimateNugget)
+		for k := 2 * opt.Subset; k < n; k *= 2 {
+			stages = append(stages, m.problem(yn, sortedPrefix(order, k), nug, opt.EstimateNugget))
+		}
 	}
 	m.info.SubsetSize = search.n
 
@@ -295,15 +312,17 @@ func Fit(x [][]float64, y []float64, opt Options) (*Model, error) {
 	// 2. Local searches from the best starts.
 	t0 = time.Now()
 	best := cand{v: math.Inf(1)}
+	var bestH *mat.SymDense // the subset's curvature starts the refinement
 	for i := 0; i < opt.Local && i < len(cands); i++ {
 		if math.IsInf(cands[i].v, 1) {
 			break
 		}
-		phi, v := localSearch(search, cands[i].phi, lo, hi, 200)
+		phi, v, h := localSearch(search, cands[i].phi, lo, hi, 200, nil)
 		m.info.LocalOptima = append(m.info.LocalOptima, phi)
 		m.info.LocalValues = append(m.info.LocalValues, v)
 		if v < best.v {
 			best = cand{phi, v}
+			bestH = h
 		}
 	}
 	m.info.LocalSeconds = time.Since(t0).Seconds()
@@ -312,7 +331,14 @@ func Fit(x [][]float64, y []float64, opt Options) (*Model, error) {
 	t0 = time.Now()
 	phi := best.phi
 	if search != full {
-		phi, _ = localSearch(full, phi, lo, hi, opt.RefineIterations)
+		h := bestH
+		for _, pb := range stages {
+			phi, _, h = localSearch(pb, phi, lo, hi, opt.RefineIterations, h)
+			m.info.Evaluations += pb.nEval
+		}
+		if opt.FullIterations > 0 {
+			phi, _, _ = localSearch(full, phi, lo, hi, opt.FullIterations, h)
+		}
 	}
 	st, err := full.state(phi)
 	if err != nil {
@@ -322,12 +348,8 @@ func Fit(x [][]float64, y []float64, opt Options) (*Model, error) {
 	m.st = st
 	m.st.chol.LTo(&m.lChol)
 	m.info.Objective = st.obj
-	m.info.Evaluations = full.nEval + search.nEval
-	if search != full {
-		m.info.FullEvals = full.nEval
-	} else {
-		m.info.FullEvals = full.nEval
-	}
+	m.info.Evaluations += full.nEval + search.nEval
+	m.info.FullEvals = full.nEval
 	m.info.Failures = full.failures
 	if search != full {
 		m.info.Failures += search.failures
@@ -361,7 +383,7 @@ func (m *Model) problem(yn []float64, idx []int, nug float64, est bool) *problem
 // returns the best point found, clamped into the box, and its value. It
 // stops after iters iterations, when a step changes ln ψ by less than
 // 1e-9 (relative) or when the gradient's largest entry is below 1e-6.
-func localSearch(pb *problem, phi, lo, hi []float64, iters int) ([]float64, float64) {
+func localSearch(pb *problem, phi, lo, hi []float64, iters int, h0 *mat.SymDense) ([]float64, float64, *mat.SymDense) {
 	const w = 10.0
 	q := len(phi)
 	fv := func(x []float64) float64 {
@@ -398,15 +420,18 @@ func localSearch(pb *problem, phi, lo, hi []float64, iters int) ([]float64, floa
 	f := fg(x, g)
 	if math.IsInf(f, 1) || anyNaN(g) {
 		x = clampBox(phi, lo, hi)
-		return x, pb.objective(x)
+		return x, pb.objective(x), nil
 	}
 	h := mat.NewSymDense(q, nil) // inverse Hessian approximation
-	for k := range q {
-		h.SetSym(k, k, 1)
+	first := true
+	if h0 != nil {
+		h.CopySym(h0)
+		first = false
+	} else {
+		resetIdentity(h)
 	}
 	dir, xn, gn := make([]float64, q), make([]float64, q), make([]float64, q)
 	sv, yv := make([]float64, q), make([]float64, q)
-	first := true
 	for it := 0; it < iters; it++ {
 		if infNorm(g) < 1e-6 {
 			break
@@ -479,7 +504,7 @@ func localSearch(pb *problem, phi, lo, hi []float64, iters int) ([]float64, floa
 		}
 	}
 	x = clampBox(x, lo, hi)
-	return x, pb.objective(x)
+	return x, pb.objective(x), h
 }
 
 func resetIdentity(h *mat.SymDense) {
@@ -530,7 +555,8 @@ func clampBox(x, lo, hi []float64) []float64 {
 
 // farthestPoints picks k of the n sites greedily, each the farthest from
 // those already chosen (Gonzalez 1985), starting with the site nearest the
-// centroid: a space-filling subset whatever the order of the data.
+// centroid: a space-filling subset whatever the order of the data, in
+// the order chosen (so every prefix is one too).
 func farthestPoints(x []float64, n, d, k int) []int {
 	dist := make([]float64, n)
 	first, bestD := 0, math.Inf(1)
@@ -569,8 +595,14 @@ func farthestPoints(x []float64, n, d, k int) []int {
 		idx = append(idx, next)
 		cur = next
 	}
-	sort.Ints(idx)
 	return idx
+}
+
+// sortedPrefix is the first k indices of order, sorted.
+func sortedPrefix(order []int, k int) []int {
+	out := append([]int(nil), order[:min(k, len(order))]...)
+	sort.Ints(out)
+	return out
 }
 
 // Dim is the number of inputs.

@@ -426,3 +426,14 @@ func BenchmarkPredictMSE1000x6(b *testing.B) {
 		m.Predict(p)
 	}
 }
+
+// BenchmarkFitHartmann1000 is the fit of docs/PERFORMANCE.md's Kriging
+// comparison (n = 1000 in 6-D, on Sobol sites here).
+func BenchmarkFitHartmann1000(b *testing.B) {
+	x, y := hartmannData(1000, 1)
+	for b.Loop() {
+		if _, err := Fit(x, y, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

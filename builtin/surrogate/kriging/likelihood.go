@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -100,16 +102,14 @@ func (pb *problem) compute(phi []float64) (*fitState, error) {
 	if ok := st.chol.Factorize(r); !ok {
 		return nil, errNotPD
 	}
-	var l mat.TriDense
-	st.chol.LTo(&l)
+	// R = UᵀU: C = Uᵀ. Triangular solves on the raw factor (no copy).
+	u := st.chol.RawU().(*mat.TriDense).RawTriangular()
 	st.ft = mat.NewDense(n, p, nil)
-	if err := st.ft.Solve(&l, pb.f); err != nil {
-		return nil, errNotPD
-	}
+	st.ft.Copy(pb.f)
+	blas64.Trsm(blas.Left, blas.Trans, 1, u, st.ft.RawMatrix())
 	yt := mat.NewVecDense(n, nil)
-	if err := yt.SolveVec(&l, mat.NewVecDense(n, pb.y)); err != nil {
-		return nil, errNotPD
-	}
+	yt.CopyVec(mat.NewVecDense(n, pb.y))
+	blas64.Trsv(blas.Trans, u, yt.RawVector())
 	st.qr.Factorize(st.ft)
 	var rfull mat.Dense
 	st.qr.RTo(&rfull)
@@ -128,9 +128,8 @@ func (pb *problem) compute(phi []float64) (*fitState, error) {
 	st.rho.SubVec(yt, st.rho)
 	st.sigma2 = mat.Dot(st.rho, st.rho) / float64(n)
 	st.gamma = mat.NewVecDense(n, nil)
-	if err := st.gamma.SolveVec(l.T(), st.rho); err != nil {
-		return nil, errNotPD
-	}
+	st.gamma.CopyVec(st.rho)
+	blas64.Trsv(blas.NoTrans, u, st.gamma.RawVector())
 	if st.sigma2 <= 0 {
 		st.sigma2 = 1e-300
 	}
