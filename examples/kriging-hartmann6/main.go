@@ -162,6 +162,7 @@ func main() {
 			"objective": info.Objective, "evaluations": info.Evaluations, "full_evaluations": info.FullEvals,
 			"subset": info.SubsetSize, "screen_s": info.ScreenSeconds, "local_s": info.LocalSeconds,
 			"refine_s": info.RefineSeconds, "predict_mse_seconds": predSec,
+			"local_values": info.LocalValues,
 		}
 		b, _ := json.Marshal(rec)
 		fmt.Println(string(b))

@@ -320,7 +320,7 @@ func Fit(x [][]float64, y []float64, opt Options) (*Model, error) {
 		phi, v, h := localSearch(search, cands[i].phi, lo, hi, 200, nil)
 		m.info.LocalOptima = append(m.info.LocalOptima, phi)
 		m.info.LocalValues = append(m.info.LocalValues, v)
-		if v < best.v {
+		if v < best.v-1e-9*(1+math.Abs(v)) { // ties go to the earlier start
 			best = cand{phi, v}
 			bestH = h
 		}
@@ -331,7 +331,18 @@ func Fit(x [][]float64, y []float64, opt Options) (*Model, error) {
 	t0 = time.Now()
 	phi := best.phi
 	if search != full {
-		h := bestH
+		// Local searches that end in the same optimum end a few ulps
+		// apart; the refinement on more sites is not converged to that
+		// precision, so round the start to 1e-3 in ln θ and restart the
+		// curvature estimate: the result is then a function of the
+		// optimum, not of the start that found it.
+		for k := range phi {
+			phi[k] = math.Round(phi[k]*1e3) / 1e3
+		}
+		var h *mat.SymDense
+		if len(stages) == 0 {
+			h = bestH
+		}
 		for _, pb := range stages {
 			phi, _, h = localSearch(pb, phi, lo, hi, opt.RefineIterations, h)
 			m.info.Evaluations += pb.nEval
