@@ -34,5 +34,6 @@
 // the gradients of both with respect to x. The mean costs O(n·d) per
 // point, the MSE a triangular solve, O(n²).
 //
-// Everything is deterministic: no random numbers are drawn.
+// Everything is deterministic: no random numbers are drawn. A fitted Model
+// is read-only: Predict and PredictGrad are safe for concurrent use.
 package kriging

@@ -437,3 +437,40 @@ func BenchmarkFitHartmann1000(b *testing.B) {
 		}
 	}
 }
+
+// TestConcurrentPredict: Predict from several goroutines gives the
+// sequential answers (run with -race to check for data races).
+func TestConcurrentPredict(t *testing.T) {
+	x, y := hartmannData(60, 1)
+	m, err := Fit(x, y, Options{Order: 1, Correlation: Matern52})
+	if err != nil {
+		t.Fatal(err)
+	}
+	xt, _ := hartmannData(40, 9)
+	want := make([][2]float64, len(xt))
+	for i, p := range xt {
+		a, b, _ := m.Predict(p)
+		want[i] = [2]float64{a, b}
+	}
+	errs := make(chan string, 4*len(xt))
+	done := make(chan struct{})
+	for range 4 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			g, gm := make([]float64, 6), make([]float64, 6)
+			for i, p := range xt {
+				a, b, _ := m.PredictGrad(p, g, gm)
+				if a != want[i][0] || b != want[i][1] {
+					errs <- "differs"
+				}
+			}
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+	close(errs)
+	if len(errs) > 0 {
+		t.Errorf("%d concurrent predictions differ from the sequential ones", len(errs))
+	}
+}
