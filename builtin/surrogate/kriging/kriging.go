@@ -312,7 +312,7 @@ func Fit(x [][]float64, y []float64, opt Options) (*Model, error) {
 	// 2. Local searches from the best starts.
 	t0 = time.Now()
 	best := cand{v: math.Inf(1)}
-	var bestH *mat.SymDense // the subset's curvature starts the refinement
+	var bestH *mat.SymDense // curvature at the best local optimum
 	for i := 0; i < opt.Local && i < len(cands); i++ {
 		if math.IsInf(cands[i].v, 1) {
 			break
@@ -329,7 +329,7 @@ func Fit(x [][]float64, y []float64, opt Options) (*Model, error) {
 
 	// 3. Refine on all sites.
 	t0 = time.Now()
-	phi := best.phi
+	phi := append([]float64(nil), best.phi...)
 	if search != full {
 		// Local searches that end in the same optimum end a few ulps
 		// apart; the refinement on more sites is not converged to that
