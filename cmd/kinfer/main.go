@@ -33,6 +33,7 @@ usage:
   kinfer run --resume DIR [--workers N]
   kinfer run --verify DIR [--workers N]
   kinfer analyze RUN_DIR [--workers N] [--predictive N] [--truth FILE]
+  kinfer design STUDY.toml [-o DIR] [--design sobol] [--n N] [--space box|prior] [--seed N] [--workers N] [--resume]
   kinfer validate STUDY.toml|PLUGIN.toml
   kinfer inspect PLUGIN.toml|FILE.wasm
   kinfer list
@@ -64,6 +65,8 @@ func cli(args []string, stdout, stderr io.Writer) int {
 		err = cmdInspect(rest, stdout)
 	case "analyze":
 		err = cmdAnalyze(rest, stdout)
+	case "design":
+		err = cmdDesign(rest, stdout)
 	case "list":
 		err = cmdList(stdout)
 	case "build":

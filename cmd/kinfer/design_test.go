@@ -1,0 +1,37 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestDesignCommand: kinfer design writes design.csv and design.json,
+// refuses a second run into the same directory and answers --help.
+func TestDesignCommand(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "d")
+	code, out, e := kinfer(t, "design", "../../examples/quickstart/study.toml", "-o", dir, "--n", "16", "--design", "sobol-owen")
+	if code != 0 || !strings.Contains(out, "done — 16 of 16 sobol-owen points (ok 16)") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, e)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "design.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(b), "point,status,k,eps_r,dataset,length_mm,force_N,strain\n0,ok,") {
+		t.Errorf("design.csv starts %q", string(b[:80]))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "design.json")); err != nil {
+		t.Error(err)
+	}
+	if code, _, e := kinfer(t, "design", "../../examples/quickstart/study.toml", "-o", dir, "--n", "16"); code != 1 || !strings.Contains(e, "--resume") {
+		t.Errorf("second run into %s: exit %d, %s", dir, code, e)
+	}
+	if code, out, _ := kinfer(t, "design", "--help"); code != 0 || !strings.Contains(out, "-design string") {
+		t.Errorf("--help: %d %s", code, out)
+	}
+	if code, _, _ := kinfer(t, "design", "../../examples/quickstart/study.toml", "-o", dir+"2", "--design", "grid"); code != 1 {
+		t.Errorf("unknown design: exit %d", code)
+	}
+}

@@ -1,0 +1,332 @@
+package designrun
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/builtin/design"
+	"github.com/kinfer/kinfer/host/run"
+	"github.com/kinfer/kinfer/host/study"
+	"github.com/kinfer/kinfer/host/target"
+)
+
+// Kinds are the design names Options.Kind accepts.
+var Kinds = []string{"sobol", "sobol-owen", "halton", "hammersley", "lhs", "lhs-maximin"}
+
+// ChunkPoints is the number of points evaluated and written at a time;
+// fixed, so the file does not depend on the number of workers.
+const ChunkPoints = 256
+
+// Options configure a run.
+type Options struct {
+	Kind    string // one of Kinds
+	N       int    // points
+	Seed    uint64 // for sobol-owen and the Latin hypercubes; 0: the study's seed
+	Space   string // "box" (default) or "prior"
+	Workers int
+	Resume  bool
+	// Stop, if set, is called after every chunk; returning true stops the
+	// run there (for tests of resuming).
+	Stop func(done int) bool
+}
+
+// Record is design.json.
+type Record struct {
+	Study       string         `json:"study"`
+	Model       string         `json:"model"`
+	ModelVer    string         `json:"model_version,omitempty"`
+	Kind        string         `json:"design"`
+	N           int            `json:"n"`
+	Seed        uint64         `json:"seed"`
+	Space       string         `json:"space"`
+	Params      []abi.Param    `json:"params"` // free parameters with the box used
+	Datasets    []string       `json:"datasets"`
+	Provenance  run.Provenance `json:"provenance"`
+	Done        int            `json:"points_done"`
+	CSVBytes    int64          `json:"csv_bytes"`
+	ByStatus    map[string]int `json:"points_by_status"`
+	Complete    bool           `json:"complete"`
+	WallSeconds float64        `json:"wall_seconds"`
+}
+
+// Points returns the n design points in the unit cube.
+func Points(kind string, n, d int, seed uint64) ([][]float64, error) {
+	switch kind {
+	case "sobol", "sobol-owen":
+		s, err := design.NewSobol(d, kind == "sobol-owen", seed)
+		if err != nil {
+			return nil, err
+		}
+		return s.Points(0, n), nil
+	case "halton":
+		h, err := design.NewHalton(d)
+		if err != nil {
+			return nil, err
+		}
+		return h.Points(0, n), nil
+	case "hammersley":
+		return design.Hammersley(n, d)
+	case "lhs", "lhs-maximin":
+		return design.LatinHypercube(n, d, seed, design.LHSOptions{Maximin: kind == "lhs-maximin"})
+	}
+	return nil, fmt.Errorf("design %q: want one of %v", kind, Kinds)
+}
+
+// Run evaluates s's model over the design and writes design.csv and
+// design.json into dir.
+func Run(ctx context.Context, s *study.Study, dir string, o Options) (*Record, error) {
+	if o.N < 1 {
+		return nil, fmt.Errorf("design: n = %d, need ≥ 1", o.N)
+	}
+	if o.Space == "" {
+		o.Space = "box"
+	}
+	if o.Space != "box" && o.Space != "prior" {
+		return nil, fmt.Errorf("design: space %q, want box or prior", o.Space)
+	}
+	if o.Seed == 0 {
+		o.Seed = s.Seed
+	}
+	d := len(s.Free)
+	if d == 0 {
+		return nil, errors.New("design: the study has no free parameters (give some a prior)")
+	}
+	params := make([]abi.Param, d)
+	for j, p := range s.Free {
+		lo, hi := s.Priors[j].Support()
+		p.Lower, p.Upper = max(p.Lower, lo), min(p.Upper, hi)
+		if o.Space == "box" && (math.IsInf(p.Lower, 0) || math.IsInf(p.Upper, 0) || !(p.Upper > p.Lower)) {
+			return nil, fmt.Errorf("design: parameter %q: its bounds and prior support give [%g, %g]; space \"box\" needs a finite interval (or use space \"prior\")", p.Name, p.Lower, p.Upper)
+		}
+		params[j] = p
+	}
+	u, err := Points(o.Kind, o.N, d, o.Seed)
+	if err != nil {
+		return nil, err
+	}
+	pts := make([][]float64, o.N)
+	for i, x := range u {
+		pts[i] = make([]float64, d)
+		for j, v := range x {
+			if o.Space == "box" {
+				pts[i][j] = params[j].Lower + v*(params[j].Upper-params[j].Lower)
+			} else {
+				// Quantile at a point strictly inside (0, 1): an unscrambled
+				// sequence starts at 0, whose quantile is the support's end.
+				pts[i][j] = s.Priors[j].Quantile(min(max(v, 0.5/float64(o.N)), 1-0.5/float64(o.N)))
+			}
+		}
+	}
+
+	ins, err := run.Inputs(s)
+	if err != nil {
+		return nil, err
+	}
+	prov := run.BuildInfo()
+	prov.Seed, prov.Inputs = o.Seed, ins
+	rec := &Record{Study: s.Path, Model: s.ModelInfo.Spec.Name, ModelVer: s.ModelInfo.Spec.Version,
+		Kind: o.Kind, N: o.N, Seed: o.Seed, Space: o.Space, Params: params, Provenance: prov,
+		ByStatus: map[string]int{}}
+	for _, ds := range s.Data {
+		rec.Datasets = append(rec.Datasets, ds.Name)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	jsonPath, csvPath := filepath.Join(dir, "design.json"), filepath.Join(dir, "design.csv")
+	var f *os.File
+	if o.Resume {
+		old, err := readRecord(jsonPath)
+		if err != nil {
+			return nil, fmt.Errorf("design --resume: %w", err)
+		}
+		if err := sameRun(old, rec); err != nil {
+			return nil, fmt.Errorf("design --resume: %s was written by a different run: %w", jsonPath, err)
+		}
+		rec.Done, rec.CSVBytes, rec.ByStatus, rec.WallSeconds = old.Done, old.CSVBytes, old.ByStatus, old.WallSeconds
+		if f, err = os.OpenFile(csvPath, os.O_RDWR, 0); err != nil {
+			return nil, err
+		}
+		if err := f.Truncate(rec.CSVBytes); err != nil {
+			return nil, err
+		}
+		if _, err := f.Seek(rec.CSVBytes, 0); err != nil {
+			return nil, err
+		}
+	} else {
+		if _, err := os.Stat(jsonPath); err == nil {
+			return nil, fmt.Errorf("design: %s exists (use --resume to continue it, or another output directory)", jsonPath)
+		}
+		if f, err = os.Create(csvPath); err != nil {
+			return nil, err
+		}
+		n, err := f.WriteString(header(s))
+		if err != nil {
+			return nil, err
+		}
+		rec.CSVBytes = int64(n)
+		if err := writeRecord(jsonPath, rec); err != nil {
+			return nil, err
+		}
+	}
+	defer f.Close()
+
+	tg := target.New(s, o.Workers)
+	start := time.Now()
+	wall0 := rec.WallSeconds
+	for rec.Done < o.N {
+		lo, hi := rec.Done, min(rec.Done+ChunkPoints, o.N)
+		chunk := pts[lo:hi]
+		w := bufio.NewWriter(f)
+		rows := make([][][]float64, len(s.Data))
+		sts := make([][]abi.Status, len(s.Data))
+		for k, ds := range s.Data {
+			if rows[k], sts[k], err = tg.Outputs(ctx, chunk, ds); err != nil {
+				return nil, err
+			}
+		}
+		var buf []byte
+		for i := range chunk {
+			worst := abi.OK
+			for k := range s.Data {
+				if sts[k][i] != abi.OK {
+					worst = sts[k][i]
+				}
+			}
+			rec.ByStatus[worst.String()]++
+			for k, ds := range s.Data {
+				buf = appendRows(buf[:0], s, lo+i, chunk[i], ds, rows[k][i], sts[k][i])
+				if _, err := w.Write(buf); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if err := w.Flush(); err != nil {
+			return nil, err
+		}
+		if err := f.Sync(); err != nil {
+			return nil, err
+		}
+		pos, err := f.Seek(0, 1)
+		if err != nil {
+			return nil, err
+		}
+		rec.Done, rec.CSVBytes = hi, pos
+		rec.WallSeconds = wall0 + time.Since(start).Seconds()
+		rec.Complete = rec.Done == o.N
+		if err := writeRecord(jsonPath, rec); err != nil {
+			return nil, err
+		}
+		if o.Stop != nil && !rec.Complete && o.Stop(rec.Done) {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return rec, err
+		}
+	}
+	return rec, nil
+}
+
+// header is design.csv's first line: point, status, the free parameters,
+// dataset, the model's conditions, the model's outputs.
+func header(s *study.Study) string {
+	b := []byte("point,status")
+	for _, p := range s.Free {
+		b = append(b, ',')
+		b = append(b, p.Name...)
+	}
+	b = append(b, ",dataset"...)
+	for _, c := range s.ModelInfo.Spec.Conditions {
+		b = append(b, ',')
+		b = append(b, c.Name...)
+	}
+	for _, c := range s.ModelInfo.Spec.Outputs {
+		b = append(b, ',')
+		b = append(b, c.Name...)
+	}
+	return string(append(b, '\n'))
+}
+
+// appendRows writes one row per condition of ds for design point i; a
+// point whose status is not OK has empty outputs.
+func appendRows(b []byte, s *study.Study, i int, theta []float64, ds *study.Dataset, y []float64, st abi.Status) []byte {
+	c := len(s.ModelInfo.Spec.Conditions)
+	m := len(s.ModelInfo.Spec.Outputs)
+	for r := range ds.K {
+		b = strconv.AppendInt(b, int64(i), 10)
+		b = append(b, ',')
+		b = append(b, st.String()...)
+		for _, v := range theta {
+			b = append(b, ',')
+			b = strconv.AppendFloat(b, v, 'g', -1, 64)
+		}
+		b = append(b, ',')
+		b = append(b, ds.Name...)
+		for j := range c {
+			b = append(b, ',')
+			b = strconv.AppendFloat(b, ds.X[r*c+j], 'g', -1, 64)
+		}
+		for j := range m {
+			b = append(b, ',')
+			if st == abi.OK {
+				b = strconv.AppendFloat(b, y[r*m+j], 'g', -1, 64)
+			}
+		}
+		b = append(b, '\n')
+	}
+	return b
+}
+
+func writeRecord(path string, rec *Record) error {
+	b, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func readRecord(path string) (*Record, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Record
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &r, nil
+}
+
+// sameRun checks that a resumed run continues the same design of the same
+// target.
+func sameRun(old, cur *Record) error {
+	switch {
+	case old.Kind != cur.Kind || old.N != cur.N || old.Seed != cur.Seed || old.Space != cur.Space:
+		return fmt.Errorf("design %s n=%d seed=%d space=%s, now %s n=%d seed=%d space=%s",
+			old.Kind, old.N, old.Seed, old.Space, cur.Kind, cur.N, cur.Seed, cur.Space)
+	case len(old.Provenance.Inputs) != len(cur.Provenance.Inputs):
+		return errors.New("the study's input files changed")
+	}
+	for i, in := range old.Provenance.Inputs {
+		if in.SHA256 != cur.Provenance.Inputs[i].SHA256 || in.Role != cur.Provenance.Inputs[i].Role {
+			return fmt.Errorf("input %s changed (sha256 %s, now %s)", in.Role, in.SHA256, cur.Provenance.Inputs[i].SHA256)
+		}
+	}
+	if old.Done > old.N || old.CSVBytes <= 0 {
+		return fmt.Errorf("points_done %d of %d, csv_bytes %d: damaged record", old.Done, old.N, old.CSVBytes)
+	}
+	return nil
+}

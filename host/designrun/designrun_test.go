@@ -1,0 +1,117 @@
+package designrun
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kinfer/kinfer/host/study"
+)
+
+func load(t *testing.T, workers int) *study.Study {
+	t.Helper()
+	s, err := study.Load(context.Background(), filepath.Join("..", "..", "examples", "quickstart", "study.toml"), study.Options{Workers: workers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// TestDesignFile: one row per (point, condition), the inputs inside the
+// box, the outputs the model's, independent of the number of workers.
+func TestDesignFile(t *testing.T) {
+	const n = 300 // two chunks
+	var files [][]byte
+	for _, w := range []int{1, 2} {
+		s := load(t, w)
+		dir := t.TempDir()
+		rec, err := Run(context.Background(), s, dir, Options{Kind: "sobol-owen", N: n, Workers: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rec.Complete || rec.Done != n || rec.ByStatus["ok"] != n {
+			t.Fatalf("record %+v", rec)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "design.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+		if want := 1 + n*s.Data[0].K; len(lines) != want {
+			t.Fatalf("%d lines, want %d", len(lines), want)
+		}
+		if lines[0] != "point,status,k,eps_r,dataset,length_mm,force_N,strain" {
+			t.Errorf("header %q", lines[0])
+		}
+		files = append(files, b)
+	}
+	if !bytes.Equal(files[0], files[1]) {
+		t.Error("design.csv differs between 1 and 2 workers")
+	}
+}
+
+// TestResume: a run stopped after its first chunk and resumed writes the
+// same file as an uninterrupted one; a resume with other settings is
+// refused.
+func TestResume(t *testing.T) {
+	const n = 600
+	s := load(t, 2)
+	full := t.TempDir()
+	if _, err := Run(context.Background(), s, full, Options{Kind: "lhs-maximin", N: n, Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	part := t.TempDir()
+	rec, err := Run(context.Background(), s, part, Options{Kind: "lhs-maximin", N: n, Workers: 2, Stop: func(int) bool { return true }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Complete || rec.Done != ChunkPoints {
+		t.Fatalf("stopped run: done %d complete %v", rec.Done, rec.Complete)
+	}
+	// Garbage after the recorded length (a crash mid-chunk) is cut off.
+	f, _ := os.OpenFile(filepath.Join(part, "design.csv"), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("999,ok,half a line")
+	f.Close()
+	if _, err := Run(context.Background(), s, part, Options{Kind: "lhs", N: n, Workers: 2, Resume: true}); err == nil {
+		t.Error("resume with another design accepted")
+	}
+	if _, err := Run(context.Background(), s, part, Options{Kind: "lhs-maximin", N: n, Workers: 1, Resume: true}); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := os.ReadFile(filepath.Join(full, "design.csv"))
+	b, _ := os.ReadFile(filepath.Join(part, "design.csv"))
+	if !bytes.Equal(a, b) {
+		t.Error("resumed design.csv differs from the uninterrupted one")
+	}
+	if _, err := Run(context.Background(), s, full, Options{Kind: "lhs-maximin", N: n}); err == nil {
+		t.Error("a second run into a used directory accepted")
+	}
+}
+
+func TestBadOptions(t *testing.T) {
+	s := load(t, 1)
+	for _, o := range []Options{{Kind: "grid", N: 5}, {Kind: "sobol", N: 0}, {Kind: "sobol", N: 5, Space: "cube"}} {
+		if _, err := Run(context.Background(), s, t.TempDir(), o); err == nil {
+			t.Errorf("%+v accepted", o)
+		}
+	}
+}
+
+// TestPriorSpace: with space "prior" the design follows the prior's
+// quantiles (the quickstart's priors are uniform, so the box again, but
+// never at the ends).
+func TestPriorSpace(t *testing.T) {
+	s := load(t, 1)
+	dir := t.TempDir()
+	if _, err := Run(context.Background(), s, dir, Options{Kind: "sobol", N: 16, Space: "prior"}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "design.csv"))
+	if strings.Contains(string(b), ",2000,-0.2,") {
+		t.Error("prior-space design has a point on the support's corner")
+	}
+}
