@@ -7,7 +7,11 @@
 #   default:  the study as committed (proposal = "transform", adapt =
 #             "substep", the defaults now).
 #
-# For each specimen and both settings: kinfer run (CI size, 1000 chains,
+# MODES (default "paper default") may add default-sK: the default with K
+# sub-steps instead of the study's 25 (about the paper's evaluations when
+# the paper's mode rejects most proposals unevaluated).
+#
+# For each specimen and setting: kinfer run (CI size, 1000 chains,
 # 25 sub-steps), kinfer analyze --truth, and one JSON line with the
 # fraction of proposals inside the prior's support, stages, evaluations,
 # wall time, log Z ± SE, truths inside the 5–95 % band and each
@@ -20,6 +24,7 @@
 set -euo pipefail
 out=${1:-out/knee-proposals}
 specimens=${2:-1 2 3}
+modes=${MODES:-paper default}
 mkdir -p "$out"
 kinfer=${KINFER:-}
 if [ -z "$kinfer" ]; then
@@ -29,14 +34,17 @@ fi
 ex=examples/knee-bpe
 : >"$out/results.jsonl"
 for n in $specimens; do
-	for mode in paper default; do
+	for mode in $modes; do
 		sdir="$out/study-$mode-s$n"
 		mkdir -p "$sdir"
 		cp "$ex/specimen$n/kinematics.csv" "$sdir/"
 		cp "$ex/specimen$n/study.toml" "$sdir/study.toml"
-		if [ "$mode" = paper ]; then # [method] is the study's last table
-			printf 'proposal = "reject"\nadapt = "stage"\n' >>"$sdir/study.toml"
-		fi
+		case "$mode" in
+		paper) # [method] is the study's last table
+			printf 'proposal = "reject"\nadapt = "stage"\n' >>"$sdir/study.toml" ;;
+		default-s*)
+			sed -i "s/^substeps = .*/substeps = ${mode#default-s}/" "$sdir/study.toml" ;;
+		esac
 		dir="$out/$mode-s$n"
 		"$kinfer" run "$sdir/study.toml" -o "$dir" >"$out/run-$mode-s$n.txt"
 		"$kinfer" analyze "$dir" --truth "$ex/specimen$n/truth.json" >"$out/analyze-$mode-s$n.txt"

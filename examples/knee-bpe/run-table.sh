@@ -12,7 +12,10 @@
 #
 # OUT_DIR (default out/knee-table) receives s1, s2, s3 and the analyses'
 # stdout (analyze-sN.txt). Needs go and jq; about 45 s per specimen on 2
-# cores. KINFER=path uses an existing binary instead of building one.
+# cores. KINFER=path uses an existing binary instead of building one;
+# REUSE=1 analyses OUT_DIR/sN without re-running it when its summary.json
+# exists (a run is deterministic: the same study and seed give the same
+# samples).
 set -euo pipefail
 out=${1:-out/knee-table}
 mkdir -p "$out"
@@ -25,7 +28,9 @@ ex=examples/knee-bpe
 rows=()
 for n in 1 2 3; do
 	dir="$out/s$n"
-	"$kinfer" run "$ex/specimen$n/study.toml" -o "$dir" >"$out/run-s$n.txt"
+	if [ -z "${REUSE:-}" ] || [ ! -f "$dir/summary.json" ]; then
+		"$kinfer" run "$ex/specimen$n/study.toml" -o "$dir" >"$out/run-s$n.txt"
+	fi
 	"$kinfer" analyze "$dir" --predictive 300 --truth "$ex/specimen$n/truth.json" >"$out/analyze-s$n.txt"
 	# wall evals failed logZ se inside checked below mae(ML AP PD VV IE)
 	line=$(jq -r --slurpfile a "$dir/analysis.json" '
