@@ -19,21 +19,26 @@ var ProposalNames = []string{"transform", "reject"}
 // Kinds of coordinate map, per parameter.
 const (
 	mapIdentity = iota // no finite bound: u = θ
-	mapLogit           // both bounds finite: θ = a + (b − a)·σ(u)
+	mapBox             // both bounds finite: identity in the middle, exponential margins (boxMap)
 	mapLower           // lower bound only: θ = a + eᵘ
 	mapUpper           // upper bound only: θ = b − eᵘ
 )
 
-// uMax bounds |u| for a point on (or rounded onto) a bound, where T(θ)
-// is ±∞: σ(±36) differs from 0 or 1 by 2.3e-16, below the resolution of
-// θ/(b − a), and e^±36 keeps a one-sided map finite.
-const uMax = 36
+// boxMargin is the width of each exponential margin of the box map, as a
+// fraction of the bounds' width: the middle half of the range is mapped by
+// the identity.
+const boxMargin = 0.25
+
+// tMax bounds the scaled distance t = (u − edge)/m into a margin, where a
+// point on (or rounded onto) a bound has t = −∞: e^−36 = 2.3e-16, below the
+// resolution of θ/m. It also bounds a one-sided map's |u|.
+const tMax = 36
 
 // coord is the map between one parameter θ and its proposal coordinate u.
 type coord struct {
 	kind     int
 	lo, hi   float64
-	logWidth float64 // log(hi − lo) for mapLogit
+	margin   float64 // m = (hi − lo)/4 for mapBox
 }
 
 // fullKind is the map of a parameter with bounds [lo, hi] in transform
@@ -41,7 +46,7 @@ type coord struct {
 func fullKind(lo, hi float64) int {
 	switch fl, fh := !math.IsInf(lo, 0), !math.IsInf(hi, 0); {
 	case fl && fh:
-		return mapLogit
+		return mapBox
 	case fl:
 		return mapLower
 	case fh:
@@ -53,8 +58,8 @@ func fullKind(lo, hi float64) int {
 // newCoord is the map of the given kind for bounds [lo, hi].
 func newCoord(lo, hi float64, kind int) coord {
 	c := coord{kind: kind, lo: lo, hi: hi}
-	if kind == mapLogit {
-		c.logWidth = math.Log(hi - lo)
+	if kind == mapBox {
+		c.margin = (hi - lo) * boxMargin
 	}
 	return c
 }
@@ -73,13 +78,14 @@ func coords(lower, upper []float64, mode int) []coord {
 	return cs
 }
 
-// farSpreads: in transform mode, a parameter whose whole population lies
-// more than farSpreads population standard deviations inside each finite
-// bound is proposed in θ itself for the stage (identity map). A proposal
-// step is β·sd with β ≲ 2, so leaving the bounds from there takes a > 5σ
-// step (probability < 10⁻⁶); such a proposal is rejected, which is exact.
-// This spares the exponential of the logit map where no bound is near
-// (docs/PERFORMANCE.md, "TMCMC overhead").
+// farSpreads: in transform mode, a parameter with one finite bound whose
+// whole population lies more than farSpreads population standard
+// deviations inside it is proposed in θ itself for the stage (identity
+// map). A proposal step is β·sd with β ≲ 2, so leaving the bound from there
+// takes a > 5σ step (probability < 10⁻⁶); such a proposal is rejected,
+// which is exact. This spares the one-sided map's exponential where the
+// bound is not near (docs/PERFORMANCE.md, "TMCMC overhead"). A box-bounded
+// parameter keeps its box map, which costs nothing in its middle half.
 const farSpreads = 10
 
 // stageKinds chooses each parameter's map for a stage from the population
@@ -90,6 +96,10 @@ func stageKinds(x []float64, n, d int, lower, upper []float64, mode int, kinds [
 		kinds[i] = mapIdentity
 		full := fullKind(lower[i], upper[i])
 		if mode == Reject || full == mapIdentity {
+			continue
+		}
+		if full == mapBox {
+			kinds[i] = full
 			continue
 		}
 		lo, hi, mean := math.Inf(1), math.Inf(-1), 0.0
@@ -110,86 +120,93 @@ func stageKinds(x []float64, n, d int, lower, upper []float64, mode int, kinds [
 	}
 }
 
-// clampU keeps u finite and within ±uMax.
-func clampU(u float64) float64 {
-	if u > uMax {
-		return uMax
+// clampT keeps t within ±tMax (and finite).
+func clampT(t float64) float64 {
+	if t > tMax {
+		return tMax
 	}
-	if u < -uMax {
-		return -uMax
+	if t < -tMax {
+		return -tMax
 	}
-	return u
+	return t
 }
 
-// toU is u = T(θ): logit((θ − a)/(b − a)), log(θ − a) or log(b − θ).
+// The box map (mapBox) of [a, b], m = (b − a)/4: θ = u on [a + m, b − m],
+// and exponential margins that never reach the bounds,
+//
+//	θ = a + m·e^{t},  t = (u − (a + m))/m < 0,
+//	θ = b − m·e^{−t}, t = (u − (b − m))/m > 0,
+//
+// so dθ/du = 1 in the middle and e^{±t} in the margins: C¹, monotone,
+// onto (a, b), log|dθ/du| = −|t| there (no logarithm to take), and a
+// uniform θ has exponential tails in u (a random walk mixes there, unlike
+// in a heavy-tailed map). Only a coordinate in a margin costs an
+// exponential; the logit map costs one per coordinate and proposal.
+
+// toU is u = T(θ): the box map's inverse, log(θ − a) or log(b − θ).
 func (c coord) toU(theta float64) float64 {
 	switch c.kind {
-	case mapLogit:
-		return clampU(math.Log(theta-c.lo) - math.Log(c.hi-theta))
+	case mapBox:
+		m := c.margin
+		switch {
+		case theta < c.lo+m:
+			return c.lo + m + m*clampT(math.Log((theta-c.lo)/m))
+		case theta > c.hi-m:
+			return c.hi - m - m*clampT(math.Log((c.hi-theta)/m))
+		}
+		return theta
 	case mapLower:
-		return clampU(math.Log(theta - c.lo))
+		return clampT(math.Log(theta - c.lo))
 	case mapUpper:
-		return clampU(math.Log(c.hi - theta))
+		return clampT(math.Log(c.hi - theta))
 	}
 	return theta
 }
 
 // fromU is θ = T⁻¹(u) and log|dθ/du| (the log-Jacobian the target density
-// in u picks up: π_u(u) = π(T⁻¹(u))·|dθ/du|). For the logit map
-// dθ/du = (b − a)·σ(u)·(1 − σ(u)) = (b − a)·e/(1 + e)², e = e^−|u|, so
-// log|dθ/du| = log(b − a) − |u| − 2·log(1 + e); θ is clamped into [a, b]
+// in u picks up: π_u(u) = π(T⁻¹(u))·|dθ/du|); θ is clamped into [a, b]
 // against rounding.
 func (c coord) fromU(u float64) (theta, logJ float64) {
-	theta, logJ, f := c.fromUFactor(u)
-	return theta, logJ - 2*math.Log(f)
-}
-
-// fromUFactor is fromU with the logit map's −2·log(1 + e) term left out
-// and returned as the factor f = 1 + e ∈ (1, 2] (1 for the other maps):
-// mapPoint multiplies the factors of all parameters and takes one log.
-func (c coord) fromUFactor(u float64) (theta, logJ, f float64) {
 	switch c.kind {
-	case mapLogit:
-		au := math.Abs(u)
-		e := math.Exp(-au)
-		s := 1 / (1 + e) // σ(|u|); σ(u) = 1 − σ(−u) evaluated without cancellation
-		if u < 0 {
-			s = e * s
+	case mapBox:
+		m := c.margin
+		switch {
+		case u < c.lo+m:
+			t := (u - (c.lo + m)) / m
+			theta = c.lo + m*math.Exp(t)
+			if theta < c.lo {
+				theta = c.lo
+			}
+			return theta, t
+		case u > c.hi-m:
+			t := (u - (c.hi - m)) / m
+			theta = c.hi - m*math.Exp(-t)
+			if theta > c.hi {
+				theta = c.hi
+			}
+			return theta, -t
 		}
-		theta = c.lo + (c.hi-c.lo)*s
-		if theta < c.lo { // rounding; plain comparisons, cheaper than math.Min/Max
-			theta = c.lo
-		} else if theta > c.hi {
-			theta = c.hi
-		}
-		return theta, c.logWidth - au, 1 + e
+		return u, 0
 	case mapLower:
-		return c.lo + math.Exp(u), u, 1
+		return c.lo + math.Exp(u), u
 	case mapUpper:
-		return c.hi - math.Exp(u), u, 1
+		return c.hi - math.Exp(u), u
 	}
-	return u, 0, 1
+	return u, 0
 }
 
 // mapPoint writes θ = T⁻¹(u) for a whole point and returns log|dθ/du|,
-// the sum over parameters, with one logarithm for all the logit factors
-// (their product is at most 2^d, finite for d < 1024; for more it is
-// taken in blocks).
+// the sum over parameters.
 func mapPoint(cs []coord, u, theta []float64) float64 {
-	logJ, prod := 0.0, 1.0
+	logJ := 0.0
 	for i, c := range cs {
 		if c.kind == mapIdentity {
 			theta[i] = u[i]
 			continue
 		}
-		t, lj, f := c.fromUFactor(u[i])
+		t, lj := c.fromU(u[i])
 		theta[i] = t
 		logJ += lj
-		prod *= f
-		if prod > 1e300 {
-			logJ -= 2 * math.Log(prod)
-			prod = 1
-		}
 	}
-	return logJ - 2*math.Log(prod)
+	return logJ
 }
