@@ -51,7 +51,7 @@ var Spec = abi.Spec{
 		{Name: "target_accept", Default: 0.23, Doc: "acceptance rate the proposal scale beta is adapted to (Eq. 19; betz and bartsoen variants)"},
 		{Name: "max_stages", Default: 100, Doc: "maximum number of tempering stages; a run that has not reached q = 1 by then stops with an error"},
 		{Name: "variant", Default: Bartsoen, Choices: VariantNames, Doc: "original: Ching & Chen 2007 (resampling every sub-step, beta = 0.2); betz: + weights recomputed after every move and adaptive beta; bartsoen: betz with one resampling per stage. original and betz give BIASED evidence and too narrow posteriors (they compound the weights); only bartsoen is unbiased"},
-		{Name: "proposal", Default: Transform, Choices: ProposalNames, Doc: "transform: random walk in unconstrained coordinates (logit of a bounded parameter, log of a one-sided one) with the log-Jacobian in the Metropolis ratio, so no proposal leaves the prior's support (a parameter whose population is more than 10 sds inside its bounds is proposed directly for that stage, sparing the map); reject: random walk in the parameters, proposals outside the bounds rejected (the paper's algorithm)"},
+		{Name: "proposal", Default: Transform, Choices: ProposalNames, Doc: "transform: random walk in unconstrained coordinates (a bounded parameter: identity on the middle half of its range with exponential margins that never reach the bounds; a one-sided one: log) with the log-Jacobian in the Metropolis ratio, so no proposal leaves the prior's support; reject: random walk in the parameters, proposals outside the bounds rejected (the paper's algorithm)"},
 		{Name: "adapt", Default: AdaptSubstep, Choices: AdaptNames, Doc: "substep: the proposal scale beta follows the acceptance rate after each of the first half of a stage's sub-steps, then stays fixed; stage: beta changes once per stage by Eq. 19 (the paper's rule)"},
 	},
 	Capabilities: []abi.Capability{abi.CapCheckpoint},
@@ -190,7 +190,7 @@ type state struct {
 	Eve    []int `json:"eve"`
 	EveSum f64s  `json:"eve_sum"`
 	// Scale0 and Scale0U are the per-parameter spreads of the prior
-	// population in θ and in the transform coordinate (logit or log), the
+	// population in θ and in the transform coordinate (box map or log), the
 	// units of the covariance regularisation.
 	Scale0  f64s `json:"scale0"`
 	Scale0U f64s `json:"scale0_u"`
