@@ -35,14 +35,14 @@ type Spread struct {
 // of one ligament bundle: y on the predictors, with R² (Table 6) and the
 // coefficients (Table 7).
 type Regression struct {
-	Bundle    string    `json:"bundle"`
-	Equation  string    `json:"equation"` // "9", "10" or "11"
-	Y         string    `json:"y"`
-	X         []string  `json:"x"`
-	Coef      []float64 `json:"coef"`
-	Intercept float64   `json:"intercept"`
-	R2        float64   `json:"r2"`
-	Skipped   string    `json:"skipped,omitempty"` // why the fit was not possible
+	Bundle    string   `json:"bundle"`
+	Equation  string   `json:"equation"` // "9", "10" or "11"
+	Y         string   `json:"y"`
+	X         []string `json:"x"`
+	Coef      []run.F  `json:"coef"` // run.F: a NaN (a skipped fit) is written as null
+	Intercept run.F    `json:"intercept"`
+	R2        run.F    `json:"r2"`
+	Skipped   string   `json:"skipped,omitempty"` // why the fit was not possible
 }
 
 // Analysis is analysis.json.
@@ -64,11 +64,11 @@ type Analysis struct {
 
 // StageChange summarises one TMCMC stage's per-parameter CDF RMSE.
 type StageChange struct {
-	Stage    int     `json:"stage"`
-	Q        float64 `json:"q"`
-	Mean     float64 `json:"mean_cdf_rmse"`
-	Max      float64 `json:"max_cdf_rmse"`
-	MaxParam string  `json:"max_param"`
+	Stage    int    `json:"stage"`
+	Q        run.F  `json:"q"`
+	Mean     run.F  `json:"mean_cdf_rmse"`
+	Max      run.F  `json:"max_cdf_rmse"`
+	MaxParam string `json:"max_param"`
 }
 
 // Options configure Analyze.
@@ -175,23 +175,23 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 		if len(st.CDFRMSE) != len(names) {
 			continue
 		}
-		sc := StageChange{Stage: j + 1, Q: math.NaN()}
+		sc := StageChange{Stage: j + 1, Q: run.F(math.NaN())}
 		if st.Q != nil {
-			sc.Q = *st.Q
+			sc.Q = run.F(*st.Q)
 		}
-		n := 0
+		n, mean, mx := 0, 0.0, 0.0
 		for i, r := range st.CDFRMSE {
 			if r == nil {
 				continue
 			}
-			sc.Mean += *r
+			mean += *r
 			n++
-			if *r > sc.Max {
-				sc.Max, sc.MaxParam = *r, names[i]
+			if *r > mx {
+				mx, sc.MaxParam = *r, names[i]
 			}
 		}
 		if n > 0 {
-			sc.Mean /= float64(n)
+			sc.Mean, sc.Max = run.F(mean/float64(n)), run.F(mx)
 			a.Stages = append(a.Stages, sc)
 		}
 	}
@@ -241,7 +241,7 @@ func (a *Analysis) Text() string {
 				byBundle[r.Bundle] = map[string]float64{}
 				order = append(order, r.Bundle)
 			}
-			byBundle[r.Bundle][r.Equation] = r.R2
+			byBundle[r.Bundle][r.Equation] = float64(r.R2)
 		}
 		for _, bn := range order {
 			fmt.Fprintf(&b, "%-10s", bn)
@@ -297,9 +297,12 @@ func regressions(names []string, samples [][]float64) []Regression {
 			r := Regression{Bundle: b, Equation: eq, Y: y, X: x}
 			f, err := analysis.Regress(ycol, xcol...)
 			if err != nil {
-				r.Skipped, r.R2, r.Intercept = err.Error(), math.NaN(), math.NaN()
+				r.Skipped, r.R2, r.Intercept = err.Error(), run.F(math.NaN()), run.F(math.NaN())
 			} else {
-				r.Coef, r.Intercept, r.R2 = f.Coef, f.Intercept, f.R2
+				r.Intercept, r.R2 = run.F(f.Intercept), run.F(f.R2)
+				for _, c := range f.Coef {
+					r.Coef = append(r.Coef, run.F(c))
+				}
 			}
 			out = append(out, r)
 		}

@@ -1,9 +1,13 @@
 package analyze
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
+
+	"github.com/kinfer/kinfer/host/run"
 )
 
 // regressions groups parameters by bundle and fits Eq. 9–11: with ε_r an
@@ -23,11 +27,27 @@ func TestRegressionsGroupByBundle(t *testing.T) {
 		t.Fatalf("want Eq. 9, 10, 11 for bundle A only (B has no epsr), got %d: %+v", len(rs), rs)
 	}
 	eq9 := rs[0]
-	if eq9.Equation != "9" || math.Abs(eq9.R2-1) > 1e-12 || math.Abs(eq9.Coef[0]-1) > 1e-9 || math.Abs(eq9.Coef[1]+2) > 1e-9 || math.Abs(eq9.Intercept-5) > 1e-9 {
+	if eq9.Equation != "9" || math.Abs(float64(eq9.R2)-1) > 1e-12 || math.Abs(float64(eq9.Coef[0])-1) > 1e-9 || math.Abs(float64(eq9.Coef[1])+2) > 1e-9 || math.Abs(float64(eq9.Intercept)-5) > 1e-9 {
 		t.Fatalf("Eq. 9: %+v", eq9)
 	}
 	// 2000 independent samples: R² of an unrelated regression is O(p/n).
 	if rs[1].R2 > 0.01 || rs[2].R2 > 0.01 {
 		t.Fatalf("Eq. 10 R² %g, Eq. 11 R² %g: want ≈ 0", rs[1].R2, rs[2].R2)
+	}
+}
+
+// A skipped regression (R² NaN) and a stage without q still marshal:
+// analysis.json writes null for them instead of failing.
+func TestAnalysisNaNMarshals(t *testing.T) {
+	a := Analysis{
+		Regressions: []Regression{{Bundle: "b", Equation: "9", R2: run.F(math.NaN()), Intercept: run.F(math.NaN()), Skipped: "constant y"}},
+		Stages:      []StageChange{{Stage: 1, Q: run.F(math.NaN())}},
+	}
+	b, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"r2":null`) || !strings.Contains(string(b), `"q":null`) {
+		t.Errorf("NaN not written as null: %s", b)
 	}
 }
