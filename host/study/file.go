@@ -33,6 +33,10 @@ type DataFile struct {
 	Name    string   `toml:"name"`
 	File    string   `toml:"file"`
 	Outputs []string `toml:"outputs"`
+	// Columns maps the model's names (conditions, outputs, sigma_<output>)
+	// to the file's labels, e.g. { grf_y = "ground_force_vy" } for an
+	// OpenSim .mot.
+	Columns map[string]string `toml:"columns"`
 }
 
 // componentRef is the "use = NAME" or "plugin = PATH" choice of a component

@@ -472,6 +472,20 @@ func (s *Study) loadData(f *File, d *tomlx.Decoded) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", keyAt(d, tbl+".file"), err)
 		}
+		if len(df.Columns) > 0 {
+			names := make([]string, 0, len(df.Columns))
+			for k := range df.Columns {
+				names = append(names, k)
+			}
+			sort.Strings(names)
+			pairs := make([][2]string, len(names))
+			for i, k := range names {
+				pairs[i] = [2]string{k, df.Columns[k]}
+			}
+			if err := t.Rename(pairs); err != nil {
+				return fmt.Errorf("%s: %w", keyAt(d, tbl+".columns"), err)
+			}
+		}
 		if err := s.charge(d, tbl+".file", t.Bytes()+int64(len(t.Rows))*int64(len(conds))*8, "dataset "+df.Name); err != nil {
 			return err
 		}
