@@ -75,7 +75,7 @@ type Element struct {
 	U, V     float64 // grid coordinates of its centre
 	// Pos is its centre in HF coordinates in the static pose (on the
 	// floor-level plane of the sole).
-	Pos     rb.Vec3
+	Pos      rb.Vec3
 	Forefoot bool // fixed in the FF (anterior to the toes axis)
 }
 
