@@ -340,3 +340,14 @@ func BenchmarkEvaluate(b *testing.B) {
 		r.Evaluate(p, q, qd, &l)
 	}
 }
+
+func TestFrictionBasis(t *testing.T) {
+	for _, vs := range []float64{0, 1e-12, 1e-4, 0.005, 0.01, 0.02, 0.3, 2} {
+		as, ad, av := FrictionBasis(vs, LatchingVelocity)
+		got := 0.3*as + 0.2*ad + 0.01*av
+		want := frictionSlope(vs, 0.3, 0.2, 0.01, LatchingVelocity)
+		if math.Abs(got-want) > 1e-12*math.Abs(want) {
+			t.Fatalf("vs=%g: basis gives %.17g, slope %.17g", vs, got, want)
+		}
+	}
+}

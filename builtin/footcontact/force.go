@@ -103,3 +103,22 @@ func ElementForce(k, c float64, pos, vel rb.Vec3, p *Params) rb.Vec3 {
 	fx, fz := Friction(F, vel[0], vel[2], p)
 	return rb.Vec3{fx, F, fz}
 }
+
+// FrictionBasis splits Eq. 2's slope FrictionRatio(vs)/vs, which is linear
+// in the friction coefficients, as μs·as + μd·ad + μv·av:
+//
+//	as = E/vs, ad = (tanh(vs/vl) − E)/vs, av = 1/vl,  E = e^{−((vs−vl)/(2vl))²} − e^{−((vs+vl)/(2vl))²}
+//
+// with the limits at vs → 0: as = e^{−1/4}/vl, ad = (1 − e^{−1/4})/vl. It
+// gives the friction force's exact derivatives with respect to μs, μd, μv.
+func FrictionBasis(vs, vl float64) (as, ad, av float64) {
+	av = 1 / vl
+	if vs < 1e-9*vl {
+		e := math.Exp(-0.25)
+		return e / vl, (1 - e) / vl, av
+	}
+	a := (vs - vl) / (2 * vl)
+	b := (vs + vl) / (2 * vl)
+	E := math.Exp(-a*a) - math.Exp(-b*b)
+	return E / vs, (math.Tanh(vs/vl) - E) / vs, av
+}
