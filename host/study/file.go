@@ -26,6 +26,10 @@ type File struct {
 	// Jacobian chooses how ∂r/∂θ is computed for least-squares methods:
 	// "auto" (default), "analytic", "forward" or "central".
 	Jacobian string `toml:"jacobian"`
+	// Stages make a multi-stage study: the study files of its stages, run
+	// in order, each starting from the previous one's result (Options.Previous).
+	// A multi-stage study file holds name, seed and stages only.
+	Stages []string `toml:"stages"`
 }
 
 // DataFile is one [[data]] table.
