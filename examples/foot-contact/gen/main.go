@@ -598,7 +598,7 @@ func writeStudy(path string, o studyOptions) error {
 	if o.init != "" {
 		w("init = %q\n", o.init)
 	}
-	w("\n[model]\nuse = \"foot\"\n\n[[data]]\nname = \"trial\"\nfile = %q\noutputs = [", o.table)
+	w("\n[model]\nuse = \"foot\"\n\n[[data]]   # one walking trial, one row per frame (read back from its .trc and .mot files)\nname = \"trial\"\nfile = %q\noutputs = [", o.table)
 	for i, out := range o.outputs {
 		if i > 0 {
 			w(", ")
@@ -631,10 +631,17 @@ func writeStudy(path string, o studyOptions) error {
 		}
 		w("%s = { uniform = [%g, %g] }\n", p.Name, p.Lower, p.Upper)
 	}
-	if len(o.fixed) > 0 {
+	// A NaN in o.fixed means "left out": fixed at the previous stage's value.
+	nfixed := 0
+	for _, v := range o.fixed {
+		if !math.IsNaN(v) {
+			nfixed++
+		}
+	}
+	if nfixed > 0 {
 		w("\n[fixed]\n")
 		for _, p := range foot.Spec.Params {
-			if v, ok := o.fixed[p.Name]; ok {
+			if v, ok := o.fixed[p.Name]; ok && !math.IsNaN(v) {
 				w("%s = %g\n", p.Name, v)
 			}
 		}
@@ -684,8 +691,20 @@ func allOutputs(grf []string) []string {
 }
 
 func writeStudies(dir string, calib int) error {
-	cons := `
-[[constraint]]             # Jackson 2016: K_mean_diff (k about the group mean)
+	calTable := fmt.Sprintf("trial%d_table.sto", calib)
+	// Stage 1 (Jackson 2016): markers and vertical force; kinematic
+	// deviations of 5 DoF (horizontal translations excluded), y0, k, c;
+	// friction fixed at the stage-2 targets (0.2, 0.15, 0.005).
+	fixed1 := map[string]float64{"mu_s": 0.2, "mu_d": 0.15, "mu_v": 0.005}
+	for s := 0; s < 2; s++ {
+		for _, j := range []int{0, 2} {
+			for b := 0; b < foot.NCoef; b++ {
+				fixed1[foot.Spec.Params[foot.DevIndex(s, j, b)].Name] = 0
+			}
+		}
+	}
+	groupMeans := `
+[[constraint]]             # K_mean_diff: each k about the mean of all k
 kind = "group_mean"
 params = ["k_*"]
 weight = 0.001
@@ -695,9 +714,87 @@ kind = "group_mean"
 params = ["c_*"]
 weight = 0.1
 `
-	return writeStudy(filepath.Join(dir, "calibrate.toml"), studyOptions{
-		name: "foot-calibrate", comment: "One-stage calibration: all six ground reaction quantities and the markers of both feet.",
-		table: fmt.Sprintf("trial%d_table.sto", calib), outputs: allOutputs(foot.GRFNames[:]), freeContact: true,
-		maxEval: 60, constraints: cons, init: "start.csv", startValues: map[string]float64{},
-	})
+	hinges := func(forces string) string {
+		return fmt.Sprintf(`
+[[constraint]]             # soft constraint: marker errors < 6 mm
+kind = "hinge"
+outputs = ["r_Heel_x", "r_Heel_y", "r_Heel_z", "r_Toe_x", "r_Toe_y", "r_Toe_z", "r_SupHF_x", "r_SupHF_y", "r_SupHF_z", "r_LatHF_x", "r_LatHF_y", "r_LatHF_z", "l_Heel_x", "l_Heel_y", "l_Heel_z", "l_Toe_x", "l_Toe_y", "l_Toe_z", "l_SupHF_x", "l_SupHF_y", "l_SupHF_z", "l_LatHF_x", "l_LatHF_y", "l_LatHF_z"]
+threshold = 0.006
+weight = 1000.0
+
+[[constraint]]             # soft constraint: force errors < 20 N
+kind = "hinge"
+outputs = [%s]
+threshold = 20.0
+weight = 1.0
+
+[[constraint]]             # GRF_slope_diff: first time derivatives of the forces
+kind = "smooth"
+outputs = [%s]
+time = "time"
+against = "data"
+weight = 0.005
+`, forces, forces)
+	}
+	rf := func(names ...string) (out []string) {
+		for s := 0; s < 2; s++ {
+			for _, n := range names {
+				out = append(out, foot.Prefix[s]+n)
+			}
+		}
+		return
+	}
+	quote := func(xs []string) string {
+		b := ""
+		for i, x := range xs {
+			if i > 0 {
+				b += ", "
+			}
+			b += fmt.Sprintf("%q", x)
+		}
+		return b
+	}
+	stages := []struct {
+		file string
+		o    studyOptions
+	}{
+		{"stage1.toml", studyOptions{name: "foot-stage1-vgrf", comment: "Stage 1 of the calibration (Jackson 2016): markers and vertical force; deviations of 5 DoF, y0, k, c.",
+			table: calTable, outputs: allOutputs([]string{"grf_y"}), freeContact: true, fixed: fixed1, maxEval: 30, init: "start.csv", startValues: map[string]float64{},
+			constraints: groupMeans + hinges(quote(rf("grf_y")))}},
+		{"stage2.toml", studyOptions{name: "foot-stage2-grf", comment: "Stage 2: markers and the three forces; all 7 DoF deviations, k, c, friction; y0 left out, so fixed at stage 1's value.",
+			table: calTable, outputs: allOutputs([]string{"grf_x", "grf_y", "grf_z"}), freeContact: true, fixed: map[string]float64{"y0": math.NaN()}, maxEval: 30,
+			constraints: groupMeans + hinges(quote(rf("grf_x", "grf_y", "grf_z")))}},
+		{"stage3.toml", studyOptions{name: "foot-stage3-all", comment: "Stage 3: markers and all six ground reaction quantities; same free parameters as stage 2.",
+			table: calTable, outputs: allOutputs(foot.GRFNames[:]), freeContact: true, fixed: map[string]float64{"y0": math.NaN()}, maxEval: 30,
+			constraints: groupMeans + hinges(quote(rf("grf_x", "grf_y", "grf_z")))}},
+	}
+	list := []string{}
+	for _, st := range stages {
+		if err := writeStudy(filepath.Join(dir, st.file), st.o); err != nil {
+			return err
+		}
+		list = append(list, st.file)
+	}
+	// Evaluation (Jackson 2016): each held-out trial with every contact
+	// parameter fixed (left out: inherited from stage 3) and only the
+	// kinematic deviations free, from zero.
+	for n := 1; n <= Trials; n++ {
+		if n == calib {
+			continue
+		}
+		file := fmt.Sprintf("eval_trial%d.toml", n)
+		if err := writeStudy(filepath.Join(dir, file), studyOptions{name: fmt.Sprintf("foot-eval-trial%d", n),
+			comment: fmt.Sprintf("Evaluation on held-out trial %d: contact parameters fixed at the calibration's, kinematic deviations free.", n),
+			table:   fmt.Sprintf("trial%d_table.sto", n), outputs: allOutputs(foot.GRFNames[:]), freeContact: false, maxEval: 20,
+			init: "eval_start.csv", startValues: map[string]float64{}, constraints: hinges(quote(rf("grf_x", "grf_y", "grf_z")))}); err != nil {
+			return err
+		}
+		list = append(list, file)
+	}
+	var b []byte
+	b = fmt.Appendf(b, "# The three-stage calibration of Jackson 2016 on trial %d (the trial closest to the mean speed)\n", calib)
+	b = fmt.Appendf(b, "# and its evaluation on the four held-out trials, as one multi-stage study:\n#\n#   kinfer run examples/foot-contact/calibrate.toml -o out/foot-contact\n#\n")
+	b = fmt.Appendf(b, "# then go run ./examples/foot-contact/report out/foot-contact for Tables 2-4.\n")
+	b = fmt.Appendf(b, "# Generated by examples/foot-contact/gen.\nname = \"foot-contact\"\nstages = [%s]\n", quote(list))
+	return os.WriteFile(filepath.Join(dir, "calibrate.toml"), b, 0o644)
 }
