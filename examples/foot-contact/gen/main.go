@@ -20,7 +20,8 @@
 // duration, q and q̇ of each foot in m and rad, q̇ by central
 // differences) and its observed outputs (ground reactions, CoP and free
 // moment left out — NaN — below 100 N, markers in m). truth.json holds the
-// ground truth: the contact parameters, each trial's speed and IK error.
+// ground truth: the contact parameters, each trial's speed and IK error;
+// trialN_truth.sto the true coordinates.
 //
 // The ground truth: k_i = 2600 N/m times a smooth pattern over the sole
 // (stiffer heel and metatarsal heads, softer arch and toe tips) times a
@@ -457,6 +458,26 @@ func run(dir string) error {
 		if err := writeTable(base); err != nil {
 			return err
 		}
+		// The true coordinates (m, rad), for judging the fitted kinematics.
+		truthLabels := []string{"time"}
+		for s := 0; s < 2; s++ {
+			for _, d := range footcontact.DoFNames {
+				truthLabels = append(truthLabels, foot.Prefix[s]+d)
+			}
+		}
+		tq := opensim.NewStorage(fmt.Sprintf("trial%d_truth", n+1), truthLabels, false)
+		for i, t := range times {
+			row := []float64{t}
+			for s := 0; s < 2; s++ {
+				row = append(row, q[s][i]...)
+			}
+			if err := tq.AddRow(row...); err != nil {
+				return err
+			}
+		}
+		if err := tq.WriteFile(base + "_truth.sto"); err != nil {
+			return err
+		}
 	}
 	if err := writeStudies(dir, tr.Calibration); err != nil {
 		return err
@@ -736,6 +757,44 @@ against = "data"
 weight = 0.005
 `, forces, forces)
 	}
+	// Q_slope_diff: the kinematic curves' slopes stay the measured ones
+	// (the deviations' slopes small); marker_slope_diff: the markers'
+	// slopes follow the data's.
+	var devT, devR, markers []string
+	for s := 0; s < 2; s++ {
+		for j, d := range footcontact.DoFNames {
+			if j < 3 {
+				devT = append(devT, foot.Prefix[s]+"dev_"+d)
+			} else {
+				devR = append(devR, foot.Prefix[s]+"dev_"+d)
+			}
+		}
+	}
+	markers = allOutputs(nil)
+	slopes := func(quote func([]string) string) string {
+		return fmt.Sprintf(`
+[[constraint]]             # Q_slope_diff, translations: slopes of the deviations [m/s]
+kind = "smooth"
+outputs = [%s]
+time = "time"
+against = "zero"
+weight = 10.0
+
+[[constraint]]             # Q_slope_diff, rotations [rad/s]
+kind = "smooth"
+outputs = [%s]
+time = "time"
+against = "zero"
+weight = 2.0
+
+[[constraint]]             # marker_slope_diff: marker slopes against the data's
+kind = "smooth"
+outputs = [%s]
+time = "time"
+against = "data"
+weight = 0.5
+`, quote(devT), quote(devR), quote(markers))
+	}
 	rf := func(names ...string) (out []string) {
 		for s := 0; s < 2; s++ {
 			for _, n := range names {
@@ -760,13 +819,13 @@ weight = 0.005
 	}{
 		{"stage1.toml", studyOptions{name: "foot-stage1-vgrf", comment: "Stage 1 of the calibration (Jackson 2016): markers and vertical force; deviations of 5 DoF, y0, k, c.",
 			table: calTable, outputs: allOutputs([]string{"grf_y"}), freeContact: true, fixed: fixed1, maxEval: 30, init: "start.csv", startValues: map[string]float64{},
-			constraints: groupMeans + hinges(quote(rf("grf_y")))}},
+			constraints: groupMeans + hinges(quote(rf("grf_y"))) + slopes(quote)}},
 		{"stage2.toml", studyOptions{name: "foot-stage2-grf", comment: "Stage 2: markers and the three forces; all 7 DoF deviations, k, c, friction; y0 left out, so fixed at stage 1's value.",
 			table: calTable, outputs: allOutputs([]string{"grf_x", "grf_y", "grf_z"}), freeContact: true, fixed: map[string]float64{"y0": math.NaN()}, maxEval: 30,
-			constraints: groupMeans + hinges(quote(rf("grf_x", "grf_y", "grf_z")))}},
+			constraints: groupMeans + hinges(quote(rf("grf_x", "grf_y", "grf_z"))) + slopes(quote)}},
 		{"stage3.toml", studyOptions{name: "foot-stage3-all", comment: "Stage 3: markers and all six ground reaction quantities; same free parameters as stage 2.",
 			table: calTable, outputs: allOutputs(foot.GRFNames[:]), freeContact: true, fixed: map[string]float64{"y0": math.NaN()}, maxEval: 30,
-			constraints: groupMeans + hinges(quote(rf("grf_x", "grf_y", "grf_z")))}},
+			constraints: groupMeans + hinges(quote(rf("grf_x", "grf_y", "grf_z"))) + slopes(quote)}},
 	}
 	list := []string{}
 	for _, st := range stages {
@@ -786,7 +845,7 @@ weight = 0.005
 		if err := writeStudy(filepath.Join(dir, file), studyOptions{name: fmt.Sprintf("foot-eval-trial%d", n),
 			comment: fmt.Sprintf("Evaluation on held-out trial %d: contact parameters fixed at the calibration's, kinematic deviations free.", n),
 			table:   fmt.Sprintf("trial%d_table.sto", n), outputs: allOutputs(foot.GRFNames[:]), freeContact: false, maxEval: 20,
-			init: "eval_start.csv", startValues: map[string]float64{}, constraints: hinges(quote(rf("grf_x", "grf_y", "grf_z")))}); err != nil {
+			init: "eval_start.csv", startValues: map[string]float64{}, constraints: hinges(quote(rf("grf_x", "grf_y", "grf_z"))) + slopes(quote)}); err != nil {
 			return err
 		}
 		list = append(list, file)
