@@ -30,6 +30,7 @@ const usage = `kinfer — identify biomechanical model parameters from measured 
 
 usage:
   kinfer run STUDY.toml [-o DIR] [--seed N] [--workers N] [--verbose] [--checkpoint-every 30s] [--memory-budget 8GiB]
+            (a study with stages = [...] runs its stages in order; run it again to continue)
   kinfer run --resume DIR [--workers N]
   kinfer run --verify DIR [--workers N]
   kinfer analyze RUN_DIR [--workers N] [--predictive N]

@@ -22,6 +22,12 @@
 // seven deviations. The contact physics, the grid and the kinematics are
 // package footcontact's.
 //
+// The centre of pressure and free moment outputs are M/Fy reductions
+// wherever the model's vertical force is at least 1 N (below it the heel
+// marker's position and 0, so that an output is always finite); Jackson
+// 2016 leaves the CoP out below 100 N, which a dataset does by leaving
+// those observations empty (NaN), as examples/foot-contact's tables do.
+//
 // Jacobian: exact in k_i, c_i, y0, μs, μd, μv (Eq. 1 is linear in k and
 // c, Eq. 2 linear in the three μ); in the deviation coefficients it is the
 // chain rule through the B-spline basis (exact) of derivatives with
