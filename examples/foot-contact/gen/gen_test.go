@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	hostrun "github.com/kinfer/kinfer/host/run"
 	"github.com/kinfer/kinfer/host/study"
 )
 
@@ -57,4 +58,53 @@ func TestGeneratorReproducesExample(t *testing.T) {
 
 func kName(p string, i int) string {
 	return p + "_" + string(rune('0'+i/10)) + string(rune('0'+i%10))
+}
+
+// A CI-sized run of the calibration's stage 3 (markers and all six
+// quantities, 429 free parameters, every soft constraint) from the true
+// contact parameters and zero deviations: three Levenberg–Marquardt
+// evaluations must lower the cost, which guards the example's model, data
+// and constraints against drifting apart.
+func TestStage3Runs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three Jacobians of 126 frames × 429 parameters (a few seconds)")
+	}
+	dir := t.TempDir()
+	text, err := os.ReadFile(filepath.Join("..", "stage3.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text = bytes.Replace(text, []byte("max_evaluations = 30"), []byte("max_evaluations = 3"), 1)
+	table, err := os.ReadFile(filepath.Join("..", "trial5_table.sto"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{"stage3.toml": text, "trial5_table.sto": table} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prev := map[string]float64{"y0": 0.003, "mu_s": 0.12, "mu_d": 0.09, "mu_v": 0.01}
+	for i := 1; i <= 38; i++ {
+		prev[kName("k", i)], prev[kName("c", i)] = 2600, 1
+	}
+	s, err := study.Load(context.Background(), filepath.Join(dir, "stage3.toml"), study.Options{Workers: 2, Previous: prev})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sum, err := hostrun.Run(context.Background(), s, hostrun.Options{OutDir: filepath.Join(dir, "out"), Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, ok := sum.MethodReport.(map[string]any)
+	if !ok {
+		t.Fatalf("method report %T", sum.MethodReport)
+	}
+	trace := rep["trace_cost"].([]any)[0].([]any)
+	first, last := trace[0].(float64), rep["cost"].([]any)[0].(float64)
+	if !(last < first) {
+		t.Fatalf("cost %g → %g", first, last)
+	}
+	t.Logf("cost %g → %g in %d evaluations", first, last, sum.Evaluations)
 }
