@@ -417,7 +417,10 @@ func (s *Study) loadParams(f *File, d *tomlx.Decoded, o Options) error {
 		}
 		pr, ok := f.Prior[p.Name]
 		if !ok {
-			if v, prev := o.Previous[p.Name]; prev && v >= p.Lower && v <= p.Upper {
+			if v, prev := o.Previous[p.Name]; prev {
+				if !(v >= p.Lower && v <= p.Upper) {
+					return d.Errorf("prior", "parameter %s is left out, so fixed at the previous stage's value %g, which is outside the model's bounds [%g, %g]", p.Name, v, p.Lower, p.Upper)
+				}
 				s.Base[i] = v // fixed at the previous stage's result
 				s.Inherited = append(s.Inherited, p.Name)
 				continue

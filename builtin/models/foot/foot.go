@@ -52,7 +52,7 @@ func params() []abi.Param {
 			Doc: fmt.Sprintf("Eq. 1 spring stiffness of element %d", i+1)})
 	}
 	for i := 0; i < fc.NElem; i++ {
-		ps = append(ps, abi.Param{Name: fmt.Sprintf("c_%02d", i+1), Unit: "s/m", Lower: 0, Upper: 20, Default: 1,
+		ps = append(ps, abi.Param{Name: fmt.Sprintf("c_%02d", i+1), Unit: "s/m", Lower: 0, Upper: 200, Default: 1,
 			Doc: fmt.Sprintf("Eq. 1 nonlinear damping of element %d", i+1)})
 	}
 	ps = append(ps,

@@ -7,13 +7,18 @@
 // percent change in each parameter group, on the held-out trials with
 // their fitted kinematics held).
 //
-//	go run ./examples/foot-contact/report RUN_DIR [EXAMPLE_DIR]
+//	go run ./examples/foot-contact/report [-refit N] RUN_DIR [EXAMPLE_DIR]
 //
 // RUN_DIR is the -o directory of the multi-stage run (it holds
-// stages.json); EXAMPLE_DIR defaults to examples/foot-contact.
+// stages.json); EXAMPLE_DIR defaults to examples/foot-contact. With
+// -refit N, Table 4 is also computed as the paper's evaluation does: for
+// each perturbation the evaluation study of held-out trial N is run again
+// (Levenberg–Marquardt, kinematic deviations free, contact parameters
+// fixed at the perturbed values), and the kinematic changes are included.
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -26,7 +31,12 @@ import (
 	fc "github.com/kinfer/kinfer/builtin/footcontact"
 	"github.com/kinfer/kinfer/builtin/formats/opensim"
 	"github.com/kinfer/kinfer/builtin/models/foot"
+	hostrun "github.com/kinfer/kinfer/host/run"
+	"github.com/kinfer/kinfer/host/study"
 )
+
+// refitTrial is -refit's held-out trial (0: no re-fit).
+var refitTrial int
 
 type stage struct {
 	Stage     int                `json:"stage"`
@@ -47,18 +57,28 @@ type truth struct {
 var paperTest = [2][6]float64{{12.90, 10.33, 9.48, 24.20, 6.46, 1.51}, {6.68, 11.44, 5.50, 18.33, 6.99, 1.51}}
 
 func main() {
-	if len(os.Args) < 2 || len(os.Args) > 3 || os.Args[1] == "-h" || os.Args[1] == "--help" {
-		fmt.Fprintln(os.Stderr, "usage: go run ./examples/foot-contact/report RUN_DIR [EXAMPLE_DIR]")
-		if len(os.Args) == 2 {
+	args := os.Args[1:]
+	refit := 0
+	if len(args) >= 2 && args[0] == "-refit" {
+		if _, err := fmt.Sscan(args[1], &refit); err != nil || refit < 1 {
+			fmt.Fprintln(os.Stderr, "report: -refit takes a held-out trial number")
+			os.Exit(2)
+		}
+		args = args[2:]
+	}
+	if len(args) < 1 || len(args) > 2 || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprintln(os.Stderr, "usage: go run ./examples/foot-contact/report [-refit N] RUN_DIR [EXAMPLE_DIR]")
+		if len(args) == 1 {
 			os.Exit(0)
 		}
 		os.Exit(2)
 	}
 	ex := "examples/foot-contact"
-	if len(os.Args) == 3 {
-		ex = os.Args[2]
+	if len(args) == 2 {
+		ex = args[1]
 	}
-	if err := run(os.Args[1], ex); err != nil {
+	refitTrial = refit
+	if err := run(args[0], ex); err != nil {
 		fmt.Fprintln(os.Stderr, "report:", err)
 		os.Exit(1)
 	}
@@ -407,7 +427,93 @@ func run(runDir, ex string) error {
 			fmt.Println()
 		}
 	}
+	if refitTrial == 0 {
+		return nil
+	}
+	idx := -1
+	for i, n := range trials {
+		if n == refitTrial {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		return fmt.Errorf("-refit %d: not a held-out trial (held out: %v)", refitTrial, trials)
+	}
+	fmt.Printf("\n## Table 4 with the kinematics re-fitted (held-out trial %d, as the paper's evaluation)\n\n", refitTrial)
+	fmt.Println("| foot | test | AP force | normal force | ML force | AP CoP | ML CoP | free moment | HF AP trans | HF SI trans | HF ML trans | HF ML rot | HF AP rot | HF SI rot | toe flexion |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	type result struct {
+		g [2][6]float64
+		k [2][7]float64
+	}
+	var res []result
+	for _, p := range perts {
+		th := map[string]float64{}
+		for k, v := range evals[refitTrial] {
+			th[k] = v
+		}
+		p.apply(th)
+		fitted, err := refitKinematics(filepath.Join(ex, fmt.Sprintf("eval_trial%d.toml", refitTrial)), th)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.name, err)
+		}
+		g, k, err := errorsOf(m, thetaOf(fitted), loaded[refitTrial])
+		if err != nil {
+			return err
+		}
+		res = append(res, result{g, k})
+	}
+	for s, side := range []string{"right", "left"} {
+		for pi, p := range perts {
+			fmt.Printf("| %s | %s |", side, p.name)
+			for q := 0; q < 6; q++ {
+				base := tg[idx][s][q]
+				fmt.Printf(" %.2f |", 100*(res[pi].g[s][q]-base)/base/p.pct)
+			}
+			for j := 0; j < 7; j++ {
+				base := tk[idx][s][j]
+				fmt.Printf(" %.2f |", 100*(res[pi].k[s][j]-base)/base/p.pct)
+			}
+			fmt.Println()
+		}
+	}
 	return nil
+}
+
+// refitKinematics runs an evaluation study with the contact parameters of
+// th fixed (inherited) and returns th with the fitted deviations.
+func refitKinematics(studyFile string, th map[string]float64) (map[string]float64, error) {
+	contact := map[string]float64{}
+	for k, v := range th {
+		if !strings.Contains(k, "dev_") {
+			contact[k] = v
+		}
+	}
+	s, err := study.Load(context.Background(), studyFile, study.Options{Workers: 2, Previous: contact})
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	dir, err := os.MkdirTemp("", "foot-refit-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	sum, err := hostrun.Run(context.Background(), s, hostrun.Options{OutDir: dir, Workers: 2})
+	if err != nil {
+		return nil, err
+	}
+	if sum.Best == nil {
+		return nil, fmt.Errorf("%s: no point evaluated", studyFile)
+	}
+	out := map[string]float64{}
+	for k, v := range contact {
+		out[k] = v
+	}
+	for k, v := range sum.Best.Theta {
+		out[k] = v
+	}
+	return out, nil
 }
 
 func minIK(tr truth, lo, hi int) float64 {
