@@ -74,7 +74,7 @@ func TestStage3Runs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text = bytes.Replace(text, []byte("max_evaluations = 30"), []byte("max_evaluations = 3"), 1)
+	text = bytes.Replace(text, []byte("max_evaluations = 25"), []byte("max_evaluations = 3"), 1)
 	table, err := os.ReadFile(filepath.Join("..", "trial5_table.sto"))
 	if err != nil {
 		t.Fatal(err)

@@ -606,6 +606,11 @@ type studyOptions struct {
 	maxEval       int
 	constraints   string
 	startValues   map[string]float64 // the init row (default: the model's defaults)
+	// factor is the initial trust region: small for the calibration
+	// stages, which start near a solution of the previous stage; large for
+	// the evaluations, which start from zero deviations (MINPACK then
+	// takes factor itself as the region).
+	factor float64
 }
 
 // sigmas are the likelihood's σ per output kind: the measurement noise.
@@ -640,7 +645,7 @@ func writeStudy(path string, o studyOptions) error {
 	}
 	w(" }\n")
 	w("%s", o.constraints)
-	w("\n[method]   # Levenberg-Marquardt from the init point\nuse = \"levmar\"\nmax_evaluations = %d\nftol = 1e-10\nxtol = 1e-10\n", o.maxEval)
+	w("\n[method]   # Levenberg-Marquardt from the init point\nuse = \"levmar\"\nmax_evaluations = %d\nfactor = %g   # initial trust region (MINPACK factor)\nftol = 1e-10\nxtol = 1e-10\n", o.maxEval, o.factor)
 	w("\n[prior]   # the box the least-squares fit stays in\n")
 	for _, p := range foot.Spec.Params {
 		if _, ok := o.fixed[p.Name]; ok {
@@ -818,13 +823,13 @@ weight = 0.5
 		o    studyOptions
 	}{
 		{"stage1.toml", studyOptions{name: "foot-stage1-vgrf", comment: "Stage 1 of the calibration (Jackson 2016): markers and vertical force; deviations of 5 DoF, y0, k, c.",
-			table: calTable, outputs: allOutputs([]string{"grf_y"}), freeContact: true, fixed: fixed1, maxEval: 30, init: "start.csv", startValues: map[string]float64{},
+			table: calTable, outputs: allOutputs([]string{"grf_y"}), freeContact: true, fixed: fixed1, maxEval: 25, factor: 0.01, init: "start.csv", startValues: map[string]float64{},
 			constraints: groupMeans + hinges(quote(rf("grf_y"))) + slopes(quote)}},
 		{"stage2.toml", studyOptions{name: "foot-stage2-grf", comment: "Stage 2: markers and the three forces; all 7 DoF deviations, k, c, friction; y0 left out, so fixed at stage 1's value.",
-			table: calTable, outputs: allOutputs([]string{"grf_x", "grf_y", "grf_z"}), freeContact: true, fixed: map[string]float64{"y0": math.NaN()}, maxEval: 30,
+			table: calTable, outputs: allOutputs([]string{"grf_x", "grf_y", "grf_z"}), freeContact: true, fixed: map[string]float64{"y0": math.NaN()}, maxEval: 25, factor: 0.01,
 			constraints: groupMeans + hinges(quote(rf("grf_x", "grf_y", "grf_z"))) + slopes(quote)}},
 		{"stage3.toml", studyOptions{name: "foot-stage3-all", comment: "Stage 3: markers and all six ground reaction quantities; same free parameters as stage 2.",
-			table: calTable, outputs: allOutputs(foot.GRFNames[:]), freeContact: true, fixed: map[string]float64{"y0": math.NaN()}, maxEval: 30,
+			table: calTable, outputs: allOutputs(foot.GRFNames[:]), freeContact: true, fixed: map[string]float64{"y0": math.NaN()}, maxEval: 25, factor: 0.01,
 			constraints: groupMeans + hinges(quote(rf("grf_x", "grf_y", "grf_z"))) + slopes(quote)}},
 	}
 	list := []string{}
@@ -844,7 +849,7 @@ weight = 0.5
 		file := fmt.Sprintf("eval_trial%d.toml", n)
 		if err := writeStudy(filepath.Join(dir, file), studyOptions{name: fmt.Sprintf("foot-eval-trial%d", n),
 			comment: fmt.Sprintf("Evaluation on held-out trial %d: contact parameters fixed at the calibration's, kinematic deviations free.", n),
-			table:   fmt.Sprintf("trial%d_table.sto", n), outputs: allOutputs(foot.GRFNames[:]), freeContact: false, maxEval: 20,
+			table:   fmt.Sprintf("trial%d_table.sto", n), outputs: allOutputs(foot.GRFNames[:]), freeContact: false, maxEval: 10, factor: 100,
 			init: "eval_start.csv", startValues: map[string]float64{}, constraints: hinges(quote(rf("grf_x", "grf_y", "grf_z"))) + slopes(quote)}); err != nil {
 			return err
 		}
