@@ -14,6 +14,7 @@ import (
 	"github.com/kinfer/kinfer/builtin/methods/metropolis"
 	"github.com/kinfer/kinfer/builtin/methods/tmcmc"
 	"github.com/kinfer/kinfer/builtin/models/arm"
+	"github.com/kinfer/kinfer/builtin/models/foot"
 	"github.com/kinfer/kinfer/builtin/models/knee"
 	"github.com/kinfer/kinfer/builtin/models/ligament"
 	"github.com/kinfer/kinfer/builtin/models/nist"
@@ -29,6 +30,7 @@ type Entry[T any] struct {
 var (
 	Models = map[string]Entry[abi.Model]{
 		"arm":      {arm.Spec, arm.New},
+		"foot":     {foot.Spec, foot.New},
 		"knee":     {knee.Spec, knee.New},
 		"ligament": {ligament.Spec, ligament.New},
 		"nist":     {nist.Spec, nist.New},

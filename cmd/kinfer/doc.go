@@ -9,5 +9,10 @@
 //	kinfer build DIR
 //	kinfer version
 //
+// A study file with stages = [...] is a multi-stage study: run runs its
+// stage studies in order into DIR/stage<i>-<name>, each starting from the
+// previous one's result, and running it again continues where it stopped
+// (docs/STUDY.md, "Multi-stage studies").
+//
 // It is a thin layer over the host packages; see README.md.
 package main

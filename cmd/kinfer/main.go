@@ -30,6 +30,7 @@ const usage = `kinfer — identify biomechanical model parameters from measured 
 
 usage:
   kinfer run STUDY.toml [-o DIR] [--seed N] [--workers N] [--verbose] [--checkpoint-every 30s] [--memory-budget 8GiB]
+            (a study with stages = [...] runs its stages in order; run it again to continue)
   kinfer run --resume DIR [--workers N]
   kinfer run --verify DIR [--workers N]
   kinfer analyze RUN_DIR [--workers N] [--predictive N] [--truth FILE]
@@ -228,11 +229,50 @@ func validate(ctx context.Context, rt *wasm.Runtime, path string, stdout io.Writ
 		fmt.Fprintf(stdout, "ok: plugin %s %s (%s, ABI %d, %d exports)\n", p.Manifest.Name, p.Manifest.Version, p.Spec.Kind, abi.Version, len(p.Exports))
 		return nil
 	}
-	s, err := study.Load(ctx, path, study.Options{Workers: 1, Runtime: rt})
+	if sf, _, err := study.Decode(path); err == nil && len(sf.Stages) > 0 {
+		return validateStages(ctx, rt, path, sf, stdout)
+	}
+	return validateStudy(ctx, rt, path, nil, stdout)
+}
+
+// validateStages loads every stage of a multi-stage study in order, each
+// with the parameters of the stages before it as its inherited values
+// (their defaults and fixed values: no stage is run).
+func validateStages(ctx context.Context, rt *wasm.Runtime, path string, sf *study.File, stdout io.Writer) error {
+	var prev map[string]float64
+	for i, st := range sf.Stages {
+		p := st
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(path), st)
+		}
+		fmt.Fprintf(stdout, "stage %d: ", i+1)
+		s, err := study.Load(ctx, p, study.Options{Workers: 1, Runtime: rt, Previous: prev})
+		if err != nil {
+			return fmt.Errorf("stage %d (%s): %w", i+1, st, err)
+		}
+		printValid(s, stdout)
+		next := map[string]float64{}
+		for j, q := range s.ModelInfo.Spec.Params {
+			next[q.Name] = s.Base[j]
+		}
+		s.Close()
+		prev = next
+	}
+	fmt.Fprintf(stdout, "ok: multi-stage study %s: %d stages\n", sf.Name, len(sf.Stages))
+	return nil
+}
+
+func validateStudy(ctx context.Context, rt *wasm.Runtime, path string, prev map[string]float64, stdout io.Writer) error {
+	s, err := study.Load(ctx, path, study.Options{Workers: 1, Runtime: rt, Previous: prev})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
+	printValid(s, stdout)
+	return nil
+}
+
+func printValid(s *study.Study, stdout io.Writer) {
 	rows := 0
 	for _, d := range s.Data {
 		rows += d.K
@@ -251,9 +291,11 @@ func validate(ctx context.Context, rt *wasm.Runtime, path string, stdout io.Writ
 	if len(s.Starts) > 0 {
 		extra += fmt.Sprintf(", %d initial point(s) from init", len(s.Starts))
 	}
+	if n := len(s.Inherited); n > 0 {
+		extra += fmt.Sprintf(", %d inherited from the previous stage", n)
+	}
 	fmt.Fprintf(stdout, "ok: study %s: model %s, %d free parameter(s)%s, %d dataset(s) with %d rows, %d likelihood term(s), method %s\n",
 		s.Name, s.ModelInfo.Ref, len(s.Free), extra, len(s.Data), rows, len(s.Terms), s.MethodInfo.Ref)
-	return nil
 }
 
 func loadPlugin(ctx context.Context, rt *wasm.Runtime, path string) (*wasm.Plugin, error) {

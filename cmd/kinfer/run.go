@@ -36,6 +36,7 @@ type runFlags struct {
 	verbose                     bool
 	every                       time.Duration
 	everySet                    bool
+	previous                    map[string]float64 // a multi-stage study's previous stage's result
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
@@ -93,12 +94,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 	} else {
 		studyFile = pos[0]
+		sf, _, err := study.Decode(studyFile)
+		if err != nil {
+			return err
+		}
 		if dir = f.out; dir == "" {
-			sf, _, err := study.Decode(studyFile)
-			if err != nil {
-				return err
-			}
 			dir = filepath.Join("out", sf.Name)
+		}
+		if len(sf.Stages) > 0 {
+			return runStages(ctx, studyFile, sf, dir, seed, budget, f, stdout, stderr)
 		}
 	}
 	// The directory is locked before anything else: a second run (or
@@ -191,7 +195,7 @@ func execute(ctx context.Context, studyFile, dir string, lock *run.DirLock, seed
 		return nil, err
 	}
 	phase("loading %s", studyFile)
-	s, err := loadInterruptible(ctx, studyFile, study.Options{Workers: f.workers, Runtime: rt, Interrupt: ctx})
+	s, err := loadInterruptible(ctx, studyFile, study.Options{Workers: f.workers, Runtime: rt, Interrupt: ctx, Previous: f.previous})
 	if err != errAbandoned {
 		defer rt.Close(context.Background())
 	}

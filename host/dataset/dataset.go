@@ -53,7 +53,8 @@ func TableBytes(rows, cols int) int64 {
 
 // Read parses a numeric CSV with a header. Blank lines and lines starting
 // with '#' are skipped. An empty cell reads as NaN. The file must be a
-// regular file of at most MaxFileBytes.
+// regular file of at most MaxFileBytes. A file named *.sto, *.mot or *.trc
+// is read as an OpenSim file instead (IsOpenSim).
 func Read(path string) (*Table, error) {
 	return ReadMax(path, MaxTableBytes)
 }
@@ -61,6 +62,9 @@ func Read(path string) (*Table, error) {
 // ReadMax is Read with a table of at most maxBytes (see Table.Bytes), for
 // a caller that budgets several files.
 func ReadMax(path string, maxBytes int64) (*Table, error) {
+	if IsOpenSim(path) {
+		return readOpenSim(path, maxBytes)
+	}
 	f, err := safefile.Open(path, MaxFileBytes)
 	if err != nil {
 		return nil, err

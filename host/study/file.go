@@ -26,6 +26,10 @@ type File struct {
 	// Jacobian chooses how ∂r/∂θ is computed for least-squares methods:
 	// "auto" (default), "analytic", "forward" or "central".
 	Jacobian string `toml:"jacobian"`
+	// Stages make a multi-stage study: the study files of its stages, run
+	// in order, each starting from the previous one's result (Options.Previous).
+	// A multi-stage study file holds name, seed and stages only.
+	Stages []string `toml:"stages"`
 }
 
 // DataFile is one [[data]] table.
@@ -33,6 +37,10 @@ type DataFile struct {
 	Name    string   `toml:"name"`
 	File    string   `toml:"file"`
 	Outputs []string `toml:"outputs"`
+	// Columns maps the model's names (conditions, outputs, sigma_<output>)
+	// to the file's labels, e.g. { grf_y = "ground_force_vy" } for an
+	// OpenSim .mot.
+	Columns map[string]string `toml:"columns"`
 }
 
 // componentRef is the "use = NAME" or "plugin = PATH" choice of a component

@@ -91,6 +91,10 @@ type Study struct {
 	Transforms []Transform
 	XParams    []abi.Param
 
+	// Inherited are the parameters fixed at a previous stage's values
+	// (Options.Previous).
+	Inherited []string
+
 	Data  []*Dataset
 	Terms []*Term
 	// Constraints are the soft constraints ([[constraint]], constraint.go),
@@ -141,6 +145,12 @@ type Options struct {
 	// usable after Interrupt is cancelled and can still save its state.
 	// nil: Load's ctx for everything.
 	Interrupt context.Context
+	// Previous are the parameter values a previous stage of a multi-stage
+	// study ended with (its best θ, by name). A parameter the study gives
+	// neither a prior nor a fixed value is then fixed at its previous value
+	// (instead of being an error), and without an init file the method
+	// starts from the previous values of the free parameters.
+	Previous map[string]float64
 }
 
 // interrupt is o.Interrupt, or ctx when it is not set.
@@ -190,6 +200,9 @@ func Load(ctx context.Context, path string, o Options) (_ *Study, err error) {
 	if f.Name == "" {
 		return nil, &tomlx.Error{File: path, Key: "name", Msg: "missing required field"}
 	}
+	if len(f.Stages) > 0 {
+		return nil, d.Errorf("stages", "a multi-stage study is run stage by stage by `kinfer run`; each of its stages is a study file of its own")
+	}
 	if f.Seed != nil {
 		if *f.Seed < 0 {
 			return nil, d.Errorf("seed", "seed must be ≥ 0")
@@ -202,8 +215,8 @@ func Load(ctx context.Context, path string, o Options) (_ *Study, err error) {
 	ictx := o.interrupt(ctx)
 	for _, step := range []func() error{
 		func() error { return s.loadModel(ictx, f, d, o) },
-		func() error { return s.loadParams(f, d) },
-		func() error { return s.loadStarts(f, d) },
+		func() error { return s.loadParams(f, d, o) },
+		func() error { return s.loadStarts(f, d, o) },
 		func() error { return s.loadTransforms(f, d) },
 		func() error { return s.loadData(f, d) },
 		func() error { return s.loadTerms(ictx, f, d, o) },
@@ -375,7 +388,7 @@ func (s *Study) loadModel(ctx context.Context, f *File, d *tomlx.Decoded, o Opti
 	return nil
 }
 
-func (s *Study) loadParams(f *File, d *tomlx.Decoded) error {
+func (s *Study) loadParams(f *File, d *tomlx.Decoded, o Options) error {
 	spec := s.ModelInfo.Spec
 	for name := range f.Prior {
 		if spec.ParamIndex(name) < 0 {
@@ -404,6 +417,14 @@ func (s *Study) loadParams(f *File, d *tomlx.Decoded) error {
 		}
 		pr, ok := f.Prior[p.Name]
 		if !ok {
+			if v, prev := o.Previous[p.Name]; prev {
+				if !(v >= p.Lower && v <= p.Upper) {
+					return d.Errorf("prior", "parameter %s is left out, so fixed at the previous stage's value %g, which is outside the model's bounds [%g, %g]", p.Name, v, p.Lower, p.Upper)
+				}
+				s.Base[i] = v // fixed at the previous stage's result
+				s.Inherited = append(s.Inherited, p.Name)
+				continue
+			}
 			missing = append(missing, p.Name)
 			continue
 		}
@@ -471,6 +492,20 @@ func (s *Study) loadData(f *File, d *tomlx.Decoded) error {
 		t, err := dataset.ReadMax(s.resolvePath(df.File), s.dataLeft)
 		if err != nil {
 			return fmt.Errorf("%s: %w", keyAt(d, tbl+".file"), err)
+		}
+		if len(df.Columns) > 0 {
+			names := make([]string, 0, len(df.Columns))
+			for k := range df.Columns {
+				names = append(names, k)
+			}
+			sort.Strings(names)
+			pairs := make([][2]string, len(names))
+			for i, k := range names {
+				pairs[i] = [2]string{k, df.Columns[k]}
+			}
+			if err := t.Rename(pairs); err != nil {
+				return fmt.Errorf("%s: %w", keyAt(d, tbl+".columns"), err)
+			}
 		}
 		if err := s.charge(d, tbl+".file", t.Bytes()+int64(len(t.Rows))*int64(len(conds))*8, "dataset "+df.Name); err != nil {
 			return err
@@ -755,7 +790,24 @@ func (s *Study) loadMethod(ctx, ictx context.Context, f *File, d *tomlx.Decoded,
 // other columns), one row per starting point, each inside the prior's
 // support, so that several methods can start from the same points (the
 // Diff-MSM comparison starts M1–M5 from shared initial guesses).
-func (s *Study) loadStarts(f *File, d *tomlx.Decoded) error {
+func (s *Study) loadStarts(f *File, d *tomlx.Decoded, o Options) error {
+	if f.Init == "" && o.Previous != nil {
+		// A later stage starts where the previous one ended; a parameter
+		// the previous stage did not have starts at its default.
+		row := make([]float64, len(s.Free))
+		for j, p := range s.Free {
+			v, ok := o.Previous[p.Name]
+			if !ok {
+				v = s.Base[s.FreeIdx[j]]
+			}
+			if !(v >= p.Lower && v <= p.Upper) || math.IsInf(s.Priors[j].LogPdf(v), -1) {
+				return d.Errorf("prior."+p.Name, "the previous stage ended with %s = %g, outside this stage's prior support [%g, %g]", p.Name, v, p.Lower, p.Upper)
+			}
+			row[j] = v
+		}
+		s.Starts = append(s.Starts, row)
+		return nil
+	}
 	if f.Init == "" {
 		return nil
 	}

@@ -297,8 +297,12 @@ func (run *Run) Observe(r abi.Result, c Config, b mcmc.Bounds) {
 	if 0.1*fnorm1 < fnorm {
 		actred = 1 - (fnorm1/fnorm)*(fnorm1/fnorm)
 	}
+	// A step projected onto the box can predict an increase (prered < 0,
+	// which MINPACK's unconstrained step never does); its ratio would then
+	// be positive for an actual increase and accept it. Such a step is
+	// judged a failure: ratio 0, rejected, the trust region shrinks.
 	ratio := 0.0
-	if run.Prered != 0 {
+	if run.Prered > 0 {
 		ratio = actred / run.Prered
 	}
 	if ratio <= 0.25 {

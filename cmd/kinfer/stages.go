@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/kinfer/kinfer/host/run"
+	"github.com/kinfer/kinfer/host/study"
+)
+
+// StagesFile is the record of a multi-stage run in its output directory.
+const StagesFile = "stages.json"
+
+// stageRecord is one stage in stages.json.
+type stageRecord struct {
+	Stage     int                `json:"stage"`
+	StudyFile string             `json:"study_file"`
+	Dir       string             `json:"dir"`
+	LogTarget float64            `json:"log_target"`
+	Theta     map[string]float64 `json:"theta"`
+}
+
+// runStages runs a multi-stage study (docs/STUDY.md, "Multi-stage
+// studies"): stage i's study file runs into DIR/stage<i>-<file name>,
+// starting from the best θ of stage i−1, whose values also fix every
+// parameter stage i gives neither a prior nor a fixed value. A stage whose
+// directory holds a complete summary.json is not run again, and a stage
+// with a checkpoint resumes from it, so running the same command again
+// continues a stopped multi-stage study between and within stages.
+func runStages(ctx context.Context, studyFile string, sf *study.File, dir string, seed, budget int64, f runFlags, stdout, stderr io.Writer) error {
+	if f.resume != "" || f.verify != "" {
+		return usageError{fmt.Errorf("a multi-stage study resumes by running it again with the same -o; --resume and --verify take one stage's directory")}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	base := filepath.Dir(studyFile)
+	var prev map[string]float64
+	var records []stageRecord
+	for i, st := range sf.Stages {
+		path := st
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(base, st)
+		}
+		name := strings.TrimSuffix(filepath.Base(st), filepath.Ext(st))
+		sdir := filepath.Join(dir, fmt.Sprintf("stage%d-%s", i+1, name))
+		sum, err := readComplete(sdir)
+		if err != nil {
+			return err
+		}
+		if sum != nil {
+			fmt.Fprintf(stdout, "stage %d (%s): complete in %s, not run again\n", i+1, st, sdir)
+		} else {
+			fmt.Fprintf(stdout, "stage %d (%s) into %s\n", i+1, st, sdir)
+			lock, err := run.LockDir(sdir)
+			if err != nil {
+				return err
+			}
+			sf := f
+			sf.previous = prev
+			if _, err := os.Stat(filepath.Join(sdir, run.CheckpointFile)); err == nil {
+				sf.resume = sdir
+			}
+			sum, err = execute(ctx, path, sdir, lock, seed, budget, sf, stderr)
+			lock.Unlock()
+			if sum != nil {
+				printSummary(stdout, sum, sdir)
+			}
+			if err != nil {
+				err = explain(ctx, err, sdir)
+				return fmt.Errorf("stage %d (%s): %w\n(run the same command again to continue the multi-stage study)", i+1, st, err)
+			}
+		}
+		if sum.Best == nil {
+			return fmt.Errorf("stage %d (%s): no point was evaluated successfully, so the next stage has no start", i+1, st)
+		}
+		// The stage's whole θ: what it inherited, its fixed values, its
+		// best free values (summary.json's best holds the free ones).
+		stf, _, err := study.Decode(path)
+		if err != nil {
+			return err
+		}
+		next := map[string]float64{}
+		for k, v := range prev {
+			next[k] = v
+		}
+		for k, v := range stf.Fixed {
+			next[k] = v
+		}
+		for k, v := range sum.Best.Theta {
+			next[k] = v
+		}
+		prev = next
+		records = append(records, stageRecord{Stage: i + 1, StudyFile: st, Dir: filepath.Base(sdir), LogTarget: float64(sum.Best.LogTarget), Theta: prev})
+	}
+	b, err := json.MarshalIndent(records, "", "  ")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "stages: %s\n", filepath.Join(dir, StagesFile))
+	return os.WriteFile(filepath.Join(dir, StagesFile), append(b, '\n'), 0o644)
+}
+
+// readComplete returns a stage directory's summary when its run completed,
+// nil when it did not run or stopped.
+func readComplete(dir string) (*run.Summary, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var s run.Summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
+	}
+	if !s.Complete {
+		return nil, nil
+	}
+	return &s, nil
+}

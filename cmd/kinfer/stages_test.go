@@ -1,0 +1,65 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A two-stage study on the ligament pull test: stage 1 fits k with ε_r
+// fixed; stage 2 fits ε_r and leaves k out, so k is fixed at stage 1's
+// result and ε_r starts from stage 1's (fixed) value. Running the command
+// again runs nothing again.
+func TestMultiStageStudy(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// F = k·(ε − 0.03) above the toe region, with k = 5000 and ε_r = 0.02.
+	write("d.csv", "length_mm,force_N\n31,36.5\n32,87.5\n33,138.5\n34,189.5\n35,240.5\n")
+	common := "seed = 1\n[model]\nuse = \"ligament\"\nref_length_mm = 30.0\n[[data]]\nname = \"pull\"\nfile = \"d.csv\"\n" +
+		"[[likelihood]]\nuse = \"gaussian\"\nsigma = { force_N = 1.0 }\n[method]\nuse = \"levmar\"\n"
+	write("s1.toml", "name = \"s1\"\n"+common+"[prior]\nk = { uniform = [2000.0, 9000.0] }\n[fixed]\neps_r = 0.0\n")
+	write("s2.toml", "name = \"s2\"\n"+common+"[prior]\neps_r = { uniform = [-0.2, 0.3] }\n")
+	write("all.toml", "name = \"two-stage\"\nstages = [\"s1.toml\", \"s2.toml\"]\n")
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := kinfer(t, "run", filepath.Join(dir, "all.toml"), "-o", out, "--workers", "1")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(out, StagesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec []stageRecord
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec) != 2 || rec[0].Dir != "stage1-s1" || rec[1].Dir != "stage2-s2" {
+		t.Fatalf("stages %+v", rec)
+	}
+	k1 := rec[0].Theta["k"]
+	if rec[1].Theta["k"] != k1 {
+		t.Fatalf("stage 2 k = %g, want stage 1's %g (fixed)", rec[1].Theta["k"], k1)
+	}
+	if rec[0].Theta["eps_r"] != 0 || rec[1].Theta["eps_r"] == 0 {
+		t.Fatalf("eps_r: stage 1 %g (fixed 0), stage 2 %g (free)", rec[0].Theta["eps_r"], rec[1].Theta["eps_r"])
+	}
+	// Stage 2 improves on stage 1.
+	if !(rec[1].LogTarget >= rec[0].LogTarget) {
+		t.Fatalf("log target fell: %g then %g", rec[0].LogTarget, rec[1].LogTarget)
+	}
+	code, stdout, _ = kinfer(t, "run", filepath.Join(dir, "all.toml"), "-o", out, "--workers", "1")
+	if code != 0 || strings.Count(stdout, "not run again") != 2 {
+		t.Fatalf("second run: exit %d\n%s", code, stdout)
+	}
+	// A stage study alone still needs every parameter.
+	code, _, stderr = kinfer(t, "run", filepath.Join(dir, "s2.toml"), "-o", filepath.Join(dir, "alone"))
+	if code == 0 || !strings.Contains(stderr, "neither a prior nor a fixed value") {
+		t.Fatalf("stage alone: exit %d %s", code, stderr)
+	}
+}

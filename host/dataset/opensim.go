@@ -1,0 +1,101 @@
+package dataset
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"github.com/kinfer/kinfer/builtin/formats/opensim"
+	"github.com/kinfer/kinfer/host/safefile"
+)
+
+// IsOpenSim reports whether a file is read as an OpenSim file (by its
+// extension: .sto, .mot or .trc, any case) rather than as a CSV.
+func IsOpenSim(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".sto", ".mot", ".trc":
+		return true
+	}
+	return false
+}
+
+// readOpenSim reads a .sto/.mot (columns: the labels, "time" first) or a
+// .trc (columns: "Frame#", "Time", then "<marker>_X", "<marker>_Y",
+// "<marker>_Z"; a missing marker reads as NaN) as a Table.
+func readOpenSim(path string, maxBytes int64) (*Table, error) {
+	if maxBytes > MaxTableBytes {
+		maxBytes = MaxTableBytes
+	}
+	f, err := safefile.Open(path, MaxFileBytes)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := bufio.NewReader(safefile.Limit(f, path, MaxFileBytes))
+	t := &Table{File: path}
+	var lines []int
+	if strings.ToLower(filepath.Ext(path)) == ".trc" {
+		tr, err := opensim.ReadTRC(path, r)
+		if err != nil {
+			return nil, err
+		}
+		t.Columns = tr.ColumnLabels()
+		for i := range tr.Data {
+			row := make([]float64, 0, len(t.Columns))
+			row = append(row, float64(tr.Frame[i]), tr.Time[i])
+			t.Rows = append(t.Rows, append(row, tr.Data[i]...))
+		}
+		lines = tr.Lines
+	} else {
+		s, err := opensim.ReadStorage(path, r)
+		if err != nil {
+			return nil, err
+		}
+		t.Columns, t.Rows, lines = s.Labels, s.Rows, s.Lines
+	}
+	if len(t.Columns) > MaxColumns {
+		return nil, fmt.Errorf("%s: %d columns; at most %d accepted", path, len(t.Columns), MaxColumns)
+	}
+	if len(t.Rows) == 0 {
+		return nil, fmt.Errorf("%s: no data rows", path)
+	}
+	if t.Bytes() > maxBytes {
+		return nil, fmt.Errorf("%s: more rows than kinfer holds in memory: %d rows of %d columns would take %s, more than the %s accepted",
+			path, len(t.Rows), len(t.Columns), safefile.Bytes(t.Bytes()), safefile.Bytes(maxBytes))
+	}
+	for _, l := range lines {
+		t.Lines = append(t.Lines, int32(min(l, math.MaxInt32)))
+	}
+	return t, nil
+}
+
+// Rename renames columns: for each pair (to, from), column from becomes
+// column to, e.g. a model's output name for an OpenSim label. A missing
+// column or a clash with an existing one is an error naming the file.
+func (t *Table) Rename(pairs [][2]string) error {
+	idx := make([]int, len(pairs))
+	for i, p := range pairs {
+		if idx[i] = t.Index(p[1]); idx[i] < 0 {
+			return fmt.Errorf("%s: no column %q (columns: %s)", t.File, p[1], strings.Join(t.Columns, ", "))
+		}
+	}
+	renamed := map[int]bool{}
+	for i, p := range pairs {
+		renamed[idx[i]] = true
+		t.Columns[idx[i]] = p[0]
+	}
+	seen := map[string]bool{}
+	for i, c := range t.Columns {
+		if seen[c] {
+			which := "an existing column"
+			if renamed[i] {
+				which = "another"
+			}
+			return fmt.Errorf("%s: column %q appears twice after renaming (a renamed column clashes with %s)", t.File, c, which)
+		}
+		seen[c] = true
+	}
+	return nil
+}

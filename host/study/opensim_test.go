@@ -1,0 +1,58 @@
+package study
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// pullMOT is the ligament pull test of study_test.go as an OpenSim .mot,
+// with labels that differ from the model's names: the study's columns key
+// maps them.
+const pullMOT = "pull\nversion=1\nnRows=3\nnColumns=3\ninDegrees=no\nendheader\n" +
+	"time\tlen\tforce\n0\t29\t10\n0.1\t30\t50\n0.2\t31\t120\n"
+
+func loadMOT(t *testing.T, text, mot string) (*Study, error) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "pull.mot"), []byte(mot), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "study.toml")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return Load(context.Background(), p, Options{Workers: 1})
+}
+
+func TestOpenSimDatasetWithColumns(t *testing.T) {
+	text := strings.Replace(base, `file = "d.csv"`, `file = "pull.mot"
+columns = { length_mm = "len", force_N = "force" }`, 1)
+	s, err := loadMOT(t, text, pullMOT)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.Data[0].K != 3 || s.Data[0].X[2] != 31 || s.Terms[0].Obs[1] != 50 {
+		t.Fatalf("data %+v term %+v", s.Data[0], s.Terms[0])
+	}
+
+	// A label the file lacks: the error names the study key and the file.
+	bad := strings.Replace(text, `force_N = "force"`, `force_N = "ground_force_vy"`, 1)
+	_, err = loadMOT(t, bad, pullMOT)
+	if err == nil || !strings.Contains(err.Error(), "data[0].columns") || !strings.Contains(err.Error(), `pull.mot: no column "ground_force_vy"`) {
+		t.Fatalf("missing label: %v", err)
+	}
+	// A ragged row: file and line.
+	_, err = loadMOT(t, text, strings.Replace(pullMOT, "0.1\t30\t50", "0.1\t30", 1))
+	if err == nil || !strings.Contains(err.Error(), "pull.mot:9: ragged row") {
+		t.Fatalf("ragged row: %v", err)
+	}
+	// A bad header: file and line.
+	_, err = loadMOT(t, text, strings.Replace(pullMOT, "endheader\n", "", 1))
+	if err == nil || !strings.Contains(err.Error(), "bad header: no line \"endheader\"") {
+		t.Fatalf("bad header: %v", err)
+	}
+}
