@@ -58,8 +58,11 @@ var Rows = []Row{
 
 // Grid is the f values: 0.5 to 2.0 by 0.1 and 0.90 to 1.20 by 0.02.
 func Grid(kind string) []float64 {
-	if kind == "near" {
+	switch kind {
+	case "near":
 		return []float64{0.98, 1.0, 1.02}
+	case "bench":
+		return []float64{1.05}
 	}
 	set := map[int]bool{}
 	for i := 50; i <= 200; i += 10 {
