@@ -163,7 +163,9 @@ func Simulate(p [NParam]float64, o Options, tEnd float64, every int) ([]State, e
 			return out, err
 		}
 		if k%every == 0 {
-			out = append(out, sm.state())
+			st := sm.state()
+			st.T = float64(k) * o.Step // not the sum of k steps: exact grid times
+			out = append(out, st)
 		}
 	}
 	return out, nil

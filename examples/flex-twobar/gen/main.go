@@ -6,17 +6,21 @@
 //   - simulated.csv: the release from π/6 with p_sol integrated for 3 s by
 //     HHT-α (α = −0.05, h = 1 ms), sampled every 10 ms: t, q (x1 … th5),
 //     q̇ (vx1 … vth5), q̈ (ax1 … ath5) — the "simulated set";
+//
 //   - measured.csv: the same q, with q̇ and q̈ from central differences of q
 //     at 10 ms — the "measured set" (interior samples);
+//
 //   - mixed.csv: q and q̈ simulated, q̇ measured (Table 1, rows 2 and 5);
+//
 //   - direct-SET-tN.csv, indirect-SET-tN.csv: the row at t₁ = 0.69 s or
 //     t₂ = 2.83 s of each set, as the direct model (kinematics + zero
 //     residual columns r_x2 … r_th5) and the indirect model (t + state)
 //     read them;
+//
 //   - sensitivity.csv (Figs. 2–5): node 5's x, y, q̇, q̈ and spring 1's
 //     force and moment for p_sol, p1 and p2 over 3 s.
 //
-//	go run ./examples/flex-twobar/gen examples/flex-twobar/data
+//     go run ./examples/flex-twobar/gen examples/flex-twobar/data
 package main
 
 import (
@@ -49,7 +53,7 @@ func main() {
 
 // Files are the names write produces.
 var Files = func() []string {
-	out := []string{"simulated.csv", "measured.csv", "mixed.csv", "sensitivity.csv"}
+	out := []string{"simulated.csv", "measured.csv", "mixed.csv", "sensitivity.csv", "indirect-simulated-upto-t1.csv", "indirect-simulated-upto-t2.csv"}
 	for _, kind := range []string{"direct", "indirect"} {
 		for _, set := range []string{"simulated", "mixed", "measured"} {
 			for _, tn := range []string{"t1", "t2"} {
@@ -152,6 +156,22 @@ func write(dir string) error {
 			if err := writeCSV(filepath.Join(dir, "indirect-"+name+"-"+tn+".csv"), c, header, [][]float64{append([]float64{tt}, kinRow(s)...)}); err != nil {
 				return err
 			}
+		}
+	}
+	// Eq. 15 on every sample up to t (x2, y4, x5, y5 at 10 ms): the
+	// many-reference-times identification the paper's conclusion proposes.
+	ph := []string{"t", "x2", "y4", "x5", "y5"}
+	for tn, tt := range map[string]float64{"t1": twobar.T1, "t2": twobar.T2} {
+		var rows [][]float64
+		for _, s := range sim[1:] {
+			if s.T > tt+1e-9 {
+				break
+			}
+			rows = append(rows, []float64{s.T, s.Q[3], s.Q[10], s.Q[12], s.Q[13]})
+		}
+		c := fmt.Sprintf("simulated set, positions x2, y4, x5, y5 at every sample in (0, %g] s (indirect identification, Eq. 15 at many times)\n%s", tt, source)
+		if err := writeCSV(filepath.Join(dir, "indirect-simulated-upto-"+tn+".csv"), c, ph, rows); err != nil {
+			return err
 		}
 	}
 	return sensitivity(dir, sim)

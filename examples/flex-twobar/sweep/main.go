@@ -54,11 +54,26 @@ var Rows = []Row{
 	{5, "indirect", "mixed", false, [2]string{"0.93 to 1.10", "0.90 to 1.02"}, "full", "Indirect, positions and accelerations simulated, velocities measured, Eq. 16"},
 	{6, "indirect", "measured", false, [2]string{"bad convergence even from p_sol", "same as t1"}, "near", "Indirect, measured set, Eq. 16"},
 	{7, "indirect", "simulated", true, [2]string{"0.90 to 1.18", "0.98 to 1.02 (reasonable: to p2)"}, "full", "Indirect, simulated set, Eq. 15 (x2, y4, x5, y5)"},
+	// Beyond Table 1: Eq. 15 on every 10 ms sample in (0, t] (the paper's
+	// "future tests, using many reference times"); one simulation per
+	// evaluation, as for one time.
+	{8, "indirect", "simulated-upto", true, [2]string{"(not in the paper)", "(not in the paper)"}, "full", "Indirect, simulated set, Eq. 15 at every sample in (0, t]"},
 }
 
-// Grid is the f values: 0.5 to 2.0 by 0.1 and 0.90 to 1.20 by 0.02.
+// Grid is the f values: "full": 0.5 to 2.0 by 0.1 and 0.90 to 1.20 by
+// 0.02; "coarse" (the -grid flag, for the 4× longer simulations to t2):
+// 0.5, 0.75, 1.25, 1.5, 2.0 and 0.90 to 1.10 by 0.02.
 func Grid(kind string) []float64 {
+	if kind == "full" && gridFlag == "coarse" {
+		kind = "coarse"
+	}
 	switch kind {
+	case "coarse":
+		out := []float64{0.5, 0.75}
+		for i := 90; i <= 110; i += 2 {
+			out = append(out, float64(i)/100)
+		}
+		return append(out, 1.25, 1.5, 2.0)
 	case "near":
 		return []float64{0.98, 1.0, 1.02}
 	case "bench":
@@ -78,6 +93,8 @@ func Grid(kind string) []float64 {
 	sort.Float64s(out)
 	return out
 }
+
+var gridFlag = "full"
 
 // TolSolution: a start reached p_sol when every parameter is within 1 %.
 const TolSolution = 0.01
@@ -227,11 +244,12 @@ func Range(res []Result) (lo, hi float64, ok bool, others []float64) {
 
 func main() {
 	method := flag.String("method", "gaussnewton", "gaussnewton (Gouveia's plain Eq. 13 step), gaussnewton-halving, or levmar")
-	rows := flag.String("rows", "1,2,3,4,5,6,7", "Table 1 rows to run")
+	rows := flag.String("rows", "1,2,3,4,5,6,7", "Table 1 rows to run (8: Eq. 15 at every sample up to t, beyond the paper)")
 	times := flag.String("times", "t1,t2", "identification times (t1 = 0.69 s, t2 = 2.83 s)")
 	dataDir := flag.String("data", "examples/flex-twobar/data", "the generator's data directory")
 	outDir := flag.String("o", "out/flex-twobar-sweep", "output directory")
 	workers := flag.Int("workers", 2, "evaluation workers")
+	flag.StringVar(&gridFlag, "grid", "full", "f grid: full (0.5-2.0 by 0.1, 0.90-1.20 by 0.02) or coarse (0.5, 0.75, 0.90-1.10 by 0.02, 1.25, 1.5, 2.0)")
 	maxIter := flag.Int("max-iterations", 15, "iterations per start (levmar: twice this many evaluations)")
 	flag.Parse()
 	if methodBlock(*method, 1, 1) == "" {
