@@ -53,7 +53,7 @@ func main() {
 
 // Files are the names write produces.
 var Files = func() []string {
-	out := []string{"simulated.csv", "measured.csv", "mixed.csv", "sensitivity.csv", "indirect-simulated-upto-t1.csv", "indirect-simulated-upto-t2.csv"}
+	out := []string{"simulated.csv", "measured.csv", "mixed.csv", "sensitivity.csv", "indirect-simulated-upto-t0.csv", "indirect-simulated-upto-t1.csv", "indirect-simulated-upto-t2.csv"}
 	for _, kind := range []string{"direct", "indirect"} {
 		for _, set := range []string{"simulated", "mixed", "measured"} {
 			for _, tn := range []string{"t1", "t2"} {
@@ -101,6 +101,9 @@ func kinHeader() []string {
 func kinRow(s twobar.State) []float64 {
 	return append(append(append([]float64(nil), s.Q...), s.V...), s.A...)
 }
+
+// T0 is the short horizon of the sweep's continuation in time (row 9).
+const T0 = 0.2
 
 const source = "Gouveia et al., two flexible bars (Fig. 1), released from pi/6, HHT alpha=-0.05, h=1 ms, p_sol=[700 0.5 400 0.5]; written by examples/flex-twobar/gen"
 
@@ -161,7 +164,7 @@ func write(dir string) error {
 	// Eq. 15 on every sample up to t (x2, y4, x5, y5 at 10 ms): the
 	// many-reference-times identification the paper's conclusion proposes.
 	ph := []string{"t", "x2", "y4", "x5", "y5"}
-	for tn, tt := range map[string]float64{"t1": twobar.T1, "t2": twobar.T2} {
+	for tn, tt := range map[string]float64{"t0": T0, "t1": twobar.T1, "t2": twobar.T2} {
 		var rows [][]float64
 		for _, s := range sim[1:] {
 			if s.T > tt+1e-9 {
