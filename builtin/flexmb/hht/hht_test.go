@@ -173,7 +173,9 @@ func TestEnergyConservedAlphaZero(t *testing.T) {
 // the amplification matrix (the algorithmic damping predicted by the
 // method's spectral analysis).
 func TestDissipationAsPredicted(t *testing.T) {
-	const tolDecay = 0.02 // the discrete orbit is an ellipse: E_n/E_0 wobbles about |λ|^(2n) by O(ωh·α)
+	// tolDecay bounds |ln(E_n/E_0) − ln|λ|^(2n)|: the discrete orbit is an
+	// ellipse, so E_n/E_0 wobbles about |λ|^(2n) (measured 0.011 and 0.006).
+	const tolDecay = 0.03
 	for _, al := range []float64{-0.05, -0.2} {
 		s := &sdof{m: 1, k: 400} // ω = 20
 		h := 0.05                // ωh = 1
@@ -197,7 +199,8 @@ func TestDissipationAsPredicted(t *testing.T) {
 		}
 		ratio := E() / E0
 		want := math.Pow(lam, 2*float64(nsteps))
-		if math.Abs(math.Log(ratio)-math.Log(want)) > tolDecay*math.Abs(math.Log(want))+0.05 {
+		t.Logf("α = %g: E_n/E_0 = %.6f, |λ|^2n = %.6f", al, ratio, want)
+		if math.Abs(math.Log(ratio)-math.Log(want)) > tolDecay {
 			t.Errorf("α = %g: E_n/E_0 = %.5f, |λ|^2n = %.5f", al, ratio, want)
 		}
 		if ratio >= 1 {
