@@ -14,7 +14,7 @@
 // paper's example), Eq. 16 the whole state (all 45 columns).
 //
 // Settings: the integration step (s; every t must be a whole number of
-// steps, else the evaluation is Invalid) and HHT's α. A step whose Newton
+// steps, at most MaxSteps, else the evaluation is Invalid) and HHT's α. A step whose Newton
 // iterations fail is a Failed evaluation. The host differences the
 // outputs for Jacobians (Gouveia use central differences; studies set
 // jacobian = "central").

@@ -91,7 +91,7 @@ func (m Model) Eval(theta, x, y []float64) abi.Status {
 	order := make([]int, K)
 	for k, t := range x {
 		s := t / h
-		if !(t >= 0) || math.IsInf(t, 0) || math.Abs(s-math.Round(s)) > 1e-6 || s > 1e8 {
+		if !(t >= 0) || math.IsInf(t, 0) || math.Abs(s-math.Round(s)) > 1e-6 || s > MaxSteps {
 			return abi.Invalid
 		}
 		steps[k], order[k] = int(math.Round(s)), k
@@ -120,3 +120,7 @@ func (m Model) Eval(theta, x, y []float64) abi.Status {
 	}
 	return abi.OK
 }
+
+// MaxSteps bounds the integration of one evaluation (1000 s at the
+// default step, about a minute of computing); a later t is Invalid.
+const MaxSteps = 1e6
