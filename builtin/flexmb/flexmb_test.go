@@ -41,7 +41,7 @@ func cantilever(nel int, L, EI, M float64) *System {
 
 // An end moment M bends a cantilever into a circular arc of radius EI/M:
 // tip at ((EI/M) sin θ, (EI/M)(1 − cos θ)), θ = ML/EI (REFERENCES;
-// Crisfield 1991, Sec. 7.5), a full circle at M = 2πEI/L. With nel
+// an analytic solution of the elastica), a full circle at M = 2πEI/L. With nel
 // co-rotational elements the curve is the polygon of nel chords of length
 // L/nel turning by φ = θ/nel (each element is in pure bending, N = 0):
 // tip = (L/nel)(e^{iθ} − 1)/(2i sin(φ/2)), the arc's tip times

@@ -13,7 +13,7 @@ import (
 
 // Static solves the static equilibrium f_int(q) + Bᵀλ = f_ext + g,
 // Φ(q) = 0 by Newton–Raphson with the loads applied in `steps` equal
-// increments of the load factor (Crisfield 1991, Sec. 9.1), starting from
+// increments of the load factor (Crisfield 1991, Vol. 1), starting from
 // q0 (nil: the reference coordinates). It returns q and λ, or an error
 // when an increment does not converge within maxIter iterations (0: 50).
 func (s *System) Static(q0 []float64, steps, maxIter int, tol float64) (q, lam []float64, err error) {

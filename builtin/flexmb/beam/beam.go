@@ -43,7 +43,7 @@ func (pr *Props) Local(p *[6]float64, ch Chord) (u, t1, t2 float64) {
 	return
 }
 
-// LocalForces returns N, M1, M2 (Crisfield Sec. 7.3).
+// LocalForces returns N, M1, M2 (Crisfield 1991, ch. 7).
 func (pr *Props) LocalForces(u, t1, t2 float64) (N, M1, M2 float64) {
 	k := 2 * pr.E * pr.I / pr.L0
 	return pr.E * pr.A * u / pr.L0, k * (2*t1 + t2), k * (t1 + 2*t2)
@@ -99,7 +99,7 @@ func (pr *Props) Internal(p *[6]float64, f *[6]float64, K *[36]float64) {
 
 // LocalMass returns the consistent mass matrix of the Euler–Bernoulli
 // element in its chord frame, dofs (u1, v1, θ1, u2, v2, θ2) (Dhatt & Batoz
-// 1990; Przemieniecki 1968, Eq. 11.27): axial ρAL/6·[2 1; 1 2], bending
+// 1990; Przemieniecki 1968, "Theory of Matrix Structural Analysis"): axial ρAL/6·[2 1; 1 2], bending
 // ρAL/420·[156 22L 54 −13L; 22L 4L² 13L −3L²; 54 13L 156 −22L; −13L −3L² −22L 4L²].
 func (pr *Props) LocalMass() [36]float64 {
 	m := pr.Rho * pr.A * pr.L0

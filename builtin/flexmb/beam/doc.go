@@ -1,6 +1,6 @@
 // Package beam is the planar co-rotational Euler–Bernoulli beam element of
 // Crisfield (1991, "Non-linear Finite Element Analysis of Solids and
-// Structures", Vol. 1, Sec. 7.3–7.4), as used by Gouveia, Lemosse,
+// Structures", Vol. 1, ch. 7), as used by Gouveia, Lemosse,
 // Pagnacco & Souza de Cursi ("Temporal identification in a flexible
 // multibody system: application to biomechanics", Sec. 2) for flexible
 // bones:
@@ -13,7 +13,7 @@
 //   - local forces N = EA·u/L₀, M₁ = (2EI/L₀)(2θ₁ + θ₂), M₂ = (2EI/L₀)(θ₁ + 2θ₂);
 //   - internal force f = Bᵀ[N, M₁, M₂], B = [r; e₃ − z/L; e₆ − z/L];
 //   - tangent stiffness K = BᵀK_l·B + N·zzᵀ/L + (M₁+M₂)(rzᵀ + zrᵀ)/L²
-//     (Crisfield Eq. 7.93 with K_l = diag-blocks EA/L₀ and (2EI/L₀)[2 1; 1 2]).
+//     (Crisfield ch. 7; K_l = diag(EA/L₀, (2EI/L₀)[2 1; 1 2])).
 //
 // Inertia. The consistent mass matrix of the Hermite beam (Dhatt & Batoz
 // 1990, Vol. 2) in the chord frame, M_l, is rotated to the global frame,
