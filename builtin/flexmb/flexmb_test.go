@@ -40,7 +40,7 @@ func cantilever(nel int, L, EI, M float64) *System {
 }
 
 // An end moment M bends a cantilever into a circular arc of radius EI/M:
-// tip at ((EI/M) sin θ, (EI/M)(1 − cos θ)), θ = ML/EI (REFERENCES;
+// tip at ((EI/M) sin θ, (EI/M)(1 − cos θ)), θ = ML/EI (pure bending, constant curvature M/EI;
 // an analytic solution of the elastica), a full circle at M = 2πEI/L. With nel
 // co-rotational elements the curve is the polygon of nel chords of length
 // L/nel turning by φ = θ/nel (each element is in pure bending, N = 0):
@@ -128,7 +128,8 @@ func period(t *testing.T, s *System, alpha, h float64) float64 {
 }
 
 // Rigid pendulum periods T = 4√(L/g)·K(sin(θ₀/2)), L = 1, g = 9.81
-// (REFERENCES; complete elliptic integral of the first kind).
+// (exact period of the simple pendulum, K the complete elliptic integral
+// of the first kind; values computed with it).
 func TestPendulumPeriod(t *testing.T) {
 	for _, c := range []struct{ deg, T float64 }{{10, 2.0098926}, {90, 2.3678419}, {170, 4.8935243}} {
 		for _, alpha := range []float64{0, -0.05} {

@@ -59,7 +59,7 @@ func TestInternalForceIsEnergyGradient(t *testing.T) {
 	}
 }
 
-// The tangent stiffness of REFERENCES/Crisfield against central
+// The tangent stiffness of Crisfield (1991, ch. 7) against central
 // differences of the internal force.
 func TestTangentStiffnessFD(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
