@@ -18,6 +18,8 @@ import (
 	"github.com/kinfer/kinfer/builtin/models/knee"
 	"github.com/kinfer/kinfer/builtin/models/ligament"
 	"github.com/kinfer/kinfer/builtin/models/nist"
+	"github.com/kinfer/kinfer/builtin/models/twobardirect"
+	"github.com/kinfer/kinfer/builtin/models/twobarindirect"
 )
 
 // Entry is one built-in component: its self-description and constructor.
@@ -34,6 +36,9 @@ var (
 		"knee":     {knee.Spec, knee.New},
 		"ligament": {ligament.Spec, ligament.New},
 		"nist":     {nist.Spec, nist.New},
+
+		"twobar-direct":   {twobardirect.Spec, twobardirect.New},
+		"twobar-indirect": {twobarindirect.Spec, twobarindirect.New},
 	}
 	Likelihoods = map[string]Entry[abi.Likelihood]{
 		"gaussian":   {gaussian.Spec, gaussian.New},
