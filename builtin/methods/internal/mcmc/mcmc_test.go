@@ -184,3 +184,21 @@ func TestJSONNum(t *testing.T) {
 		t.Errorf("JSONList = %v", got)
 	}
 }
+
+// BenchmarkRandomWalk: 1000 proposals at d = 50 (the normals and the
+// triangular product; docs/PERFORMANCE.md, "TMCMC overhead").
+func BenchmarkRandomWalk(b *testing.B) {
+	const n, d = 1000, 50
+	src := rand.New(rand.NewPCG(1, 1))
+	chol, x, y, z := make([]float64, d*d), make([]float64, n*d), make([]float64, n*d), make([]float64, d)
+	for i := 0; i < d; i++ {
+		for j := 0; j <= i; j++ {
+			chol[i*d+j] = src.Float64()
+		}
+	}
+	for range b.N {
+		for k := range n {
+			RandomWalk(src, y[k*d:(k+1)*d], x[k*d:(k+1)*d], chol, 0.5, z)
+		}
+	}
+}
