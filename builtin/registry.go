@@ -17,6 +17,7 @@ import (
 	"github.com/kinfer/kinfer/builtin/models/knee"
 	"github.com/kinfer/kinfer/builtin/models/ligament"
 	"github.com/kinfer/kinfer/builtin/models/nist"
+	"github.com/kinfer/kinfer/builtin/models/tkrcontact"
 )
 
 // Entry is one built-in component: its self-description and constructor.
@@ -28,10 +29,11 @@ type Entry[T any] struct {
 // Models, Likelihoods and Methods are the built-ins by name.
 var (
 	Models = map[string]Entry[abi.Model]{
-		"arm":      {arm.Spec, arm.New},
-		"knee":     {knee.Spec, knee.New},
-		"ligament": {ligament.Spec, ligament.New},
-		"nist":     {nist.Spec, nist.New},
+		"arm":        {arm.Spec, arm.New},
+		"knee":       {knee.Spec, knee.New},
+		"ligament":   {ligament.Spec, ligament.New},
+		"nist":       {nist.Spec, nist.New},
+		"tkrcontact": {tkrcontact.Spec, tkrcontact.New},
 	}
 	Likelihoods = map[string]Entry[abi.Likelihood]{
 		"gaussian":   {gaussian.Spec, gaussian.New},
