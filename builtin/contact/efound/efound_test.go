@@ -336,3 +336,41 @@ func BenchmarkKneeContact(b *testing.B) {
 		}
 	}
 }
+
+// Lin 2010, Sec. 2.3.1: with the implant in a nominal pose and both sides
+// barely touching, the net F_y and T_α are highly sensitive to y and α
+// (Eq. 1), the other four directions insensitive. Here "highly" is
+// |s| ≥ 10× every other entry of its group (translations, rotations), at
+// light (50 N) and ISO-peak (2600 N) preloads and 0° and 30° flexion; every
+// entry but γ (flexion rolls the torus on itself: s_γ ≈ 0) is restoring.
+func TestSensitiveDirections(t *testing.T) {
+	k := DefaultKnee(1, false)
+	for _, flex := range []float64{0, 30} {
+		for _, fy := range []float64{50, 2600} {
+			p, err := k.Preload(Pose{Gamma: flex * math.Pi / 180}, fy)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, _ := k.Contact(p)
+			if got := Net(l).F[1]; math.Abs(got-fy) > 1e-3*fy {
+				t.Fatalf("preload %g gives %g", fy, got)
+			}
+			s, err := k.Sensitivity(p, 1e-3, 1e-5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := func(i int) float64 { return math.Abs(s[i]) }
+			if a(1) < 10*math.Max(a(0), a(2)) || a(3) < 10*math.Max(a(4), a(5)) {
+				t.Errorf("flexion %g°, F_y %g N: s = %v: y and α not the sensitive directions", flex, fy, s)
+			}
+			for i := 0; i < 5; i++ {
+				if !(s[i] < 0) {
+					t.Errorf("flexion %g°, F_y %g N: s[%s] = %g not restoring", flex, fy, PoseNames[i], s[i])
+				}
+			}
+			if a(5) > 1e-6*a(3) {
+				t.Errorf("s_γ = %g, want ≈ 0 for a toroidal condyle", s[5])
+			}
+		}
+	}
+}
