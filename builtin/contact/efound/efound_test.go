@@ -374,3 +374,32 @@ func TestSensitiveDirections(t *testing.T) {
 		}
 	}
 }
+
+// Static analysis (Lin 2010 Sec. 2.2.3): the equilibrium pose reproduces
+// the applied F_y and T_α within 0.1 %, holds x, z, β, γ, and a positive
+// T_α (on the femur, about x) is carried by loading the side at −z harder
+// (T_α = Σ(r_y F_z − r_z F_y): a larger F_y at z < 0 gives T_α > 0).
+func TestStatic(t *testing.T) {
+	k := DefaultKnee(1, false)
+	for _, c := range []struct{ x, z, beta, gamma, fy, ta float64 }{
+		{0, 0, 0, 0, 1000, 0},
+		{2, 0.5, 0.05, 0.5, 2000, 8},
+		{-3, -0.8, -0.1, 0.9, 400, -4},
+	} {
+		p, l, err := k.Static(Pose{X: c.x, Z: c.z, Beta: c.beta, Gamma: c.gamma}, c.fy, c.ta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := Net(l)
+		if math.Abs(n.F[1]-c.fy) > StaticTol*c.fy || math.Abs(n.T[0]-c.ta) > math.Max(StaticTol*math.Abs(c.ta), StaticFloorT) {
+			t.Errorf("%+v: net F_y %g, T_α %g", c, n.F[1], n.T[0])
+		}
+		if p.X != c.x || p.Z != c.z || p.Beta != c.beta || p.Gamma != c.gamma {
+			t.Errorf("insensitive directions moved: %+v", p)
+		}
+		if c.ta > 0 && !(l[Lateral].F[1] > l[Medial].F[1]) || c.ta < 0 && !(l[Medial].F[1] > l[Lateral].F[1]) {
+			t.Errorf("%+v: medial %g lateral %g N", c, l[Medial].F[1], l[Lateral].F[1])
+		}
+		t.Logf("%+v → y %.4f mm, α %.4f°; medial %.1f N lateral %.1f N", c, p.Y, p.Alpha*180/math.Pi, l[Medial].F[1], l[Lateral].F[1])
+	}
+}
