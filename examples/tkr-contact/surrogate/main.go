@@ -26,6 +26,7 @@
 package main
 
 import (
+	"encoding/gob"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -52,9 +53,26 @@ var hi = [6]float64{5, 3000, 1, 10, 8, 60}
 var minSide = 50.0
 
 type sample struct {
-	ok   bool
-	pose efound.Pose
-	l    [2]efound.Loads
+	OK   bool
+	Pose efound.Pose
+	L    [2]efound.Loads
+}
+
+// load reads the static analyses cached by an earlier run (same -n, -m,
+// -cell, -minside: the caller checks the counts, the file name should say
+// the rest).
+func load(path string, st, ht *[]sample) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var v [2][]sample
+	if gob.NewDecoder(f).Decode(&v) != nil {
+		return false
+	}
+	*st, *ht = v[0], v[1]
+	return true
 }
 
 func analyse(k efound.Knee, pts [][]float64, workers int) []sample {
@@ -75,7 +93,7 @@ func analyse(k efound.Knee, pts [][]float64, workers int) []sample {
 				// reasonable design space (Sec. 2.2.4, here a bound on the
 				// insensitive outputs only): both sides carry ≥ minSide.
 				ok := err == nil && l[0].F[1] >= minSide && l[1].F[1] >= minSide
-				out[i] = sample{ok: ok, pose: p, l: l}
+				out[i] = sample{OK: ok, Pose: p, L: l}
 			}
 		}()
 	}
@@ -134,6 +152,8 @@ func main() {
 	workers := flag.Int("workers", 2, "parallel static analyses")
 	order := flag.Int("order", 2, "Kriging regression order (0, 1, 2)")
 	flag.Float64Var(&minSide, "minside", minSide, "reasonable design space: smallest F_y per side (N)")
+	cache := flag.String("cache", "", "file to keep the static analyses in (reused when it matches -n and -m)")
+	corrName := flag.String("corr", "gaussian", "Kriging correlation: gaussian, matern32, matern52")
 	verbose := flag.Bool("v", false, "print each fit's likelihood optimum")
 	jsonOut := flag.String("json", "", "also write the results as JSON to this file")
 	flag.Parse()
@@ -142,22 +162,38 @@ func main() {
 	t0 := time.Now()
 	train, err := design.Hammersley(*n, 6)
 	check(err)
-	st := analyse(k, train, *workers)
-	tTrain := time.Since(t0).Seconds()
 	sob, err := design.NewSobol(6, false, 0)
 	check(err)
 	test := sob.Points(1, *m) // skip the corner point 0
-	t0 = time.Now()
-	ht := analyse(k, test, *workers)
-	tTest := time.Since(t0).Seconds()
+	var st, ht []sample
+	var tTrain, tTest float64
+	if *cache != "" && load(*cache, &st, &ht) && len(st) == *n && len(ht) == *m {
+		fmt.Printf("static analyses read from %s\n", *cache)
+	} else {
+		st = analyse(k, train, *workers)
+		tTrain = time.Since(t0).Seconds()
+		t0 = time.Now()
+		ht = analyse(k, test, *workers)
+		tTest = time.Since(t0).Seconds()
+		if *cache != "" {
+			f, err := os.Create(*cache)
+			check(err)
+			check(gob.NewEncoder(f).Encode([2][]sample{st, ht}))
+			check(f.Close())
+		}
+	}
 	kept := 0
 	for _, s := range st {
-		if s.ok {
+		if s.OK {
 			kept++
 		}
 	}
 	fmt.Printf("static analyses: %d of %d sample points kept (%.1f s), held-out %d poses (%.1f s)\n", kept, *n, tTrain, *m, tTest)
 
+	corr, okc := map[string]kriging.Correlation{"gaussian": kriging.Gaussian, "matern32": kriging.Matern32, "matern52": kriging.Matern52}[*corrName]
+	if !okc {
+		check(fmt.Errorf("unknown correlation %q", *corrName))
+	}
 	var sur [2]Surrogate
 	t0 = time.Now()
 	for side := 0; side < 2; side++ {
@@ -165,18 +201,18 @@ func main() {
 			var x [][]float64
 			var y []float64
 			for _, s := range st {
-				if !s.ok {
+				if !s.OK {
 					continue
 				}
-				o := outputs(s.l[side])
+				o := outputs(s.L[side])
 				if j < 2 {
-					x = append(x, poseIn(s.pose))
+					x = append(x, poseIn(s.Pose))
 				} else {
-					x = append(x, hybridIn(s.pose, o[0], o[1]))
+					x = append(x, hybridIn(s.Pose, o[0], o[1]))
 				}
 				y = append(y, o[j])
 			}
-			mod, err := kriging.Fit(x, y, kriging.Options{Order: *order})
+			mod, err := kriging.Fit(x, y, kriging.Options{Order: *order, Correlation: corr})
 			check(err)
 			sur[side][j] = mod
 			if *verbose {
@@ -185,7 +221,7 @@ func main() {
 		}
 	}
 	tFit := time.Since(t0).Seconds()
-	fmt.Printf("fitted 2 × %d Kriging models (order %d, Gaussian) in %.1f s\n", len(names), *order, tFit)
+	fmt.Printf("fitted 2 × %d Kriging models (order %d, %s) in %.1f s\n", len(names), *order, *corrName, tFit)
 
 	// accuracy on held-out poses
 	type acc struct {
@@ -203,13 +239,13 @@ func main() {
 	}
 	cnt := 0
 	for _, s := range ht {
-		if !s.ok {
+		if !s.OK {
 			continue
 		}
 		cnt++
 		for side := 0; side < 2; side++ {
-			check(sur[side].Predict(s.pose, pred))
-			o := outputs(s.l[side])
+			check(sur[side].Predict(s.Pose, pred))
+			o := outputs(s.L[side])
 			for j := range o {
 				e := math.Abs(pred[j] - o[j])
 				se[side][j] += e * e
@@ -234,8 +270,8 @@ func main() {
 	// timing: EF contact model vs surrogate, per pose, same poses.
 	var poses []efound.Pose
 	for _, s := range ht {
-		if s.ok {
-			poses = append(poses, s.pose)
+		if s.OK {
+			poses = append(poses, s.Pose)
 		}
 	}
 	reps := 1
