@@ -150,7 +150,7 @@ func main() {
 	m := flag.Int("m", 200, "held-out poses (Sobol)")
 	cell := flag.Float64("cell", 0.5, "element size (mm)")
 	workers := flag.Int("workers", 2, "parallel static analyses")
-	order := flag.Int("order", 2, "Kriging regression order (0, 1, 2)")
+	order := flag.Int("order", 1, "Kriging regression order (0, 1, 2)")
 	flag.Float64Var(&minSide, "minside", minSide, "reasonable design space: smallest F_y per side (N)")
 	cache := flag.String("cache", "", "file to keep the static analyses in (reused when it matches -n and -m)")
 	corrName := flag.String("corr", "gaussian", "Kriging correlation: gaussian, matern32, matern52")
