@@ -51,10 +51,17 @@
 // tibial axes. y is measured from the lift-off height, so y = 0 with no
 // rotation is the pose where both sides barely touch and y < 0 loads them.
 //
+// Around the contact evaluation: Knee.Sensitivity is Lin 2010's
+// sensitivity vector (Eq. 1) of the net loads by central differences;
+// Knee.Preload sets y for a given net F_y; Knee.Static is the static
+// analysis of Sec. 2.2.3 in this knee's sensitive directions (y and α
+// equilibrate applied net F_y and T_α within 0.1 %).
+//
 // Checks (efound_test.go): the foundation modulus by hand; a sphere on a
 // flat foundation against its closed forms (linear: F = (K/h)·V_cap =
 // π·K·δ²(R − δ/3)/h ≈ π·K·R·δ²/h; nonlinear: a 1-D integral, Gauss–Legendre);
 // convergence with grid refinement; zero loads out of contact;
 // medial–lateral mirror symmetry; forces against finite differences of the
-// strain energy; analytic geometry slopes against finite differences.
+// strain energy; analytic geometry slopes against finite differences; the
+// sensitive directions y and α (Lin 2010, Sec. 2.3.1); static equilibrium.
 package efound
