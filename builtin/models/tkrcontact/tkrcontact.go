@@ -1,7 +1,6 @@
 package tkrcontact
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -118,10 +117,7 @@ func (m Model) Eval(theta, x, y []float64) abi.Status {
 			}
 		}
 		l, err := k.Contact(p)
-		if err != nil {
-			if errors.Is(err, efound.ErrTooDeep) {
-				return abi.Failed
-			}
+		if err != nil { // efound.ErrTooDeep, or an element normal missing the condyle
 			return abi.Failed
 		}
 		out := y[nout*i : nout*i+nout]
