@@ -18,6 +18,7 @@ import (
 	"github.com/kinfer/kinfer/builtin/models/knee"
 	"github.com/kinfer/kinfer/builtin/models/ligament"
 	"github.com/kinfer/kinfer/builtin/models/nist"
+	"github.com/kinfer/kinfer/builtin/models/tkrcontact"
 	"github.com/kinfer/kinfer/builtin/models/twobardirect"
 	"github.com/kinfer/kinfer/builtin/models/twobarindirect"
 )
@@ -37,6 +38,7 @@ var (
 		"ligament": {ligament.Spec, ligament.New},
 		"nist":     {nist.Spec, nist.New},
 
+		"tkrcontact":      {tkrcontact.Spec, tkrcontact.New},
 		"twobar-direct":   {twobardirect.Spec, twobardirect.New},
 		"twobar-indirect": {twobarindirect.Spec, twobarindirect.New},
 	}

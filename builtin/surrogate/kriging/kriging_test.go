@@ -474,3 +474,33 @@ func TestConcurrentPredict(t *testing.T) {
 		t.Errorf("%d concurrent predictions differ from the sequential ones", len(errs))
 	}
 }
+
+// Mean is Predict's ŷ to rounding (named tolerance 1e-12 relative), for
+// every correlation and order, and refuses a point of the wrong length.
+func TestMeanMatchesPredict(t *testing.T) {
+	x, _ := sites(30, 3)
+	y := make([]float64, len(x))
+	for i := range x {
+		y[i] = branin2(x[i]) + x[i][2]*x[i][2]
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, c := range allCorr {
+		for order := 0; order <= 2; order++ {
+			m, err := Fit(x, y, Options{Order: order, Correlation: c})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 5 {
+				p := []float64{rng.Float64(), rng.Float64(), rng.Float64()}
+				want, _, _ := m.Predict(p)
+				got, err := m.Mean(p)
+				if err != nil || math.Abs(got-want) > 1e-12*(1+math.Abs(want)) {
+					t.Errorf("corr %v order %d: Mean %v, Predict %v (%v)", c, order, got, want, err)
+				}
+			}
+			if _, err := m.Mean([]float64{1}); err == nil {
+				t.Error("short point accepted")
+			}
+		}
+	}
+}
