@@ -456,7 +456,7 @@ func cases() []hcase {
 		// was not stopped.
 		{name: "sigterm-then-resume", code: 1, want: []string{"interrupted"}, sig: syscall.SIGTERM, delay: time.Second,
 			args:  []string{"run", "study.toml", "-o", "out", "--workers", "2", "--checkpoint-every", "100ms"},
-			files: map[string]string{"d.csv": pullTest, "study.toml": ligamentStudy("d.csv", "use = \"metropolis\"\nchains = 4\nburn_in = 2000\nsamples = 100000")},
+			files: map[string]string{"d.csv": pullTest, "study.toml": ligamentStudy("d.csv", "use = \"metropolis\"\nchains = 4\nburn_in = 2000\nsamples = 400000")},
 			check: func(t *testing.T, dir string, r result) {
 				stopped(t, dir, r)
 				res := kinfer(t, dir, []string{"run", "--resume", "out", "--workers", "1"}, 0, 0)
