@@ -7,6 +7,7 @@ import (
 
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/builtin/methods/internal/mcmc"
+	"github.com/kinfer/kinfer/builtin/methods/internal/multistart"
 )
 
 // Spec is the self-description of the builtin Adam method. Settings arrive
@@ -94,13 +95,6 @@ func parse(settings []float64) (Config, error) {
 	return c, nil
 }
 
-// Pending batch kinds.
-const (
-	pendNone    = 0
-	pendDraw    = 1
-	pendIterate = 2
-)
-
 // Trace is one start's trajectory: its log target (and, with trace_theta,
 // its parameters) at iterations 0, every, 2·every, ... and at its last
 // iterate.
@@ -118,12 +112,8 @@ type state struct {
 	InitDraws []int   `json:"init_draws"`
 	Traces    []Trace `json:"traces"`
 
-	Pending       int   `json:"pending"`
-	PendingStarts []int `json:"pending_starts,omitempty"`
-
-	Evaluations  int `json:"evaluations"`
-	Failures     int `json:"failures"`
-	OutOfSupport int `json:"out_of_support"`
+	multistart.Schedule
+	multistart.Counts
 }
 
 // Method is the multi-start Adam optimiser. Use New, then Init.
@@ -194,6 +184,12 @@ func (m *Method) Done() bool {
 	return true
 }
 
+// status reports whether start k has started and whether it is done.
+func (s *state) status(k int) (started, done bool) {
+	r := s.Runs[k]
+	return r != nil, r != nil && r.Done
+}
+
 // Ask implements abi.Method. It is idempotent: until Tell, it returns the
 // same batch again.
 func (m *Method) Ask() (abi.Batch, error) {
@@ -204,24 +200,8 @@ func (m *Method) Ask() (abi.Batch, error) {
 		return abi.Batch{}, errors.New("adam: Ask after the run is done")
 	}
 	s := &m.st
-	if s.Pending == pendNone {
-		s.PendingStarts = s.PendingStarts[:0]
-		for k, r := range s.Runs {
-			if r == nil {
-				s.PendingStarts = append(s.PendingStarts, k)
-			}
-		}
-		s.Pending = pendDraw
-		if len(s.PendingStarts) == 0 {
-			for k, r := range s.Runs {
-				if !r.Done {
-					s.PendingStarts = append(s.PendingStarts, k)
-				}
-			}
-			s.Pending = pendIterate
-		}
-	}
-	if s.Pending == pendDraw {
+	s.Plan(len(s.Runs), s.status)
+	if s.Pending == multistart.Draw {
 		return abi.Batch{Draw: len(s.PendingStarts), Want: abi.WantGradient}, nil
 	}
 	pts := make([][]float64, len(s.PendingStarts))
@@ -236,35 +216,23 @@ func (m *Method) Ask() (abi.Batch, error) {
 // copy of the points it asked for.
 func (m *Method) Tell(results []abi.Result) error {
 	s := &m.st
-	if !m.inited || s.Pending == pendNone {
+	if !m.inited || s.Pending == multistart.None {
 		return errors.New("adam: Tell without a pending Ask")
 	}
 	if len(results) != len(s.PendingStarts) {
 		return fmt.Errorf("adam: Tell got %d results for a batch of %d", len(results), len(s.PendingStarts))
 	}
 	for i, r := range results {
-		if s.Pending == pendDraw && len(r.Theta) != s.D {
+		if s.Pending == multistart.Draw && len(r.Theta) != s.D {
 			return fmt.Errorf("adam: result %d has %d parameter values, want %d", i, len(r.Theta), s.D)
 		}
 		if r.Grad != nil && len(r.Grad) != s.D {
 			return fmt.Errorf("adam: result %d has a gradient of %d values, want %d", i, len(r.Grad), s.D)
 		}
 	}
-	for _, r := range results {
-		switch r.Status {
-		case abi.OK:
-			s.Evaluations++
-		case abi.OutOfSupport:
-			s.OutOfSupport++
-		default:
-			s.Evaluations++
-			s.Failures++
-		}
-	}
-	starts := s.PendingStarts
-	kind := s.Pending
-	s.Pending, s.PendingStarts = pendNone, nil
-	if kind == pendDraw {
+	s.Counts.Add(results)
+	starts, kind := s.Take()
+	if kind == multistart.Draw {
 		return m.tellDraws(starts, results)
 	}
 	for i, k := range starts {

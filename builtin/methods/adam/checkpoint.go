@@ -1,9 +1,10 @@
 package adam
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/kinfer/kinfer/builtin/methods/internal/multistart"
 )
 
 // SaveState implements abi.Checkpointer: the whole run state as JSON, so
@@ -16,11 +17,7 @@ func (m *Method) SaveState() ([]byte, error) {
 	if !m.inited {
 		return nil, errors.New("adam: SaveState before Init")
 	}
-	b, err := json.Marshal(&m.st)
-	if err != nil {
-		return nil, fmt.Errorf("adam: saving state: %w", err)
-	}
-	return b, nil
+	return multistart.Save("adam", &m.st)
 }
 
 // LoadState implements abi.Checkpointer. The method must have been built
@@ -32,14 +29,9 @@ func (m *Method) LoadState(b []byte) error {
 		return errors.New("adam: LoadState before Init")
 	}
 	var s state
-	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("adam: reading checkpoint: %w", err)
-	}
-	if err := s.Header.Check("adam", m.st.Header); err != nil {
+	header := func() error { return s.Header.Check("adam", m.st.Header) }
+	if err := multistart.Load("adam", b, &s, header, s.check); err != nil {
 		return err
-	}
-	if err := s.check(); err != nil {
-		return fmt.Errorf("adam: corrupt checkpoint: %w", err)
 	}
 	m.st = s
 	return nil
@@ -66,30 +58,5 @@ func (s *state) check() error {
 			return fmt.Errorf("trace %d has inconsistent lengths", k)
 		}
 	}
-	seen := map[int]bool{}
-	for _, k := range s.PendingStarts {
-		if k < 0 || k >= n || seen[k] {
-			return fmt.Errorf("pending start %d out of range or repeated", k)
-		}
-		seen[k] = true
-		switch s.Pending {
-		case pendDraw:
-			if s.Runs[k] != nil {
-				return fmt.Errorf("start %d is pending a draw but has started", k)
-			}
-		case pendIterate:
-			if s.Runs[k] == nil || s.Runs[k].Done {
-				return fmt.Errorf("start %d is pending an iterate but has not started or is done", k)
-			}
-		}
-	}
-	switch s.Pending {
-	case pendNone, pendDraw, pendIterate:
-	default:
-		return fmt.Errorf("unknown pending kind %d", s.Pending)
-	}
-	if s.Pending != pendNone && len(s.PendingStarts) == 0 {
-		return errors.New("a batch is pending but names no start")
-	}
-	return nil
+	return s.Schedule.Check(n, s.status)
 }

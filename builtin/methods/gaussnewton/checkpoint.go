@@ -1,9 +1,10 @@
 package gaussnewton
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/kinfer/kinfer/builtin/methods/internal/multistart"
 )
 
 // SaveState implements abi.Checkpointer: the whole run state as JSON, so
@@ -15,11 +16,7 @@ func (m *Method) SaveState() ([]byte, error) {
 	if !m.inited {
 		return nil, errors.New("gaussnewton: SaveState before Init")
 	}
-	b, err := json.Marshal(&m.st)
-	if err != nil {
-		return nil, fmt.Errorf("gaussnewton: saving state: %w", err)
-	}
-	return b, nil
+	return multistart.Save("gaussnewton", &m.st)
 }
 
 // LoadState implements abi.Checkpointer. The method must have been built
@@ -31,14 +28,9 @@ func (m *Method) LoadState(b []byte) error {
 		return errors.New("gaussnewton: LoadState before Init")
 	}
 	var s state
-	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("gaussnewton: reading checkpoint: %w", err)
-	}
-	if err := s.Header.Check("gaussnewton", m.st.Header); err != nil {
+	header := func() error { return s.Header.Check("gaussnewton", m.st.Header) }
+	if err := multistart.Load("gaussnewton", b, &s, header, s.check); err != nil {
 		return err
-	}
-	if err := s.check(); err != nil {
-		return fmt.Errorf("gaussnewton: corrupt checkpoint: %w", err)
 	}
 	m.st = s
 	return nil
@@ -56,30 +48,5 @@ func (s *state) check() error {
 			return fmt.Errorf("run %d has the wrong shape for d = %d, n = %d", k, d, s.N)
 		}
 	}
-	seen := map[int]bool{}
-	for _, k := range s.PendingStarts {
-		if k < 0 || k >= n || seen[k] {
-			return fmt.Errorf("pending start %d out of range or repeated", k)
-		}
-		seen[k] = true
-		switch s.Pending {
-		case pendDraw:
-			if s.Runs[k] != nil {
-				return fmt.Errorf("start %d is pending a draw but has started", k)
-			}
-		case pendIterate:
-			if s.Runs[k] == nil || s.Runs[k].Done {
-				return fmt.Errorf("start %d is pending an iterate but has not started or is done", k)
-			}
-		}
-	}
-	switch s.Pending {
-	case pendNone, pendDraw, pendIterate:
-	default:
-		return fmt.Errorf("unknown pending kind %d", s.Pending)
-	}
-	if s.Pending != pendNone && len(s.PendingStarts) == 0 {
-		return errors.New("a batch is pending but names no start")
-	}
-	return nil
+	return s.Schedule.Check(n, s.status)
 }

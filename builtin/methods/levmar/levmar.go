@@ -7,6 +7,7 @@ import (
 
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/builtin/methods/internal/mcmc"
+	"github.com/kinfer/kinfer/builtin/methods/internal/multistart"
 )
 
 // Spec is the self-description of the builtin Levenberg–Marquardt method.
@@ -105,13 +106,6 @@ func parse(s []float64) (Config, error) {
 	return c, nil
 }
 
-// Pending batch kinds.
-const (
-	pendNone    = 0
-	pendDraw    = 1
-	pendIterate = 2
-)
-
 // state is everything that changes during a run; SaveState writes it as
 // JSON (floats round-trip exactly through encoding/json).
 type state struct {
@@ -122,12 +116,8 @@ type state struct {
 	// every evaluation must return as many.
 	N int `json:"n"`
 
-	Pending       int   `json:"pending"`
-	PendingStarts []int `json:"pending_starts,omitempty"`
-
-	Evaluations  int `json:"evaluations"`
-	Failures     int `json:"failures"`
-	OutOfSupport int `json:"out_of_support"`
+	multistart.Schedule
+	multistart.Counts
 }
 
 // Method is the multi-start Levenberg–Marquardt method. Use New, then Init.
@@ -197,6 +187,12 @@ func (m *Method) Done() bool {
 	return true
 }
 
+// status reports whether start k has started and whether it is done.
+func (s *state) status(k int) (started, done bool) {
+	r := s.Runs[k]
+	return r != nil, r != nil && r.Done
+}
+
 // want is what every batch asks: the residuals and their Jacobian.
 const want = abi.WantResiduals | abi.WantJacobian
 
@@ -210,24 +206,8 @@ func (m *Method) Ask() (abi.Batch, error) {
 		return abi.Batch{}, errors.New("levmar: Ask after the run is done")
 	}
 	s := &m.st
-	if s.Pending == pendNone {
-		s.PendingStarts = s.PendingStarts[:0]
-		for k, r := range s.Runs {
-			if r == nil {
-				s.PendingStarts = append(s.PendingStarts, k)
-			}
-		}
-		s.Pending = pendDraw
-		if len(s.PendingStarts) == 0 {
-			for k, r := range s.Runs {
-				if !r.Done {
-					s.PendingStarts = append(s.PendingStarts, k)
-				}
-			}
-			s.Pending = pendIterate
-		}
-	}
-	if s.Pending == pendDraw {
+	s.Plan(len(s.Runs), s.status)
+	if s.Pending == multistart.Draw {
 		return abi.Batch{Draw: len(s.PendingStarts), Want: want}, nil
 	}
 	pts := make([][]float64, len(s.PendingStarts))
@@ -246,7 +226,7 @@ func (m *Method) Ask() (abi.Batch, error) {
 // its step.
 func (m *Method) Tell(results []abi.Result) error {
 	s := &m.st
-	if !m.inited || s.Pending == pendNone {
+	if !m.inited || s.Pending == multistart.None {
 		return errors.New("levmar: Tell without a pending Ask")
 	}
 	if len(results) != len(s.PendingStarts) {
@@ -254,7 +234,7 @@ func (m *Method) Tell(results []abi.Result) error {
 	}
 	n := s.N
 	for i, r := range results {
-		if s.Pending == pendDraw && len(r.Theta) != s.D {
+		if s.Pending == multistart.Draw && len(r.Theta) != s.D {
 			return fmt.Errorf("levmar: result %d has %d parameter values, want %d", i, len(r.Theta), s.D)
 		}
 		if r.Status != abi.OK {
@@ -274,20 +254,9 @@ func (m *Method) Tell(results []abi.Result) error {
 		}
 	}
 	s.N = n
-	for _, r := range results {
-		switch r.Status {
-		case abi.OK:
-			s.Evaluations++
-		case abi.OutOfSupport:
-			s.OutOfSupport++
-		default:
-			s.Evaluations++
-			s.Failures++
-		}
-	}
-	starts, kind := s.PendingStarts, s.Pending
-	s.Pending, s.PendingStarts = pendNone, nil
-	if kind == pendDraw {
+	s.Counts.Add(results)
+	starts, kind := s.Take()
+	if kind == multistart.Draw {
 		return m.tellDraws(starts, results)
 	}
 	for i, k := range starts {
