@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/builtin/methods/internal/lsq"
 	"github.com/kinfer/kinfer/builtin/methods/internal/mcmc"
 	"github.com/kinfer/kinfer/builtin/methods/internal/multistart"
 )
@@ -43,7 +44,7 @@ const (
 	// MaxInitDraws is the number of points a start may try (the study's
 	// init points, then prior draws) to find one with usable residuals and
 	// Jacobian.
-	MaxInitDraws = 100
+	MaxInitDraws = lsq.MaxInitDraws
 	// stateFormat versions the checkpoint layout.
 	stateFormat = 1
 )
@@ -143,37 +144,17 @@ func (m *Method) Spec() abi.Spec { return Spec }
 // Init).
 func (m *Method) Config() Config { return m.cfg }
 
-// memoryNeed is the planned memory per start: its factorisation and
-// scaling (≈ d² + 8d values) and its cost trace (one value per evaluation
-// at most), twice (the JSON of a checkpoint or the report, ≈ 25 bytes a
-// number, beside the values).
-func memoryNeed(c Config, d int) float64 {
-	vals := float64(d*d+8*d) + float64(c.MaxEvals)
-	return float64(c.Starts) * vals * (8 + 25) * 2
-}
-
 // Init implements abi.Method. It may be called again to restart.
 func (m *Method) Init(p abi.Problem) error {
-	b, err := mcmc.NewBounds("gaussnewton", p)
+	set, err := lsq.NewSetup("gaussnewton", p, m.cfg.Starts, m.cfg.MaxEvals)
 	if err != nil {
 		return err
 	}
-	d := len(p.Params)
 	c := m.cfg
-	if c.MaxEvals == 0 {
-		c.MaxEvals = 100 * (d + 1)
-	}
-	if err := mcmc.CheckMemory("gaussnewton", p, memoryNeed(c, d),
-		fmt.Sprintf("starts = %d of %d parameters with max_evaluations = %d", c.Starts, d, c.MaxEvals)); err != nil {
-		return err
-	}
-	m.cfg, m.bounds = c, b
-	m.names = make([]string, d)
-	for i, q := range p.Params {
-		m.names[i] = q.Name
-	}
+	c.MaxEvals = set.MaxEvals
+	m.cfg, m.bounds, m.names = c, set.Bounds, set.Names
 	m.st = state{
-		Header:    mcmc.Header[Config]{Format: stateFormat, Config: c, D: d, Seed: p.Seed},
+		Header:    mcmc.Header[Config]{Format: stateFormat, Config: c, D: len(p.Params), Seed: p.Seed},
 		Runs:      make([]*Run, c.Starts),
 		InitDraws: make([]int, c.Starts),
 	}
@@ -200,9 +181,6 @@ func (s *state) status(k int) (started, done bool) {
 	return r != nil, r != nil && r.Done
 }
 
-// want is what every batch asks: the residuals and their Jacobian.
-const want = abi.WantResiduals | abi.WantJacobian
-
 // Ask implements abi.Method. It is idempotent: until Tell, it returns the
 // same batch again.
 func (m *Method) Ask() (abi.Batch, error) {
@@ -215,13 +193,13 @@ func (m *Method) Ask() (abi.Batch, error) {
 	s := &m.st
 	s.Plan(len(s.Runs), s.status)
 	if s.Pending == multistart.Draw {
-		return abi.Batch{Draw: len(s.PendingStarts), Want: want}, nil
+		return abi.Batch{Draw: len(s.PendingStarts), Want: lsq.Want}, nil
 	}
 	pts := make([][]float64, len(s.PendingStarts))
 	for i, k := range s.PendingStarts {
 		pts[i] = append([]float64(nil), s.Runs[k].Trial...)
 	}
-	return abi.Batch{Points: pts, Want: want}, nil
+	return abi.Batch{Points: pts, Want: lsq.Want}, nil
 }
 
 // Tell implements abi.Method. A malformed batch — the wrong number of
@@ -239,26 +217,9 @@ func (m *Method) Tell(results []abi.Result) error {
 	if len(results) != len(s.PendingStarts) {
 		return fmt.Errorf("gaussnewton: Tell got %d results for a batch of %d", len(results), len(s.PendingStarts))
 	}
-	n := s.N
-	for i, r := range results {
-		if s.Pending == multistart.Draw && len(r.Theta) != s.D {
-			return fmt.Errorf("gaussnewton: result %d has %d parameter values, want %d", i, len(r.Theta), s.D)
-		}
-		if r.Status != abi.OK {
-			continue
-		}
-		if len(r.Residuals) == 0 {
-			return fmt.Errorf("gaussnewton: result %d has status ok but no residuals: the host did not honour WantResiduals (does every likelihood term have the residuals capability?)", i)
-		}
-		if n == 0 {
-			n = len(r.Residuals)
-		}
-		if len(r.Residuals) != n {
-			return fmt.Errorf("gaussnewton: result %d has %d residuals, earlier evaluations %d: the number of residuals must not change", i, len(r.Residuals), n)
-		}
-		if r.Jacobian != nil && len(r.Jacobian) != n*s.D {
-			return fmt.Errorf("gaussnewton: result %d has a Jacobian of %d values, want %d residuals × %d parameters = %d", i, len(r.Jacobian), n, s.D, n*s.D)
-		}
+	n, err := lsq.CheckResults("gaussnewton", results, s.Pending == multistart.Draw, s.D, s.N)
+	if err != nil {
+		return err
 	}
 	s.N = n
 	s.Counts.Add(results)
@@ -284,7 +245,7 @@ func (m *Method) tellDraws(starts []int, results []abi.Result) error {
 			continue
 		}
 		if s.InitDraws[k] >= MaxInitDraws {
-			errs = append(errs, fmt.Errorf("gaussnewton: start %d found no starting point with finite residuals and Jacobian in %d points (last: status %v, %d residuals, Jacobian of %d values); check the init points and that the prior overlaps the region where the model succeeds", k, s.InitDraws[k], r.Status, len(r.Residuals), len(r.Jacobian)))
+			errs = append(errs, lsq.NoStart("gaussnewton", k, s.InitDraws[k], r))
 		}
 	}
 	return errors.Join(errs...)
@@ -298,56 +259,20 @@ func (m *Method) Report() (abi.Report, error) {
 		return abi.Report{}, errors.New("gaussnewton: Report before the run is done")
 	}
 	s := &m.st
-	n := len(s.Runs)
-	var rep abi.Report
-	costs := make([]any, n)
-	reasons := make([]string, n)
-	iters, evals, fails := make([]int, n), make([]int, n), make([]int, n)
-	traces := make([]any, n)
-	best := 0
-	for k, run := range s.Runs {
-		rep.Samples = append(rep.Samples, abi.Sample{
-			Theta: append([]float64(nil), run.X...), LogPrior: run.LogPrior, LogLik: run.LogLik,
-		})
-		costs[k] = mcmc.JSONNum(run.Cost())
-		reasons[k] = run.Reason
-		iters[k], evals[k], fails[k] = run.Iter, run.Evals, run.Failures
-		traces[k] = mcmc.JSONList(run.Trace)
-		if run.Cost() < s.Runs[best].Cost() {
-			best = k
-		}
+	outs := make([]lsq.Outcome, len(s.Runs))
+	for k, r := range s.Runs {
+		outs[k] = lsq.Outcome{X: r.X, Fac: r.Fac, LogPrior: r.LogPrior, LogLik: r.LogLik, Reason: r.Reason,
+			Iter: r.Iter, Evals: r.Evals, Failures: r.Failures, Trace: r.Trace}
 	}
-	b := s.Runs[best]
-	stats := b.Fac.Stats(m.cfg.Rcond)
-	initDraws := 0
-	for _, v := range s.InitDraws {
-		initDraws += v
+	settings := map[string]any{
+		"step_control":    Spec.Settings[1].Choices[m.cfg.StepControl],
+		"ftol":            m.cfg.Ftol,
+		"xtol":            m.cfg.Xtol,
+		"gtol":            m.cfg.Gtol,
+		"max_iterations":  m.cfg.MaxIter,
+		"max_evaluations": m.cfg.MaxEvals,
+		"scale":           Spec.Settings[7].Choices[m.cfg.Scale],
+		"rcond":           m.cfg.Rcond,
 	}
-	scale := Spec.Settings[7].Choices[m.cfg.Scale]
-	rep.Extra = map[string]any{
-		"starts":                n,
-		"step_control":          Spec.Settings[1].Choices[m.cfg.StepControl],
-		"ftol":                  m.cfg.Ftol,
-		"xtol":                  m.cfg.Xtol,
-		"gtol":                  m.cfg.Gtol,
-		"max_iterations":        m.cfg.MaxIter,
-		"max_evaluations":       m.cfg.MaxEvals,
-		"scale":                 scale,
-		"rcond":                 m.cfg.Rcond,
-		"exit_reason":           reasons,
-		"cost":                  costs,
-		"iterations":            iters,
-		"evaluations_per_start": evals,
-		"failures_per_start":    fails,
-		"trace_cost":            traces,
-		"best_start":            best,
-		"best":                  map[string]any{"theta": b.X, "exit_reason": b.Reason, "iterations": b.Iter, "evaluations": b.Evals, "jacobian_evaluations": b.Evals},
-		"statistics":            stats.JSON(m.names),
-		"init_draws":            initDraws,
-		"evaluations":           s.Evaluations,
-		"jacobian_evaluations":  s.Evaluations,
-		"failures":              s.Failures,
-		"out_of_support":        s.OutOfSupport,
-	}
-	return rep, nil
+	return lsq.Report(outs, settings, m.cfg.Rcond, m.names, s.InitDraws, s.Counts), nil
 }

@@ -1,5 +1,6 @@
-// Package lsq is the linear algebra kinfer's least-squares methods
-// (builtin/methods/levmar, builtin/methods/gaussnewton) share.
+// Package lsq is the linear algebra and the multi-start driving kinfer's
+// least-squares methods (builtin/methods/levmar, builtin/methods/gaussnewton)
+// share.
 //
 //   - Factor: the Householder QR factorisation of the column-scaled
 //     Jacobian with the residuals appended, [J·D⁻¹ | r] = Q·[R c; 0 ρ]
@@ -21,6 +22,13 @@
 //     errors and correlations (Seber & Wild 1989, Nonlinear Regression,
 //     Eq. 2.21), the rank, the singular values and condition numbers, and
 //     the unidentifiable directions of a rank-deficient Jacobian.
+//   - NewSetup, CheckResults, NoStart, Report: what both methods do around
+//     their own iteration — the parameter box, the evaluation budget
+//     (MINPACK's default 100·(d + 1)) and the memory check at Init; the
+//     refusal of a malformed batch of residuals and Jacobians; the error of
+//     a start without a usable point; and the report (every start's final
+//     iterate, its outcome, and the statistics of the best start). The
+//     batch schedule and the checkpoint are builtin/methods/internal/multistart's.
 //
 // Why QR then an SVD of R rather than the normal equations: JᵀJ squares the
 // condition number, which loses the digits the NIST StRD problems test

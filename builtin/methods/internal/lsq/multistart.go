@@ -1,0 +1,164 @@
+package lsq
+
+import (
+	"fmt"
+
+	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/builtin/methods/internal/mcmc"
+	"github.com/kinfer/kinfer/builtin/methods/internal/multistart"
+)
+
+// This file is the multi-start driving the least-squares methods share
+// around their own iteration: setting up, checking the host's results, and
+// the report.
+
+// MaxInitDraws is the number of points a start may try (the study's init
+// points, then prior draws) to find one with usable residuals and Jacobian.
+const MaxInitDraws = 100
+
+// Want is what every batch of a least-squares method asks: the residuals
+// and their Jacobian.
+const Want = abi.WantResiduals | abi.WantJacobian
+
+// Setup is what Init of a least-squares method finds out of its problem.
+type Setup struct {
+	Bounds mcmc.Bounds
+	// Names are the parameters' names, for the report's statistics.
+	Names []string
+	// MaxEvals is the evaluation budget per start: the setting, or when it
+	// is 0 MINPACK's default 100·(d + 1).
+	MaxEvals int
+}
+
+// NewSetup checks the problem p for the method named method with starts
+// starts and max_evaluations maxEvals: the parameter box, and the planned
+// memory (per start, its factorisation and scaling, ≈ d² + 8d values, and
+// its cost trace, one value per evaluation at most; twice, for the JSON of
+// a checkpoint or the report at ≈ 25 bytes a number beside the values)
+// against the problem's budget.
+func NewSetup(method string, p abi.Problem, starts, maxEvals int) (Setup, error) {
+	b, err := mcmc.NewBounds(method, p)
+	if err != nil {
+		return Setup{}, err
+	}
+	d := len(p.Params)
+	if maxEvals == 0 {
+		maxEvals = 100 * (d + 1)
+	}
+	vals := float64(d*d+8*d) + float64(maxEvals)
+	need := float64(starts) * vals * (8 + 25) * 2
+	if err := mcmc.CheckMemory(method, p, need,
+		fmt.Sprintf("starts = %d of %d parameters with max_evaluations = %d", starts, d, maxEvals)); err != nil {
+		return Setup{}, err
+	}
+	names := make([]string, d)
+	for i, q := range p.Params {
+		names[i] = q.Name
+	}
+	return Setup{Bounds: b, Names: names, MaxEvals: maxEvals}, nil
+}
+
+// CheckResults refuses a malformed batch of results for d parameters before
+// anything changes: with draw, a drawn point of the wrong dimension; a
+// result with status OK but no residuals; residuals whose number differs
+// from n, the number of the earlier evaluations (0: none yet); a Jacobian
+// that is not residuals × d. It returns the number of residuals.
+func CheckResults(method string, results []abi.Result, draw bool, d, n int) (int, error) {
+	for i, r := range results {
+		if draw && len(r.Theta) != d {
+			return n, fmt.Errorf("%s: result %d has %d parameter values, want %d", method, i, len(r.Theta), d)
+		}
+		if r.Status != abi.OK {
+			continue
+		}
+		if len(r.Residuals) == 0 {
+			return n, fmt.Errorf("%s: result %d has status ok but no residuals: the host did not honour WantResiduals (does every likelihood term have the residuals capability?)", method, i)
+		}
+		if n == 0 {
+			n = len(r.Residuals)
+		}
+		if len(r.Residuals) != n {
+			return n, fmt.Errorf("%s: result %d has %d residuals, earlier evaluations %d: the number of residuals must not change", method, i, len(r.Residuals), n)
+		}
+		if r.Jacobian != nil && len(r.Jacobian) != n*d {
+			return n, fmt.Errorf("%s: result %d has a Jacobian of %d values, want %d residuals × %d parameters = %d", method, i, len(r.Jacobian), n, d, n*d)
+		}
+	}
+	return n, nil
+}
+
+// NoStart is the error of start k, whose draws points (the last r) all
+// failed to give usable residuals and Jacobian.
+func NoStart(method string, k, draws int, r abi.Result) error {
+	return fmt.Errorf("%s: start %d found no starting point with finite residuals and Jacobian in %d points (last: status %v, %d residuals, Jacobian of %d values); check the init points and that the prior overlaps the region where the model succeeds", method, k, draws, r.Status, len(r.Residuals), len(r.Jacobian))
+}
+
+// Outcome is where one start's run ended.
+type Outcome struct {
+	// X is the final iterate, Fac its factorisation, LogPrior and LogLik
+	// its values from the host.
+	X                []float64
+	Fac              *Factor
+	LogPrior, LogLik float64
+	Reason           string // the exit reason
+	// Iter steps taken, Evals evaluations, Failures failed ones.
+	Iter, Evals, Failures int
+	Trace                 []float64 // the cost of every iterate
+}
+
+// Cost is ½‖r‖² at the final iterate.
+func (o Outcome) Cost() float64 { return 0.5 * o.Fac.RNorm * o.Fac.RNorm }
+
+// Report is a least-squares method's report: Samples hold the final iterate
+// of every start, in start order; Extra the settings (given, by name), the
+// per-start outcomes, and the statistics (Stats with cutoff rcond, names
+// the parameters) of the best start, the first of the lowest cost.
+// initDraws are the points each start tried, c the counts of the run.
+func Report(outs []Outcome, settings map[string]any, rcond float64, names []string, initDraws []int, c multistart.Counts) abi.Report {
+	n := len(outs)
+	var rep abi.Report
+	costs := make([]any, n)
+	reasons := make([]string, n)
+	iters, evals, fails := make([]int, n), make([]int, n), make([]int, n)
+	traces := make([]any, n)
+	best := 0
+	for k, o := range outs {
+		rep.Samples = append(rep.Samples, abi.Sample{
+			Theta: append([]float64(nil), o.X...), LogPrior: o.LogPrior, LogLik: o.LogLik,
+		})
+		costs[k] = mcmc.JSONNum(o.Cost())
+		reasons[k] = o.Reason
+		iters[k], evals[k], fails[k] = o.Iter, o.Evals, o.Failures
+		traces[k] = mcmc.JSONList(o.Trace)
+		if o.Cost() < outs[best].Cost() {
+			best = k
+		}
+	}
+	b := outs[best]
+	stats := b.Fac.Stats(rcond)
+	draws := 0
+	for _, v := range initDraws {
+		draws += v
+	}
+	rep.Extra = map[string]any{
+		"starts":                n,
+		"exit_reason":           reasons,
+		"cost":                  costs,
+		"iterations":            iters,
+		"evaluations_per_start": evals,
+		"failures_per_start":    fails,
+		"trace_cost":            traces,
+		"best_start":            best,
+		"best":                  map[string]any{"theta": b.X, "exit_reason": b.Reason, "iterations": b.Iter, "evaluations": b.Evals, "jacobian_evaluations": b.Evals},
+		"statistics":            stats.JSON(names),
+		"init_draws":            draws,
+		"evaluations":           c.Evaluations,
+		"jacobian_evaluations":  c.Evaluations,
+		"failures":              c.Failures,
+		"out_of_support":        c.OutOfSupport,
+	}
+	for k, v := range settings {
+		rep.Extra[k] = v
+	}
+	return rep
+}
