@@ -86,7 +86,11 @@
 // 0 means ⌈iterations/100⌉); and the counters init_draws, evaluations,
 // failures and out_of_support.
 //
+// The batch schedule, the counters and the checkpoint's save and load are
+// builtin/methods/internal/multistart's, shared with levmar and gaussnewton.
+//
 // The package is stdlib-only (plus abi and the stdlib-only
-// builtin/methods/internal/mcmc), so it can be compiled to WebAssembly. Run
+// builtin/methods/internal/mcmc and builtin/methods/internal/multistart),
+// so it can be compiled to WebAssembly. Run
 // and Observe are exported for the anneal method's local search.
 package adam

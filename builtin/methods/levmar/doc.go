@@ -75,7 +75,10 @@
 // and it saves a round trip per accepted step. The method draws no random
 // numbers: a run is a deterministic function of the settings and the
 // host's points, whatever the number of workers; SaveState/LoadState
-// continue it bit-identically from any point.
+// continue it bit-identically from any point. The schedule and the
+// checkpoint's save and load are builtin/methods/internal/multistart's, the
+// checks of the results and the report builtin/methods/internal/lsq's
+// (shared with the gaussnewton method).
 //
 // # Output
 //

@@ -15,5 +15,7 @@
 //     round-trip exactly through encoding/json), and its decoding with the
 //     method's header and shape checks.
 //
-// The algorithms themselves (the step of each run) stay in the methods.
+// The algorithms themselves (the step of each run) stay in the methods. The
+// package is stdlib-only (plus abi), so the methods that use it still
+// compile to WebAssembly.
 package multistart
