@@ -111,14 +111,8 @@ func parse(s []float64) (Config, error) {
 // JSON (floats round-trip exactly through encoding/json).
 type state struct {
 	mcmc.Header[Config]
-	Runs      []*Run `json:"runs"` // nil until the start has a usable point
-	InitDraws []int  `json:"init_draws"`
-	// N is the number of residuals (0 until the first usable evaluation);
-	// every evaluation must return as many.
-	N int `json:"n"`
-
-	multistart.Schedule
-	multistart.Counts
+	Runs []*Run `json:"runs"` // nil until the start has a usable point
+	lsq.Starts
 }
 
 // Method is the multi-start Levenberg–Marquardt method. Use New, then Init.
@@ -147,9 +141,9 @@ func (m *Method) Init(p abi.Problem) error {
 	c.MaxEvals = set.MaxEvals
 	m.cfg, m.bounds, m.names = c, set.Bounds, set.Names
 	m.st = state{
-		Header:    mcmc.Header[Config]{Format: stateFormat, Config: c, D: len(p.Params), Seed: p.Seed},
-		Runs:      make([]*Run, c.Starts),
-		InitDraws: make([]int, c.Starts),
+		Header: mcmc.Header[Config]{Format: stateFormat, Config: c, D: len(p.Params), Seed: p.Seed},
+		Runs:   make([]*Run, c.Starts),
+		Starts: lsq.Starts{InitDraws: make([]int, c.Starts)},
 	}
 	m.inited = true
 	return nil
@@ -184,15 +178,7 @@ func (m *Method) Ask() (abi.Batch, error) {
 		return abi.Batch{}, errors.New("levmar: Ask after the run is done")
 	}
 	s := &m.st
-	s.Plan(len(s.Runs), s.status)
-	if s.Pending == multistart.Draw {
-		return abi.Batch{Draw: len(s.PendingStarts), Want: lsq.Want}, nil
-	}
-	pts := make([][]float64, len(s.PendingStarts))
-	for i, k := range s.PendingStarts {
-		pts[i] = append([]float64(nil), s.Runs[k].Trial...)
-	}
-	return abi.Batch{Points: pts, Want: lsq.Want}, nil
+	return s.Ask(s.status, func(k int) []float64 { return s.Runs[k].Trial }), nil
 }
 
 // Tell implements abi.Method. A malformed batch — the wrong number of
@@ -207,41 +193,16 @@ func (m *Method) Tell(results []abi.Result) error {
 	if !m.inited || s.Pending == multistart.None {
 		return errors.New("levmar: Tell without a pending Ask")
 	}
-	if len(results) != len(s.PendingStarts) {
-		return fmt.Errorf("levmar: Tell got %d results for a batch of %d", len(results), len(s.PendingStarts))
-	}
-	n, err := lsq.CheckResults("levmar", results, s.Pending == multistart.Draw, s.D, s.N)
-	if err != nil {
-		return err
-	}
-	s.N = n
-	s.Counts.Add(results)
-	starts, kind := s.Take()
-	if kind == multistart.Draw {
-		return m.tellDraws(starts, results)
-	}
-	for i, k := range starts {
-		s.Runs[k].Observe(results[i], m.cfg, m.bounds)
-	}
-	return nil
-}
-
-func (m *Method) tellDraws(starts []int, results []abi.Result) error {
-	s := &m.st
-	var errs []error
-	for i, k := range starts {
-		r := results[i]
-		s.InitDraws[k]++
+	start := func(k int, r abi.Result) bool {
 		run := &Run{}
-		if run.Start(r, r.Theta, m.cfg, m.bounds) {
-			s.Runs[k] = run
-			continue
+		if !run.Start(r, r.Theta, m.cfg, m.bounds) {
+			return false
 		}
-		if s.InitDraws[k] >= MaxInitDraws {
-			errs = append(errs, lsq.NoStart("levmar", k, s.InitDraws[k], r))
-		}
+		s.Runs[k] = run
+		return true
 	}
-	return errors.Join(errs...)
+	observe := func(k int, r abi.Result) { s.Runs[k].Observe(r, m.cfg, m.bounds) }
+	return s.Starts.Tell("levmar", s.D, results, start, observe)
 }
 
 // Report implements abi.Method. Samples hold the final iterate of every

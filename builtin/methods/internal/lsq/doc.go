@@ -22,13 +22,17 @@
 //     errors and correlations (Seber & Wild 1989, Nonlinear Regression,
 //     Eq. 2.21), the rank, the singular values and condition numbers, and
 //     the unidentifiable directions of a rank-deficient Jacobian.
-//   - NewSetup, CheckResults, NoStart, Report: what both methods do around
-//     their own iteration — the parameter box, the evaluation budget
-//     (MINPACK's default 100·(d + 1)) and the memory check at Init; the
-//     refusal of a malformed batch of residuals and Jacobians; the error of
-//     a start without a usable point; and the report (every start's final
-//     iterate, its outcome, and the statistics of the best start). The
-//     batch schedule and the checkpoint are builtin/methods/internal/multistart's.
+//   - Starts, NewSetup, CheckResults, Report: the multi-start driving both
+//     methods share around their own iteration. NewSetup checks the
+//     parameter box, resolves the evaluation budget (MINPACK's default
+//     100·(d + 1)) and checks the memory at Init; Starts (embedded in a
+//     method's saved state) asks the batches and takes their results — the
+//     refusal of a malformed batch of residuals and Jacobians
+//     (CheckResults), the counters, the starts' draws — handing each result
+//     to the method's own run through a function value; Report gives every
+//     start's final iterate, its outcome and the statistics of the best
+//     start. The batch schedule and the checkpoint's save and load are
+//     builtin/methods/internal/multistart's.
 //
 // Why QR then an SVD of R rather than the normal equations: JᵀJ squares the
 // condition number, which loses the digits the NIST StRD problems test

@@ -1,6 +1,7 @@
 package lsq
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/kinfer/kinfer/abi"
@@ -87,9 +88,9 @@ func CheckResults(method string, results []abi.Result, draw bool, d, n int) (int
 	return n, nil
 }
 
-// NoStart is the error of start k, whose draws points (the last r) all
+// noStart is the error of start k, whose draws points (the last r) all
 // failed to give usable residuals and Jacobian.
-func NoStart(method string, k, draws int, r abi.Result) error {
+func noStart(method string, k, draws int, r abi.Result) error {
 	return fmt.Errorf("%s: start %d found no starting point with finite residuals and Jacobian in %d points (last: status %v, %d residuals, Jacobian of %d values); check the init points and that the prior overlaps the region where the model succeeds", method, k, draws, r.Status, len(r.Residuals), len(r.Jacobian))
 }
 
@@ -161,4 +162,72 @@ func Report(outs []Outcome, settings map[string]any, rcond float64, names []stri
 		rep.Extra[k] = v
 	}
 	return rep
+}
+
+// Starts is the part of a least-squares method's saved state besides its
+// settings and its runs: the points each start tried, the number of
+// residuals, the pending batch and the counters. A method embeds it after
+// its runs; it saves as the fields init_draws, n, pending, pending_starts,
+// evaluations, failures and out_of_support.
+type Starts struct {
+	InitDraws []int `json:"init_draws"`
+	// N is the number of residuals (0 until the first usable evaluation);
+	// every evaluation must return as many.
+	N int `json:"n"`
+
+	multistart.Schedule
+	multistart.Counts
+}
+
+// Ask is the next batch of a method whose starts are as status says: draws
+// for the starts without a usable point, else trial(k), the next point of
+// every run k not done. Until Tell, it is the same batch again.
+func (s *Starts) Ask(status multistart.Status, trial func(k int) []float64) abi.Batch {
+	s.Plan(len(s.InitDraws), status)
+	if s.Pending == multistart.Draw {
+		return abi.Batch{Draw: len(s.PendingStarts), Want: Want}
+	}
+	pts := make([][]float64, len(s.PendingStarts))
+	for i, k := range s.PendingStarts {
+		pts[i] = append([]float64(nil), trial(k)...)
+	}
+	return abi.Batch{Points: pts, Want: Want}
+}
+
+// Tell takes the results of the pending batch (there must be one) for a
+// method of d parameters: it refuses a malformed batch before anything
+// changes (CheckResults), counts the results, then gives each result to its
+// start — for a draw to start(k, r), which begins start k from r at the
+// drawn point r.Theta and reports whether the point was usable (a start
+// that has tried MaxInitDraws points without one is an error); for an
+// iterate to observe(k, r).
+func (s *Starts) Tell(method string, d int, results []abi.Result, start func(k int, r abi.Result) bool, observe func(k int, r abi.Result)) error {
+	if len(results) != len(s.PendingStarts) {
+		return fmt.Errorf("%s: Tell got %d results for a batch of %d", method, len(results), len(s.PendingStarts))
+	}
+	n, err := CheckResults(method, results, s.Pending == multistart.Draw, d, s.N)
+	if err != nil {
+		return err
+	}
+	s.N = n
+	s.Counts.Add(results)
+	starts, kind := s.Take()
+	if kind != multistart.Draw {
+		for i, k := range starts {
+			observe(k, results[i])
+		}
+		return nil
+	}
+	var errs []error
+	for i, k := range starts {
+		r := results[i]
+		s.InitDraws[k]++
+		if start(k, r) {
+			continue
+		}
+		if s.InitDraws[k] >= MaxInitDraws {
+			errs = append(errs, noStart(method, k, s.InitDraws[k], r))
+		}
+	}
+	return errors.Join(errs...)
 }
