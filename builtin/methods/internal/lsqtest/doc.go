@@ -5,5 +5,10 @@
 // regression runs (LoadNIST, RunNIST, LRE, NISTTable) over the builtin nist
 // model, scored by the log relative error of McCullough (1999, "Assessing
 // the reliability of statistical software: Part II", The American
-// Statistician 53(2):149–159). It is not built into the binary.
+// Statistician 53(2):149–159); and Check, the tests both methods must pass
+// (each with its known answer and provenance in its comment: the
+// conformance problems, a linear fit's covariance against the normal
+// equations in closed form, a rank-deficient Jacobian, failures, an exact
+// fit, bounds, Rosenbrock, several starts, malformed results, determinism
+// and resuming, the protocol). It is not built into the binary.
 package lsqtest
