@@ -1,7 +1,6 @@
 package gaussnewton
 
 import (
-	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -21,28 +20,7 @@ var nistDir = filepath.Join("..", "..", "models", "nist", "testdata")
 // the case Levenberg–Marquardt's damping is for (the levmar method solves
 // all 54).
 func TestNIST(t *testing.T) {
-	runs := lsqtest.RunNIST(t, nistDir, func() abi.Method { m, _ := New(defaults()); return m })
-	solved := 0
-	var failed []string
-	for _, r := range runs {
-		if r.ParamLRE >= lsqtest.NISTSolvedLRE {
-			solved++
-		} else {
-			failed = append(failed, fmt.Sprintf("%s start %d (LRE %.1f, %s)", r.Name, r.Start, r.ParamLRE, r.Reason))
-		}
-	}
-	t.Logf("solved %d of %d runs; unsolved: %v\n%s", solved, len(runs), failed, lsqtest.NISTTable(runs))
-	// The standard errors of solved runs match NIST's to 6 digits too, but
-	// for Lanczos1, whose certified RSS (1.4e-25) and hence standard
-	// errors are rounding noise of an exact fit.
-	for _, r := range runs {
-		if r.ParamLRE >= lsqtest.NISTSolvedLRE && r.SELRE < 6 && r.Name != "Lanczos1" {
-			t.Errorf("%s start %d: standard errors to LRE %.1f", r.Name, r.Start, r.SELRE)
-		}
-	}
-	if solved < 49 {
-		t.Errorf("solved %d of 54 NIST runs, want at least 49; unsolved: %v", solved, failed)
-	}
+	lsqtest.CheckNIST(t, nistDir, func() abi.Method { m, _ := New(defaults()); return m }, 49)
 }
 
 func defaults() []float64 {
@@ -60,19 +38,5 @@ func defaults() []float64 {
 // Jacobian, as scipy's time includes its Python callbacks. Reports the
 // runs solved (every parameter to LRE ≥ 6) as a metric.
 func BenchmarkNIST54(b *testing.B) {
-	probs := lsqtest.LoadNIST(b, nistDir)
-	solved := 0
-	for b.Loop() {
-		solved = 0
-		for _, np := range probs {
-			for s := range 2 {
-				m, _ := New(defaults())
-				r := np.Score(np.Fit(b, m, np.D.Starts[s]), s)
-				if r.ParamLRE >= lsqtest.NISTSolvedLRE {
-					solved++
-				}
-			}
-		}
-	}
-	b.ReportMetric(float64(solved), "solved")
+	lsqtest.BenchNIST54(b, nistDir, func() abi.Method { m, _ := New(defaults()); return m })
 }

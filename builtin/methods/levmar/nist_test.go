@@ -16,28 +16,7 @@ var nistDir = filepath.Join("..", "..", "models", "nist", "testdata")
 // fixed setting (the defaults) and requires every parameter to LRE ≥ 6 on
 // at least 52 of the 54 runs; the failures allowed are named.
 func TestNIST(t *testing.T) {
-	runs := lsqtest.RunNIST(t, nistDir, func() abi.Method { m, _ := New(defaults()); return m })
-	solved := 0
-	var failed []string
-	for _, r := range runs {
-		if r.ParamLRE >= lsqtest.NISTSolvedLRE {
-			solved++
-		} else {
-			failed = append(failed, fmt.Sprintf("%s start %d (LRE %.1f, %s)", r.Name, r.Start, r.ParamLRE, r.Reason))
-		}
-	}
-	t.Logf("solved %d of %d runs; unsolved: %v\n%s", solved, len(runs), failed, lsqtest.NISTTable(runs))
-	// The standard errors of solved runs match NIST's to 6 digits too, but
-	// for Lanczos1, whose certified RSS (1.4e-25) and hence standard
-	// errors are rounding noise of an exact fit.
-	for _, r := range runs {
-		if r.ParamLRE >= lsqtest.NISTSolvedLRE && r.SELRE < 6 && r.Name != "Lanczos1" {
-			t.Errorf("%s start %d: standard errors to LRE %.1f", r.Name, r.Start, r.SELRE)
-		}
-	}
-	if solved < 52 {
-		t.Errorf("solved %d of 54 NIST runs, want at least 52; unsolved: %v", solved, failed)
-	}
+	lsqtest.CheckNIST(t, nistDir, func() abi.Method { m, _ := New(defaults()); return m }, 52)
 }
 
 func defaults() []float64 {
@@ -55,21 +34,7 @@ func defaults() []float64 {
 // Jacobian, as scipy's time includes its Python callbacks. Reports the
 // runs solved (every parameter to LRE ≥ 6) as a metric.
 func BenchmarkNIST54(b *testing.B) {
-	probs := lsqtest.LoadNIST(b, nistDir)
-	solved := 0
-	for b.Loop() {
-		solved = 0
-		for _, np := range probs {
-			for s := range 2 {
-				m, _ := New(defaults())
-				r := np.Score(np.Fit(b, m, np.D.Starts[s]), s)
-				if r.ParamLRE >= lsqtest.NISTSolvedLRE {
-					solved++
-				}
-			}
-		}
-	}
-	b.ReportMetric(float64(solved), "solved")
+	lsqtest.BenchNIST54(b, nistDir, func() abi.Method { m, _ := New(defaults()); return m })
 }
 
 // BenchmarkNISTFactorSweep is not a timing: it fits the 54 runs for a

@@ -2,7 +2,8 @@
 // (levmar, gaussnewton): least-squares targets for the conformance host
 // (Target, Box), a driver that serves init points as the kinfer host
 // serves a study's init file (Drive), and the NIST StRD nonlinear
-// regression runs (LoadNIST, RunNIST, LRE, NISTTable) over the builtin nist
+// regression runs (LoadNIST, RunNIST, LRE, NISTTable; CheckNIST and
+// BenchNIST54, the test and benchmark of both methods) over the builtin nist
 // model, scored by the log relative error of McCullough (1999, "Assessing
 // the reliability of statistical software: Part II", The American
 // Statistician 53(2):149–159); and Check, the tests both methods must pass
