@@ -1,7 +1,6 @@
 package adam
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/kinfer/kinfer/builtin/methods/internal/multistart"
@@ -14,10 +13,7 @@ import (
 // there is no stream to save. It may be called between any two calls, also
 // between Ask and Tell: the restored method asks the same batch again.
 func (m *Method) SaveState() ([]byte, error) {
-	if !m.inited {
-		return nil, errors.New("adam: SaveState before Init")
-	}
-	return multistart.Save("adam", &m.st)
+	return multistart.Save("adam", m.inited, &m.st)
 }
 
 // LoadState implements abi.Checkpointer. The method must have been built
@@ -25,12 +21,9 @@ func (m *Method) SaveState() ([]byte, error) {
 // and seed); anything else is refused with an error saying what differs,
 // and the method is left unchanged.
 func (m *Method) LoadState(b []byte) error {
-	if !m.inited {
-		return errors.New("adam: LoadState before Init")
-	}
 	var s state
 	header := func() error { return s.Header.Check("adam", m.st.Header) }
-	if err := multistart.Load("adam", b, &s, header, s.check); err != nil {
+	if err := multistart.Load("adam", m.inited, b, &s, header, s.check); err != nil {
 		return err
 	}
 	m.st = s

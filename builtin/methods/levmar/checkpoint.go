@@ -1,9 +1,6 @@
 package levmar
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/kinfer/kinfer/builtin/methods/internal/multistart"
 )
 
@@ -13,10 +10,7 @@ import (
 // random numbers (its starts are the host's init points and prior draws).
 // It may be called between any two calls, also between Ask and Tell.
 func (m *Method) SaveState() ([]byte, error) {
-	if !m.inited {
-		return nil, errors.New("levmar: SaveState before Init")
-	}
-	return multistart.Save("levmar", &m.st)
+	return multistart.Save("levmar", m.inited, &m.st)
 }
 
 // LoadState implements abi.Checkpointer. The method must have been built
@@ -24,12 +18,9 @@ func (m *Method) SaveState() ([]byte, error) {
 // and seed); anything else is refused with an error saying what differs,
 // and the method is left unchanged.
 func (m *Method) LoadState(b []byte) error {
-	if !m.inited {
-		return errors.New("levmar: LoadState before Init")
-	}
 	var s state
 	header := func() error { return s.Header.Check("levmar", m.st.Header) }
-	if err := multistart.Load("levmar", b, &s, header, s.check); err != nil {
+	if err := multistart.Load("levmar", m.inited, b, &s, header, s.check); err != nil {
 		return err
 	}
 	m.st = s
@@ -39,14 +30,6 @@ func (m *Method) LoadState(b []byte) error {
 // check verifies the shapes of a decoded state, so that a damaged
 // checkpoint gives an error rather than a panic later.
 func (s *state) check() error {
-	n, d := s.Config.Starts, s.D
-	if len(s.Runs) != n || len(s.InitDraws) != n {
-		return fmt.Errorf("%d runs and %d draw counts, want %d", len(s.Runs), len(s.InitDraws), n)
-	}
-	for k, r := range s.Runs {
-		if r != nil && (!r.checkShape(d) || r.Fac.N != s.N) {
-			return fmt.Errorf("run %d has the wrong shape for d = %d, n = %d", k, d, s.N)
-		}
-	}
-	return s.Schedule.Check(n, s.status)
+	shapeOK := func(k int) bool { return s.Runs[k].checkShape(s.D) && s.Runs[k].Fac.N == s.N }
+	return s.Starts.Check(s.Config.Starts, s.D, len(s.Runs), s.status, shapeOK)
 }

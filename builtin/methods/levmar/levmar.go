@@ -151,15 +151,7 @@ func (m *Method) Init(p abi.Problem) error {
 
 // Done implements abi.Method.
 func (m *Method) Done() bool {
-	if !m.inited {
-		return false
-	}
-	for _, r := range m.st.Runs {
-		if r == nil || !r.Done {
-			return false
-		}
-	}
-	return true
+	return m.inited && multistart.AllDone(len(m.st.Runs), m.st.status)
 }
 
 // status reports whether start k has started and whether it is done.

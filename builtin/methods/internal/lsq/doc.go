@@ -29,7 +29,8 @@
 //     method's saved state) asks the batches and takes their results — the
 //     refusal of a malformed batch of residuals and Jacobians
 //     (CheckResults), the counters, the starts' draws — handing each result
-//     to the method's own run through a function value; Report gives every
+//     to the method's own run through a function value, and checks the
+//     shapes of a decoded checkpoint (Starts.Check); Report gives every
 //     start's final iterate, its outcome and the statistics of the best
 //     start. The batch schedule and the checkpoint's save and load are
 //     builtin/methods/internal/multistart's.

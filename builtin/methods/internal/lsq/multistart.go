@@ -231,3 +231,20 @@ func (s *Starts) Tell(method string, d int, results []abi.Result, start func(k i
 	}
 	return errors.Join(errs...)
 }
+
+// Check verifies the shapes of a decoded state of n starts for d
+// parameters, with runs runs as status says, so that a damaged checkpoint
+// gives an error rather than a panic later: as many runs and draw counts as
+// starts, shapeOK(k) of every started run k (its own check, against d and
+// N), and the schedule.
+func (s *Starts) Check(n, d, runs int, status multistart.Status, shapeOK func(k int) bool) error {
+	if runs != n || len(s.InitDraws) != n {
+		return fmt.Errorf("%d runs and %d draw counts, want %d", runs, len(s.InitDraws), n)
+	}
+	for k := range n {
+		if started, _ := status(k); started && !shapeOK(k) {
+			return fmt.Errorf("run %d has the wrong shape for d = %d, n = %d", k, d, s.N)
+		}
+	}
+	return s.Schedule.Check(n, status)
+}

@@ -51,6 +51,16 @@ func (s *Schedule) Plan(n int, status Status) {
 	}
 }
 
+// AllDone reports whether all n starts have started and finished.
+func AllDone(n int, status Status) bool {
+	for k := 0; k < n; k++ {
+		if _, done := status(k); !done {
+			return false
+		}
+	}
+	return true
+}
+
 // Take ends the pending batch and returns its starts and kind.
 func (s *Schedule) Take() (starts []int, kind int) {
 	starts, kind = s.PendingStarts, s.Pending
@@ -117,9 +127,12 @@ func (c *Counts) Add(results []abi.Result) {
 	}
 }
 
-// Save returns the JSON of a method's state st; method names the method in
-// errors.
-func Save(method string, st any) ([]byte, error) {
+// Save returns the JSON of a method's state st, once the method is
+// initialised (inited); method names the method in errors.
+func Save(method string, inited bool, st any) ([]byte, error) {
+	if !inited {
+		return nil, fmt.Errorf("%s: SaveState before Init", method)
+	}
 	b, err := json.Marshal(st)
 	if err != nil {
 		return nil, fmt.Errorf("%s: saving state: %w", method, err)
@@ -127,12 +140,16 @@ func Save(method string, st any) ([]byte, error) {
 	return b, nil
 }
 
-// Load decodes the checkpoint b into st (a pointer to a fresh state), then
+// Load decodes the checkpoint b into st (a pointer to a fresh state) of an
+// initialised method (inited), then
 // runs header, whose error (that the checkpoint is of another run: other
 // settings, dimension or seed) is returned as it is, and shape, whose error
 // is reported as a corrupt checkpoint. The caller adopts st only when Load
 // returns nil.
-func Load(method string, b []byte, st any, header, shape func() error) error {
+func Load(method string, inited bool, b []byte, st any, header, shape func() error) error {
+	if !inited {
+		return fmt.Errorf("%s: LoadState before Init", method)
+	}
 	if err := json.Unmarshal(b, st); err != nil {
 		return fmt.Errorf("%s: reading checkpoint: %w", method, err)
 	}
