@@ -192,15 +192,7 @@ func (m *Method) Ask() (abi.Batch, error) {
 		return abi.Batch{}, errors.New("adam: Ask after the run is done")
 	}
 	s := &m.st
-	s.Plan(len(s.Runs), s.status)
-	if s.Pending == multistart.Draw {
-		return abi.Batch{Draw: len(s.PendingStarts), Want: abi.WantGradient}, nil
-	}
-	pts := make([][]float64, len(s.PendingStarts))
-	for i, k := range s.PendingStarts {
-		pts[i] = append([]float64(nil), s.Runs[k].X...)
-	}
-	return abi.Batch{Points: pts, Want: abi.WantGradient}, nil
+	return s.Schedule.Ask(len(s.Runs), s.status, abi.WantGradient, func(k int) []float64 { return s.Runs[k].X }), nil
 }
 
 // Tell implements abi.Method. A malformed batch is refused before anything

@@ -170,7 +170,7 @@ func (m *Method) Ask() (abi.Batch, error) {
 		return abi.Batch{}, errors.New("levmar: Ask after the run is done")
 	}
 	s := &m.st
-	return s.Ask(s.status, func(k int) []float64 { return s.Runs[k].Trial }), nil
+	return s.Schedule.Ask(len(s.Runs), s.status, lsq.Want, func(k int) []float64 { return s.Runs[k].Trial }), nil
 }
 
 // Tell implements abi.Method. A malformed batch — the wrong number of

@@ -26,7 +26,7 @@
 //     methods share around their own iteration. NewSetup checks the
 //     parameter box, resolves the evaluation budget (MINPACK's default
 //     100·(d + 1)) and checks the memory at Init; Starts (embedded in a
-//     method's saved state) asks the batches and takes their results — the
+//     method's saved state) takes the results of a batch — the
 //     refusal of a malformed batch of residuals and Jacobians
 //     (CheckResults), the counters, the starts' draws — handing each result
 //     to the method's own run through a function value, and checks the

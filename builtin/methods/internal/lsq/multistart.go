@@ -179,21 +179,6 @@ type Starts struct {
 	multistart.Counts
 }
 
-// Ask is the next batch of a method whose starts are as status says: draws
-// for the starts without a usable point, else trial(k), the next point of
-// every run k not done. Until Tell, it is the same batch again.
-func (s *Starts) Ask(status multistart.Status, trial func(k int) []float64) abi.Batch {
-	s.Plan(len(s.InitDraws), status)
-	if s.Pending == multistart.Draw {
-		return abi.Batch{Draw: len(s.PendingStarts), Want: Want}
-	}
-	pts := make([][]float64, len(s.PendingStarts))
-	for i, k := range s.PendingStarts {
-		pts[i] = append([]float64(nil), trial(k)...)
-	}
-	return abi.Batch{Points: pts, Want: Want}
-}
-
 // Tell takes the results of the pending batch (there must be one) for a
 // method of d parameters: it refuses a malformed batch before anything
 // changes (CheckResults), counts the results, then gives each result to its

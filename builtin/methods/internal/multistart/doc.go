@@ -7,9 +7,9 @@
 //
 //   - Schedule: which batch is pending (draws for the starts not yet
 //     started, or iterates for the started runs not yet done) and for which
-//     starts; it saves in a checkpoint as the fields pending and
-//     pending_starts, and Check verifies a decoded one; AllDone says whether
-//     every start has finished.
+//     starts, and the batch that asks for it (Ask); it saves in a checkpoint
+//     as the fields pending and pending_starts, and Check verifies a decoded
+//     one; AllDone says whether every start has finished.
 //   - Counts: the evaluations, failures and out-of-support results of a run,
 //     saved as evaluations, failures and out_of_support.
 //   - Save, Load: the checkpoint as the JSON of the method's state (floats

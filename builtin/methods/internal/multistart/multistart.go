@@ -51,6 +51,21 @@ func (s *Schedule) Plan(n int, status Status) {
 	}
 }
 
+// Ask plans the next batch of n starts (Plan) and returns it: Draw points
+// with want, or with want the points point(k) (copied) of the pending
+// starts k, in start order.
+func (s *Schedule) Ask(n int, status Status, want abi.Want, point func(k int) []float64) abi.Batch {
+	s.Plan(n, status)
+	if s.Pending == Draw {
+		return abi.Batch{Draw: len(s.PendingStarts), Want: want}
+	}
+	pts := make([][]float64, len(s.PendingStarts))
+	for i, k := range s.PendingStarts {
+		pts[i] = append([]float64(nil), point(k)...)
+	}
+	return abi.Batch{Points: pts, Want: want}
+}
+
 // AllDone reports whether all n starts have started and finished.
 func AllDone(n int, status Status) bool {
 	for k := 0; k < n; k++ {

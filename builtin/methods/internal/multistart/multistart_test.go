@@ -1,6 +1,7 @@
 package multistart
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -66,5 +67,61 @@ func TestCounts(t *testing.T) {
 	c.Add([]abi.Result{{Status: abi.OK}, {Status: abi.OutOfSupport}, {Status: abi.Failed}, {Status: abi.OK}})
 	if c != (Counts{Evaluations: 3, Failures: 1, OutOfSupport: 1}) {
 		t.Errorf("got %+v", c)
+	}
+}
+
+// Ask asks draws, then copies of the pending starts' points, with want.
+func TestAskAndAllDone(t *testing.T) {
+	runs := []int{-1, 0, 1}
+	pt := [][]float64{{5, 6}, {1, 2}, {3, 4}}
+	var s Schedule
+	b := s.Ask(3, statusOf(runs), abi.WantGradient, func(k int) []float64 { return pt[k] })
+	if b.Draw != 1 || b.Points != nil || b.Want != abi.WantGradient {
+		t.Fatalf("first batch %+v, want one draw", b)
+	}
+	s.Take()
+	runs[0] = 0
+	b = s.Ask(3, statusOf(runs), abi.WantGradient, func(k int) []float64 { return pt[k] })
+	if b.Draw != 0 || len(b.Points) != 2 || b.Points[0][0] != 5 || b.Points[1][0] != 1 {
+		t.Fatalf("second batch %+v, want the points of starts 0 and 1", b)
+	}
+	b.Points[0][0] = 9
+	if pt[0][0] != 5 {
+		t.Error("Ask did not copy the points")
+	}
+	if AllDone(3, statusOf(runs)) || !AllDone(3, statusOf([]int{1, 1, 1})) {
+		t.Error("AllDone")
+	}
+}
+
+// Save and Load refuse before Init; Load reports a header error as is and
+// a shape error as a corrupt checkpoint, and a round trip is exact.
+func TestSaveLoad(t *testing.T) {
+	type st struct{ X []float64 }
+	if _, err := Save("m", false, &st{}); err == nil || !strings.Contains(err.Error(), "m: SaveState before Init") {
+		t.Errorf("Save before Init: %v", err)
+	}
+	ok := func() error { return nil }
+	if err := Load("m", false, nil, &st{}, ok, ok); err == nil || !strings.Contains(err.Error(), "m: LoadState before Init") {
+		t.Errorf("Load before Init: %v", err)
+	}
+	in := st{X: []float64{0.1, 1.0 / 3, 1e-300}}
+	b, err := Save("m", true, &in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out st
+	if err := Load("m", true, b, &out, ok, ok); err != nil || !slices.Equal(in.X, out.X) {
+		t.Errorf("round trip: %v, %v", out, err)
+	}
+	hdr := errors.New("other seed")
+	if err := Load("m", true, b, &out, func() error { return hdr }, ok); err != hdr {
+		t.Errorf("header error: %v", err)
+	}
+	if err := Load("m", true, b, &out, ok, func() error { return hdr }); err == nil || !strings.Contains(err.Error(), "m: corrupt checkpoint: other seed") {
+		t.Errorf("shape error: %v", err)
+	}
+	if err := Load("m", true, []byte("{"), &out, ok, ok); err == nil || !strings.Contains(err.Error(), "m: reading checkpoint") {
+		t.Errorf("bad JSON: %v", err)
 	}
 }
