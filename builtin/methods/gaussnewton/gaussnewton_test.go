@@ -9,24 +9,17 @@ import (
 	"github.com/kinfer/kinfer/builtin/methods/internal/lsqtest"
 )
 
-func newDefault() abi.Method { m, _ := New(defaults()); return m }
+// newWith builds the method with the defaults but for the settings named.
+var newWith = lsqtest.Maker(Spec, New)
 
-func with(name string, v float64) []float64 {
-	s := defaults()
-	for i, st := range Spec.Settings {
-		if st.Name == name {
-			s[i] = v
-		}
-	}
-	return s
-}
+func newDefault() abi.Method { return newWith(nil) }
 
 func reason(rep abi.Report) string {
 	return rep.Extra["best"].(map[string]any)["exit_reason"].(string)
 }
 
 func TestSpec(t *testing.T) {
-	conformance.CheckSpec(t, Spec, New, defaults(), map[string]float64{
+	conformance.CheckSpec(t, Spec, New, lsqtest.Settings(Spec, nil), map[string]float64{
 		"starts": 0, "step_control": 2, "ftol": -1, "xtol": math.Inf(1), "gtol": math.NaN(),
 		"max_iterations": -1, "max_evaluations": 1.5, "scale": 2, "rcond": 1,
 	})
@@ -39,16 +32,7 @@ func TestSpec(t *testing.T) {
 // the protocol.
 func TestLeastSquares(t *testing.T) {
 	lsqtest.Check(t, lsqtest.Suite{
-		New: func(set map[string]float64) abi.Method {
-			s := defaults()
-			for i, st := range Spec.Settings {
-				if v, ok := set[st.Name]; ok {
-					s[i] = v
-				}
-			}
-			m, _ := New(s)
-			return m
-		},
+		New:      newWith,
 		Failures: func(m abi.Method, k int) int { return m.(*Method).st.Runs[k].Failures },
 	})
 }
@@ -66,7 +50,7 @@ func TestStepControl(t *testing.T) {
 	if th := rep.Samples[0].Theta[0]; math.Abs(th) > 1e-10 {
 		t.Errorf("halving: θ = %v, want 0 (reason %s)", th, reason(rep))
 	}
-	m, _ := New(with("step_control", StepNone))
+	m := newWith(map[string]float64{"step_control": StepNone})
 	rep = lsqtest.Drive(t, m, conformance.NewHost(target, 1), [][]float64{{1.5}})
 	tr := rep.Extra["trace_cost"].([]any)[0].([]any)
 	if len(tr) < 2 || !(tr[1].(float64) > tr[0].(float64)) {

@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/builtin/methods/internal/lsqtest"
 )
 
@@ -20,15 +19,7 @@ var nistDir = filepath.Join("..", "..", "models", "nist", "testdata")
 // the case Levenberg–Marquardt's damping is for (the levmar method solves
 // all 54).
 func TestNIST(t *testing.T) {
-	lsqtest.CheckNIST(t, nistDir, func() abi.Method { m, _ := New(defaults()); return m }, 49)
-}
-
-func defaults() []float64 {
-	s := make([]float64, len(Spec.Settings))
-	for i, st := range Spec.Settings {
-		s[i] = st.Default
-	}
-	return s
+	lsqtest.CheckNIST(t, nistDir, newDefault, 49)
 }
 
 // BenchmarkNIST54 fits the 54 NIST StRD runs (the whole set, one op) with
@@ -38,5 +29,5 @@ func defaults() []float64 {
 // Jacobian, as scipy's time includes its Python callbacks. Reports the
 // runs solved (every parameter to LRE ≥ 6) as a metric.
 func BenchmarkNIST54(b *testing.B) {
-	lsqtest.BenchNIST54(b, nistDir, func() abi.Method { m, _ := New(defaults()); return m })
+	lsqtest.BenchNIST54(b, nistDir, newDefault)
 }

@@ -9,20 +9,13 @@ import (
 	"github.com/kinfer/kinfer/builtin/methods/internal/lsqtest"
 )
 
-func newDefault() abi.Method { m, _ := New(defaults()); return m }
+// newWith builds the method with the defaults but for the settings named.
+var newWith = lsqtest.Maker(Spec, New)
 
-func with(name string, v float64) []float64 {
-	s := defaults()
-	for i, st := range Spec.Settings {
-		if st.Name == name {
-			s[i] = v
-		}
-	}
-	return s
-}
+func newDefault() abi.Method { return newWith(nil) }
 
 func TestSpec(t *testing.T) {
-	conformance.CheckSpec(t, Spec, New, defaults(), map[string]float64{
+	conformance.CheckSpec(t, Spec, New, lsqtest.Settings(Spec, nil), map[string]float64{
 		"starts": 0, "ftol": -1, "xtol": math.Inf(1), "gtol": math.NaN(),
 		"max_evaluations": 1.5, "factor": 0, "scale": 2, "rcond": 1,
 	})
@@ -35,16 +28,7 @@ func TestSpec(t *testing.T) {
 // the protocol.
 func TestLeastSquares(t *testing.T) {
 	lsqtest.Check(t, lsqtest.Suite{
-		New: func(set map[string]float64) abi.Method {
-			s := defaults()
-			for i, st := range Spec.Settings {
-				if v, ok := set[st.Name]; ok {
-					s[i] = v
-				}
-			}
-			m, _ := New(s)
-			return m
-		},
+		New:      newWith,
 		Failures: func(m abi.Method, k int) int { return m.(*Method).st.Runs[k].Failures },
 	})
 }

@@ -16,15 +16,7 @@ var nistDir = filepath.Join("..", "..", "models", "nist", "testdata")
 // fixed setting (the defaults) and requires every parameter to LRE ≥ 6 on
 // at least 52 of the 54 runs; the failures allowed are named.
 func TestNIST(t *testing.T) {
-	lsqtest.CheckNIST(t, nistDir, func() abi.Method { m, _ := New(defaults()); return m }, 52)
-}
-
-func defaults() []float64 {
-	s := make([]float64, len(Spec.Settings))
-	for i, st := range Spec.Settings {
-		s[i] = st.Default
-	}
-	return s
+	lsqtest.CheckNIST(t, nistDir, newDefault, 52)
 }
 
 // BenchmarkNIST54 fits the 54 NIST StRD runs (the whole set, one op) with
@@ -34,7 +26,7 @@ func defaults() []float64 {
 // Jacobian, as scipy's time includes its Python callbacks. Reports the
 // runs solved (every parameter to LRE ≥ 6) as a metric.
 func BenchmarkNIST54(b *testing.B) {
-	lsqtest.BenchNIST54(b, nistDir, func() abi.Method { m, _ := New(defaults()); return m })
+	lsqtest.BenchNIST54(b, nistDir, newDefault)
 }
 
 // BenchmarkNISTFactorSweep is not a timing: it fits the 54 runs for a
@@ -46,7 +38,7 @@ func BenchmarkNIST54(b *testing.B) {
 func BenchmarkNISTFactorSweep(b *testing.B) {
 	for b.Loop() {
 		for _, factor := range []float64{0.01, 0.03, 0.1, 0.2, 0.3, 1, 10, 100} {
-			runs := lsqtest.RunNIST(b, nistDir, func() abi.Method { m, _ := New(with("factor", factor)); return m })
+			runs := lsqtest.RunNIST(b, nistDir, func() abi.Method { return newWith(map[string]float64{"factor": factor}) })
 			solved, evals := 0, 0
 			var failed []string
 			for _, r := range runs {

@@ -11,5 +11,7 @@
 // conformance problems, a linear fit's covariance against the normal
 // equations in closed form, a rank-deficient Jacobian, failures, an exact
 // fit, bounds, Rosenbrock, several starts, malformed results, determinism
-// and resuming, the protocol). It is not built into the binary.
+// and resuming, the protocol), with Settings and Maker to build a method
+// with its defaults but for the settings named. It is not built into the
+// binary.
 package lsqtest

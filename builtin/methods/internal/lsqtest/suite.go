@@ -1,6 +1,7 @@
 package lsqtest
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -16,6 +17,36 @@ type Suite struct {
 	New func(settings map[string]float64) abi.Method
 	// Failures is the number of failed evaluations of start k's run so far.
 	Failures func(m abi.Method, k int) int
+}
+
+// Settings are the settings of a method described by spec: the defaults
+// but for those named in set (each must be one of spec's settings).
+func Settings(spec abi.Spec, set map[string]float64) []float64 {
+	s := make([]float64, len(spec.Settings))
+	named := 0
+	for i, st := range spec.Settings {
+		s[i] = st.Default
+		if v, ok := set[st.Name]; ok {
+			s[i] = v
+			named++
+		}
+	}
+	if named != len(set) {
+		panic(fmt.Sprintf("lsqtest: %v names a setting %s does not have", set, spec.Name))
+	}
+	return s
+}
+
+// Maker is a Suite.New for the method described by spec and built by
+// newMethod (its New); it panics if newMethod refuses the settings.
+func Maker(spec abi.Spec, newMethod func([]float64) (abi.Method, error)) func(map[string]float64) abi.Method {
+	return func(set map[string]float64) abi.Method {
+		m, err := newMethod(Settings(spec, set))
+		if err != nil {
+			panic(err)
+		}
+		return m
+	}
 }
 
 func (s Suite) with(name string, v float64) abi.Method {
