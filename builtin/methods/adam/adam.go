@@ -185,14 +185,8 @@ func (s *state) status(k int) (started, done bool) {
 // Ask implements abi.Method. It is idempotent: until Tell, it returns the
 // same batch again.
 func (m *Method) Ask() (abi.Batch, error) {
-	if !m.inited {
-		return abi.Batch{}, errors.New("adam: Ask before Init")
-	}
-	if m.Done() {
-		return abi.Batch{}, errors.New("adam: Ask after the run is done")
-	}
 	s := &m.st
-	return s.Schedule.Ask(len(s.Runs), s.status, abi.WantGradient, func(k int) []float64 { return s.Runs[k].X }), nil
+	return s.Schedule.Ask("adam", m.inited, len(s.Runs), s.status, abi.WantGradient, func(k int) []float64 { return s.Runs[k].X })
 }
 
 // Tell implements abi.Method. A malformed batch is refused before anything

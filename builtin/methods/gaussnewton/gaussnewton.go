@@ -170,14 +170,8 @@ func (s *state) status(k int) (started, done bool) {
 // Ask implements abi.Method. It is idempotent: until Tell, it returns the
 // same batch again.
 func (m *Method) Ask() (abi.Batch, error) {
-	if !m.inited {
-		return abi.Batch{}, errors.New("gaussnewton: Ask before Init")
-	}
-	if m.Done() {
-		return abi.Batch{}, errors.New("gaussnewton: Ask after the run is done")
-	}
 	s := &m.st
-	return s.Schedule.Ask(len(s.Runs), s.status, lsq.Want, func(k int) []float64 { return s.Runs[k].Trial }), nil
+	return s.Schedule.Ask("gaussnewton", m.inited, len(s.Runs), s.status, lsq.Want, func(k int) []float64 { return s.Runs[k].Trial })
 }
 
 // Tell implements abi.Method. A malformed batch — the wrong number of

@@ -51,19 +51,27 @@ func (s *Schedule) Plan(n int, status Status) {
 	}
 }
 
-// Ask plans the next batch of n starts (Plan) and returns it: Draw points
-// with want, or with want the points point(k) (copied) of the pending
-// starts k, in start order.
-func (s *Schedule) Ask(n int, status Status, want abi.Want, point func(k int) []float64) abi.Batch {
+// Ask is abi.Method.Ask of the method named method, initialised (inited)
+// or not, with n starts: it plans the next batch (Plan) and returns it,
+// Draw points with want, or with want the points point(k) (copied) of the
+// pending starts k, in start order. Before Init and once every start is
+// done it is an error.
+func (s *Schedule) Ask(method string, inited bool, n int, status Status, want abi.Want, point func(k int) []float64) (abi.Batch, error) {
+	if !inited {
+		return abi.Batch{}, fmt.Errorf("%s: Ask before Init", method)
+	}
+	if AllDone(n, status) {
+		return abi.Batch{}, fmt.Errorf("%s: Ask after the run is done", method)
+	}
 	s.Plan(n, status)
 	if s.Pending == Draw {
-		return abi.Batch{Draw: len(s.PendingStarts), Want: want}
+		return abi.Batch{Draw: len(s.PendingStarts), Want: want}, nil
 	}
 	pts := make([][]float64, len(s.PendingStarts))
 	for i, k := range s.PendingStarts {
 		pts[i] = append([]float64(nil), point(k)...)
 	}
-	return abi.Batch{Points: pts, Want: want}
+	return abi.Batch{Points: pts, Want: want}, nil
 }
 
 // AllDone reports whether all n starts have started and finished.

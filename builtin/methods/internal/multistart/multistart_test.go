@@ -75,19 +75,25 @@ func TestAskAndAllDone(t *testing.T) {
 	runs := []int{-1, 0, 1}
 	pt := [][]float64{{5, 6}, {1, 2}, {3, 4}}
 	var s Schedule
-	b := s.Ask(3, statusOf(runs), abi.WantGradient, func(k int) []float64 { return pt[k] })
+	b, _ := s.Ask("m", true, 3, statusOf(runs), abi.WantGradient, func(k int) []float64 { return pt[k] })
 	if b.Draw != 1 || b.Points != nil || b.Want != abi.WantGradient {
 		t.Fatalf("first batch %+v, want one draw", b)
 	}
 	s.Take()
 	runs[0] = 0
-	b = s.Ask(3, statusOf(runs), abi.WantGradient, func(k int) []float64 { return pt[k] })
+	b, _ = s.Ask("m", true, 3, statusOf(runs), abi.WantGradient, func(k int) []float64 { return pt[k] })
 	if b.Draw != 0 || len(b.Points) != 2 || b.Points[0][0] != 5 || b.Points[1][0] != 1 {
 		t.Fatalf("second batch %+v, want the points of starts 0 and 1", b)
 	}
 	b.Points[0][0] = 9
 	if pt[0][0] != 5 {
 		t.Error("Ask did not copy the points")
+	}
+	if _, err := s.Ask("m", false, 3, statusOf(runs), 0, nil); err == nil || err.Error() != "m: Ask before Init" {
+		t.Errorf("Ask before Init: %v", err)
+	}
+	if _, err := s.Ask("m", true, 1, statusOf([]int{1}), 0, nil); err == nil || err.Error() != "m: Ask after the run is done" {
+		t.Errorf("Ask when done: %v", err)
 	}
 	if AllDone(3, statusOf(runs)) || !AllDone(3, statusOf([]int{1, 1, 1})) {
 		t.Error("AllDone")
