@@ -176,9 +176,6 @@ func (m *Method) Ask() (abi.Batch, error) {
 // its step.
 func (m *Method) Tell(results []abi.Result) error {
 	s := &m.st
-	if !m.inited || s.Pending == multistart.None {
-		return errors.New("levmar: Tell without a pending Ask")
-	}
 	start := func(k int, r abi.Result) bool {
 		run := &Run{}
 		if !run.Start(r, r.Theta, m.cfg, m.bounds) {
@@ -188,7 +185,7 @@ func (m *Method) Tell(results []abi.Result) error {
 		return true
 	}
 	observe := func(k int, r abi.Result) { s.Runs[k].Observe(r, m.cfg, m.bounds) }
-	return s.Starts.Tell("levmar", s.D, results, start, observe)
+	return s.Starts.Tell("levmar", m.inited, s.D, results, start, observe)
 }
 
 // Report implements abi.Method. Samples hold the final iterate of every

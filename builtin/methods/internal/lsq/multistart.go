@@ -179,14 +179,18 @@ type Starts struct {
 	multistart.Counts
 }
 
-// Tell takes the results of the pending batch (there must be one) for a
-// method of d parameters: it refuses a malformed batch before anything
-// changes (CheckResults), counts the results, then gives each result to its
-// start — for a draw to start(k, r), which begins start k from r at the
-// drawn point r.Theta and reports whether the point was usable (a start
-// that has tried MaxInitDraws points without one is an error); for an
-// iterate to observe(k, r).
-func (s *Starts) Tell(method string, d int, results []abi.Result, start func(k int, r abi.Result) bool, observe func(k int, r abi.Result)) error {
+// Tell is abi.Method.Tell of the method named method, initialised (inited)
+// or not, of d parameters. Without a pending batch it is an error. It
+// refuses a malformed batch before anything changes (CheckResults), counts
+// the results, then gives each result to its start — for a draw to
+// start(k, r), which begins start k from r at the drawn point r.Theta and
+// reports whether the point was usable (a start that has tried
+// MaxInitDraws points without one is an error); for an iterate to
+// observe(k, r).
+func (s *Starts) Tell(method string, inited bool, d int, results []abi.Result, start func(k int, r abi.Result) bool, observe func(k int, r abi.Result)) error {
+	if !inited || s.Pending == multistart.None {
+		return fmt.Errorf("%s: Tell without a pending Ask", method)
+	}
 	if len(results) != len(s.PendingStarts) {
 		return fmt.Errorf("%s: Tell got %d results for a batch of %d", method, len(results), len(s.PendingStarts))
 	}
