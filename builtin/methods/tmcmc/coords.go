@@ -39,6 +39,8 @@ type coord struct {
 	kind     int
 	lo, hi   float64
 	margin   float64 // m = (hi − lo)/4 for mapBox
+	midLo    float64 // lo + m, hi − m: the box map's identity part
+	midHi    float64
 }
 
 // fullKind is the map of a parameter with bounds [lo, hi] in transform
@@ -60,6 +62,7 @@ func newCoord(lo, hi float64, kind int) coord {
 	c := coord{kind: kind, lo: lo, hi: hi}
 	if kind == mapBox {
 		c.margin = (hi - lo) * boxMargin
+		c.midLo, c.midHi = lo+c.margin, hi-c.margin
 	}
 	return c
 }
@@ -199,12 +202,15 @@ func (c coord) fromU(u float64) (theta, logJ float64) {
 // the sum over parameters.
 func mapPoint(cs []coord, u, theta []float64) float64 {
 	logJ := 0.0
-	for i, c := range cs {
-		if c.kind == mapIdentity {
-			theta[i] = u[i]
+	for i := range cs {
+		c := &cs[i]
+		v := u[i]
+		// The identity part, tested inline: most coordinates are there.
+		if c.kind == mapIdentity || (c.kind == mapBox && v >= c.midLo && v <= c.midHi) {
+			theta[i] = v
 			continue
 		}
-		t, lj := c.fromU(u[i])
+		t, lj := c.fromU(v)
 		theta[i] = t
 		logJ += lj
 	}

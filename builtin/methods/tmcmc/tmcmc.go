@@ -231,7 +231,11 @@ type Method struct {
 	cfg    Config
 	bounds mcmc.Bounds
 	cs     []coord
-	inited bool
+	// checkBounds is false when every parameter's map keeps proposals
+	// inside its bounds (box and one-sided maps, or no finite bound), so
+	// the bound check of a proposal can be skipped.
+	checkBounds bool
+	inited      bool
 	rng    *rand.PCG
 	rnd    *rand.Rand
 	st     state
@@ -273,6 +277,7 @@ func (m *Method) Init(p abi.Problem) error {
 	}
 	m.bounds = b
 	m.cs = coords(b.Lower, b.Upper, m.cfg.Proposal)
+	m.checkBounds = true // until the first stage chooses its maps (setCoords)
 	m.rng = mcmc.Stream(p.Seed, 0) // one stream for the whole population
 	m.rnd = rand.New(m.rng)
 	m.st = state{
@@ -491,8 +496,12 @@ func (m *Method) remap() {
 
 // setCoords builds the maps of s.Kinds.
 func (m *Method) setCoords() {
+	m.checkBounds = false
 	for i, k := range m.st.Kinds {
 		m.cs[i] = newCoord(m.bounds.Lower[i], m.bounds.Upper[i], k)
+		if k == mapIdentity && (!math.IsInf(m.bounds.Lower[i], 0) || !math.IsInf(m.bounds.Upper[i], 0)) {
+			m.checkBounds = true
+		}
 	}
 }
 
@@ -594,7 +603,7 @@ func (m *Method) tellProposals(results []abi.Result) {
 			s.Failures++
 		}
 		y := s.Proposals[k*d : (k+1)*d]
-		if !m.bounds.Contains(y) {
+		if m.checkBounds && !m.bounds.Contains(y) {
 			continue // rejected: the proposal's target density is 0
 		}
 		st.InSupport++
@@ -605,7 +614,7 @@ func (m *Method) tellProposals(results []abi.Result) {
 		// al. 1953; Hastings 1970): accept when log u < log π_u(u') −
 		// log π_u(u).
 		delta := (r.LogPrior + s.PropLogJ[k] - s.LogPrior[k] - s.LogJ[k]) + q*(r.LogLik-s.LogLik[k])
-		if math.Log(u) < delta {
+		if delta >= 0 || math.Log(u) < delta { // log u < 0 ≤ delta needs no logarithm
 			copy(s.X[k*d:(k+1)*d], y)
 			copy(s.U[k*d:(k+1)*d], s.ProposalsU[k*d:(k+1)*d])
 			s.LogJ[k], s.LogPrior[k], s.LogLik[k] = s.PropLogJ[k], r.LogPrior, r.LogLik
