@@ -36,11 +36,11 @@ const tMax = 36
 
 // coord is the map between one parameter θ and its proposal coordinate u.
 type coord struct {
-	kind     int
-	lo, hi   float64
-	margin   float64 // m = (hi − lo)/4 for mapBox
-	midLo    float64 // lo + m, hi − m: the box map's identity part
-	midHi    float64
+	kind   int
+	lo, hi float64
+	margin float64 // m = (hi − lo)/4 for mapBox
+	midLo  float64 // lo + m, hi − m: the box map's identity part
+	midHi  float64
 }
 
 // fullKind is the map of a parameter with bounds [lo, hi] in transform

@@ -236,9 +236,9 @@ type Method struct {
 	// the bound check of a proposal can be skipped.
 	checkBounds bool
 	inited      bool
-	rng    *rand.PCG
-	rnd    *rand.Rand
-	st     state
+	rng         *rand.PCG
+	rnd         *rand.Rand
+	st          state
 	// scratch
 	wbuf    []float64
 	pts     [][]float64
@@ -277,7 +277,7 @@ func (m *Method) Init(p abi.Problem) error {
 	}
 	m.bounds = b
 	m.cs = coords(b.Lower, b.Upper, m.cfg.Proposal)
-	m.checkBounds = true // until the first stage chooses its maps (setCoords)
+	m.checkBounds = true           // until the first stage chooses its maps (setCoords)
 	m.rng = mcmc.Stream(p.Seed, 0) // one stream for the whole population
 	m.rnd = rand.New(m.rng)
 	m.st = state{
