@@ -59,6 +59,10 @@ type Result struct {
 	SHA256    string   // its digest
 	Size      int      // its size in bytes
 	Command   []string // the compiler command line (run in the plugin directory)
+	// EmbeddedSDK is set when the build used the guest SDK carried in the
+	// kinfer binary (the plugin's folder has no kinfer.h / no go.mod that
+	// provides github.com/kinfer/kinfer).
+	EmbeddedSDK bool
 }
 
 // Build compiles the plugin in dir (which holds plugin.toml) into the wasm
@@ -248,12 +252,12 @@ func goEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		switch strings.SplitN(kv, "=", 2)[0] {
-		case "GOOS", "GOARCH", "GOFLAGS", "GOWASM", "GOEXPERIMENT", "CGO_ENABLED", "GOTOOLCHAIN":
+		case "GOOS", "GOARCH", "GOFLAGS", "GOWASM", "GOEXPERIMENT", "CGO_ENABLED", "GOTOOLCHAIN", "GO111MODULE":
 			continue
 		}
 		env = append(env, kv)
 	}
-	return append(env, "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0", "GOFLAGS=", "GOWASM=", "GOEXPERIMENT=", "GOTOOLCHAIN=local")
+	return append(env, "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0", "GOFLAGS=", "GOWASM=", "GOEXPERIMENT=", "GOTOOLCHAIN=local", "GO111MODULE=on")
 }
 
 // compile builds the plugin into out and fills Lang, Wasm, SHA256, Size and
@@ -266,12 +270,27 @@ func compile(m *manifest.Manifest, lang, out string, opts Options) (Result, erro
 	if out, err = filepath.Abs(out); err != nil {
 		return Result{}, err
 	}
+	tmp, err := os.MkdirTemp("", "kinfer-sdk-")
+	if err != nil {
+		return Result{}, err
+	}
+	defer os.RemoveAll(tmp)
 	var cmd []string
 	var env []string
+	embedded := false
 	switch lang {
 	case LangGo:
-		cmd = []string{opts.goCmd(), "build", "-buildmode=c-shared", "-trimpath", "-buildvcs=false", "-o", out, "."}
 		env = goEnv()
+		overlay, err := goOverlay(dir, tmp, opts)
+		if err != nil {
+			return Result{}, fmt.Errorf("plugin %s: %w", m.Name, err)
+		}
+		cmd = []string{opts.goCmd(), "build", "-buildmode=c-shared", "-trimpath", "-buildvcs=false"}
+		if overlay != "" {
+			cmd = append(cmd, "-overlay="+overlay)
+			embedded = true
+		}
+		cmd = append(cmd, "-o", out, ".")
 	case LangC:
 		srcs, _ := filepath.Glob(filepath.Join(dir, "*.c"))
 		sort.Strings(srcs)
@@ -279,7 +298,13 @@ func compile(m *manifest.Manifest, lang, out string, opts Options) (Result, erro
 		for _, inc := range opts.Include {
 			cmd = append(cmd, "-I", inc)
 		}
-		if sdk := findSDK(dir); sdk != "" {
+		if needsHeader(dir, opts) {
+			if err := writeHeader(tmp); err != nil {
+				return Result{}, err
+			}
+			cmd = append(cmd, "-I", tmp, "-ffile-prefix-map="+tmp+"=sdk/c")
+			embedded = true
+		} else if sdk := findSDK(dir); sdk != "" {
 			cmd = append(cmd, "-I", sdk, "-ffile-prefix-map="+sdk+"=sdk/c")
 		}
 		cmd = append(cmd, "-ffile-prefix-map="+dir+"=.", "-Wl,--strip-debug", "-o", out)
@@ -299,7 +324,7 @@ func compile(m *manifest.Manifest, lang, out string, opts Options) (Result, erro
 	if err := checkModule(b, m.Kind); err != nil {
 		return Result{}, fmt.Errorf("plugin %s: %s: %v", m.Name, out, err)
 	}
-	return Result{Manifest: m.Path, Lang: lang, Wasm: out, SHA256: manifest.SHA256(b), Size: len(b), Command: cmd}, nil
+	return Result{Manifest: m.Path, Lang: lang, Wasm: out, SHA256: manifest.SHA256(b), Size: len(b), Command: cmd, EmbeddedSDK: embedded}, nil
 }
 
 // findSDK walks up from dir to the directory holding sdk/c/kinfer.h.

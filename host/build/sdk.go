@@ -1,0 +1,187 @@
+package build
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/kinfer/kinfer"
+)
+
+// kinferModule is the module path Go guests import the SDK from.
+const kinferModule = "github.com/kinfer/kinfer"
+
+// sdkDirName is where the embedded Go SDK appears, through the build's
+// overlay only, under the root of the module being built; the replace
+// directive names it relative (./_kinfer_sdk) so that the module's build
+// info, and so its bytes, do not depend on a temporary path.
+const sdkDirName = "_kinfer_sdk"
+
+// tempModulePath is the module path of a Go plugin that has no go.mod.
+// It has a dot so that it cannot collide with a standard-library package.
+const tempModulePath = "kinfer.local/plugin"
+
+// goVersion is the go directive of kinfer's own go.mod (the language
+// version the embedded SDK is written for).
+func goVersion() (string, error) {
+	b, err := fs.ReadFile(kinfer.SDK, "go.mod")
+	if err != nil {
+		return "", err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "go" {
+			return f[1], nil
+		}
+	}
+	return "", fmt.Errorf("embedded go.mod has no go directive")
+}
+
+// writeHeader writes the embedded kinfer.h into dir.
+func writeHeader(dir string) error {
+	b, err := fs.ReadFile(kinfer.SDK, "sdk/c/kinfer.h")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "kinfer.h"), b, 0o644)
+}
+
+// needsHeader reports that a C plugin in dir finds no kinfer.h of its own:
+// none next to its sources, in an Options.Include directory, or in an
+// sdk/c found by walking up (a clone of the repository).
+func needsHeader(dir string, opts Options) bool {
+	for _, d := range append([]string{dir}, opts.Include...) {
+		if _, err := os.Stat(filepath.Join(d, "kinfer.h")); err == nil {
+			return false
+		}
+	}
+	return findSDK(dir) == ""
+}
+
+// goMod is the part of `go mod edit -json` that matters here.
+type goMod struct {
+	Module  struct{ Path string }
+	Require []struct{ Path, Version string }
+	Replace []struct {
+		Old struct{ Path, Version string }
+		New struct{ Path, Version string }
+	}
+}
+
+// goOverlay decides whether a Go plugin in dir needs the SDK carried in
+// the binary, and if so writes, under tmp, the files of a `go build
+// -overlay` that provides it without touching the plugin's folder: the
+// embedded abi/ and sdk/go/ packages with a go.mod of module
+// github.com/kinfer/kinfer, seen as <module root>/_kinfer_sdk, and a go.mod
+// for the plugin's module that requires and replaces github.com/kinfer/kinfer
+// with it. It returns the overlay file, or "" when the plugin builds as it
+// is:
+//   - inside a go.work workspace (the workspace decides);
+//   - in kinfer's own module (the repository's plugins);
+//   - in a module whose go.mod replaces github.com/kinfer/kinfer with a
+//     directory holding a go.mod, or with another module version.
+//
+// Otherwise — no go.mod at all (a temporary module kinfer.local/plugin is
+// made), or a go.mod without a usable replace — the embedded SDK is used.
+func goOverlay(dir, tmp string, opts Options) (string, error) {
+	env, err := run(dir, goEnv(), opts.goCmd(), "env", "-json", "GOMOD", "GOWORK")
+	if err != nil {
+		return "", fmt.Errorf("%s env: %v\n%s", opts.goCmd(), err, env)
+	}
+	var ge struct{ GOMOD, GOWORK string }
+	if err := json.Unmarshal([]byte(env), &ge); err != nil {
+		return "", fmt.Errorf("%s env -json: %v", opts.goCmd(), err)
+	}
+	if ge.GOWORK != "" && ge.GOWORK != "off" {
+		return "", nil
+	}
+	gover, err := goVersion()
+	if err != nil {
+		return "", err
+	}
+	var root, modText string
+	if ge.GOMOD == "" || ge.GOMOD == os.DevNull {
+		root = dir
+		modText = "module " + tempModulePath + "\n\ngo " + gover + "\n\nrequire " + kinferModule + " v0.0.0\n\nreplace " + kinferModule + " => ./" + sdkDirName + "\n"
+	} else {
+		out, err := run(dir, goEnv(), opts.goCmd(), "mod", "edit", "-json", ge.GOMOD)
+		if err != nil {
+			return "", fmt.Errorf("%s: %v\n%s", ge.GOMOD, err, out)
+		}
+		var gm goMod
+		if err := json.Unmarshal([]byte(out), &gm); err != nil {
+			return "", fmt.Errorf("%s: go mod edit -json: %v", ge.GOMOD, err)
+		}
+		if gm.Module.Path == kinferModule {
+			return "", nil
+		}
+		root = filepath.Dir(ge.GOMOD)
+		for _, r := range gm.Replace {
+			if r.Old.Path != kinferModule {
+				continue
+			}
+			if r.New.Version != "" {
+				return "", nil
+			}
+			p := r.New.Path
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(root, p)
+			}
+			if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil {
+				return "", nil
+			}
+		}
+		// go mod edit drops every other replacement of the module (a
+		// versioned one included) and prints the result without writing it.
+		edit := []string{"mod", "edit", "-print", "-replace=" + kinferModule + "=./" + sdkDirName}
+		required := false
+		for _, r := range gm.Require {
+			required = required || r.Path == kinferModule
+		}
+		if !required {
+			edit = append(edit, "-require="+kinferModule+"@v0.0.0")
+		}
+		if modText, err = run(dir, goEnv(), opts.goCmd(), append(edit, ge.GOMOD)...); err != nil {
+			return "", fmt.Errorf("%s: %v\n%s", ge.GOMOD, err, modText)
+		}
+	}
+	ov := map[string]string{}
+	add := func(name string, b []byte) error {
+		p := filepath.Join(tmp, "overlay", filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			return err
+		}
+		ov[filepath.Join(root, filepath.FromSlash(name))] = p
+		return nil
+	}
+	if err := add("go.mod", []byte(modText)); err != nil {
+		return "", err
+	}
+	if err := add(sdkDirName+"/go.mod", []byte("module "+kinferModule+"\n\ngo "+gover+"\n")); err != nil {
+		return "", err
+	}
+	err = fs.WalkDir(kinfer.SDK, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return err
+		}
+		b, err := fs.ReadFile(kinfer.SDK, p)
+		if err != nil {
+			return err
+		}
+		return add(sdkDirName+"/"+p, b)
+	})
+	if err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(map[string]any{"Replace": ov})
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(tmp, "overlay.json")
+	return p, os.WriteFile(p, b, 0o644)
+}
