@@ -1,0 +1,170 @@
+package build
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const goPlugin = `package main
+
+import (
+	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/sdk/go/model"
+)
+
+type twice struct{}
+
+func (twice) Spec() abi.Spec {
+	return abi.Spec{Kind: abi.KindModel, Name: "twice", Version: "0.1.0",
+		Params:     []abi.Param{{Name: "a", Lower: 0, Upper: 1}},
+		Conditions: []abi.Column{{Name: "x"}},
+		Outputs:    []abi.Column{{Name: "y"}}}
+}
+
+func (twice) Eval(theta, x, y []float64) abi.Status {
+	for i := range x {
+		y[i] = 2 * theta[0] * x[i]
+	}
+	return abi.OK
+}
+
+func init() { model.Serve(twice{}) }
+func main() {}
+`
+
+// goPluginDir writes the Go plugin, its plugin.toml and (if not empty) a
+// go.mod into a new directory under a temporary root (outside the
+// repository).
+func goPluginDir(t *testing.T, gomod string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "twice")
+	must(t, os.Mkdir(dir, 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte(goPlugin), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "plugin.toml"), []byte(cManifest), 0o644))
+	if gomod != "" {
+		must(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644))
+	}
+	return dir
+}
+
+// A Go plugin outside the repository builds with the SDK carried in the
+// binary whether it has no go.mod, a go.mod that requires
+// github.com/kinfer/kinfer (not on any proxy) or one whose replace points
+// nowhere (GOPROXY=off); the bytes are those of the no-go.mod build in another folder
+// (no temporary path gets into the module), and the go.mod is left as it
+// was. A go.mod whose replace points at a real copy of the module is
+// obeyed instead.
+func TestGoPluginOutsideRepository(t *testing.T) {
+	if _, err := Toolchain(LangGo, Options{}); err != nil {
+		t.Skip(err)
+	}
+	t.Setenv("GOPROXY", "off") // nothing may be fetched
+	var first string
+	for _, c := range []struct{ name, gomod string }{
+		{"no go.mod", ""},
+		{"no go.mod, again", ""},
+		{"require without replace", "module kinfer.local/plugin\n\ngo 1.26\n\nrequire github.com/kinfer/kinfer v0.0.0\n"},
+		{"replace to a missing clone", "module kinfer.local/plugin\n\ngo 1.26\n\nrequire github.com/kinfer/kinfer v0.0.0\n\nreplace github.com/kinfer/kinfer => ../../nowhere/kinfer\n"},
+	} {
+		dir := goPluginDir(t, c.gomod)
+		r, err := Build(dir, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if !r.EmbeddedSDK {
+			t.Errorf("%s: the embedded SDK was not used", c.name)
+		}
+		// The build info records the main module and the required
+		// version of github.com/kinfer/kinfer, here the same as those of
+		// the temporary module of a folder without go.mod.
+		if first == "" {
+			first = r.SHA256
+		} else if r.SHA256 != first {
+			t.Errorf("%s: sha256 %s, want %s as the first build's", c.name, r.SHA256, first)
+		}
+		if c.gomod != "" {
+			if got := string(mustReadFile(t, filepath.Join(dir, "go.mod"))); got != c.gomod {
+				t.Errorf("%s: go.mod changed to\n%s", c.name, got)
+			}
+		}
+		for _, f := range []string{"go.sum", "kinfer.h", sdkDirName} {
+			if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+				t.Errorf("%s: the build left %s in the plugin's folder", c.name, f)
+			}
+		}
+		if cr, err := Check(dir, Options{}); err != nil || !cr.Match {
+			t.Errorf("%s: Check after Build: match %v, %v", c.name, cr.Match, err)
+		}
+	}
+
+	// A plugin in a subfolder of the user's own module (no kinfer
+	// requirement) builds too; the overlay supplies the module root's
+	// go.mod.
+	lab := t.TempDir()
+	labMod := "module example.com/lab\n\ngo 1.26\n"
+	must(t, os.WriteFile(filepath.Join(lab, "go.mod"), []byte(labMod), 0o644))
+	sub := filepath.Join(lab, "plugins", "twice")
+	must(t, os.MkdirAll(sub, 0o755))
+	must(t, os.WriteFile(filepath.Join(sub, "main.go"), []byte(goPlugin), 0o644))
+	must(t, os.WriteFile(filepath.Join(sub, "plugin.toml"), []byte(cManifest), 0o644))
+	if r, err := Build(sub, Options{}); err != nil || !r.EmbeddedSDK {
+		t.Errorf("plugin inside the module example.com/lab: %+v, %v", r, err)
+	}
+	if got := string(mustReadFile(t, filepath.Join(lab, "go.mod"))); got != labMod {
+		t.Errorf("the module's go.mod changed to\n%s", got)
+	}
+
+	// A replace that points at a copy of the module is the user's choice:
+	// a copy without sdk/go/model must make the build fail.
+	clone := filepath.Join(t.TempDir(), "kinfer")
+	must(t, os.MkdirAll(filepath.Join(clone, "abi"), 0o755))
+	must(t, os.WriteFile(filepath.Join(clone, "go.mod"), []byte("module github.com/kinfer/kinfer\n\ngo 1.26\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(clone, "abi", "abi.go"), []byte("package abi\n"), 0o644))
+	dir := goPluginDir(t, "module kinfer.local/plugin\n\ngo 1.26\n\nrequire github.com/kinfer/kinfer v0.0.0\n\nreplace github.com/kinfer/kinfer => "+clone+"\n")
+	_, err := Build(dir, Options{})
+	if err == nil || !strings.Contains(err.Error(), "no required module provides package github.com/kinfer/kinfer/sdk/go/model") {
+		t.Errorf("a go.mod replacing github.com/kinfer/kinfer with %s was not obeyed: %v", clone, err)
+	}
+}
+
+// A C plugin with no kinfer.h in reach gets the embedded one, and a
+// kinfer.h of its own wins over it.
+func TestCPluginOutsideRepository(t *testing.T) {
+	if _, err := Toolchain(LangC, Options{}); err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "twice.c"), []byte(cPlugin), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "plugin.toml"), []byte(cManifest), 0o644))
+	if findSDK(dir) != "" {
+		t.Skipf("an sdk/c/kinfer.h is above %s", dir)
+	}
+	r, err := Build(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.EmbeddedSDK {
+		t.Error("the embedded kinfer.h was not used")
+	}
+	sdk, _ := filepath.Abs("../../sdk/c")
+	r2, err := Build(dir, Options{Include: []string{sdk}})
+	if err != nil || r2.EmbeddedSDK || r2.SHA256 != r.SHA256 {
+		t.Errorf("with -I the repository's sdk/c: embedded %v sha256 %s (embedded build %s), %v", r2.EmbeddedSDK, r2.SHA256, r.SHA256, err)
+	}
+	// A broken kinfer.h next to the source is the one compiled.
+	must(t, os.WriteFile(filepath.Join(dir, "kinfer.h"), []byte("#error own header\n"), 0o644))
+	if _, err := Build(dir, Options{}); err == nil || !strings.Contains(err.Error(), "own header") {
+		t.Errorf("the plugin's own kinfer.h was not used: %v", err)
+	}
+}
+
+func mustReadFile(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
