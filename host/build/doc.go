@@ -20,6 +20,33 @@
 // sources also works). --strip-debug drops the DWARF that wasi-libc's
 // archive carries (about 100 KB), keeping the name section.
 //
+// Plugins outside the repository. The guest SDKs are carried in the
+// binary (package github.com/kinfer/kinfer at the module root embeds
+// go.mod, abi/*.go, sdk/go/*/*.go and sdk/c/kinfer.h), so that a plugin
+// builds in any folder with nothing but kinfer and the compiler:
+//
+//   - A C plugin that finds no kinfer.h (next to its sources, in
+//     Options.Include, or in an sdk/c above it) gets the embedded header,
+//     written to a temporary directory added with -I and mapped to sdk/c by
+//     -ffile-prefix-map: the bytes are those of a build against the
+//     repository's sdk/c with the same header.
+//   - A Go plugin whose module does not provide github.com/kinfer/kinfer —
+//     no go.mod at all, or a go.mod (the folder's or an enclosing one)
+//     that is not kinfer's own and has no replace of it with a directory
+//     holding a go.mod or with another module version — is built with
+//     `go build -overlay`: the overlay shows the go command a go.mod at the
+//     module root (for a folder without one: module kinfer.local/plugin,
+//     the go version of kinfer's go.mod, require github.com/kinfer/kinfer
+//     v0.0.0; otherwise the user's go.mod as `go mod edit -print` rewrites
+//     it) with `replace github.com/kinfer/kinfer => ./_kinfer_sdk`, and the
+//     embedded module's files under <module root>/_kinfer_sdk. Nothing is
+//     written to the plugin's folder but the module and plugin.toml. The
+//     replacement is relative so that the build info inside the module
+//     (which records a replacement's directory even with -trimpath) holds
+//     no temporary path: the same plugin gives the same bytes in any
+//     folder. Inside a go.work workspace, or in kinfer's own module (the
+//     repository's plugins), nothing is overlaid.
+//
 // After a build, the module's sha256 and the toolchain that produced it are
 // written into plugin.toml: the sha256 line and the [build] table's lang
 // and toolchain lines are replaced or inserted, every other line (comments
