@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	kinfersdk "github.com/kinfer/kinfer"
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/builtin"
 	"github.com/kinfer/kinfer/host/analyze"
@@ -38,7 +40,8 @@ usage:
   kinfer validate STUDY.toml|PLUGIN.toml
   kinfer inspect PLUGIN.toml|FILE.wasm
   kinfer list
-  kinfer build PLUGIN_DIR
+  kinfer build PLUGIN_DIR              (Go or C, in any folder: the guest SDKs are carried in kinfer)
+  kinfer build --print-header          (the C header kinfer.h)
   kinfer version
 
 kinfer CMD --help lists a command's flags.
@@ -128,7 +131,7 @@ func parse(fs *flag.FlagSet, args []string, npos int) ([]string, error) {
 		pos = append(pos, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
-	if len(pos) != npos {
+	if npos >= 0 && len(pos) != npos {
 		return nil, usageError{fmt.Errorf("want %d argument(s), got %d", npos, len(pos))}
 	}
 	return pos, nil
@@ -476,9 +479,24 @@ func cmdList(w io.Writer) error {
 
 func cmdBuild(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("build", flag.ContinueOnError)
-	pos, err := parse(fs, args, 1)
+	header := fs.Bool("print-header", false, "print the C header kinfer.h this binary carries (and builds C plugins with when their\nfolder has none) instead of building; kinfer build --print-header > kinfer.h to read it or for an editor")
+	pos, err := parse(fs, args, -1)
 	if err != nil {
 		return err
+	}
+	if *header {
+		if len(pos) != 0 {
+			return usageError{fmt.Errorf("--print-header takes no PLUGIN_DIR")}
+		}
+		b, err := iofs.ReadFile(kinfersdk.SDK, "sdk/c/kinfer.h")
+		if err != nil {
+			return err
+		}
+		_, err = stdout.Write(b)
+		return err
+	}
+	if len(pos) != 1 {
+		return usageError{fmt.Errorf("want 1 argument(s), got %d", len(pos))}
 	}
 	res, err := build.Build(pos[0], build.Options{})
 	if err != nil {

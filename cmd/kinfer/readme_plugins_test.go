@@ -114,6 +114,21 @@ func TestReadmePluginsOutsideClone(t *testing.T) {
 	}
 }
 
+// kinfer build --print-header prints the header the binary carries: the
+// repository's sdk/c/kinfer.h.
+func TestBuildPrintHeader(t *testing.T) {
+	code, out, errs := kinfer(t, "build", "--print-header")
+	if code != 0 || out != string(mustRead(t, "../../sdk/c/kinfer.h")) {
+		t.Fatalf("exit %d, %d bytes, stderr %s; want sdk/c/kinfer.h", code, len(out), errs)
+	}
+	if code, _, _ := kinfer(t, "build", "--print-header", "dir"); code != 2 {
+		t.Errorf("--print-header with a directory: exit %d, want 2", code)
+	}
+	if code, _, _ := kinfer(t, "build"); code != 2 {
+		t.Errorf("build without a directory: exit %d, want 2", code)
+	}
+}
+
 func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
