@@ -38,7 +38,8 @@
 //     module root (for a folder without one: module kinfer.local/plugin,
 //     the go version of kinfer's go.mod, require github.com/kinfer/kinfer
 //     v0.0.0; otherwise the user's go.mod as `go mod edit -print` rewrites
-//     it) with `replace github.com/kinfer/kinfer => ./_kinfer_sdk`, and the
+//     it, its go line raised to kinfer's if older, as the go command
+//     requires) with `replace github.com/kinfer/kinfer => ./_kinfer_sdk`, and the
 //     embedded module's files under <module root>/_kinfer_sdk. Nothing is
 //     written to the plugin's folder but the module and plugin.toml. The
 //     replacement is relative so that the build info inside the module

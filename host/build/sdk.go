@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/kinfer/kinfer"
@@ -63,6 +64,7 @@ func needsHeader(dir string, opts Options) bool {
 // goMod is the part of `go mod edit -json` that matters here.
 type goMod struct {
 	Module  struct{ Path string }
+	Go      string
 	Require []struct{ Path, Version string }
 	Replace []struct {
 		Old struct{ Path, Version string }
@@ -143,6 +145,12 @@ func goOverlay(dir, tmp string, opts Options) (string, error) {
 		if !required {
 			edit = append(edit, "-require="+kinferModule+"@v0.0.0")
 		}
+		// The go command refuses a main module older than a dependency
+		// ("updates to go.mod needed"): the SDK's code is written for
+		// kinfer's go version, so the plugin's module is raised to it.
+		if goLess(gm.Go, gover) {
+			edit = append(edit, "-go="+gover)
+		}
 		if modText, err = run(dir, goEnv(), opts.goCmd(), append(edit, ge.GOMOD)...); err != nil {
 			return "", fmt.Errorf("%s: %v\n%s", ge.GOMOD, err, modText)
 		}
@@ -184,4 +192,23 @@ func goOverlay(dir, tmp string, opts Options) (string, error) {
 	}
 	p := filepath.Join(tmp, "overlay.json")
 	return p, os.WriteFile(p, b, 0o644)
+}
+
+// goLess reports a < b for go versions such as "1.22" and "1.26.1" (an
+// empty a, a go.mod without a go directive, counts as the oldest).
+func goLess(a, b string) bool {
+	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < max(len(pa), len(pb)); i++ {
+		var x, y int
+		if i < len(pa) {
+			x, _ = strconv.Atoi(pa[i])
+		}
+		if i < len(pb) {
+			y, _ = strconv.Atoi(pb[i])
+		}
+		if x != y {
+			return x < y
+		}
+	}
+	return false
 }

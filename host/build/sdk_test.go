@@ -102,8 +102,9 @@ func TestGoPluginOutsideRepository(t *testing.T) {
 	// A plugin in a subfolder of the user's own module (no kinfer
 	// requirement) builds too; the overlay supplies the module root's
 	// go.mod.
+	// Its go line, older than the SDK's, is raised in the overlay.
 	lab := t.TempDir()
-	labMod := "module example.com/lab\n\ngo 1.26\n"
+	labMod := "module example.com/lab\n\ngo 1.22\n"
 	must(t, os.WriteFile(filepath.Join(lab, "go.mod"), []byte(labMod), 0o644))
 	sub := filepath.Join(lab, "plugins", "twice")
 	must(t, os.MkdirAll(sub, 0o755))
@@ -167,4 +168,15 @@ func mustReadFile(t *testing.T, p string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+func TestGoLess(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{{"1.22", "1.26", true}, {"1.26", "1.26", false}, {"1.26.1", "1.26", false}, {"1.26", "1.26.1", true}, {"", "1.26", true}, {"1.100", "1.26", false}} {
+		if got := goLess(c.a, c.b); got != c.want {
+			t.Errorf("goLess(%q, %q) = %v", c.a, c.b, got)
+		}
+	}
 }
