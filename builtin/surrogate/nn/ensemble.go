@@ -2,6 +2,7 @@ package nn
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 )
@@ -24,6 +25,11 @@ type Ensemble struct {
 	Nets    []*Net
 	Weights []float64
 	Info    []TrainInfo
+	// Config the members were trained with (nil when built by hand).
+	Config *Config
+	// InputLo, InputHi: the training data's box, per input, to flag
+	// extrapolation (nil when unknown).
+	InputLo, InputHi []float64
 }
 
 // In and Out are the input and output dimensions.
@@ -108,7 +114,17 @@ func Train(cfg Config, train, val *Data) (*Ensemble, error) {
 	norm := &Net{}
 	norm.XMean, norm.XSD = meanSD(train.X, train.N, train.In)
 	norm.YMean, norm.YSD = meanSD(train.Y, train.N, train.Out)
-	e := &Ensemble{Nets: make([]*Net, cfg.Members), Weights: make([]float64, cfg.Members), Info: make([]TrainInfo, cfg.Members)}
+	c := cfg
+	c.Hidden = append([]int(nil), cfg.Hidden...)
+	e := &Ensemble{Nets: make([]*Net, cfg.Members), Weights: make([]float64, cfg.Members), Info: make([]TrainInfo, cfg.Members), Config: &c}
+	e.InputLo, e.InputHi = make([]float64, train.In), make([]float64, train.In)
+	for j := 0; j < train.In; j++ {
+		e.InputLo[j], e.InputHi[j] = math.Inf(1), math.Inf(-1)
+		for i := 0; i < train.N; i++ {
+			e.InputLo[j] = math.Min(e.InputLo[j], train.X[i*train.In+j])
+			e.InputHi[j] = math.Max(e.InputHi[j], train.X[i*train.In+j])
+		}
+	}
 	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
 	var wg sync.WaitGroup
 	for k := 0; k < cfg.Members; k++ {
@@ -207,6 +223,20 @@ func (e *Ensemble) Predict(dst, x []float64, n int, ws *Workspace) []float64 {
 		}
 	}
 	return dst
+}
+
+// Outside reports whether x lies outside the training box (false when the
+// box is unknown): the surrogate extrapolates there.
+func (e *Ensemble) Outside(x []float64) bool {
+	if e.InputLo == nil {
+		return false
+	}
+	for j, v := range x {
+		if v < e.InputLo[j] || v > e.InputHi[j] {
+			return true
+		}
+	}
+	return false
 }
 
 // Jacobian returns the prediction y(x) at one point and its exact Jacobian

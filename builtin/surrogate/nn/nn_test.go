@@ -13,10 +13,10 @@ func TestHuberByHand(t *testing.T) {
 	const tol = 1e-15
 	cases := []struct{ r, want float64 }{
 		{0, 0},
-		{0.01, 0.5 * 0.0001},             // 5e-5
-		{-0.02, 0.5 * 0.0004},            // 2e-4, boundary
-		{0.05, 0.5*0.0004 + 0.02*0.03},   // 2e-4 + 6e-4 = 8e-4
-		{-1, 0.5*0.0004 + 0.02*0.98},     // 0.0198
+		{0.01, 0.5 * 0.0001},           // 5e-5
+		{-0.02, 0.5 * 0.0004},          // 2e-4, boundary
+		{0.05, 0.5*0.0004 + 0.02*0.03}, // 2e-4 + 6e-4 = 8e-4
+		{-1, 0.5*0.0004 + 0.02*0.98},   // 0.0198
 	}
 	for _, c := range cases {
 		if got := Huber(c.r, 0.02); math.Abs(got-c.want) > tol {
@@ -146,7 +146,7 @@ func TestPredictBatchMatchesSingle(t *testing.T) {
 }
 
 // f is the known smooth 2-D test function the network learns.
-func f2(x, y float64) float64 { return math.Sin(2*x) * math.Cos(y) + 0.5*x*y }
+func f2(x, y float64) float64 { return math.Sin(2*x)*math.Cos(y) + 0.5*x*y }
 
 func gridData(n int, seed uint64) *Data {
 	r := rand.New(rand.NewPCG(seed, 1))
