@@ -56,3 +56,16 @@ func Metrics(pred, truth []float64, n, m int) ([]OutputMetrics, error) {
 	}
 	return res, nil
 }
+
+// Validate predicts the validation inputs and returns the per-output
+// metrics of Bartsoen et al. (2023) Table 3 against the validation outputs.
+func (e *Ensemble) Validate(val *Data) ([]OutputMetrics, error) {
+	if err := val.check("validation"); err != nil {
+		return nil, err
+	}
+	if val.In != e.In() || val.Out != e.Out() {
+		return nil, fmt.Errorf("nn: validation data is %d→%d, the ensemble %d→%d", val.In, val.Out, e.In(), e.Out())
+	}
+	p := e.Predict(nil, val.X, val.N, nil)
+	return Metrics(p, val.Y, val.N, val.Out)
+}

@@ -195,6 +195,14 @@ func TestLearnsSmooth2D(t *testing.T) {
 	if rmse > rmseTol {
 		t.Errorf("validation RMSE %v > %v", rmse, rmseTol)
 	}
+	met, err := e.Validate(val)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("validation: nMAE %.3g %%, MAE %.3g, 90%% AE %.3g", met[0].NMAE, met[0].MAE, met[0].AE90)
+	if met[0].MAE > rmse || met[0].AE90 < met[0].MAE {
+		t.Errorf("metrics inconsistent with the RMSE %v: %+v", rmse, met[0])
+	}
 	worst, ss := 0.0, 0.0
 	for i := 0; i < 50; i++ {
 		a, b := val.X[2*i], val.X[2*i+1]
