@@ -35,8 +35,9 @@
 // Determinism: all randomness (initial weights, the shuffle of every
 // epoch, dropout masks) comes from a PCG stream (Seed, k+1) per member k.
 // Members train concurrently, each sequentially; gonum's Dgemm splits its
-// output into blocks that each sum in a fixed order, so the weights are
-// bit-identical for any GOMAXPROCS (tested with 1 and 2).
+// output into blocks that each sum in a fixed order, and the softplus of a
+// large batch is split over the cores element by element, so weights and
+// predictions are bit-identical for any GOMAXPROCS (tested with 1 and 2).
 //
 // Files: net.go (the network, forward and backward), train.go (config,
 // Huber loss, Adam, training), ensemble.go (ensemble, prediction,

@@ -222,15 +222,18 @@ func TestLearnsSmooth2D(t *testing.T) {
 	}
 }
 
-// Same seed → bit-identical weights, with GOMAXPROCS 1 and 2 and with
-// dropout on; another seed → different weights.
+// Same seed → bit-identical weights and predictions, with GOMAXPROCS 1 and
+// 2 and with dropout on; another seed → different weights. The widths (256)
+// are large enough for gonum's Dgemm to take its parallel path (≥ 4 output
+// blocks of 64 × 64) and for the prediction's softplus to be split over the
+// cores (256 rows × 256 ≥ parallelMin).
 func TestDeterministic(t *testing.T) {
 	cfg := smallConfig()
-	cfg.Hidden = []int{64, 48}
-	cfg.Epochs = 3
+	cfg.Hidden = []int{256, 256}
+	cfg.Epochs = 2
 	cfg.Dropout = 0.1
 	cfg.Members = 3
-	train := gridData(300, 3)
+	train := gridData(200, 3)
 	old := runtime.GOMAXPROCS(1)
 	defer runtime.GOMAXPROCS(old)
 	a, err := Train(cfg, train, train)
@@ -251,6 +254,16 @@ func TestDeterministic(t *testing.T) {
 	for k := range a.Weights {
 		if a.Weights[k] != b.Weights[k] {
 			t.Fatalf("ensemble weights differ")
+		}
+	}
+	x := gridData(600, 8).X
+	runtime.GOMAXPROCS(1)
+	pa := a.Predict(nil, x, 600, nil)
+	runtime.GOMAXPROCS(2)
+	pb := a.Predict(nil, x, 600, nil)
+	for i := range pa {
+		if math.Float64bits(pa[i]) != math.Float64bits(pb[i]) {
+			t.Fatalf("prediction %d differs between GOMAXPROCS 1 and 2", i)
 		}
 	}
 	cfg.Seed++
