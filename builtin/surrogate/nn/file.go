@@ -24,6 +24,9 @@ const (
 	MaxFileBytes = 1 << 30
 )
 
+// maxFileBytes is MaxFileBytes, lowered by a test.
+var maxFileBytes int64 = MaxFileBytes
+
 // Provenance pins what a trained surrogate came from. The package cannot
 // know the kinfer version or the model: the caller fills them.
 type Provenance struct {
@@ -135,13 +138,13 @@ func (e *Ensemble) Save(path string, prov Provenance) error {
 // and the number of members are checked against MaxLayers, MaxWidth,
 // MaxParams and MaxMembers before any weight array is decoded.
 func Read(r io.Reader) (*Ensemble, Provenance, error) {
-	lr := &io.LimitedReader{R: r, N: MaxFileBytes + 1}
+	lr := &io.LimitedReader{R: r, N: maxFileBytes + 1}
 	var f fileEnsemble
 	dec := json.NewDecoder(lr)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
 		if lr.N <= 0 {
-			return nil, Provenance{}, fmt.Errorf("nn: file larger than %d bytes", MaxFileBytes)
+			return nil, Provenance{}, fmt.Errorf("nn: file larger than %d bytes", maxFileBytes)
 		}
 		return nil, Provenance{}, fmt.Errorf("nn: %v", err)
 	}

@@ -95,6 +95,13 @@ func TestLoadRefusesBadFiles(t *testing.T) {
 		{"truncated", good[len(good)/2:], "", "unexpected EOF"},
 		{"unknown key", `"activation"`, `"bogus": 1, "activation"`, "unknown field"},
 	}
+	old := maxFileBytes
+	maxFileBytes = int64(len(good) / 2)
+	_, _, err := Read(strings.NewReader(good))
+	maxFileBytes = old
+	if err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("oversized file: error %v", err)
+	}
 	for _, c := range cases {
 		s := strings.Replace(good, c.old, c.new, 1)
 		if s == good {
