@@ -1,0 +1,296 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+)
+
+// Limits on a network, checked on training and on load (a file is input).
+const (
+	MaxLayers  = 64      // hidden layers
+	MaxWidth   = 1 << 16 // units in any layer, inputs and outputs included
+	MaxParams  = 1 << 26 // weights and biases over the whole ensemble (~67 M, 512 MiB)
+	MaxMembers = 64      // networks in an ensemble
+)
+
+// Ensemble is a weighted average of networks: ŷ(x) = Σ_k w_k ŷ_k(x) with
+// Σ_k w_k = 1. Bartsoen et al. (2023, Sec. 2.3) use "a weighted ensemble
+// averaging of six networks" without stating the weights; here w_k ∝ 1/V_k
+// with V_k the member's mean Huber loss (δ of the config) on the
+// normalised validation outputs — members that validate better count more.
+// Without validation data the weights are equal.
+type Ensemble struct {
+	Nets    []*Net
+	Weights []float64
+	Info    []TrainInfo
+	// Config the members were trained with (nil when built by hand).
+	Config *Config
+	// InputLo, InputHi: the training data's box, per input, to flag
+	// extrapolation (nil when unknown).
+	InputLo, InputHi []float64
+}
+
+// In and Out are the input and output dimensions.
+func (e *Ensemble) In() int  { return e.Nets[0].In() }
+func (e *Ensemble) Out() int { return e.Nets[0].Out() }
+
+func (e *Ensemble) check() error {
+	if len(e.Nets) < 1 || len(e.Nets) > MaxMembers {
+		return fmt.Errorf("nn: ensemble has %d networks, must be in [1, %d]", len(e.Nets), MaxMembers)
+	}
+	if len(e.Weights) != len(e.Nets) {
+		return fmt.Errorf("nn: ensemble has %d weights for %d networks", len(e.Weights), len(e.Nets))
+	}
+	p := 0
+	for k, n := range e.Nets {
+		if err := checkSizes(n.Sizes); err != nil {
+			return fmt.Errorf("network %d: %w", k+1, err)
+		}
+		p += n.NumParams()
+		if p > MaxParams {
+			return fmt.Errorf("nn: ensemble has more than %d parameters", MaxParams)
+		}
+		if err := n.check(); err != nil {
+			return fmt.Errorf("network %d: %w", k+1, err)
+		}
+		if n.In() != e.Nets[0].In() || n.Out() != e.Nets[0].Out() {
+			return fmt.Errorf("nn: network %d maps %d→%d, network 1 %d→%d", k+1, n.In(), n.Out(), e.In(), e.Out())
+		}
+		if !(e.Weights[k] >= 0) {
+			return fmt.Errorf("nn: ensemble weight %d is %v", k+1, e.Weights[k])
+		}
+	}
+	return nil
+}
+
+func checkSizes(sizes []int) error {
+	if len(sizes) < 2 || len(sizes) > MaxLayers+2 {
+		return fmt.Errorf("nn: %d layer sizes, must be in [2, %d]", len(sizes), MaxLayers+2)
+	}
+	p := 0
+	for i, s := range sizes {
+		if s < 1 || s > MaxWidth {
+			return fmt.Errorf("nn: layer %d has width %d, must be in [1, %d]", i, s, MaxWidth)
+		}
+		if i > 0 {
+			p += sizes[i-1]*s + s
+			if p > MaxParams {
+				return fmt.Errorf("nn: network has more than %d parameters", MaxParams)
+			}
+		}
+	}
+	return nil
+}
+
+// Train fits cfg.Members networks to train and weights them by their loss
+// on val (nil: equal weights). Member k draws from the PCG stream (Seed,
+// k+1); members train concurrently on up to GOMAXPROCS goroutines, and the
+// weights are identical for any GOMAXPROCS.
+func Train(cfg Config, train, val *Data) (*Ensemble, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if err := train.check("training"); err != nil {
+		return nil, err
+	}
+	if val != nil {
+		if err := val.check("validation"); err != nil {
+			return nil, err
+		}
+		if val.In != train.In || val.Out != train.Out {
+			return nil, fmt.Errorf("nn: validation data is %d→%d, training data %d→%d", val.In, val.Out, train.In, train.Out)
+		}
+	}
+	sizes := append([]int{train.In}, cfg.Hidden...)
+	sizes = append(sizes, train.Out)
+	if err := checkSizes(sizes); err != nil {
+		return nil, err
+	}
+	if cfg.Members > MaxMembers {
+		return nil, fmt.Errorf("nn: %d members, at most %d", cfg.Members, MaxMembers)
+	}
+	norm := &Net{}
+	norm.XMean, norm.XSD = meanSD(train.X, train.N, train.In)
+	norm.YMean, norm.YSD = meanSD(train.Y, train.N, train.Out)
+	c := cfg
+	c.Hidden = append([]int(nil), cfg.Hidden...)
+	e := &Ensemble{Nets: make([]*Net, cfg.Members), Weights: make([]float64, cfg.Members), Info: make([]TrainInfo, cfg.Members), Config: &c}
+	e.InputLo, e.InputHi = make([]float64, train.In), make([]float64, train.In)
+	for j := 0; j < train.In; j++ {
+		e.InputLo[j], e.InputHi[j] = math.Inf(1), math.Inf(-1)
+		for i := 0; i < train.N; i++ {
+			e.InputLo[j] = math.Min(e.InputLo[j], train.X[i*train.In+j])
+			e.InputHi[j] = math.Max(e.InputHi[j], train.X[i*train.In+j])
+		}
+	}
+	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+	var wg sync.WaitGroup
+	for k := 0; k < cfg.Members; k++ {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(k int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			n, info := trainOne(cfg, sizes, norm, train, cfg.Seed, uint64(k)+1)
+			if val != nil {
+				info.ValidationLoss = n.Loss(val.X, val.Y, val.N, cfg.HuberDelta, 0, nil, nil)
+			}
+			e.Nets[k], e.Info[k] = n, info
+		}(k)
+	}
+	wg.Wait()
+	sum := 0.0
+	for k := range e.Weights {
+		w := 1.0
+		if val != nil {
+			w = 1 / max(e.Info[k].ValidationLoss, 1e-300)
+		}
+		e.Weights[k] = w
+		sum += w
+	}
+	for k := range e.Weights {
+		e.Weights[k] /= sum
+	}
+	return e, nil
+}
+
+// Workspace holds the buffers of Predict and Jacobian; reuse one per
+// goroutine to avoid allocation. The zero value is ready.
+type Workspace struct {
+	ws  *workspace
+	key []int
+	out []float64
+}
+
+func (w *Workspace) get(sizes []int, rows int) *workspace {
+	if w.ws == nil || w.ws.rows < rows || !equalInts(w.key, sizes) {
+		w.ws = newWorkspace(sizes, rows, false)
+		w.key = append(w.key[:0], sizes...)
+	}
+	return w.ws
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// chunk is the number of rows propagated at once in Predict: large enough
+// for efficient matrix products, small enough to stay in cache.
+const chunk = 256
+
+// Predict writes the ensemble prediction for the n rows of x (n × In,
+// row-major) into dst (n × Out) and returns it (allocated if dst is short).
+// ws may be nil. An Ensemble is read-only: Predict is safe for concurrent
+// use with distinct workspaces.
+func (e *Ensemble) Predict(dst, x []float64, n int, ws *Workspace) []float64 {
+	d, m := e.In(), e.Out()
+	if len(x) < n*d {
+		panic(fmt.Sprintf("nn: Predict: %d values for %d rows of %d inputs", len(x), n, d))
+	}
+	if len(dst) < n*m {
+		dst = make([]float64, n*m)
+	}
+	dst = dst[:n*m]
+	for i := range dst {
+		dst[i] = 0
+	}
+	if ws == nil {
+		ws = &Workspace{}
+	}
+	for k, net := range e.Nets {
+		w := ws.get(net.Sizes, min(n, chunk))
+		for s := 0; s < n; s += chunk {
+			rows := min(chunk, n-s)
+			net.normIn(w, x[s*d:(s+rows)*d], rows)
+			net.forward(w, rows, nil)
+			out := w.a[net.NumLayers()-1]
+			c := e.Weights[k]
+			for i := 0; i < rows; i++ {
+				for j := 0; j < m; j++ {
+					dst[(s+i)*m+j] += c * (net.YMean[j] + net.YSD[j]*out[i*m+j])
+				}
+			}
+		}
+	}
+	return dst
+}
+
+// Outside reports whether x lies outside the training box (false when the
+// box is unknown): the surrogate extrapolates there.
+func (e *Ensemble) Outside(x []float64) bool {
+	if e.InputLo == nil {
+		return false
+	}
+	for j, v := range x {
+		if v < e.InputLo[j] || v > e.InputHi[j] {
+			return true
+		}
+	}
+	return false
+}
+
+// Jacobian returns the prediction y(x) at one point and its exact Jacobian
+// J[i][j] = ∂y_i/∂x_j (Out × In, row-major), by back-propagation to the
+// inputs: the Out unit vectors are propagated backward together as one
+// (Out × width) matrix per layer, so J costs one forward pass and one
+// backward pass of matrix–matrix products per member.
+func (e *Ensemble) Jacobian(x []float64, ws *Workspace) (y, jac []float64) {
+	d, m := e.In(), e.Out()
+	if len(x) != d {
+		panic(fmt.Sprintf("nn: Jacobian: %d inputs, want %d", len(x), d))
+	}
+	y = make([]float64, m)
+	jac = make([]float64, m*d)
+	if ws == nil {
+		ws = &Workspace{}
+	}
+	dx := make([]float64, m*d)
+	for k, net := range e.Nets {
+		w := ws.get(net.Sizes, m)
+		net.normIn(w, x, 1)
+		net.forward(w, 1, nil)
+		out := w.a[net.NumLayers()-1]
+		c := e.Weights[k]
+		for j := 0; j < m; j++ {
+			y[j] += c * (net.YMean[j] + net.YSD[j]*out[j])
+		}
+		// Replicate the single row's activations to m rows so the backward
+		// pass handles the m seeds as a batch.
+		L := net.NumLayers()
+		for l := 0; l < L; l++ {
+			wd := net.Sizes[l+1]
+			z, a := w.z[l], w.a[l]
+			for i := 1; i < m; i++ {
+				copy(z[i*wd:(i+1)*wd], z[:wd])
+				copy(a[i*wd:(i+1)*wd], a[:wd])
+			}
+		}
+		for i := 1; i < m; i++ {
+			copy(w.x0[i*d:(i+1)*d], w.x0[:d])
+		}
+		g := w.g[:m*m]
+		for i := range g {
+			g[i] = 0
+		}
+		for i := 0; i < m; i++ {
+			g[i*m+i] = net.YSD[i]
+		}
+		net.backward(w, m, nil, nil, nil, dx)
+		for i := 0; i < m; i++ {
+			for j := 0; j < d; j++ {
+				jac[i*d+j] += c * dx[i*d+j] / net.XSD[j]
+			}
+		}
+	}
+	return y, jac
+}

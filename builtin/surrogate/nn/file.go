@@ -1,0 +1,235 @@
+package nn
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+)
+
+// Format names the file format; FormatVersion is bumped on incompatible
+// changes.
+const (
+	Format        = "kinfer-nn-ensemble"
+	FormatVersion = 1
+	// MaxFileBytes bounds what Load reads (the paper's ensemble of six is
+	// ≈ 8.2 M parameters, ≈ 88 MB).
+	MaxFileBytes = 1 << 30
+)
+
+// maxFileBytes is MaxFileBytes, lowered by a test.
+var maxFileBytes int64 = MaxFileBytes
+
+// Provenance pins what a trained surrogate came from. The package cannot
+// know the kinfer version or the model: the caller fills them.
+type Provenance struct {
+	KinferVersion      string   `json:"kinfer_version"`
+	TrainingDataSHA256 string   `json:"training_data_sha256"`
+	ValidationSHA256   string   `json:"validation_data_sha256,omitempty"`
+	Seed               uint64   `json:"seed"`
+	Model              string   `json:"model,omitempty"`
+	ModelVersion       string   `json:"model_version,omitempty"`
+	ModelSHA256        string   `json:"model_sha256,omitempty"`
+	TrainingSamples    int      `json:"training_samples,omitempty"`
+	InputNames         []string `json:"input_names,omitempty"`
+	OutputNames        []string `json:"output_names,omitempty"`
+}
+
+type fileNet struct {
+	Sizes []int     `json:"sizes"`
+	XMean []float64 `json:"x_mean"`
+	XSD   []float64 `json:"x_sd"`
+	YMean []float64 `json:"y_mean"`
+	YSD   []float64 `json:"y_sd"`
+	// W and B: per layer, the little-endian IEEE-754 float64 values in
+	// base64 (exact and ≈ 3× smaller than decimal text).
+	W []string `json:"w"`
+	B []string `json:"b"`
+}
+
+type fileEnsemble struct {
+	Format        string      `json:"format"`
+	FormatVersion int         `json:"format_version"`
+	Activation    string      `json:"activation"`
+	Provenance    Provenance  `json:"provenance"`
+	Config        *Config     `json:"config,omitempty"`
+	InputLo       []float64   `json:"input_lo,omitempty"`
+	InputHi       []float64   `json:"input_hi,omitempty"`
+	Weights       []float64   `json:"weights"`
+	Nets          []fileNet   `json:"networks"`
+	Info          []TrainInfo `json:"training,omitempty"`
+}
+
+func encodeFloats(v []float64) string {
+	b := make([]byte, 8*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(x))
+	}
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+func decodeFloats(s string, n int, what string) ([]float64, error) {
+	if base64.StdEncoding.DecodedLen(len(s)) > 8*n+2 || len(s) != base64.StdEncoding.EncodedLen(8*n) {
+		return nil, fmt.Errorf("%s: %d base64 characters, want %d for %d values", what, len(s), base64.StdEncoding.EncodedLen(8*n), n)
+	}
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", what, err)
+	}
+	if len(b) != 8*n {
+		return nil, fmt.Errorf("%s: %d bytes, want %d", what, len(b), 8*n)
+	}
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+		if math.IsNaN(v[i]) || math.IsInf(v[i], 0) {
+			return nil, fmt.Errorf("%s: value %d is %v", what, i+1, v[i])
+		}
+	}
+	return v, nil
+}
+
+// Write encodes the ensemble with its provenance as one JSON document.
+func (e *Ensemble) Write(w io.Writer, prov Provenance) error {
+	if err := e.check(); err != nil {
+		return err
+	}
+	f := fileEnsemble{Format: Format, FormatVersion: FormatVersion, Activation: "softplus",
+		Provenance: prov, Config: e.Config, InputLo: e.InputLo, InputHi: e.InputHi, Weights: e.Weights, Info: e.Info}
+	for _, n := range e.Nets {
+		fn := fileNet{Sizes: n.Sizes, XMean: n.XMean, XSD: n.XSD, YMean: n.YMean, YSD: n.YSD}
+		for l := range n.W {
+			fn.W = append(fn.W, encodeFloats(n.W[l]))
+			fn.B = append(fn.B, encodeFloats(n.B[l]))
+		}
+		f.Nets = append(f.Nets, fn)
+	}
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetIndent("", " ")
+	if err := enc.Encode(&f); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// Save writes the ensemble to path (see Write).
+func (e *Ensemble) Save(path string, prov Provenance) error {
+	fh, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := e.Write(fh, prov); err != nil {
+		fh.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return fh.Close()
+}
+
+// Read decodes an ensemble written by Write. The input is untrusted: at
+// most MaxFileBytes are read, and layer counts, widths, parameter totals
+// and the number of members are checked against MaxLayers, MaxWidth,
+// MaxParams and MaxMembers before any weight array is decoded.
+func Read(r io.Reader) (*Ensemble, Provenance, error) {
+	lr := &io.LimitedReader{R: r, N: maxFileBytes + 1}
+	var f fileEnsemble
+	dec := json.NewDecoder(lr)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		if lr.N <= 0 {
+			return nil, Provenance{}, fmt.Errorf("nn: file larger than %d bytes", maxFileBytes)
+		}
+		return nil, Provenance{}, fmt.Errorf("nn: %v", err)
+	}
+	if f.Format != Format {
+		return nil, f.Provenance, fmt.Errorf("nn: format %q, want %q", f.Format, Format)
+	}
+	if f.FormatVersion != FormatVersion {
+		return nil, f.Provenance, fmt.Errorf("nn: format version %d, this kinfer reads %d", f.FormatVersion, FormatVersion)
+	}
+	if f.Activation != "softplus" {
+		return nil, f.Provenance, fmt.Errorf("nn: activation %q, only softplus is supported", f.Activation)
+	}
+	if len(f.Nets) < 1 || len(f.Nets) > MaxMembers {
+		return nil, f.Provenance, fmt.Errorf("nn: %d networks, must be in [1, %d]", len(f.Nets), MaxMembers)
+	}
+	total := 0
+	for k, fn := range f.Nets {
+		if err := checkSizes(fn.Sizes); err != nil {
+			return nil, f.Provenance, fmt.Errorf("network %d: %w", k+1, err)
+		}
+		for l := 1; l < len(fn.Sizes); l++ {
+			total += fn.Sizes[l-1]*fn.Sizes[l] + fn.Sizes[l]
+		}
+		if total > MaxParams {
+			return nil, f.Provenance, fmt.Errorf("nn: ensemble has more than %d parameters", MaxParams)
+		}
+	}
+	e := &Ensemble{Weights: f.Weights, Info: f.Info, Config: f.Config, InputLo: f.InputLo, InputHi: f.InputHi}
+	for k, fn := range f.Nets {
+		L := len(fn.Sizes) - 1
+		if len(fn.W) != L || len(fn.B) != L {
+			return nil, f.Provenance, fmt.Errorf("nn: network %d has %d weight and %d bias layers for %d layers", k+1, len(fn.W), len(fn.B), L)
+		}
+		n := &Net{Sizes: fn.Sizes, XMean: fn.XMean, XSD: fn.XSD, YMean: fn.YMean, YSD: fn.YSD, W: make([][]float64, L), B: make([][]float64, L)}
+		for l := 0; l < L; l++ {
+			var err error
+			if n.W[l], err = decodeFloats(fn.W[l], fn.Sizes[l]*fn.Sizes[l+1], fmt.Sprintf("nn: network %d layer %d weights", k+1, l+1)); err != nil {
+				return nil, f.Provenance, err
+			}
+			if n.B[l], err = decodeFloats(fn.B[l], fn.Sizes[l+1], fmt.Sprintf("nn: network %d layer %d biases", k+1, l+1)); err != nil {
+				return nil, f.Provenance, err
+			}
+		}
+		e.Nets = append(e.Nets, n)
+	}
+	if err := e.check(); err != nil {
+		return nil, f.Provenance, err
+	}
+	s := 0.0
+	for _, w := range e.Weights {
+		s += w
+	}
+	if math.Abs(s-1) > 1e-9 {
+		return nil, f.Provenance, fmt.Errorf("nn: ensemble weights sum to %v, want 1", s)
+	}
+	if (e.InputLo != nil && len(e.InputLo) != e.In()) || (e.InputHi != nil && len(e.InputHi) != e.In()) {
+		return nil, f.Provenance, errors.New("nn: training box has the wrong dimension")
+	}
+	return e, f.Provenance, nil
+}
+
+// Load reads an ensemble file (see Read); errors name the file.
+func Load(path string) (*Ensemble, Provenance, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, Provenance{}, err
+	}
+	defer fh.Close()
+	e, p, err := Read(fh)
+	if err != nil {
+		return nil, p, fmt.Errorf("%s: %w", path, err)
+	}
+	return e, p, nil
+}
+
+// SHA256File returns the hex sha256 of a file, for Provenance.
+func SHA256File(path string) (string, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer fh.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, fh); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

@@ -1,0 +1,115 @@
+package nn
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Save → Load gives bit-identical weights and predictions and keeps the
+// provenance.
+func TestSaveLoadRoundTrip(t *testing.T) {
+	cfg := smallConfig()
+	cfg.Hidden = []int{8, 5}
+	cfg.Epochs = 2
+	train := gridData(100, 4)
+	e, err := Train(cfg, train, train)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	data := filepath.Join(dir, "design.csv")
+	os.WriteFile(data, []byte("a,b\n1,2\n"), 0o644)
+	sum, err := SHA256File(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// sha256 of "a,b\n1,2\n" (sha256sum).
+	if sum != "492d5ea496056f1a6a6592241032fab764c321596317930b4fa0e1e8bc3b7470" {
+		t.Fatalf("sha256 %q", sum)
+	}
+	prov := Provenance{KinferVersion: "0.1.0", TrainingDataSHA256: sum, Seed: cfg.Seed, Model: "knee", ModelVersion: "1"}
+	path := filepath.Join(dir, "nn.json")
+	if err := e.Save(path, prov); err != nil {
+		t.Fatal(err)
+	}
+	f, p, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.TrainingDataSHA256 != sum || p.Seed != cfg.Seed || p.Model != "knee" || p.KinferVersion != "0.1.0" {
+		t.Errorf("provenance %+v", p)
+	}
+	x := train.X[:20]
+	a := e.Predict(nil, x, 10, nil)
+	b := f.Predict(nil, x, 10, nil)
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			t.Fatalf("prediction %d: %v before, %v after", i, a[i], b[i])
+		}
+	}
+	if f.Config == nil || f.Config.Seed != cfg.Seed || len(f.InputLo) != 2 {
+		t.Errorf("config/box not kept: %+v %v", f.Config, f.InputLo)
+	}
+	if !f.Outside([]float64{5, 0}) || f.Outside(train.X[:2]) {
+		t.Error("training box flag wrong")
+	}
+}
+
+// Hostile or broken files are refused with a clear error before large
+// allocations.
+func TestLoadRefusesBadFiles(t *testing.T) {
+	e := &Ensemble{Nets: []*Net{randNet([]int{2, 3, 1}, 1)}, Weights: []float64{1}}
+	var buf bytes.Buffer
+	if err := e.Write(&buf, Provenance{}); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.String()
+	if _, _, err := Read(strings.NewReader(good)); err != nil {
+		t.Fatalf("good file refused: %v", err)
+	}
+	cases := []struct{ name, old, new, want string }{
+		{"huge width", `"sizes": [
+    2,
+    3,`, `"sizes": [
+    2,
+    300000000,`, "width"},
+		{"too deep", `"sizes": [
+    2,`, `"sizes": [
+    2,` + strings.Repeat("1,", 100), "layer sizes"},
+		{"absurd params", `"sizes": [
+    2,
+    3,`, `"sizes": [
+    60000,
+    60000,`, "parameters"},
+		{"format", Format, "other", "format"},
+		{"version", `"format_version": 1`, `"format_version": 9`, "version"},
+		{"weights", `"weights": [
+  1
+ ]`, `"weights": [
+  0.5
+ ]`, "sum"},
+		{"truncated", good[len(good)/2:], "", "unexpected EOF"},
+		{"unknown key", `"activation"`, `"bogus": 1, "activation"`, "unknown field"},
+	}
+	old := maxFileBytes
+	maxFileBytes = int64(len(good) / 2)
+	_, _, err := Read(strings.NewReader(good))
+	maxFileBytes = old
+	if err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("oversized file: error %v", err)
+	}
+	for _, c := range cases {
+		s := strings.Replace(good, c.old, c.new, 1)
+		if s == good {
+			t.Fatalf("%s: substitution did not apply", c.name)
+		}
+		_, _, err := Read(strings.NewReader(s))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,266 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// Net is one dense multilayer perceptron: Sizes[0] inputs, hidden layers
+// Sizes[1 … L−1] with the softplus activation a(z) = ln(1 + eᶻ) (Bartsoen
+// et al. 2023, Eq. 5), and a linear output layer of Sizes[L] units. Inputs
+// and outputs are normalised with the training data's mean and standard
+// deviation: the network maps x̃ = (x − XMean)/XSD to ỹ, and y = YMean +
+// YSD·ỹ.
+//
+// W[l] is the (Sizes[l] × Sizes[l+1]) weight matrix of layer l+1, row-major,
+// so a batch of n rows is propagated as Z = A·W + 1bᵀ (one matrix–matrix
+// product per layer).
+type Net struct {
+	Sizes      []int
+	W          [][]float64
+	B          [][]float64
+	XMean, XSD []float64
+	YMean, YSD []float64
+}
+
+// NumLayers is the number of weight layers (hidden layers + output).
+func (n *Net) NumLayers() int { return len(n.Sizes) - 1 }
+
+// NumParams is the number of weights and biases.
+func (n *Net) NumParams() int {
+	p := 0
+	for l := 0; l < n.NumLayers(); l++ {
+		p += n.Sizes[l]*n.Sizes[l+1] + n.Sizes[l+1]
+	}
+	return p
+}
+
+// In and Out are the input and output dimensions.
+func (n *Net) In() int  { return n.Sizes[0] }
+func (n *Net) Out() int { return n.Sizes[len(n.Sizes)-1] }
+
+func (n *Net) check() error {
+	if len(n.Sizes) < 2 {
+		return fmt.Errorf("nn: a network needs at least an input and an output size, got %v", n.Sizes)
+	}
+	for i, s := range n.Sizes {
+		if s < 1 {
+			return fmt.Errorf("nn: layer %d has size %d, must be ≥ 1", i, s)
+		}
+	}
+	L := n.NumLayers()
+	if len(n.W) != L || len(n.B) != L {
+		return fmt.Errorf("nn: %d weight and %d bias layers for %d layers", len(n.W), len(n.B), L)
+	}
+	for l := 0; l < L; l++ {
+		if len(n.W[l]) != n.Sizes[l]*n.Sizes[l+1] || len(n.B[l]) != n.Sizes[l+1] {
+			return fmt.Errorf("nn: layer %d has %d weights and %d biases, want %d and %d",
+				l+1, len(n.W[l]), len(n.B[l]), n.Sizes[l]*n.Sizes[l+1], n.Sizes[l+1])
+		}
+	}
+	if len(n.XMean) != n.In() || len(n.XSD) != n.In() || len(n.YMean) != n.Out() || len(n.YSD) != n.Out() {
+		return fmt.Errorf("nn: normalisation vectors have lengths %d,%d,%d,%d, want %d,%d,%d,%d",
+			len(n.XMean), len(n.XSD), len(n.YMean), len(n.YSD), n.In(), n.In(), n.Out(), n.Out())
+	}
+	for _, v := range [][]float64{n.XSD, n.YSD} {
+		for _, s := range v {
+			if !(s > 0) || math.IsInf(s, 0) {
+				return fmt.Errorf("nn: a normalisation standard deviation is %v, must be positive and finite", s)
+			}
+		}
+	}
+	return nil
+}
+
+// softplus is Eq. 5, a(z) = ln(1 + eᶻ), evaluated without overflow.
+func softplus(z float64) float64 {
+	if z > 0 {
+		return z + math.Log1p(math.Exp(-z))
+	}
+	return math.Log1p(math.Exp(z))
+}
+
+// sigmoid is softplus′(z) = 1/(1 + e⁻ᶻ).
+func sigmoid(z float64) float64 {
+	if z >= 0 {
+		return 1 / (1 + math.Exp(-z))
+	}
+	e := math.Exp(z)
+	return e / (1 + e)
+}
+
+func general(rows, cols int, data []float64) blas64.General {
+	return blas64.General{Rows: rows, Cols: cols, Stride: cols, Data: data[:rows*cols]}
+}
+
+// gemm: C = alpha·op(A)·op(B) + beta·C (gonum's Dgemm; its parallel kernel
+// splits C into blocks whose sums run in a fixed order, so results do not
+// depend on GOMAXPROCS).
+func gemm(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
+	blas64.Gemm(tA, tB, alpha, a, b, beta, c)
+}
+
+// workspace holds the per-layer pre-activations Z and activations A for a
+// batch of up to cap rows, and the dropout masks when training.
+type workspace struct {
+	rows int
+	z, a [][]float64 // z[l], a[l] for layer outputs l = 1 … L (index l−1); a0 is the input
+	x0   []float64
+	mask [][]float64
+	g, h []float64 // backward buffers (largest layer)
+}
+
+func newWorkspace(sizes []int, rows int, dropout bool) *workspace {
+	L := len(sizes) - 1
+	w := &workspace{rows: rows, z: make([][]float64, L), a: make([][]float64, L), x0: make([]float64, rows*sizes[0])}
+	maxw := 0
+	for l := 0; l < L; l++ {
+		w.z[l] = make([]float64, rows*sizes[l+1])
+		w.a[l] = make([]float64, rows*sizes[l+1])
+		if sizes[l+1] > maxw {
+			maxw = sizes[l+1]
+		}
+	}
+	if sizes[0] > maxw {
+		maxw = sizes[0]
+	}
+	if dropout {
+		w.mask = make([][]float64, L-1)
+		for l := 0; l < L-1; l++ {
+			w.mask[l] = make([]float64, rows*sizes[l+1])
+		}
+	}
+	w.g = make([]float64, rows*maxw)
+	w.h = make([]float64, rows*maxw)
+	return w
+}
+
+// forward propagates the n normalised input rows in ws.x0 through the net;
+// the normalised outputs are in ws.a[L−1]. With masks (training), each
+// hidden activation is multiplied by its mask entry (inverted dropout: 0 or
+// 1/(1−p)).
+func (n *Net) forward(ws *workspace, rows int, masks [][]float64) {
+	L := n.NumLayers()
+	in := ws.x0
+	for l := 0; l < L; l++ {
+		k, m := n.Sizes[l], n.Sizes[l+1]
+		z := ws.z[l][:rows*m]
+		b := n.B[l]
+		for i := 0; i < rows; i++ {
+			copy(z[i*m:(i+1)*m], b)
+		}
+		gemm(blas.NoTrans, blas.NoTrans, 1, general(rows, k, in), general(k, m, n.W[l]), 1, general(rows, m, z))
+		a := ws.a[l][:rows*m]
+		if l < L-1 {
+			parallelFor(len(z), func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					a[i] = softplus(z[i])
+				}
+			})
+			if masks != nil {
+				mk := masks[l][:rows*m]
+				for i := range a {
+					a[i] *= mk[i]
+				}
+			}
+		} else {
+			copy(a, z)
+		}
+		in = a
+	}
+}
+
+// backward takes dL/dZ of the output layer (rows × Out, in ws.g) after a
+// forward pass and accumulates dL/dW and dL/db into gw, gb (overwritten).
+// If dx is not nil, dL/dx̃ (rows × In, normalised inputs) is written there.
+func (n *Net) backward(ws *workspace, rows int, masks [][]float64, gw, gb [][]float64, dx []float64) {
+	L := n.NumLayers()
+	g := ws.g
+	h := ws.h
+	for l := L - 1; l >= 0; l-- {
+		k, m := n.Sizes[l], n.Sizes[l+1]
+		G := general(rows, m, g)
+		var aPrev []float64
+		if l == 0 {
+			aPrev = ws.x0
+		} else {
+			aPrev = ws.a[l-1]
+		}
+		if gw != nil {
+			gemm(blas.Trans, blas.NoTrans, 1, general(rows, k, aPrev), G, 0, general(k, m, gw[l]))
+			db := gb[l]
+			for j := range db {
+				db[j] = 0
+			}
+			for i := 0; i < rows; i++ {
+				row := g[i*m : (i+1)*m]
+				for j, v := range row {
+					db[j] += v
+				}
+			}
+		}
+		if l == 0 && dx == nil {
+			break
+		}
+		// dL/dA_{l} = G·Wᵀ  (rows × k)
+		out := h
+		if l == 0 {
+			out = dx
+		}
+		gemm(blas.NoTrans, blas.Trans, 1, G, general(k, m, n.W[l]), 0, general(rows, k, out))
+		if l > 0 {
+			z := ws.z[l-1][:rows*k]
+			o := out[:rows*k]
+			if masks != nil {
+				mk := masks[l-1]
+				for i := range o {
+					o[i] *= mk[i] * sigmoid(z[i])
+				}
+			} else {
+				for i := range o {
+					o[i] *= sigmoid(z[i])
+				}
+			}
+			g, h = h, g
+		}
+	}
+}
+
+// normIn writes the normalised rows of x (n × In) into ws.x0.
+func (n *Net) normIn(ws *workspace, x []float64, rows int) {
+	d := n.In()
+	for i := 0; i < rows; i++ {
+		for j := 0; j < d; j++ {
+			ws.x0[i*d+j] = (x[i*d+j] - n.XMean[j]) / n.XSD[j]
+		}
+	}
+}
+
+// parallelMin is the element count above which element-wise loops (the
+// softplus, ≈ 40 ns an element) are split over GOMAXPROCS goroutines. Each
+// element is computed alone, so the result does not depend on the split.
+const parallelMin = 1 << 15
+
+func parallelFor(n int, f func(lo, hi int)) {
+	p := runtime.GOMAXPROCS(0)
+	if n < parallelMin || p < 2 {
+		f(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	step := (n + p - 1) / p
+	for lo := 0; lo < n; lo += step {
+		hi := min(lo+step, n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(lo, hi)
+		}()
+	}
+	wg.Wait()
+}

@@ -1,0 +1,375 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// Config sets the architecture and the training of one network; Ensemble
+// trains Members networks with it.
+type Config struct {
+	// Hidden layer widths (softplus). Inputs and outputs come from the data.
+	Hidden []int
+	// HuberDelta δ of the loss, Eq. 6, on normalised outputs (0.02).
+	HuberDelta float64
+	// LearningRate is Adam's initial step (1e-3).
+	LearningRate float64
+	// Adam moment decay rates and ε (Keras defaults 0.9, 0.999, 1e-7).
+	Beta1, Beta2, Epsilon float64
+	// BatchSize of the mini-batches (32).
+	BatchSize int
+	// L2 adds L2·Σw² over the kernels (not the biases) to the loss, as
+	// Keras' kernel_regularizer=l2(L2).
+	L2 float64
+	// Dropout probability p on every hidden layer's output during training
+	// (inverted dropout: survivors are scaled by 1/(1−p); none at
+	// prediction). 0 disables it.
+	Dropout float64
+	// Epochs is the maximum number of passes over the training data.
+	Epochs int
+	// Reduce-on-plateau of the training loss (Keras ReduceLROnPlateau
+	// monitoring "loss"): when the epoch's mean training loss has not fallen
+	// below best·(1 − PlateauMinDelta) for Patience epochs, the rate is
+	// multiplied by DecayFactor. Training stops when the rate would fall
+	// below MinLearningRate.
+	Patience        int
+	DecayFactor     float64
+	PlateauMinDelta float64
+	MinLearningRate float64
+	// Members is the number of networks in the ensemble (6).
+	Members int
+	// Seed: all randomness (initial weights, shuffles, dropout masks) is
+	// drawn from PCG streams derived from it.
+	Seed uint64
+}
+
+// BartsoenHidden is the hidden architecture of Bartsoen et al. (2023),
+// Sec. 2.3: [51:256:512:1024:512:256:128:64:13].
+var BartsoenHidden = []int{256, 512, 1024, 512, 256, 128, 64}
+
+// DefaultConfig is Bartsoen et al.'s (2023, Sec. 2.3) network and training:
+// seven softplus hidden layers, Huber loss δ = 0.02, Adam from 1e-3 with
+// decay on a training-loss plateau, batch 32, L2 and dropout, an ensemble
+// of six. The paper does not state the L2 factor, the dropout rate, the
+// decay factor or the patience; the values here (1e-6, 0.05, 0.5, 5) are
+// our choices.
+func DefaultConfig() Config {
+	return Config{
+		Hidden:          append([]int(nil), BartsoenHidden...),
+		HuberDelta:      0.02,
+		LearningRate:    1e-3,
+		Beta1:           0.9,
+		Beta2:           0.999,
+		Epsilon:         1e-7,
+		BatchSize:       32,
+		L2:              1e-6,
+		Dropout:         0.05,
+		Epochs:          200,
+		Patience:        5,
+		DecayFactor:     0.5,
+		PlateauMinDelta: 1e-3,
+		MinLearningRate: 1e-6,
+		Members:         6,
+	}
+}
+
+func (c *Config) validate() error {
+	if len(c.Hidden) > MaxLayers {
+		return fmt.Errorf("nn: %d hidden layers, at most %d", len(c.Hidden), MaxLayers)
+	}
+	for i, h := range c.Hidden {
+		if h < 1 || h > MaxWidth {
+			return fmt.Errorf("nn: hidden layer %d has width %d, must be in [1, %d]", i+1, h, MaxWidth)
+		}
+	}
+	switch {
+	case !(c.HuberDelta > 0):
+		return fmt.Errorf("nn: HuberDelta %v must be positive", c.HuberDelta)
+	case !(c.LearningRate > 0):
+		return fmt.Errorf("nn: LearningRate %v must be positive", c.LearningRate)
+	case c.BatchSize < 1:
+		return fmt.Errorf("nn: BatchSize %d must be ≥ 1", c.BatchSize)
+	case c.L2 < 0:
+		return fmt.Errorf("nn: L2 %v must be ≥ 0", c.L2)
+	case c.Dropout < 0 || c.Dropout >= 1:
+		return fmt.Errorf("nn: Dropout %v must be in [0, 1)", c.Dropout)
+	case c.Epochs < 1:
+		return fmt.Errorf("nn: Epochs %d must be ≥ 1", c.Epochs)
+	case c.Members < 1:
+		return fmt.Errorf("nn: Members %d must be ≥ 1", c.Members)
+	case !(c.Beta1 >= 0 && c.Beta1 < 1 && c.Beta2 >= 0 && c.Beta2 < 1 && c.Epsilon > 0):
+		return fmt.Errorf("nn: Adam parameters β1=%v β2=%v ε=%v out of range", c.Beta1, c.Beta2, c.Epsilon)
+	case c.DecayFactor <= 0 || c.DecayFactor >= 1:
+		if c.Patience > 0 {
+			return fmt.Errorf("nn: DecayFactor %v must be in (0, 1)", c.DecayFactor)
+		}
+	}
+	return nil
+}
+
+// Huber is the loss of Eq. 6 for one residual r: ½r² for |r| ≤ δ, else
+// ½δ² + δ(|r| − δ).
+func Huber(r, delta float64) float64 {
+	a := math.Abs(r)
+	if a <= delta {
+		return 0.5 * r * r
+	}
+	return 0.5*delta*delta + delta*(a-delta)
+}
+
+// huberGrad is dHuber/dr.
+func huberGrad(r, delta float64) float64 {
+	if r > delta {
+		return delta
+	}
+	if r < -delta {
+		return -delta
+	}
+	return r
+}
+
+// meanSD returns each column's mean and standard deviation (population, as
+// sklearn's StandardScaler); a constant column gets sd 1.
+func meanSD(x []float64, rows, cols int) (mean, sd []float64) {
+	mean = make([]float64, cols)
+	sd = make([]float64, cols)
+	for i := 0; i < rows; i++ {
+		for j := 0; j < cols; j++ {
+			mean[j] += x[i*cols+j]
+		}
+	}
+	for j := range mean {
+		mean[j] /= float64(rows)
+	}
+	for i := 0; i < rows; i++ {
+		for j := 0; j < cols; j++ {
+			d := x[i*cols+j] - mean[j]
+			sd[j] += d * d
+		}
+	}
+	for j := range sd {
+		sd[j] = math.Sqrt(sd[j] / float64(rows))
+		if !(sd[j] > 1e-300) {
+			sd[j] = 1
+		}
+	}
+	return mean, sd
+}
+
+// Data is a training or validation set: N rows of inputs X (N × In) and
+// outputs Y (N × Out), row-major.
+type Data struct {
+	X, Y    []float64
+	N       int
+	In, Out int
+}
+
+func (d *Data) check(name string) error {
+	if d.N < 1 || d.In < 1 || d.Out < 1 {
+		return fmt.Errorf("nn: %s data has %d rows, %d inputs, %d outputs", name, d.N, d.In, d.Out)
+	}
+	if len(d.X) != d.N*d.In || len(d.Y) != d.N*d.Out {
+		return fmt.Errorf("nn: %s data has %d input and %d output values, want %d and %d",
+			name, len(d.X), len(d.Y), d.N*d.In, d.N*d.Out)
+	}
+	for i, v := range d.X {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("nn: %s data row %d input %d is %v", name, i/d.In+1, i%d.In+1, v)
+		}
+	}
+	for i, v := range d.Y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("nn: %s data row %d output %d is %v", name, i/d.Out+1, i%d.Out+1, v)
+		}
+	}
+	return nil
+}
+
+// newNet allocates a net with Glorot-uniform kernels (Keras' default,
+// Glorot & Bengio 2010) and zero biases, drawn from r.
+func newNet(sizes []int, r *rand.Rand) *Net {
+	L := len(sizes) - 1
+	n := &Net{Sizes: append([]int(nil), sizes...), W: make([][]float64, L), B: make([][]float64, L)}
+	for l := 0; l < L; l++ {
+		k, m := sizes[l], sizes[l+1]
+		lim := math.Sqrt(6 / float64(k+m))
+		w := make([]float64, k*m)
+		for i := range w {
+			w[i] = (2*r.Float64() - 1) * lim
+		}
+		n.W[l] = w
+		n.B[l] = make([]float64, m)
+	}
+	return n
+}
+
+// TrainInfo reports one network's training.
+type TrainInfo struct {
+	Epochs         int       // epochs run
+	Loss           []float64 // mean training loss (Huber + L2) per epoch
+	FinalRate      float64   // learning rate at the end
+	ValidationLoss float64   // mean Huber loss on the normalised validation data (no dropout)
+}
+
+// Loss returns the training objective of a batch without dropout: the mean
+// Huber loss of the normalised residuals over rows and outputs plus
+// L2·Σw², and its gradient with respect to every weight and bias when gw,
+// gb are not nil. Exposed for the finite-difference test.
+func (n *Net) Loss(x, y []float64, rows int, delta, l2 float64, gw, gb [][]float64) float64 {
+	ws := newWorkspace(n.Sizes, rows, false)
+	n.normIn(ws, x, rows)
+	return n.lossGrad(ws, y, rows, delta, l2, nil, gw, gb)
+}
+
+// lossGrad runs forward, the loss and (if gw != nil) backward on the rows
+// in ws.x0, with y in original units.
+func (n *Net) lossGrad(ws *workspace, y []float64, rows int, delta, l2 float64, masks [][]float64, gw, gb [][]float64) float64 {
+	n.forward(ws, rows, masks)
+	m := n.Out()
+	out := ws.a[n.NumLayers()-1]
+	scale := 1 / float64(rows*m)
+	loss := 0.0
+	for i := 0; i < rows; i++ {
+		for j := 0; j < m; j++ {
+			r := out[i*m+j] - (y[i*m+j]-n.YMean[j])/n.YSD[j]
+			loss += Huber(r, delta)
+			ws.g[i*m+j] = huberGrad(r, delta) * scale
+		}
+	}
+	loss *= scale
+	reg := 0.0
+	for _, w := range n.W {
+		for _, v := range w {
+			reg += v * v
+		}
+	}
+	loss += l2 * reg
+	if gw != nil {
+		n.backward(ws, rows, masks, gw, gb, nil)
+		if l2 != 0 {
+			for l, w := range n.W {
+				g := gw[l]
+				for i, v := range w {
+					g[i] += 2 * l2 * v
+				}
+			}
+		}
+	}
+	return loss
+}
+
+// trainOne trains one network from the stream (seed, stream) on train
+// (normalisation given in norm) and returns it with its report.
+func trainOne(cfg Config, sizes []int, norm *Net, train *Data, seed, stream uint64) (*Net, TrainInfo) {
+	r := rand.New(rand.NewPCG(seed, stream))
+	n := newNet(sizes, r)
+	n.XMean, n.XSD, n.YMean, n.YSD = norm.XMean, norm.XSD, norm.YMean, norm.YSD
+	L := n.NumLayers()
+	bs := cfg.BatchSize
+	if bs > train.N {
+		bs = train.N
+	}
+	dropout := cfg.Dropout > 0
+	ws := newWorkspace(sizes, bs, dropout)
+	var masks [][]float64
+	if dropout {
+		masks = ws.mask
+	}
+	gw := make([][]float64, L)
+	gb := make([][]float64, L)
+	mw := make([][]float64, L)
+	vw := make([][]float64, L)
+	mb := make([][]float64, L)
+	vb := make([][]float64, L)
+	for l := 0; l < L; l++ {
+		gw[l] = make([]float64, len(n.W[l]))
+		mw[l] = make([]float64, len(n.W[l]))
+		vw[l] = make([]float64, len(n.W[l]))
+		gb[l] = make([]float64, len(n.B[l]))
+		mb[l] = make([]float64, len(n.B[l]))
+		vb[l] = make([]float64, len(n.B[l]))
+	}
+	perm := make([]int, train.N)
+	for i := range perm {
+		perm[i] = i
+	}
+	d, m := train.In, train.Out
+	yb := make([]float64, bs*m)
+	xb := make([]float64, bs*d)
+	lr := cfg.LearningRate
+	best := math.Inf(1)
+	wait := 0
+	step := 0
+	info := TrainInfo{}
+	keep := 1 / (1 - cfg.Dropout)
+	for epoch := 0; epoch < cfg.Epochs; epoch++ {
+		// Fisher–Yates shuffle of the sample order.
+		for i := len(perm) - 1; i > 0; i-- {
+			j := r.IntN(i + 1)
+			perm[i], perm[j] = perm[j], perm[i]
+		}
+		sum, batches := 0.0, 0
+		for start := 0; start < train.N; start += bs {
+			rows := min(bs, train.N-start)
+			for i := 0; i < rows; i++ {
+				p := perm[start+i]
+				copy(xb[i*d:(i+1)*d], train.X[p*d:(p+1)*d])
+				copy(yb[i*m:(i+1)*m], train.Y[p*m:(p+1)*m])
+			}
+			n.normIn(ws, xb, rows)
+			if dropout {
+				for l := range masks {
+					mk := masks[l][:rows*sizes[l+1]]
+					for i := range mk {
+						if r.Float64() < cfg.Dropout {
+							mk[i] = 0
+						} else {
+							mk[i] = keep
+						}
+					}
+				}
+			}
+			sum += n.lossGrad(ws, yb, rows, cfg.HuberDelta, cfg.L2, masks, gw, gb)
+			batches++
+			// Adam (Kingma & Ba 2015, Algorithm 1).
+			step++
+			c1 := 1 - math.Pow(cfg.Beta1, float64(step))
+			c2 := 1 - math.Pow(cfg.Beta2, float64(step))
+			a := lr * math.Sqrt(c2) / c1
+			eps := cfg.Epsilon * math.Sqrt(c2)
+			for l := 0; l < L; l++ {
+				adam(n.W[l], gw[l], mw[l], vw[l], cfg.Beta1, cfg.Beta2, a, eps)
+				adam(n.B[l], gb[l], mb[l], vb[l], cfg.Beta1, cfg.Beta2, a, eps)
+			}
+		}
+		loss := sum / float64(batches)
+		info.Loss = append(info.Loss, loss)
+		info.Epochs = epoch + 1
+		if cfg.Patience > 0 {
+			if loss < best*(1-cfg.PlateauMinDelta) {
+				best = loss
+				wait = 0
+			} else if wait++; wait >= cfg.Patience {
+				lr *= cfg.DecayFactor
+				wait = 0
+				if lr < cfg.MinLearningRate {
+					break
+				}
+			}
+		}
+	}
+	info.FinalRate = lr
+	return n, info
+}
+
+// adam updates p with gradient g and moments m, v; a is the bias-corrected
+// step and eps the correspondingly scaled ε (Kingma & Ba's efficient form,
+// as Keras).
+func adam(p, g, m, v []float64, b1, b2, a, eps float64) {
+	for i, gi := range g {
+		m[i] = b1*m[i] + (1-b1)*gi
+		v[i] = b2*v[i] + (1-b2)*gi*gi
+		p[i] -= a * m[i] / (math.Sqrt(v[i]) + eps)
+	}
+}
