@@ -230,19 +230,8 @@ func multinomial(rnd *rand.Rand, logW, buf []float64) []int {
 //
 // With every chain its own parent it is the independent-point formula.
 func clusteredVar(w, logW []float64, parent []int) float64 {
-	n := len(w)
-	sums := make([]float64, n)
-	lse := math.Log(float64(n))
-	if logW != nil {
-		lse = logSumExp(logW)
-	}
-	for k := range n {
-		lwb := -lse
-		if logW != nil {
-			lwb = logW[k] - lse
-		}
-		sums[parent[k]] += w[k] - math.Exp(lwb)
-	}
+	sums := make([]float64, len(w))
+	addInfluence(sums, w, logW, parent)
 	v := 0.0
 	for _, x := range sums {
 		v += x * x
@@ -250,10 +239,11 @@ func clusteredVar(w, logW []float64, parent []int) float64 {
 	return v
 }
 
-// addLineage adds each chain's influence on log Ŝ_j, ŵ_k − W̄_k (see
-// clusteredVar), to the running sum of its ancestor in the prior
-// population, eveSum[eve[k]].
-func addLineage(eveSum, w, logW []float64, eve []int) {
+// addInfluence adds each chain's influence on log Ŝ_j, ŵ_k − W̄_k (see
+// clusteredVar), to the sum of its group, sums[group[k]]: its parent at
+// the latest resampling (clusteredVar) or its ancestor in the prior
+// population (the lineage sums, accumulated over the stages).
+func addInfluence(sums, w, logW []float64, group []int) {
 	n := len(w)
 	lse := math.Log(float64(n))
 	if logW != nil {
@@ -264,7 +254,7 @@ func addLineage(eveSum, w, logW []float64, eve []int) {
 		if logW != nil {
 			lwb = logW[k] - lse
 		}
-		eveSum[eve[k]] += w[k] - math.Exp(lwb)
+		sums[group[k]] += w[k] - math.Exp(lwb)
 	}
 }
 

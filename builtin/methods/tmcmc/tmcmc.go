@@ -537,7 +537,7 @@ func (m *Method) startStage() {
 	s.LogZ += ws.LogS
 	varLogS := clusteredVar(w, nil, s.Parent)
 	s.VarLogZ += varLogS
-	addLineage(s.EveSum, w, nil, s.Eve)
+	addInfluence(s.EveSum, w, nil, s.Eve)
 	// Step 3: Σ_j = β_j²·C (Eq. 15–16), in the stage's proposal
 	// coordinates.
 	m.remap()
