@@ -3,8 +3,8 @@
  * kinfer's builtin model (builtin/models/ligament) with the same spec names,
  * so the two are interchangeable in a study.
  *
- * Source: Bartsoen et al. 2023 (shared/papers/bartsoen2023-knee-ligament-
- * tmcmc.txt), after Blankevoort & Huiskes 1991:
+ * Source: Bartsoen et al. 2023, Mech. Syst. Signal Process. (docs/REFERENCES.md),
+ * after Blankevoort & Huiskes 1991:
  *   Eq. 1  F = 0                    for ε < 0
  *          F = k ε² / (4 ε_l)       for 0 ≤ ε ≤ 2 ε_l
  *          F = k (ε − ε_l)          for ε > 2 ε_l,      ε_l = 0.03
