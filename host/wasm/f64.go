@@ -129,3 +129,8 @@ func int32s(b []byte) []int32 {
 	}
 	return unsafe.Slice((*int32)(unsafe.Pointer(&b[0])), len(b)/4)
 }
+
+// unsafeF64s reinterprets w as float64s.
+func unsafeF64s(w []uint64) []float64 {
+	return unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(w))), len(w))
+}
