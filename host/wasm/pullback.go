@@ -45,7 +45,9 @@ func (w modelJacPB) EvalPullback(theta, x, y []float64) (abi.Pullback, abi.Statu
 }
 
 // VJP: see modelPB.
-func (w modelJacPB) VJP(theta, x, v, y, g []float64) abi.Status { return w.vjpOrPull(theta, x, v, y, g) }
+func (w modelJacPB) VJP(theta, x, v, y, g []float64) abi.Status {
+	return w.vjpOrPull(theta, x, v, y, g)
+}
 
 // Jacobian evaluates y and ∂y/∂θ at one θ (abi.Jacobian).
 func (w modelJacPB) Jacobian(theta, x, y, jac []float64) abi.Status {

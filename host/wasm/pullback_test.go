@@ -209,6 +209,3 @@ func TestCertifyPullback(t *testing.T) {
 		wantErr(t, err, "plugin quadlie", c.want, "ABI.md §6.1")
 	}
 }
-
-
-
