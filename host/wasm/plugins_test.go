@@ -541,6 +541,33 @@ func BenchmarkArm(b *testing.B) {
 				}
 			})
 		})
+		// A value and its gradient: what one point of a gradient-based
+		// method costs, the fused way (abi.Pullbacker, capability pullback
+		// for the plugin) and the unfused way (Eval, then the VJP).
+		b.Run("value+grad/eval+vjp", func(b *testing.B) {
+			cpuPer(b, rows, "ns/row", func() {
+				if st := mdl.Eval(theta, x, y); st != abi.OK {
+					b.Fatal(st)
+				}
+				if st := mdl.(abi.VJP).VJP(theta, x, v, y, g); st != abi.OK {
+					b.Fatal(st)
+				}
+			})
+		})
+		if pbr, ok := mdl.(abi.Pullbacker); ok {
+			b.Run("value+grad/pullback", func(b *testing.B) {
+				cpuPer(b, rows, "ns/row", func() {
+					pb, st := pbr.EvalPullback(theta, x, y)
+					if st != abi.OK {
+						b.Fatal(st)
+					}
+					if st := pb.Pull(v, g); st != abi.OK {
+						b.Fatal(st)
+					}
+					pb.Release()
+				})
+			})
+		}
 	}
 	b.Run("builtin", func(b *testing.B) {
 		mdl, err := arm.New(settings)
