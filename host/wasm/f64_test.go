@@ -7,10 +7,25 @@ import (
 )
 
 // The f64 helpers at every length up to 40 (the unrolled loops' groups of
-// four and their tails) and with a special value at every position:
-// fillUnwritten fills exactly n values, getF64s copies every value and
-// finds each ±Inf, NaN and unwritten value, against a plain loop.
+// four, the AVX2 loop's groups of eight, and their tails) and with a
+// special value at every position: fillUnwritten fills exactly n values,
+// getF64s copies every value and finds each ±Inf, NaN and unwritten
+// value, against a plain loop; on a CPU with AVX2 both with and without
+// the assembly.
 func TestF64Helpers(t *testing.T) {
+	paths := []bool{false}
+	if useAVX2 {
+		paths = append(paths, true)
+	}
+	saved := useAVX2
+	defer func() { useAVX2 = saved }()
+	for _, avx := range paths {
+		useAVX2 = avx
+		testF64Helpers(t)
+	}
+}
+
+func testF64Helpers(t *testing.T) {
 	backing := make([]uint64, 48) // 8-byte aligned, so the in-place path runs
 	mem := unsafe.Slice((*byte)(unsafe.Pointer(&backing[0])), len(backing)*8)
 	for n := 0; n <= 40; n++ {
