@@ -1064,6 +1064,17 @@ func BenchmarkF64IO(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/f64")
 	})
+	b.Run("read/view+check-portable", func(b *testing.B) {
+		saved := useAVX2
+		useAVX2 = false // the Go copy then check, as on a CPU without AVX2
+		defer func() { useAVX2 = saved }()
+		for b.Loop() {
+			if _, err := in.readOut(exModelEval, "v", off, v); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/f64")
+	})
 	b.Run("read/ReadFloat64Le", func(b *testing.B) {
 		for b.Loop() {
 			for i := range v {
