@@ -177,6 +177,91 @@ func TestLigamentTwins(t *testing.T) {
 	}
 }
 
+// The C ligament's pullback (capability pullback, kinfer.h's
+// model_forward and model_pullback): y is Eval's bit for bit, and g equals
+// vᵀ·J of the plugin's own Jacobian (rel. 1e-12: the same products, summed
+// in another order) and of central differences of Eval (rel. 1e-6 away
+// from the kinks of Eq. 1, where a difference straddling a kink is
+// skipped), over the ligament grid; the host's VJP (forward then pullback)
+// gives the same g.
+func TestLigamentCPullback(t *testing.T) {
+	const refLength, tolJ, tolFD = 30, 1e-12, 1e-6
+	p := loadPlugin(t, "plugins/c/ligament")
+	m, err := p.Model(context.Background(), []float64{refLength}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.(interface{ Close() error }).Close()
+	pbr, ok := m.(abi.Pullbacker)
+	if !ok {
+		t.Fatal("ligament-c lists pullback but is not an abi.Pullbacker")
+	}
+	thetas, x := ligamentGrid()
+	K := len(x)
+	v := make([]float64, 2*K)
+	for i := range v {
+		v[i] = math.Sin(float64(i)) // mixed signs, no zeros
+	}
+	y, ye, jac := make([]float64, 2*K), make([]float64, 2*K), make([]float64, 4*K)
+	g, gv := make([]float64, 2), make([]float64, 2)
+	for _, th := range thetas {
+		pb, st := pbr.EvalPullback(th, x, y)
+		if st != abi.OK {
+			t.Fatalf("θ %v: %v (%v)", th, st, m.(abi.Faulter).Fault())
+		}
+		if st := pb.Pull(v, g); st != abi.OK {
+			t.Fatal(st)
+		}
+		pb.Release()
+		m.Eval(th, x, ye)
+		if k := sameBits(y, ye); k >= 0 {
+			t.Fatalf("θ %v: forward y[%d] = %v, Eval %v", th, k, y[k], ye[k])
+		}
+		m.(abi.Jacobian).Jacobian(th, x, ye, jac)
+		for j := 0; j < 2; j++ {
+			want, scale := 0.0, 0.0
+			for r := 0; r < 2*K; r++ {
+				want += v[r] * jac[r*2+j]
+				scale += math.Abs(v[r] * jac[r*2+j])
+			}
+			if math.Abs(g[j]-want) > tolJ*scale {
+				t.Errorf("θ %v: g[%d] = %.17g, vᵀJ %.17g", th, j, g[j], want)
+			}
+		}
+		if st := m.(abi.VJP).VJP(th, x, v, ye, gv); st != abi.OK || sameBits(g, gv) >= 0 {
+			t.Fatalf("θ %v: host VJP %v %v, pullback %v", th, st, gv, g)
+		}
+		// Central differences, row by row, skipping rows whose strain is
+		// within the step of a kink of Eq. 1 (ε = 0 or 2ε_l).
+		for j := 0; j < 2; j++ {
+			h := 1e-6 * math.Max(1, math.Abs(th[j]))
+			tp, tm := slices.Clone(th), slices.Clone(th)
+			tp[j] += h
+			tm[j] -= h
+			yp, ym := make([]float64, 2*K), make([]float64, 2*K)
+			m.Eval(tp, x, yp)
+			m.Eval(tm, x, ym)
+			fd, scale := 0.0, 0.0
+			smooth := true
+			for i := 0; i < K; i++ {
+				for _, kink := range []float64{0, 0.06} {
+					if (yp[2*i+1]-kink)*(ym[2*i+1]-kink) <= 0 {
+						smooth = false
+					}
+				}
+				for o := 0; o < 2; o++ {
+					d := v[2*i+o] * (yp[2*i+o] - ym[2*i+o]) / (tp[j] - tm[j])
+					fd += d
+					scale += math.Abs(d)
+				}
+			}
+			if smooth && math.Abs(g[j]-fd) > tolFD*math.Max(scale, 1e-300) {
+				t.Errorf("θ %v: g[%d] = %.12g, central differences %.12g", th, j, g[j], fd)
+			}
+		}
+	}
+}
+
 func BenchmarkLigament(b *testing.B) {
 	const refLength, nTheta, nCond = 30, 64, 100
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -541,6 +626,33 @@ func BenchmarkArm(b *testing.B) {
 				}
 			})
 		})
+		// A value and its gradient: what one point of a gradient-based
+		// method costs, the fused way (abi.Pullbacker, capability pullback
+		// for the plugin) and the unfused way (Eval, then the VJP).
+		b.Run("value+grad/eval+vjp", func(b *testing.B) {
+			cpuPer(b, rows, "ns/row", func() {
+				if st := mdl.Eval(theta, x, y); st != abi.OK {
+					b.Fatal(st)
+				}
+				if st := mdl.(abi.VJP).VJP(theta, x, v, y, g); st != abi.OK {
+					b.Fatal(st)
+				}
+			})
+		})
+		if pbr, ok := mdl.(abi.Pullbacker); ok {
+			b.Run("value+grad/pullback", func(b *testing.B) {
+				cpuPer(b, rows, "ns/row", func() {
+					pb, st := pbr.EvalPullback(theta, x, y)
+					if st != abi.OK {
+						b.Fatal(st)
+					}
+					if st := pb.Pull(v, g); st != abi.OK {
+						b.Fatal(st)
+					}
+					pb.Release()
+				})
+			})
+		}
 	}
 	b.Run("builtin", func(b *testing.B) {
 		mdl, err := arm.New(settings)
