@@ -9,9 +9,11 @@ package kinfer
 
 import "embed"
 
-// SDK holds go.mod, abi/*.go, sdk/go/*/*.go and sdk/c/kinfer.h, under
+// SDK holds go.mod, abi/*.go, sdk/go/*/*.go, sdk/c/kinfer.h, the Rust
+// crate sdk/rust and the AssemblyScript package sdk/assemblyscript, under
 // their paths in the repository (test files included: users of SDK skip
 // them).
 //
-//go:embed go.mod abi/*.go sdk/go/*/*.go sdk/c/kinfer.h
+//go:embed go.mod abi/*.go sdk/go/*/*.go sdk/c/kinfer.h sdk/rust/Cargo.toml sdk/rust/src/lib.rs
+//go:embed sdk/assemblyscript/package.json sdk/assemblyscript/*.ts
 var SDK embed.FS

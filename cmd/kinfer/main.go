@@ -505,10 +505,12 @@ func cmdBuild(args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "built %s (%s, %d bytes) with %s\n  %s\nsha256 %s written to %s\n",
 		res.Wasm, res.Lang, res.Size, res.Toolchain, strings.Join(res.Command, " "), res.SHA256, res.Manifest)
 	if res.EmbeddedSDK {
-		what := "kinfer.h"
-		if res.Lang == build.LangGo {
-			what = "github.com/kinfer/kinfer (abi, sdk/go) through a temporary go.mod overlay; your files are unchanged"
-		}
+		what := map[string]string{
+			build.LangC:    "kinfer.h",
+			build.LangGo:   "github.com/kinfer/kinfer (abi, sdk/go) through a temporary go.mod overlay; your files are unchanged",
+			build.LangRust: "the crate kinfer (sdk/rust), compiled to a temporary rlib",
+			build.LangAS:   "the package kinfer (sdk/assemblyscript), given to asc with --path",
+		}[res.Lang]
 		fmt.Fprintf(stdout, "used the guest SDK carried in kinfer %s (ABI %d): %s\n", run.Version, abi.Version, what)
 	}
 	return nil
