@@ -40,8 +40,10 @@ usage:
   kinfer validate STUDY.toml|PLUGIN.toml
   kinfer inspect PLUGIN.toml|FILE.wasm
   kinfer list
-  kinfer build PLUGIN_DIR              (Go or C, in any folder: the guest SDKs are carried in kinfer)
+  kinfer build PLUGIN_DIR              (Go, C, Rust or AssemblyScript, in any folder: the guest SDKs are carried in kinfer)
   kinfer build --print-header          (the C header kinfer.h)
+  kinfer new model|likelihood|method NAME [--lang go|c|rust|assemblyscript]
+                                       (a plugin folder that builds, a study that runs it, test.sh)
   kinfer version
 
 kinfer CMD --help lists a command's flags.
@@ -75,6 +77,8 @@ func cli(args []string, stdout, stderr io.Writer) int {
 		err = cmdList(stdout)
 	case "build":
 		err = cmdBuild(rest, stdout)
+	case "new":
+		err = cmdNew(rest, stdout)
 	case "version":
 		b := run.BuildInfo()
 		fmt.Fprintf(stdout, "kinfer %s (ABI %d, %s, revision %s, modified %s, wazero %s, %s)\n",
