@@ -53,7 +53,8 @@ export enum Status {
 
 // F64s is a view of f64 values in linear memory (a host buffer): x[i] reads
 // and y[i] = v writes value i. Indices are checked against length (an
-// out-of-range index aborts, a trap), so a bug cannot write past a buffer.
+// out-of-range index aborts, a trap), so a bug cannot write past a buffer;
+// unchecked(x[i]) skips the check where the loop bounds make it certain.
 @final
 export class F64s {
   constructor(public ptr: usize = 0, public length: i32 = 0) {}
@@ -67,6 +68,19 @@ export class F64s {
   @inline @operator("[]=")
   set(i: i32, v: f64): void {
     if (<u32>i >= <u32>this.length) throw new RangeError("kinfer: F64s index out of range");
+    store<f64>(this.ptr + (<usize>i << 3), v);
+  }
+
+  // unchecked(x[i]) and unchecked(y[i] = v) skip the index check: for a
+  // hot loop whose bounds follow from the lengths the host passed (about
+  // half the cost of a light model such as the ligament; docs/PERFORMANCE.md).
+  @inline @operator("{}")
+  uget(i: i32): f64 {
+    return load<f64>(this.ptr + (<usize>i << 3));
+  }
+
+  @inline @operator("{}=")
+  uset(i: i32, v: f64): void {
     store<f64>(this.ptr + (<usize>i << 3), v);
   }
 

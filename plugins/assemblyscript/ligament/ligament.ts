@@ -47,10 +47,12 @@ class Ligament extends Model {
 
   eval(theta: F64s, x: F64s, y: F64s): Status {
     const k = theta[0], epsr = theta[1], lr = this.refLength;
+    // y has 2·K values (K = x.length, m = 2): the indices are in range, so
+    // the hot loop skips the checks (unchecked, see F64s).
     for (let i = 0; i < x.length; i++) {
-      const e = ((1 + epsr) * x[i] - lr) / lr; // Eq. 2
-      y[2 * i] = force(k, e);
-      y[2 * i + 1] = e;
+      const e = ((1 + epsr) * unchecked(x[i]) - lr) / lr; // Eq. 2
+      unchecked(y[2 * i] = force(k, e));
+      unchecked(y[2 * i + 1] = e);
     }
     return Status.Ok;
   }
@@ -60,16 +62,16 @@ class Ligament extends Model {
   jacobian(theta: F64s, x: F64s, y: F64s, jac: F64s): Status {
     const k = theta[0], epsr = theta[1], lr = this.refLength;
     for (let i = 0; i < x.length; i++) {
-      const l = x[i];
+      const l = unchecked(x[i]);
       const dedr = l / lr;
       const e = ((1 + epsr) * l - lr) / lr;
       const f = force(k, e);
-      y[2 * i] = f;
-      y[2 * i + 1] = e;
-      jac[4 * i] = f / k;
-      jac[4 * i + 1] = dFde * dedr;
-      jac[4 * i + 2] = 0;
-      jac[4 * i + 3] = dedr;
+      unchecked(y[2 * i] = f);
+      unchecked(y[2 * i + 1] = e);
+      unchecked(jac[4 * i] = f / k); // jac has (K·2)×2 values
+      unchecked(jac[4 * i + 1] = dFde * dedr);
+      unchecked(jac[4 * i + 2] = 0);
+      unchecked(jac[4 * i + 3] = dedr);
     }
     return Status.Ok;
   }
