@@ -1,8 +1,9 @@
 // Package kinfer carries the guest SDKs inside the kinfer binary, so that
 // `kinfer build` works in a folder of one's own with nothing but the
-// binary: the C header sdk/c/kinfer.h, and the Go packages a Go guest
+// binary: the C header sdk/c/kinfer.h, the Go packages a Go guest
 // imports (abi/ and sdk/go/..., standard library only) with the module's
-// go.mod. go:embed only reaches files in the embedding package's directory
+// go.mod, the Rust crate sdk/rust and the AssemblyScript package
+// sdk/assemblyscript. go:embed only reaches files in the embedding package's directory
 // and below, hence this package at the module root; it has no code a
 // plugin or the host runs besides these files.
 package kinfer
