@@ -55,7 +55,11 @@ export enum Status {
 // and y[i] = v writes value i. Indices are checked against length (an
 // out-of-range index aborts, a trap), so a bug cannot write past a buffer;
 // unchecked(x[i]) skips the check where the loop bounds make it certain.
-@final
+// @unmanaged: the views are not objects of the garbage collector, so the
+// incremental runtime's shadow stack does not track them in a plugin's hot
+// loop (about a third of the ligament's time; docs/PERFORMANCE.md). The SDK
+// makes six once and re-points them at every call.
+@final @unmanaged
 export class F64s {
   constructor(public ptr: usize = 0, public length: i32 = 0) {}
 
