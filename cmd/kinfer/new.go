@@ -58,9 +58,9 @@ func cmdNew(args []string, stdout io.Writer) error {
 	switch abi.Kind(kind) {
 	case abi.KindModel, abi.KindLikelihood:
 	case abi.KindMethod:
-		if *lang != build.LangGo {
-			return fmt.Errorf("kinfer new method --lang %s: only the Go SDK (sdk/go/method) serves methods so far; "+
-				"use --lang go, or write a %s method against abi/ABI.md §6.3 as plugins/c/gaussnewton does in C", *lang, *lang)
+		if _, ok := methodSources[*lang]; !ok { // every language has one; kept for a new language
+			return fmt.Errorf("kinfer new method --lang %s: the %s SDK does not serve methods yet; "+
+				"use --lang go or rust, or write a %s method against abi/ABI.md §6.3 as plugins/c/gaussnewton does in C", *lang, *lang, *lang)
 		}
 	default:
 		return usageError{fmt.Errorf("kind %q: want model, likelihood or method", kind)}
@@ -592,8 +592,11 @@ serveLikelihood(new Plugin(), new Spec("likelihood", "[%.Name%]")
 `,
 }
 
-// The method template: sampling importance resampling (Rubin 1988): draws
-// from the prior, weights by the likelihood, resamples.
+// The method templates: sampling importance resampling (Rubin 1988): draws
+// from the prior, weights by the likelihood, resamples. The C one is
+// written against the ABI (kinfer.h serves models and likelihoods), the
+// others with their SDKs; Rust, C and AssemblyScript share the splitmix64
+// stream, so they give the same samples.
 var methodSources = map[string]string{
 	build.LangGo: `// Command [%.Name%] is a kinfer method plugin, made by kinfer new: sampling
 // importance resampling (Rubin 1988, "Using the SIR algorithm to simulate
@@ -690,5 +693,346 @@ func (m *sir) Report() (abi.Report, error) {
 
 func init() { method.ServeNew(spec, newSIR) }
 func main() {}
+`,
+	build.LangC: `/*
+ * [%.Name%]: a kinfer method plugin, made by kinfer new: sampling importance
+ * resampling (Rubin 1988, "Using the SIR algorithm to simulate posterior
+ * distributions"): it asks the host for draws points from the prior, weights
+ * each by its likelihood and resamples draws of them with those weights
+ * (replace it with your sampler or optimiser). kinfer.h serves models and
+ * likelihoods; a C method implements abi/ABI.md §3 and §6.3 itself, as here
+ * (plugins/c/gaussnewton is a larger example).
+ *
+ *   kinfer build .           compiles [%.Wasm%] (clang --target=wasm32-wasi)
+ *   kinfer run study.toml    uses it on the builtin ligament model
+ *   sh test.sh               both, and checks the result against truth.json
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXPORT(name) __attribute__((export_name(name)))
+
+/* ---- §3: the exports every plugin has ---- */
+
+static const char spec[] =
+    "{\"kind\":\"method\",\"name\":\"[%.Name%]\",\"version\":\"0.1.0\","
+    "\"doc\":\"sampling importance resampling from the prior\","
+    "\"settings\":[{\"name\":\"draws\",\"default\":10000,\"doc\":\"prior draws, and samples returned\"}]}";
+
+static char errbuf[512];
+static int errlen;
+
+static int64_t span(const void *p, uint32_t n) {
+  return (p && n) ? (int64_t)(((uint64_t)n << 32) | (uint32_t)(uintptr_t)p) : 0;
+}
+
+static int fail(const char *msg, double v) {
+  errlen = snprintf(errbuf, sizeof errbuf, msg, v);
+  if (errlen < 0) errlen = 0;
+  if (errlen >= (int)sizeof errbuf) errlen = sizeof errbuf - 1;
+  return 1;
+}
+
+EXPORT("kinfer_abi_version") int32_t kinfer_abi_version(void) { return 1; }
+EXPORT("kinfer_describe") int64_t kinfer_describe(void) { return span(spec, sizeof spec - 1); }
+EXPORT("kinfer_alloc") void *kinfer_alloc(int32_t n) { return n < 0 ? NULL : malloc(n ? (size_t)n : 1); }
+EXPORT("kinfer_free") void kinfer_free(void *p, int32_t n) { (void)n; free(p); }
+EXPORT("kinfer_last_error") int64_t kinfer_last_error(void) { return span(errbuf, (uint32_t)errlen); }
+
+static int draws = 10000, d;
+
+EXPORT("kinfer_configure") int32_t kinfer_configure(const double *s, int32_t n) {
+  if (n != 1) return fail("configure: want 1 setting, got %g", n);
+  if (!(s[0] >= 1 && s[0] <= 1e6 && s[0] == floor(s[0])))
+    return fail("[%.Name%]: draws must be an integer in [1, 1e6], got %g", s[0]);
+  draws = (int)s[0];
+  return 0;
+}
+
+/* ---- §6.3: the method ---- */
+
+static uint64_t rng;
+static int32_t header[4];
+static double *theta, *logprior, *loglik, *out;
+static int told;
+
+/* splitmix64 (Steele, Lea & Flood 2014): a uniform in [0, 1). */
+static double uniform(void) {
+  uint64_t z = (rng += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
+}
+
+/* All randomness comes from the study seed (ABI.md §8). */
+EXPORT("kinfer_method_init") int32_t kinfer_method_init(int32_t dim, int64_t seed, const double *lo, const double *hi) {
+  (void)lo, (void)hi;
+  if (dim < 1) return fail("init: d = %g", dim);
+  d = dim;
+  rng = (uint64_t)seed ^ 0x5349520aull;
+  told = 0;
+  return 0;
+}
+
+/* One batch of prior draws, made by the host (mode 1). */
+EXPORT("kinfer_method_ask") int32_t *kinfer_method_ask(void) {
+  header[0] = draws, header[1] = 1, header[2] = 1, header[3] = 0;
+  return header;
+}
+
+EXPORT("kinfer_method_tell") int32_t kinfer_method_tell(int32_t n, const double *th, const int32_t *status,
+                                                        const double *lp, const double *ll, const double *grad) {
+  (void)grad;
+  if (n != draws) return fail("tell: %g results for the batch asked", n);
+  theta = realloc(theta, sizeof(double) * (size_t)n * d);
+  logprior = realloc(logprior, sizeof(double) * n);
+  loglik = realloc(loglik, sizeof(double) * n);
+  if (!theta || !logprior || !loglik) return fail("tell: out of memory for %g points", n);
+  memcpy(theta, th, sizeof(double) * (size_t)n * d);
+  for (int i = 0; i < n; i++) {
+    logprior[i] = lp[i];
+    loglik[i] = status[i] == 0 ? ll[i] : -INFINITY;
+  }
+  told = 1;
+  return 0;
+}
+
+EXPORT("kinfer_method_done") int32_t kinfer_method_done(void) { return told; }
+
+/* draws samples resampled with weights exp(log L − max log L). */
+EXPORT("kinfer_method_samples") int64_t kinfer_method_samples(void) {
+  if (!told) return 0;
+  double best = -INFINITY, total = 0;
+  for (int i = 0; i < draws; i++) best = fmax(best, loglik[i]);
+  double *cum = malloc(sizeof(double) * draws);
+  out = realloc(out, sizeof(double) * (size_t)draws * (d + 2));
+  if (!cum || !out) return fail("samples: out of memory%g", 0), 0;
+  for (int i = 0; i < draws; i++) cum[i] = total += exp(loglik[i] - best);
+  if (!(total > 0)) return free(cum), 0;
+  for (int s = 0; s < draws; s++) {
+    double u = uniform() * total;
+    int lo = 0, hi = draws - 1; /* the first i with cum[i] > u */
+    while (lo < hi) {
+      int mid = (lo + hi) / 2;
+      if (cum[mid] <= u) lo = mid + 1; else hi = mid;
+    }
+    double *row = out + (size_t)s * (d + 2);
+    memcpy(row, theta + (size_t)lo * d, sizeof(double) * d);
+    row[d] = logprior[lo];
+    row[d + 1] = loglik[lo];
+  }
+  free(cum);
+  return span(out, (uint32_t)draws);
+}
+
+EXPORT("kinfer_method_report") int64_t kinfer_method_report(void) { return 0; }
+`,
+	build.LangRust: `//! [%.Name%]: a kinfer method plugin, made by kinfer new: sampling importance
+//! resampling (Rubin 1988, "Using the SIR algorithm to simulate posterior
+//! distributions"): it asks the host for draws points from the prior,
+//! weights each by its likelihood and resamples draws of them with those
+//! weights (replace it with your sampler or optimiser). Contract:
+//! abi/ABI.md §6.3; the SDK is the crate kinfer (sdk/rust), carried in the
+//! kinfer binary.
+//!
+//!   kinfer build .           compiles [%.Wasm%] (rustc for wasm32-unknown-unknown)
+//!   kinfer run study.toml    uses it on the builtin ligament model
+//!   sh test.sh               both, and checks the result against truth.json
+
+use kinfer::{Batch, Method, Results, Setting, Spec};
+
+struct Sir {
+    draws: usize,
+    d: usize,
+    rng: u64,
+    theta: Vec<f64>,
+    log_prior: Vec<f64>,
+    log_lik: Vec<f64>,
+    done: bool,
+}
+
+impl Sir {
+    /// splitmix64 (Steele, Lea & Flood 2014): a uniform in [0, 1).
+    fn uniform(&mut self) -> f64 {
+        self.rng = self.rng.wrapping_add(0x9e3779b97f4a7c15);
+        let mut z = self.rng;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d049bb133111eb);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+impl Method for Sir {
+    const SPEC: Spec = Spec::method("[%.Name%]")
+        .version("0.1.0")
+        .doc("sampling importance resampling from the prior")
+        .settings(&[Setting::new("draws", 10000.0).doc("prior draws, and samples returned")]);
+
+    fn new(s: &[f64]) -> Result<Self, String> {
+        if !(s[0] >= 1.0 && s[0] <= 1e6 && s[0] == s[0].trunc()) {
+            return Err(format!("[%.Name%]: draws must be an integer in [1, 1e6], got {}", s[0]));
+        }
+        Ok(Sir { draws: s[0] as usize, d: 0, rng: 0, theta: Vec::new(), log_prior: Vec::new(), log_lik: Vec::new(), done: false })
+    }
+
+    // All randomness comes from the study seed (ABI.md §8).
+    fn init(&mut self, d: usize, seed: u64, _lower: &[f64], _upper: &[f64]) -> Result<(), String> {
+        self.d = d;
+        self.rng = seed ^ 0x5349520a;
+        Ok(())
+    }
+
+    // One batch of prior draws, made by the host.
+    fn ask(&mut self) -> Result<Batch, String> {
+        Ok(Batch { draw: self.draws, ..Batch::default() })
+    }
+
+    fn tell(&mut self, r: &Results) -> Result<(), String> {
+        self.theta = r.theta.to_vec();
+        self.log_prior = r.log_prior.to_vec();
+        self.log_lik = r.log_lik.iter().zip(r.status).map(|(l, s)| if *s == 0 { *l } else { f64::NEG_INFINITY }).collect();
+        self.done = true;
+        Ok(())
+    }
+
+    fn done(&self) -> bool {
+        self.done
+    }
+
+    // draws samples resampled with weights exp(log L − max log L).
+    fn samples(&mut self) -> Vec<f64> {
+        let best = self.log_lik.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let mut cum = Vec::with_capacity(self.log_lik.len());
+        let mut total = 0.0;
+        for l in &self.log_lik {
+            total += (l - best).exp();
+            cum.push(total);
+        }
+        let mut out = Vec::new();
+        if !(total > 0.0) {
+            return out;
+        }
+        let d = self.d;
+        for _ in 0..self.draws {
+            let u = self.uniform() * total;
+            let i = cum.partition_point(|c| *c <= u).min(cum.len() - 1);
+            out.extend_from_slice(&self.theta[i * d..(i + 1) * d]);
+            out.push(self.log_prior[i]);
+            out.push(self.log_lik[i]);
+        }
+        out
+    }
+}
+
+kinfer::export_method!(Sir);
+`,
+	build.LangAS: `// [%.Name%]: a kinfer method plugin, made by kinfer new: sampling importance
+// resampling (Rubin 1988, "Using the SIR algorithm to simulate posterior
+// distributions"): it asks the host for draws points from the prior, weights
+// each by its likelihood and resamples draws of them with those weights
+// (replace it with your sampler or optimiser). Contract: abi/ABI.md §6.3;
+// the SDK is the package kinfer (sdk/assemblyscript), carried in the kinfer
+// binary.
+//
+//   kinfer build .           compiles [%.Wasm%] (AssemblyScript's asc)
+//   kinfer run study.toml    uses it on the builtin ligament model
+//   sh test.sh               both, and checks the result against truth.json
+import { Batch, F64s, Method, Results, Setting, Spec, serveMethod } from "kinfer";
+export * from "kinfer/method"; // the ABI's exports
+
+class Sir extends Method {
+  draws: i32 = 10000;
+  d: i32 = 0;
+  rng: u64 = 0;
+  theta: StaticArray<f64> = new StaticArray<f64>(0);
+  logPrior: StaticArray<f64> = new StaticArray<f64>(0);
+  logLik: StaticArray<f64> = new StaticArray<f64>(0);
+  finished: bool = false;
+
+  configure(s: F64s): string | null {
+    if (!(s[0] >= 1 && s[0] <= 1e6 && s[0] == Math.trunc(s[0]))) {
+      return "[%.Name%]: draws must be an integer in [1, 1e6], got " + s[0].toString();
+    }
+    this.draws = <i32>s[0];
+    return null;
+  }
+
+  // splitmix64 (Steele, Lea & Flood 2014): a uniform in [0, 1).
+  uniform(): f64 {
+    this.rng += 0x9e3779b97f4a7c15;
+    let z = this.rng;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111eb;
+    return <f64>((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
+  }
+
+  // All randomness comes from the study seed (ABI.md §8).
+  init(d: i32, seed: u64, lower: F64s, upper: F64s): string | null {
+    this.d = d;
+    this.rng = seed ^ 0x5349520a;
+    return null;
+  }
+
+  // One batch of prior draws, made by the host.
+  ask(): Batch | null {
+    const b = new Batch();
+    b.draw = this.draws;
+    return b;
+  }
+
+  tell(r: Results): string | null {
+    const n = r.n, d = r.d;
+    this.theta = new StaticArray<f64>(n * d);
+    this.logPrior = new StaticArray<f64>(n);
+    this.logLik = new StaticArray<f64>(n);
+    for (let i = 0; i < n * d; i++) this.theta[i] = r.theta[i];
+    for (let i = 0; i < n; i++) {
+      this.logPrior[i] = r.logPrior[i];
+      this.logLik[i] = r.statusAt(i) == 0 ? r.logLik[i] : -Infinity;
+    }
+    this.finished = true;
+    return null;
+  }
+
+  done(): bool {
+    return this.finished;
+  }
+
+  // draws samples resampled with weights exp(log L − max log L).
+  samples(): StaticArray<f64> {
+    const n = this.logLik.length, d = this.d;
+    let best = -Infinity;
+    for (let i = 0; i < n; i++) best = Math.max(best, this.logLik[i]);
+    const cum = new StaticArray<f64>(n);
+    let total = 0.0;
+    for (let i = 0; i < n; i++) {
+      total += Math.exp(this.logLik[i] - best);
+      cum[i] = total;
+    }
+    if (!(total > 0)) return new StaticArray<f64>(0);
+    const out = new StaticArray<f64>(this.draws * (d + 2));
+    for (let s = 0; s < this.draws; s++) {
+      const u = this.uniform() * total;
+      let lo = 0, hi = n - 1; // the first i with cum[i] > u
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (cum[mid] <= u) lo = mid + 1;
+        else hi = mid;
+      }
+      for (let j = 0; j < d; j++) out[s * (d + 2) + j] = this.theta[lo * d + j];
+      out[s * (d + 2) + d] = this.logPrior[lo];
+      out[s * (d + 2) + d + 1] = this.logLik[lo];
+    }
+    return out;
+  }
+}
+
+serveMethod(new Sir(), new Spec("method", "[%.Name%]")
+  .withVersion("0.1.0")
+  .withDoc("sampling importance resampling from the prior")
+  .setting(new Setting("draws", 10000).withDoc("prior draws, and samples returned")));
 `,
 }

@@ -82,7 +82,6 @@ func TestNewErrors(t *testing.T) {
 		{[]string{"new", "gadget", "x"}, 2, "want model, likelihood or method"},
 		{[]string{"new", "model", "Bad_Name"}, 2, "a plugin name is lower-case"},
 		{[]string{"new", "model", "x", "--lang", "cobol"}, 2, "want one of go, c, rust, assemblyscript"},
-		{[]string{"new", "method", "m", "--lang", "rust", "--dir", filepath.Join(dir, "m")}, 1, "only the Go SDK"},
 		{[]string{"new", "model", "m", "--dir", dir}, 1, "already exists"},
 	} {
 		code, out, errs := kinfer(t, c.args...)
@@ -96,8 +95,10 @@ func TestNewErrors(t *testing.T) {
 }
 
 // The likelihood and method skeletons build and their test.sh passes (the
-// posterior holds truth.json), for the languages with fast compilers; the
-// model skeletons of every language are run by TestNewBuildRun.
+// posterior holds truth.json), for the languages with fast compilers (the
+// AssemblyScript and Go likelihoods and the AssemblyScript method were
+// checked by hand: asc takes ~30 s under load); the model skeletons of
+// every language are run by TestNewBuildRun.
 func TestNewSkeletonsTestScript(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
@@ -105,7 +106,9 @@ func TestNewSkeletonsTestScript(t *testing.T) {
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip(err)
 	}
-	for _, c := range []struct{ kind, lang string }{{"likelihood", build.LangC}, {"likelihood", build.LangRust}, {"method", build.LangGo}} {
+	for _, c := range []struct{ kind, lang string }{
+		{"likelihood", build.LangC}, {"likelihood", build.LangRust}, {"method", build.LangGo}, {"method", build.LangC}, {"method", build.LangRust},
+	} {
 		t.Run(c.kind+"-"+c.lang, func(t *testing.T) {
 			t.Parallel()
 			if _, err := build.Toolchain(c.lang, build.Options{}); err != nil {

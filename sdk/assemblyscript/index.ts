@@ -3,7 +3,7 @@
 // The normative contract is abi/ABI.md in the kinfer repository; this
 // package implements its plumbing (allocation, the self-description, the
 // last error, batches, status codes) so that a plugin is a spec and a class
-// extending Model or Likelihood:
+// extending Model, Likelihood or Method:
 //
 //   import { Column, F64s, Model, Param, Spec, Status, serveModel } from "kinfer";
 //   export * from "kinfer/model";   // the ABI's model exports
@@ -23,7 +23,8 @@
 //
 // The `export *` line makes the ABI's functions exports of the module
 // (only an entry file's exports are); a likelihood exports
-// "kinfer/likelihood" instead. serveModel runs in the module's
+// "kinfer/likelihood" and a method "kinfer/method" instead (with
+// serveLikelihood, serveMethod). serveModel runs in the module's
 // start function, which `kinfer build` exports as `_initialize` (ABI.md §1:
 // the host calls it first). Compiled by `kinfer build DIR` with
 //
@@ -246,11 +247,63 @@ export abstract class Likelihood {
   }
 }
 
+// A batch a method asks for (ABI.md §6.3): points (n×d row-major), or
+// none and draw > 0 to have the host draw that many points from the prior.
+export class Batch {
+  points: StaticArray<f64> = new StaticArray<f64>(0);
+  draw: i32 = 0;
+  gradient: bool = false; // ask also for the gradient of the log target
+}
+
+// The results of a batch, in batch order (ABI.md §6.3 tell). theta and
+// grad are n×d; status, logPrior, logLik have n values (status 0 is ok;
+// logLik is −∞ when it is not); grad has length 0 unless asked for.
+export class Results {
+  n: i32 = 0;
+  d: i32 = 0;
+  theta: F64s = new F64s();
+  status: usize = 0; // n i32: load<i32>(status + 4*i), or use statusAt
+  logPrior: F64s = new F64s();
+  logLik: F64s = new F64s();
+  grad: F64s = new F64s();
+  statusAt(i: i32): i32 {
+    if (<u32>i >= <u32>this.n) throw new RangeError("kinfer: status index out of range");
+    return load<i32>(this.status + (<usize>i << 2));
+  }
+}
+
+// A method (ABI.md §6.3): a sampler or optimiser the host drives by ask and
+// tell. It evaluates nothing itself and takes its randomness only from the
+// seed given to init. Methods that return null accept; a string is an
+// error message (the run stops with it).
+export abstract class Method {
+  configure(settings: F64s): string | null { return null; }
+  abstract init(d: i32, seed: u64, lower: F64s, upper: F64s): string | null;
+  // The next batch; null with error(...) set to fail.
+  abstract ask(): Batch | null;
+  abstract tell(r: Results): string | null;
+  abstract done(): bool;
+  // Equally weighted samples, rows of d + 2 values: θ, log prior, log
+  // likelihood. Called once at the end (also of a stopped run).
+  abstract samples(): StaticArray<f64>;
+  // The method's block of summary.json, a JSON object ("" for none).
+  report(): string { return ""; }
+}
+
 // ---- state of the instance ---------------------------------------------------
 
 let theSpec: Spec | null = null;
 let theModel: Model | null = null;
 let theLikelihood: Likelihood | null = null;
+let theMethod: Method | null = null;
+// A method's guest-owned buffers (ABI.md §2: valid until the next call).
+const askHeader = new StaticArray<i32>(4);
+let askPoints: StaticArray<f64> = new StaticArray<f64>(0);
+let askN: i32 = 0;
+let methodD: i32 = 0;
+let samplesBuf: StaticArray<f64> = new StaticArray<f64>(0);
+let reportBytes: ArrayBuffer = new ArrayBuffer(0);
+const theResults = new Results();
 let specBytes: ArrayBuffer = new ArrayBuffer(0);
 let errBytes: ArrayBuffer = new ArrayBuffer(0);
 let configured = false;
@@ -304,13 +357,20 @@ function check(kind: string): bool {
 }
 
 function kindServed(): string {
-  return theModel !== null ? "model" : "likelihood";
+  return theModel !== null ? "model" : theMethod !== null ? "method" : "likelihood";
 }
 
 // Serves m as the module's model, described by spec.
 export function serveModel(m: Model, spec: Spec): void {
   theSpec = spec;
   theModel = m;
+  specBytes = String.UTF8.encode(spec.json());
+}
+
+// Serves m as the module's method, described by spec (new Spec("method", name)).
+export function serveMethod(m: Method, spec: Spec): void {
+  theSpec = spec;
+  theMethod = m;
   specBytes = String.UTF8.encode(spec.json());
 }
 
@@ -370,7 +430,7 @@ export function configure(values: usize, n: i32): i32 {
     return error(Status.Failed, "configure got " + n.toString() + " setting values, the spec lists " + theSpec!.settings.length.toString());
   }
   const s = new F64s(values, n);
-  const msg = theModel !== null ? theModel!.configure(s) : theLikelihood!.configure(s);
+  const msg = theModel !== null ? theModel!.configure(s) : theMethod !== null ? theMethod!.configure(s) : theLikelihood!.configure(s);
   if (msg !== null) return error(Status.Invalid, msg);
   configured = true;
   return 0;
@@ -450,4 +510,80 @@ export function likelihoodResiduals(K: i32, m: i32, y: usize, obs: usize, sigma:
   if (K < 0 || m < 0 || !theSpec!.has("residuals")) return error(Status.Failed, "kinfer_likelihood_residuals: not available");
   const n = K * m;
   return st(theLikelihood!.residuals(m, v0.reset(y, n), v1.reset(obs, n), v2.reset(sigma, n), v3.reset(r, n)));
+}
+
+export function methodInit(d: i32, seed: i64, lower: usize, upper: usize): i32 {
+  const rc = ready("method");
+  if (rc != 0) return rc;
+  if (d < 1) return error(Status.Failed, "kinfer_method_init: d = " + d.toString());
+  methodD = d;
+  askN = 0;
+  const msg = theMethod!.init(d, <u64>seed, new F64s(lower, d), new F64s(upper, d));
+  if (msg !== null) return error(Status.Failed, msg);
+  return 0;
+}
+
+export function methodAsk(): usize {
+  if (ready("method") != 0) return 0;
+  if (methodD == 0) {
+    error(Status.Failed, "kinfer_method_ask before kinfer_method_init");
+    return 0;
+  }
+  const b = theMethod!.ask();
+  if (b === null) return 0;
+  const np = b.points.length;
+  const mode = np == 0 ? 1 : 0;
+  const n = mode == 1 ? b.draw : np / methodD;
+  if (n <= 0 || (mode == 0 && np % methodD != 0)) {
+    error(Status.Failed, "ask: a batch of " + np.toString() + " values for d = " + methodD.toString() + " (draw " + b.draw.toString() + "): want n×d points or draw > 0");
+    return 0;
+  }
+  askPoints = b.points;
+  askN = n;
+  askHeader[0] = n;
+  askHeader[1] = mode;
+  askHeader[2] = b.gradient ? 3 : 1;
+  askHeader[3] = mode == 0 ? <i32>changetype<usize>(askPoints) : 0;
+  return changetype<usize>(askHeader);
+}
+
+export function methodTell(n: i32, theta: usize, status: usize, logPrior: usize, logLik: usize, grad: usize): i32 {
+  const rc = ready("method");
+  if (rc != 0) return rc;
+  if (n != askN) return error(Status.Failed, "kinfer_method_tell: " + n.toString() + " results for a batch of " + askN.toString());
+  const r = theResults;
+  r.n = n;
+  r.d = methodD;
+  r.theta.reset(theta, n * methodD);
+  r.status = status;
+  r.logPrior.reset(logPrior, n);
+  r.logLik.reset(logLik, n);
+  r.grad.reset(grad, grad == 0 ? 0 : n * methodD);
+  const msg = theMethod!.tell(r);
+  if (msg !== null) return error(Status.Failed, msg);
+  return 0;
+}
+
+export function methodDone(): i32 {
+  if (ready("method") != 0) return 0;
+  return theMethod!.done() ? 1 : 0;
+}
+
+export function methodSamples(): i64 {
+  if (ready("method") != 0) return 0;
+  samplesBuf = theMethod!.samples();
+  const row = methodD + 2;
+  const len = samplesBuf.length;
+  if (len == 0) return 0;
+  if (len % row != 0) {
+    error(Status.Failed, "samples: " + len.toString() + " values is not a whole number of rows of d + 2 = " + row.toString());
+    return 0;
+  }
+  return (<i64>(len / row) << 32) | <i64>(<u32>changetype<usize>(samplesBuf));
+}
+
+export function methodReport(): i64 {
+  if (ready("method") != 0) return 0;
+  reportBytes = String.UTF8.encode(theMethod!.report());
+  return span(reportBytes);
 }

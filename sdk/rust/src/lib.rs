@@ -3,7 +3,8 @@
 //! The normative contract is `abi/ABI.md` in the kinfer repository; this
 //! crate implements its plumbing (allocation, the self-description, the
 //! last error, batches, status codes) so that a plugin is a spec and a type
-//! implementing [`Model`] or [`Likelihood`], exported with one macro:
+//! implementing [`Model`], [`Likelihood`] or [`Method`], exported with one
+//! macro (`export_model!`, `export_likelihood!`, `export_method!`):
 //!
 //! ```ignore
 //! use kinfer::{Column, Model, Param, Spec, Status};
@@ -75,6 +76,7 @@ pub enum Status {
 pub enum Kind {
     Model,
     Likelihood,
+    Method,
 }
 
 impl Kind {
@@ -82,6 +84,7 @@ impl Kind {
         match self {
             Kind::Model => "model",
             Kind::Likelihood => "likelihood",
+            Kind::Method => "method",
         }
     }
 }
@@ -197,6 +200,9 @@ impl Spec {
     }
     pub const fn likelihood(name: &'static str) -> Spec {
         Spec::new(Kind::Likelihood, name)
+    }
+    pub const fn method(name: &'static str) -> Spec {
+        Spec::new(Kind::Method, name)
     }
     pub const fn version(self, version: &'static str) -> Spec {
         Spec { version, ..self }
@@ -382,6 +388,60 @@ pub trait Likelihood: Sized {
     }
 }
 
+/// A batch a method asks for (ABI.md §6.3).
+#[derive(Clone, Debug, Default)]
+pub struct Batch {
+    /// The points to evaluate, n×d row-major; empty to ask the host for
+    /// `draw` points from the prior instead.
+    pub points: Vec<f64>,
+    /// With no points: how many prior draws the host makes and evaluates.
+    pub draw: usize,
+    /// Ask also for the gradient of the log target at every point.
+    pub gradient: bool,
+}
+
+/// The results of a batch, in batch order (ABI.md §6.3 `tell`).
+#[derive(Clone, Copy, Debug)]
+pub struct Results<'a> {
+    /// Number of points and parameters.
+    pub n: usize,
+    pub d: usize,
+    /// n×d: the points, also those the host drew.
+    pub theta: &'a [f64],
+    /// n statuses (§5); 0 is ok.
+    pub status: &'a [i32],
+    /// n log prior values and n log likelihoods (−∞ when status is not 0).
+    pub log_prior: &'a [f64],
+    pub log_lik: &'a [f64],
+    /// n×d gradients of log prior + log likelihood, when asked for.
+    pub grad: Option<&'a [f64]>,
+}
+
+/// A method (ABI.md §6.3): a sampler or optimiser the host drives by ask and
+/// tell. It evaluates nothing itself and takes its randomness only from the
+/// seed given to `init`.
+pub trait Method: Sized {
+    /// The self-description; its kind must be [`Kind::Method`].
+    const SPEC: Spec;
+    /// Builds the method from its settings; `Err` refuses them.
+    fn new(settings: &[f64]) -> Result<Self, String>;
+    /// d parameters with these bounds, and the study seed.
+    fn init(&mut self, d: usize, seed: u64, lower: &[f64], upper: &[f64]) -> Result<(), String>;
+    /// The next batch (at least one point).
+    fn ask(&mut self) -> Result<Batch, String>;
+    /// The results of the batch last asked for.
+    fn tell(&mut self, results: &Results) -> Result<(), String>;
+    /// Whether the method has finished.
+    fn done(&self) -> bool;
+    /// Equally weighted samples, rows of d + 2 values: θ, log prior, log
+    /// likelihood. Called once at the end (also of a stopped run).
+    fn samples(&mut self) -> Vec<f64>;
+    /// The method's block of summary.json, a JSON object ("" for none).
+    fn report(&mut self) -> String {
+        String::new()
+    }
+}
+
 // ---- state of the instance -------------------------------------------------
 //
 // A module instance is called by one host thread at a time (ABI.md §1) and
@@ -389,6 +449,13 @@ pub trait Likelihood: Sized {
 
 static mut LAST_ERROR: String = String::new();
 static mut SPEC_JSON: Option<Vec<u8>> = None;
+// A method's guest-owned buffers (ABI.md §2: valid until the next call).
+static mut ASK_HEADER: [i32; 4] = [0; 4];
+static mut ASK_POINTS: Vec<f64> = Vec::new();
+static mut ASK_N: usize = 0;
+static mut METHOD_D: usize = 0;
+static mut SAMPLES: Vec<f64> = Vec::new();
+static mut REPORT: Vec<u8> = Vec::new();
 
 /// Records `msg` as the message of `kinfer_last_error` and returns `status`,
 /// so that a refusal is one line: `return kinfer::error(Status::Invalid, ...)`.
@@ -761,6 +828,148 @@ pub mod rt {
         let n = k * m;
         unsafe { l.residuals(m, f64s(y, n), f64s(obs, n), f64s(sigma, n), f64s_mut(r, n)) as i32 }
     }
+
+    /// The configured value, mutable (a method's state).
+    pub fn ready_mut<'a, T>(
+        spec: &Spec,
+        kind: Kind,
+        state: &'a mut Option<T>,
+        new: fn(&[f64]) -> Result<T, String>,
+    ) -> Result<&'a mut T, i32> {
+        ready(spec, kind, state, new)?;
+        Ok(state.as_mut().unwrap())
+    }
+
+    fn fail(msg: String) -> i32 {
+        error(Status::Failed, &msg) as i32
+    }
+
+    pub fn method_init<T: Method>(state: &mut Option<T>, d: i32, seed: i64, lower: *const f64, upper: *const f64) -> i32 {
+        let m = match ready_mut(&T::SPEC, Kind::Method, state, T::new) {
+            Ok(m) => m,
+            Err(rc) => return rc,
+        };
+        if d < 1 {
+            return fail(format!("kinfer_method_init: d = {}", d));
+        }
+        let d = d as usize;
+        unsafe {
+            METHOD_D = d;
+            ASK_N = 0;
+            match m.init(d, seed as u64, f64s(lower, d), f64s(upper, d)) {
+                Ok(()) => 0,
+                Err(e) => fail(e),
+            }
+        }
+    }
+
+    pub fn method_ask<T: Method>(state: &mut Option<T>) -> i32 {
+        let m = match ready_mut(&T::SPEC, Kind::Method, state, T::new) {
+            Ok(m) => m,
+            Err(_) => return 0,
+        };
+        let b = match m.ask() {
+            Ok(b) => b,
+            Err(e) => {
+                fail(e);
+                return 0;
+            }
+        };
+        unsafe {
+            let d = METHOD_D;
+            if d == 0 {
+                fail("kinfer_method_ask before kinfer_method_init".to_string());
+                return 0;
+            }
+            let (n, mode) = if b.points.is_empty() { (b.draw, 1) } else { (b.points.len() / d, 0) };
+            if n == 0 || (mode == 0 && b.points.len() % d != 0) || n > i32::MAX as usize {
+                fail(format!("ask: a batch of {} values for d = {} (draw {}): want n×d points or draw > 0", b.points.len(), d, b.draw));
+                return 0;
+            }
+            ASK_POINTS = b.points;
+            ASK_N = n;
+            ASK_HEADER = [
+                n as i32,
+                mode,
+                if b.gradient { 3 } else { 1 },
+                if mode == 0 { ASK_POINTS.as_ptr() as usize as i32 } else { 0 },
+            ];
+            ASK_HEADER.as_ptr() as usize as i32
+        }
+    }
+
+    pub fn method_tell<T: Method>(
+        state: &mut Option<T>,
+        n: i32,
+        theta: *const f64,
+        status: *const i32,
+        log_prior: *const f64,
+        log_lik: *const f64,
+        grad: *const f64,
+    ) -> i32 {
+        let m = match ready_mut(&T::SPEC, Kind::Method, state, T::new) {
+            Ok(m) => m,
+            Err(rc) => return rc,
+        };
+        unsafe {
+            let d = METHOD_D;
+            if n < 0 || n as usize != ASK_N {
+                return fail(format!("kinfer_method_tell: {} results for a batch of {}", n, ASK_N));
+            }
+            let n = n as usize;
+            let st = if n == 0 { &[][..] } else { std::slice::from_raw_parts(status, n) };
+            let r = Results {
+                n,
+                d,
+                theta: f64s(theta, n * d),
+                status: st,
+                log_prior: f64s(log_prior, n),
+                log_lik: f64s(log_lik, n),
+                grad: if grad.is_null() { None } else { Some(f64s(grad, n * d)) },
+            };
+            match m.tell(&r) {
+                Ok(()) => 0,
+                Err(e) => fail(e),
+            }
+        }
+    }
+
+    pub fn method_done<T: Method>(state: &mut Option<T>) -> i32 {
+        match ready_mut(&T::SPEC, Kind::Method, state, T::new) {
+            Ok(m) => m.done() as i32,
+            Err(_) => 0,
+        }
+    }
+
+    pub fn method_samples<T: Method>(state: &mut Option<T>) -> i64 {
+        let m = match ready_mut(&T::SPEC, Kind::Method, state, T::new) {
+            Ok(m) => m,
+            Err(_) => return 0,
+        };
+        unsafe {
+            SAMPLES = m.samples();
+            let row = METHOD_D + 2;
+            if SAMPLES.is_empty() || SAMPLES.len() % row != 0 {
+                if !SAMPLES.is_empty() {
+                    fail(format!("samples: {} values is not a whole number of rows of d + 2 = {}", SAMPLES.len(), row));
+                }
+                return 0;
+            }
+            let rows = SAMPLES.len() / row;
+            (((rows as u64) << 32) | (SAMPLES.as_ptr() as usize as u32 as u64)) as i64
+        }
+    }
+
+    pub fn method_report<T: Method>(state: &mut Option<T>) -> i64 {
+        let m = match ready_mut(&T::SPEC, Kind::Method, state, T::new) {
+            Ok(m) => m,
+            Err(_) => return 0,
+        };
+        unsafe {
+            REPORT = m.report().into_bytes();
+            span(REPORT.as_ptr(), REPORT.len())
+        }
+    }
 }
 
 /// Exports the ABI functions every plugin has (ABI.md §3) for a type of the
@@ -895,6 +1104,49 @@ macro_rules! export_likelihood {
             r: *mut f64,
         ) -> i32 {
             $crate::rt::likelihood_residuals::<$t>(&mut KINFER_STATE, k, m, y, obs, sigma, r)
+        }
+    };
+}
+
+/// Exports the method `$t` (a type implementing [`Method`]) as the plugin:
+/// the common exports and kinfer_method_init, _ask, _tell, _done,
+/// _samples and _report (no checkpoint: a run of this method cannot be
+/// resumed, which the host says). Use it once, in the crate root.
+#[macro_export]
+macro_rules! export_method {
+    ($t:ty) => {
+        $crate::__export_common!($t, $crate::Kind::Method, <$t as $crate::Method>::SPEC, <$t as $crate::Method>::new);
+
+        #[no_mangle]
+        pub unsafe extern "C" fn kinfer_method_init(d: i32, seed: i64, lower: *const f64, upper: *const f64) -> i32 {
+            $crate::rt::method_init::<$t>(&mut KINFER_STATE, d, seed, lower, upper)
+        }
+        #[no_mangle]
+        pub unsafe extern "C" fn kinfer_method_ask() -> i32 {
+            $crate::rt::method_ask::<$t>(&mut KINFER_STATE)
+        }
+        #[no_mangle]
+        pub unsafe extern "C" fn kinfer_method_tell(
+            n: i32,
+            theta: *const f64,
+            status: *const i32,
+            log_prior: *const f64,
+            log_lik: *const f64,
+            grad: *const f64,
+        ) -> i32 {
+            $crate::rt::method_tell::<$t>(&mut KINFER_STATE, n, theta, status, log_prior, log_lik, grad)
+        }
+        #[no_mangle]
+        pub unsafe extern "C" fn kinfer_method_done() -> i32 {
+            $crate::rt::method_done::<$t>(&mut KINFER_STATE)
+        }
+        #[no_mangle]
+        pub unsafe extern "C" fn kinfer_method_samples() -> i64 {
+            $crate::rt::method_samples::<$t>(&mut KINFER_STATE)
+        }
+        #[no_mangle]
+        pub unsafe extern "C" fn kinfer_method_report() -> i64 {
+            $crate::rt::method_report::<$t>(&mut KINFER_STATE)
         }
     };
 }
