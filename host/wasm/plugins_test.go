@@ -657,3 +657,24 @@ func BenchmarkMeter(b *testing.B) {
 		}
 	}
 }
+
+// The Rust and AssemblyScript SDKs pass a refusal of the settings to the
+// host with the plugin's message, and their spec matches the builtin's
+// parameters, conditions, outputs and settings (only the name differs).
+func TestRustAndAssemblyScriptSDKErrors(t *testing.T) {
+	for _, c := range []struct{ rel, name string }{
+		{"plugins/rust/ligament", "ligament-rust"}, {"plugins/assemblyscript/ligament", "ligament-as"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := loadPlugin(t, c.rel)
+			_, err := p.Model(context.Background(), []float64{0}, 1)
+			wantErr(t, err, "kinfer_configure returned 2", c.name+": ref_length_mm must be > 0, got 0")
+			spec, want := p.Spec, ligament.Spec
+			if spec.Name != c.name || !slices.Equal(spec.Params, want.Params) || !slices.Equal(spec.Conditions, want.Conditions) ||
+				len(spec.Outputs) != len(want.Outputs) || len(spec.Settings) != 1 || spec.Settings[0].Name != "ref_length_mm" ||
+				!spec.Settings[0].Required || !slices.Equal(spec.Capabilities, want.Capabilities) {
+				t.Errorf("spec %+v\nwant the builtin's %+v", spec, want)
+			}
+		})
+	}
+}
