@@ -29,10 +29,11 @@
 //!
 //! Target: `wasm32-unknown-unknown` with the standard library (Debian:
 //! `apt-get install rustc libstd-rust-dev-wasm32`), Rust ≥ 1.63, no other
-//! crate. The module imports nothing but `kinfer_v1.log` (only when
-//! [`log`] is called): the standard library's allocator (dlmalloc) grows the
-//! memory itself, and a panic traps (`unreachable`), which the host reports
-//! as a `trap` naming the export. `kinfer build DIR` compiles this crate and
+//! crate. The module imports nothing but `kinfer_v1.log`: the standard
+//! library's allocator (dlmalloc) grows the memory itself, and a panic
+//! writes its message and location to the plugin log (shown by
+//! `kinfer run --verbose`) and traps (`unreachable`), which the host
+//! reports as a `trap` naming the export. `kinfer build DIR` compiles this crate and
 //! the plugin's `lib.rs` with
 //!
 //! ```text
@@ -534,6 +535,16 @@ pub mod rt {
     }
 
     pub fn describe(spec: &Spec, kind: Kind) -> i64 {
+        // The host calls kinfer_describe first (ABI.md §3): from then on a
+        // panic's message and location go to the plugin log before the
+        // panic traps (wasm32-unknown-unknown has no stderr).
+        static mut HOOKED: bool = false;
+        unsafe {
+            if !HOOKED {
+                HOOKED = true;
+                std::panic::set_hook(Box::new(|info| log(&format!("panic: {}", info))));
+            }
+        }
         if let Err(e) = check(spec, kind) {
             error(Status::Failed, &e);
             return 0;
