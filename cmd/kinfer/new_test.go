@@ -127,3 +127,44 @@ func TestNewSkeletonsTestScript(t *testing.T) {
 		})
 	}
 }
+
+// A Rust panic and an AssemblyScript abort (here an out-of-range index in
+// the model) stop the run as a trap of kinfer_model_eval, and the SDKs
+// write the message, with its source location, to the plugin log that
+// --verbose shows.
+func TestGuestPanicIsLogged(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	for _, c := range []struct{ lang, file, old, new, want string }{
+		{build.LangRust, "lib.rs", "*yi = a + b * xi;", "*yi = a + b * xi + x[x.len()];",
+			"demo: panic: panicked at 'index out of bounds: the len is 11 but the index is 11', lib.rs:"},
+		{build.LangAS, "demo.ts", "y[i] = a + b * x[i];", "y[i] = a + b * x[i + 1];",
+			"demo: abort: kinfer: F64s index out of range at ~lib/kinfer/index.ts:"},
+	} {
+		t.Run(c.lang, func(t *testing.T) {
+			t.Parallel()
+			if _, err := build.Toolchain(c.lang, build.Options{}); err != nil {
+				t.Skipf("no %s toolchain: %v", c.lang, err)
+			}
+			dir := filepath.Join(t.TempDir(), "demo")
+			if code, _, errs := kinfer(t, "new", "model", "demo", "--lang", c.lang, "--dir", dir); code != 0 {
+				t.Fatal(errs)
+			}
+			src := filepath.Join(dir, c.file)
+			b := string(mustRead(t, src))
+			if !strings.Contains(b, c.old) {
+				t.Fatalf("%s has no %q", src, c.old)
+			}
+			must(t, os.WriteFile(src, []byte(strings.Replace(b, c.old, c.new, 1)), 0o644))
+			if out, err := exec.Command(kinferBin, "build", dir).CombinedOutput(); err != nil {
+				t.Fatalf("build: %v\n%s", err, out)
+			}
+			cmd := exec.Command(kinferBin, "run", filepath.Join(dir, "study.toml"), "-o", filepath.Join(dir, "out"), "--verbose")
+			out, err := cmd.CombinedOutput()
+			if err == nil || !strings.Contains(string(out), "kinfer_model_eval") || !strings.Contains(string(out), c.want) {
+				t.Fatalf("run: %v; want a trap of kinfer_model_eval and %q in the log:\n%s", err, c.want, out)
+			}
+		})
+	}
+}
