@@ -42,7 +42,8 @@ var sharedRT = sync.OnceValues(func() (*Runtime, error) {
 // testPlugins are the plugins these tests use, compiled in parallel on the
 // first use of any (a cold cache under -race costs ~10 s per Go plugin).
 var testPlugins = []string{
-	"plugins/go/ligament", "plugins/c/ligament", "plugins/go/studentt", "plugins/go/metropolis",
+	"plugins/go/ligament", "plugins/c/ligament", "plugins/rust/ligament", "plugins/assemblyscript/ligament",
+	"plugins/go/studentt", "plugins/go/metropolis",
 	"host/testdata/plugins/spin", "plugins/c/laplace", "plugins/c/gaussnewton",
 }
 
@@ -100,7 +101,8 @@ func loadPlugin(t testing.TB, rel string) *Plugin {
 }
 
 // relTol is the agreement required between the builtin ligament and its
-// WASM twins (the Go plugin runs the same code, the C one the same formulas).
+// WASM twins (the Go plugin runs the same code, the C, Rust and
+// AssemblyScript ones the same formulas).
 const relTol = 1e-12
 
 func close2(a, b float64) bool {
@@ -129,7 +131,7 @@ func TestLigamentTwins(t *testing.T) {
 	}
 	thetas, x := ligamentGrid()
 	K := len(x)
-	for _, rel := range []string{"plugins/go/ligament", "plugins/c/ligament"} {
+	for _, rel := range []string{"plugins/go/ligament", "plugins/c/ligament", "plugins/rust/ligament", "plugins/assemblyscript/ligament"} {
 		t.Run(filepath.Base(filepath.Dir(rel)), func(t *testing.T) {
 			p := loadPlugin(t, rel)
 			m, err := p.Model(context.Background(), []float64{refLength}, 2)
@@ -292,7 +294,9 @@ func BenchmarkLigament(b *testing.B) {
 		name, rel string
 		unmetered bool
 	}{{"go-plugin", "plugins/go/ligament", false}, {"c-plugin", "plugins/c/ligament", false},
-		{"go-plugin-unmetered", "plugins/go/ligament", true}, {"c-plugin-unmetered", "plugins/c/ligament", true}} {
+		{"rust-plugin", "plugins/rust/ligament", false}, {"as-plugin", "plugins/assemblyscript/ligament", false},
+		{"go-plugin-unmetered", "plugins/go/ligament", true}, {"c-plugin-unmetered", "plugins/c/ligament", true},
+		{"rust-plugin-unmetered", "plugins/rust/ligament", true}, {"as-plugin-unmetered", "plugins/assemblyscript/ligament", true}} {
 		b.Run(c.name, func(b *testing.B) {
 			p := loadPlugin(b, c.rel)
 			if c.unmetered {
@@ -763,5 +767,26 @@ func BenchmarkMeter(b *testing.B) {
 				})
 			})
 		}
+	}
+}
+
+// The Rust and AssemblyScript SDKs pass a refusal of the settings to the
+// host with the plugin's message, and their spec matches the builtin's
+// parameters, conditions, outputs and settings (only the name differs).
+func TestRustAndAssemblyScriptSDKErrors(t *testing.T) {
+	for _, c := range []struct{ rel, name string }{
+		{"plugins/rust/ligament", "ligament-rust"}, {"plugins/assemblyscript/ligament", "ligament-as"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := loadPlugin(t, c.rel)
+			_, err := p.Model(context.Background(), []float64{0}, 1)
+			wantErr(t, err, "kinfer_configure returned 2", c.name+": ref_length_mm must be > 0, got 0")
+			spec, want := p.Spec, ligament.Spec
+			if spec.Name != c.name || !slices.Equal(spec.Params, want.Params) || !slices.Equal(spec.Conditions, want.Conditions) ||
+				len(spec.Outputs) != len(want.Outputs) || len(spec.Settings) != 1 || spec.Settings[0].Name != "ref_length_mm" ||
+				!spec.Settings[0].Required || !slices.Equal(spec.Capabilities, want.Capabilities) {
+				t.Errorf("spec %+v\nwant the builtin's %+v", spec, want)
+			}
+		})
 	}
 }
