@@ -37,6 +37,7 @@ usage:
   kinfer run --verify DIR [--workers N]
   kinfer analyze RUN_DIR [--workers N] [--predictive N] [--truth FILE]
   kinfer design STUDY.toml [-o DIR] [--design sobol] [--n N] [--space box|prior] [--seed N] [--workers N] [--resume]
+  kinfer train DESIGN_DIR -o FILE [--validation DIR | --holdout 0.1] [--hidden 256,512,...] [--members 6] [--epochs N] [--seed N]
   kinfer validate STUDY.toml|PLUGIN.toml
   kinfer inspect PLUGIN.toml|FILE.wasm
   kinfer list
@@ -71,6 +72,8 @@ func cli(args []string, stdout, stderr io.Writer) int {
 		err = cmdAnalyze(rest, stdout)
 	case "design":
 		err = cmdDesign(rest, stdout)
+	case "train":
+		err = cmdTrain(rest, stdout)
 	case "list":
 		err = cmdList(stdout)
 	case "build":
