@@ -4,8 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/kinfer/kinfer/builtin/surrogate/nn"
@@ -89,7 +89,10 @@ func TestReadDesignRefuses(t *testing.T) {
 			f.WriteString(strings.Repeat("9", MaxLineBytes+10))
 			f.Close()
 		},
-		"not a directory": func(dir string) { os.Remove(filepath.Join(dir, "design.json")); os.Mkdir(filepath.Join(dir, "design.json"), 0o755) },
+		"not a directory": func(dir string) {
+			os.Remove(filepath.Join(dir, "design.json"))
+			os.Mkdir(filepath.Join(dir, "design.json"), 0o755)
+		},
 	}
 	for want, spoil := range cases {
 		dir := t.TempDir()
