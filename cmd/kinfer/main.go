@@ -17,6 +17,7 @@ import (
 	kinfersdk "github.com/kinfer/kinfer"
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/builtin"
+	"github.com/kinfer/kinfer/builtin/models/surrogate"
 	"github.com/kinfer/kinfer/host/analyze"
 	"github.com/kinfer/kinfer/host/build"
 	"github.com/kinfer/kinfer/host/dataset"
@@ -475,6 +476,13 @@ func cmdList(w io.Writer) error {
 		fmt.Fprintln(w)
 	}
 	section("MODELS", builtin.Names(builtin.Models), func(n string) abi.Spec { return builtin.Models[n].Spec })
+	fmt.Fprintf(w, "== %s (a trained surrogate: [model] use = \"surrogate\", file = \"FILE.json\" from kinfer train)\n", study.SurrogateUse)
+	fmt.Fprintln(w, "  parameters, conditions and outputs: the source model's, from the file; bounds: the training design's box")
+	fmt.Fprintln(w, "  optional keys: trained_on = \"MODEL\", sha256 = \"HEX\"; capabilities: jacobian, vjp")
+	for _, st := range surrogate.Settings {
+		fmt.Fprintf(w, "  setting %s = %q (choices %q): %s\n", st.Name, st.Choices[int(st.Default)], st.Choices, st.Doc)
+	}
+	fmt.Fprintln(w)
 	section("LIKELIHOODS", builtin.Names(builtin.Likelihoods), func(n string) abi.Spec { return builtin.Likelihoods[n].Spec })
 	section("METHODS", builtin.Names(builtin.Methods), func(n string) abi.Spec { return builtin.Methods[n].Spec })
 	return nil
