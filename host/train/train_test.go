@@ -143,6 +143,18 @@ func TestTrainWritesProvenanceAndReport(t *testing.T) {
 	if err := Write(path, e, prov, rep); err != nil {
 		t.Fatal(err)
 	}
+	// Deterministic: the same design, options and seed give the same file.
+	e3, prov3, rep3, err := Train(ds, Options{Config: cfg, Holdout: 0.25})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path3 := filepath.Join(t.TempDir(), "toy-nn.json")
+	if err := Write(path3, e3, prov3, rep3); err != nil {
+		t.Fatal(err)
+	}
+	if b1, _ := os.ReadFile(path); string(b1) != string(must(os.ReadFile(path3))) {
+		t.Error("two trainings with the same seed wrote different files")
+	}
 	e2, p2, err := nn.Load(path)
 	if err != nil || e2.In() != 3 || !reflect.DeepEqual(p2, prov) {
 		t.Fatalf("load: %v, %+v", err, p2)
@@ -162,3 +174,10 @@ func TestTrainWritesProvenanceAndReport(t *testing.T) {
 }
 
 func strconvF(v float64) string { return strconv.FormatFloat(v, 'f', 6, 64) }
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
