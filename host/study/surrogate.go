@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/kinfer/kinfer/builtin/models/surrogate"
@@ -56,7 +57,10 @@ func (s *Study) loadSurrogate(d *tomlx.Decoded, r componentRef) error {
 	if err != nil {
 		return err
 	}
-	path := s.resolvePath(file)
+	path, err := filepath.Abs(s.resolvePath(file))
+	if err != nil {
+		return d.Errorf("model.file", "%v", err)
+	}
 	fh, err := safefile.Open(path, nn.MaxFileBytes)
 	if err != nil {
 		return d.Errorf("model.file", "%v", err)
