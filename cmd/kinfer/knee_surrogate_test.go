@@ -87,6 +87,14 @@ func TestKneeSurrogatePipeline(t *testing.T) {
 		t.Errorf("the surrogate file is not among the run's inputs: %+v", sum.Provenance.Inputs)
 	}
 
+	// Deterministic whatever the number of workers.
+	if code, out, e := kinfer(t, "run", sp, "-o", runDir+"-w1", "--workers", "1"); code != 0 {
+		t.Fatalf("run on 1 worker: exit %d\n%s\n%s", code, out, e)
+	}
+	if a, b := readOrNil(filepath.Join(runDir, "samples.csv")), readOrNil(filepath.Join(runDir+"-w1", "samples.csv")); a == nil || string(a) != string(b) {
+		t.Error("samples.csv differs between 2 workers and 1")
+	}
+
 	// Adam on the surrogate, the Gaussian term only: the gradient is the
 	// surrogate's exact one.
 	i := strings.Index(study, "[[likelihood]]                 # Eq. 8")
@@ -104,4 +112,13 @@ func TestKneeSurrogatePipeline(t *testing.T) {
 	if json.Unmarshal(b, &asum); asum.GradientMode != "analytic" {
 		t.Errorf("Adam's gradient mode %q, want analytic", asum.GradientMode)
 	}
+}
+
+// readOrNil returns the file's bytes, nil if it cannot be read.
+func readOrNil(path string) []byte {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
