@@ -50,6 +50,10 @@ func TestKneeSurrogatePipeline(t *testing.T) {
 		rep.Provenance.Conditions != 1 || len(rep.Provenance.TrainingDataSHA256) != 64 {
 		t.Fatalf("report: %v %+v", err, rep)
 	}
+	if code, out, e := kinfer(t, "inspect", nnFile); code != 0 || !strings.Contains(out, `"model": "knee"`) || !strings.Contains(out, "as a model") ||
+		!strings.Contains(out, "k_deepMCL      N      [2000, 9000]") {
+		t.Errorf("inspect: exit %d\n%s\n%s", code, out, e)
+	}
 	if code, out, _ := kinfer(t, "train", "--help"); code != 0 || !strings.Contains(out, "-validation DIR") {
 		t.Errorf("train --help: %d %s", code, out)
 	}

@@ -40,7 +40,7 @@ usage:
   kinfer design STUDY.toml [-o DIR] [--design sobol] [--n N] [--space box|prior] [--seed N] [--workers N] [--resume]
   kinfer train DESIGN_DIR -o FILE [--validation DIR | --holdout 0.1] [--hidden 256,512,...] [--members 6] [--epochs N] [--seed N]
   kinfer validate STUDY.toml|PLUGIN.toml
-  kinfer inspect PLUGIN.toml|FILE.wasm
+  kinfer inspect PLUGIN.toml|FILE.wasm|SURROGATE.json
   kinfer list
   kinfer build PLUGIN_DIR              (Go or C, in any folder: the guest SDKs are carried in kinfer)
   kinfer build --print-header          (the C header kinfer.h)
@@ -347,6 +347,9 @@ func cmdInspect(args []string, stdout io.Writer) error {
 	sets := settingFlags{}
 	fs.Var(sets, "set", "with --certify: a setting of the component, name=value (repeatable); unset settings take their defaults")
 	return withRuntime(fs, args, func(ctx context.Context, rt *wasm.Runtime, path string) error {
+		if strings.HasSuffix(strings.ToLower(path), ".json") {
+			return inspectSurrogate(stdout, path)
+		}
 		p, err := loadPlugin(ctx, rt, path)
 		if err != nil {
 			return err

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
+	"github.com/kinfer/kinfer/builtin/models/surrogate"
 	"github.com/kinfer/kinfer/builtin/surrogate/nn"
+	"github.com/kinfer/kinfer/host/safefile"
 	"github.com/kinfer/kinfer/host/train"
 )
 
@@ -88,4 +91,34 @@ func parseInts(s string) ([]int, error) {
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// inspectSurrogate prints a surrogate file's model spec and provenance
+// (kinfer inspect SURROGATE.json).
+func inspectSurrogate(w io.Writer, path string) error {
+	fh, err := safefile.Open(path, nn.MaxFileBytes)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	e, prov, err := nn.Read(safefile.Limit(fh, path, nn.MaxFileBytes))
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	fmt.Fprintf(w, "file:         %s\n", path)
+	fmt.Fprintf(w, "kind:         neural-network ensemble, %d networks, %d → %d\n", len(e.Nets), e.In(), e.Out())
+	for k, n := range e.Nets {
+		fmt.Fprintf(w, "  network %d:  sizes %v, weight %.4g\n", k+1, n.Sizes, e.Weights[k])
+	}
+	short := prov // the names, units and box are printed with the spec below
+	short.InputNames, short.OutputNames, short.InputUnits, short.OutputUnits, short.ParamLower, short.ParamUpper = nil, nil, nil, nil, nil, nil
+	b, _ := json.MarshalIndent(short, "  ", "  ")
+	fmt.Fprintf(w, "provenance:\n  %s\n", b)
+	spec, err := surrogate.SpecOf(e, prov)
+	if err != nil {
+		return fmt.Errorf("%s: not usable as a model: %w", path, err)
+	}
+	fmt.Fprintln(w, "as a model (use = \"surrogate\"):")
+	printSpec(w, spec)
+	return nil
 }
