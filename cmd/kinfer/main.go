@@ -17,6 +17,7 @@ import (
 	kinfersdk "github.com/kinfer/kinfer"
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/builtin"
+	"github.com/kinfer/kinfer/builtin/models/surrogate"
 	"github.com/kinfer/kinfer/host/analyze"
 	"github.com/kinfer/kinfer/host/build"
 	"github.com/kinfer/kinfer/host/dataset"
@@ -37,8 +38,9 @@ usage:
   kinfer run --verify DIR [--workers N]
   kinfer analyze RUN_DIR [--workers N] [--predictive N] [--truth FILE]
   kinfer design STUDY.toml [-o DIR] [--design sobol] [--n N] [--space box|prior] [--seed N] [--workers N] [--resume]
+  kinfer train DESIGN_DIR -o FILE [--validation DIR | --holdout 0.1] [--hidden 256,512,...] [--members 6] [--epochs N] [--seed N]
   kinfer validate STUDY.toml|PLUGIN.toml
-  kinfer inspect PLUGIN.toml|FILE.wasm
+  kinfer inspect PLUGIN.toml|FILE.wasm|SURROGATE.json
   kinfer list
   kinfer build PLUGIN_DIR              (Go, C, Rust or AssemblyScript, in any folder: the guest SDKs are carried in kinfer)
   kinfer build --print-header          (the C header kinfer.h)
@@ -73,6 +75,8 @@ func cli(args []string, stdout, stderr io.Writer) int {
 		err = cmdAnalyze(rest, stdout)
 	case "design":
 		err = cmdDesign(rest, stdout)
+	case "train":
+		err = cmdTrain(rest, stdout)
 	case "list":
 		err = cmdList(stdout)
 	case "build":
@@ -347,6 +351,9 @@ func cmdInspect(args []string, stdout io.Writer) error {
 	sets := settingFlags{}
 	fs.Var(sets, "set", "with --certify: a setting of the component, name=value (repeatable); unset settings take their defaults")
 	return withRuntime(fs, args, func(ctx context.Context, rt *wasm.Runtime, path string) error {
+		if strings.HasSuffix(strings.ToLower(path), ".json") {
+			return inspectSurrogate(stdout, path)
+		}
 		p, err := loadPlugin(ctx, rt, path)
 		if err != nil {
 			return err
@@ -476,6 +483,13 @@ func cmdList(w io.Writer) error {
 		fmt.Fprintln(w)
 	}
 	section("MODELS", builtin.Names(builtin.Models), func(n string) abi.Spec { return builtin.Models[n].Spec })
+	fmt.Fprintf(w, "== %s (a trained surrogate: [model] use = \"surrogate\", file = \"FILE.json\" from kinfer train)\n", study.SurrogateUse)
+	fmt.Fprintln(w, "  parameters, conditions and outputs: the source model's, from the file; bounds: the training design's box")
+	fmt.Fprintln(w, "  optional keys: trained_on = \"MODEL\", sha256 = \"HEX\"; capabilities: jacobian, vjp")
+	for _, st := range surrogate.Settings {
+		fmt.Fprintf(w, "  setting %s = %q (choices %q): %s\n", st.Name, st.Choices[int(st.Default)], st.Choices, st.Doc)
+	}
+	fmt.Fprintln(w)
 	section("LIKELIHOODS", builtin.Names(builtin.Likelihoods), func(n string) abi.Spec { return builtin.Likelihoods[n].Spec })
 	section("METHODS", builtin.Names(builtin.Methods), func(n string) abi.Spec { return builtin.Methods[n].Spec })
 	return nil

@@ -41,14 +41,18 @@ type Options struct {
 
 // Record is design.json.
 type Record struct {
-	Study       string         `json:"study"`
-	Model       string         `json:"model"`
-	ModelVer    string         `json:"model_version,omitempty"`
-	Kind        string         `json:"design"`
-	N           int            `json:"n"`
-	Seed        uint64         `json:"seed"`
-	Space       string         `json:"space"`
-	Params      []abi.Param    `json:"params"` // free parameters with the box used
+	Study    string      `json:"study"`
+	Model    string      `json:"model"`
+	ModelVer string      `json:"model_version,omitempty"`
+	Kind     string      `json:"design"`
+	N        int         `json:"n"`
+	Seed     uint64      `json:"seed"`
+	Space    string      `json:"space"`
+	Params   []abi.Param `json:"params"` // free parameters with the box used
+	// Conditions and Outputs are the model's columns, in design.csv's
+	// order (read by `kinfer train`).
+	Conditions  []abi.Column   `json:"conditions"`
+	Outputs     []abi.Column   `json:"outputs"`
 	Datasets    []string       `json:"datasets"`
 	Provenance  run.Provenance `json:"provenance"`
 	Done        int            `json:"points_done"`
@@ -135,6 +139,7 @@ func Run(ctx context.Context, s *study.Study, dir string, o Options) (*Record, e
 	prov.Seed, prov.Inputs = o.Seed, ins
 	rec := &Record{Study: s.Path, Model: s.ModelInfo.Spec.Name, ModelVer: s.ModelInfo.Spec.Version,
 		Kind: o.Kind, N: o.N, Seed: o.Seed, Space: o.Space, Params: params, Provenance: prov,
+		Conditions: s.ModelInfo.Spec.Conditions, Outputs: s.ModelInfo.Spec.Outputs,
 		ByStatus: map[string]int{}}
 	for _, ds := range s.Data {
 		rec.Datasets = append(rec.Datasets, ds.Name)

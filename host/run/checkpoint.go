@@ -120,6 +120,12 @@ func Inputs(s *study.Study) ([]Input, error) {
 		if strings.HasPrefix(c.c.Ref, "builtin:") {
 			continue
 		}
+		if f, ok := strings.CutPrefix(c.c.Ref, study.SurrogatePrefix); ok {
+			if err := add(c.role+" file", f); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		m, err := manifest.Load(c.c.Ref)
 		if err != nil {
 			return nil, err

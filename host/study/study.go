@@ -372,9 +372,12 @@ func (s *Study) loadModel(ctx context.Context, f *File, d *tomlx.Decoded, o Opti
 		s.Model, s.ModelInfo = m, Component{Ref: s.resolvePath(r.plugin), Spec: p.Spec}
 		return nil
 	}
+	if r.use == SurrogateUse {
+		return s.loadSurrogate(d, r)
+	}
 	e, ok := builtin.Models[r.use]
 	if !ok {
-		return d.Errorf("model.use", "no built-in model %q (built-ins: %s)", r.use, strings.Join(builtin.Names(builtin.Models), ", "))
+		return d.Errorf("model.use", "no built-in model %q (built-ins: %s, and %q with a file)", r.use, strings.Join(builtin.Names(builtin.Models), ", "), SurrogateUse)
 	}
 	vals, err := settingValues(d, r, e.Spec)
 	if err != nil {

@@ -40,6 +40,19 @@ type Provenance struct {
 	TrainingSamples    int      `json:"training_samples,omitempty"`
 	InputNames         []string `json:"input_names,omitempty"`
 	OutputNames        []string `json:"output_names,omitempty"`
+	// For a surrogate of a kinfer model (builtin/models/surrogate): the
+	// last Conditions inputs are the model's conditions, the others its
+	// parameters; the units of inputs and outputs; the box of the
+	// parameters the design covered (ParamLower/ParamUpper, one per
+	// parameter input); the design (kind, n, seed, space) and the sha256
+	// of its record.
+	Conditions   int       `json:"conditions,omitempty"`
+	InputUnits   []string  `json:"input_units,omitempty"`
+	OutputUnits  []string  `json:"output_units,omitempty"`
+	ParamLower   []float64 `json:"param_lower,omitempty"`
+	ParamUpper   []float64 `json:"param_upper,omitempty"`
+	Design       string    `json:"design,omitempty"`
+	DesignSHA256 string    `json:"design_record_sha256,omitempty"`
 }
 
 type fileNet struct {

@@ -1,0 +1,28 @@
+// Package surrogate makes a trained surrogate a model: y = f(θ, X) is the
+// prediction of a neural-network ensemble (builtin/surrogate/nn; Bartsoen
+// et al. 2023, "Bayesian parameter estimation of ligament properties based
+// on tibio-femoral kinematics during squatting", Mech. Syst. Signal
+// Process. 182, 109525, Sec. 2.3) whose inputs are the parameters θ of the
+// model it was trained on followed by that model's conditions, one
+// network input row [θ, x_k] per data row k, as the paper's 51-input
+// network takes the 50 ligament parameters and the flexion angle.
+//
+// The model's spec is built from the file's provenance: the parameters
+// (names, units, and as bounds the box the training design covered), the
+// conditions and the outputs of the source model, so a study written for
+// the source model runs on its surrogate by changing [model] only. A
+// study's prior is truncated to the parameter bounds (docs/STUDY.md), so θ
+// outside the training box is never evaluated (status out-of-support). A
+// condition outside the range seen in training makes the evaluation
+// Invalid by default (setting outside = "invalid"); outside =
+// "extrapolate" predicts there anyway.
+//
+// Gradients are exact: Jacobian (∂y/∂θ, the θ columns of the network's
+// input Jacobian at every row) and VJP (one batched backward pass of the
+// ensemble, nn.Ensemble.VJP). The surrogate cannot fail where the source
+// model failed (no equilibrium): it was trained on the successful
+// evaluations only and predicts everywhere in the box.
+//
+// Only neural-network ensembles are supported: builtin/surrogate/kriging
+// has no file format yet.
+package surrogate

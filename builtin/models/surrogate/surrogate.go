@@ -1,0 +1,237 @@
+package surrogate
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/builtin/surrogate/nn"
+)
+
+// Settings of the surrogate model (the study's [model] keys other than use
+// and file).
+var Settings = []abi.Setting{
+	{Name: "outside", Choices: []string{"invalid", "extrapolate"}, Default: 0,
+		Doc: "a data row whose conditions lie outside the range seen in training: invalid (the evaluation's status) or extrapolate (predict anyway)"},
+}
+
+// Model is a trained ensemble as an abi.Model. It is read-only and safe
+// for concurrent use.
+type Model struct {
+	e           *nn.Ensemble
+	prov        nn.Provenance
+	spec        abi.Spec
+	d, c, m     int
+	extrapolate bool
+	pool        sync.Pool // *buffers
+}
+
+type buffers struct {
+	ws    nn.Workspace
+	in    []float64
+	y, gx []float64
+}
+
+// SpecOf builds the spec of the surrogate from the ensemble and its
+// provenance, or says why the file cannot be a model (no input or output
+// names, counts that do not match the network, missing parameter box).
+func SpecOf(e *nn.Ensemble, p nn.Provenance) (abi.Spec, error) {
+	nIn, nOut := e.In(), e.Out()
+	if len(p.InputNames) != nIn {
+		return abi.Spec{}, fmt.Errorf("surrogate: the file names %d inputs, the network has %d (a surrogate of a kinfer model is written by `kinfer train`)", len(p.InputNames), nIn)
+	}
+	if len(p.OutputNames) != nOut {
+		return abi.Spec{}, fmt.Errorf("surrogate: the file names %d outputs, the network has %d", len(p.OutputNames), nOut)
+	}
+	d := nIn - p.Conditions
+	if p.Conditions < 0 || d < 1 {
+		return abi.Spec{}, fmt.Errorf("surrogate: %d conditions among %d inputs leave no parameter", p.Conditions, nIn)
+	}
+	if len(p.ParamLower) != d || len(p.ParamUpper) != d {
+		return abi.Spec{}, fmt.Errorf("surrogate: the file gives the training box of %d and %d parameters, want %d", len(p.ParamLower), len(p.ParamUpper), d)
+	}
+	if p.InputUnits != nil && len(p.InputUnits) != nIn || p.OutputUnits != nil && len(p.OutputUnits) != nOut {
+		return abi.Spec{}, fmt.Errorf("surrogate: %d input and %d output units for %d inputs and %d outputs", len(p.InputUnits), len(p.OutputUnits), nIn, nOut)
+	}
+	unit := func(u []string, i int) string {
+		if u == nil {
+			return ""
+		}
+		return u[i]
+	}
+	src := p.Model
+	if src == "" {
+		src = "an unnamed model"
+	}
+	s := abi.Spec{
+		Kind: abi.KindModel, Name: "surrogate", Version: "1.0.0",
+		Doc:          fmt.Sprintf("neural-network ensemble (%d networks) trained on %s (%s; %d samples)", len(e.Nets), src, p.Design, p.TrainingSamples),
+		Settings:     Settings,
+		Capabilities: []abi.Capability{abi.CapJacobian, abi.CapVJP},
+	}
+	for j := 0; j < d; j++ {
+		lo, hi := p.ParamLower[j], p.ParamUpper[j]
+		s.Params = append(s.Params, abi.Param{Name: p.InputNames[j], Unit: unit(p.InputUnits, j), Lower: lo, Upper: hi,
+			Default: 0.5 * (lo + hi), Doc: "input of the surrogate; bounds: the training design's box"})
+	}
+	for j := d; j < nIn; j++ {
+		s.Conditions = append(s.Conditions, abi.Column{Name: p.InputNames[j], Unit: unit(p.InputUnits, j)})
+	}
+	for j := 0; j < nOut; j++ {
+		s.Outputs = append(s.Outputs, abi.Column{Name: p.OutputNames[j], Unit: unit(p.OutputUnits, j)})
+	}
+	if err := s.Validate(); err != nil {
+		return abi.Spec{}, fmt.Errorf("surrogate: %w", err)
+	}
+	return s, nil
+}
+
+// New makes the model from a loaded ensemble, its provenance and the
+// setting values (in the order of Settings).
+func New(e *nn.Ensemble, p nn.Provenance, settings []float64) (*Model, error) {
+	if len(settings) != len(Settings) {
+		return nil, fmt.Errorf("surrogate: %d settings, want %d", len(settings), len(Settings))
+	}
+	s, err := SpecOf(e, p)
+	if err != nil {
+		return nil, err
+	}
+	md := &Model{e: e, prov: p, spec: s, d: len(s.Params), c: len(s.Conditions), m: len(s.Outputs), extrapolate: settings[0] == 1}
+	md.pool.New = func() any { return &buffers{} }
+	return md, nil
+}
+
+// Spec implements abi.Model.
+func (md *Model) Spec() abi.Spec { return md.spec }
+
+// Provenance is the file's provenance.
+func (md *Model) Provenance() nn.Provenance { return md.prov }
+
+// Ensemble is the network ensemble.
+func (md *Model) Ensemble() *nn.Ensemble { return md.e }
+
+// inputs builds the K network input rows [θ, x_k] and checks the
+// conditions against the training range.
+func (md *Model) inputs(b *buffers, theta, x []float64) (int, abi.Status) {
+	n := md.d + md.c
+	if len(theta) != md.d || md.c == 0 && len(x) != 0 || md.c > 0 && len(x)%md.c != 0 {
+		return 0, abi.Invalid
+	}
+	K := 1
+	if md.c > 0 {
+		K = len(x) / md.c
+	}
+	if cap(b.in) < K*n {
+		b.in = make([]float64, K*n)
+	}
+	b.in = b.in[:K*n]
+	for _, v := range theta {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return 0, abi.Invalid
+		}
+	}
+	for k := 0; k < K; k++ {
+		row := b.in[k*n : (k+1)*n]
+		copy(row, theta)
+		copy(row[md.d:], x[k*md.c:(k+1)*md.c])
+		for j := md.d; j < n; j++ {
+			v := row[j]
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return 0, abi.Invalid
+			}
+			if !md.extrapolate && md.e.InputLo != nil && (v < md.e.InputLo[j] || v > md.e.InputHi[j]) {
+				return 0, abi.Invalid
+			}
+		}
+	}
+	return K, abi.OK
+}
+
+// OutsideConditions returns the indices of the rows of x (K × conditions)
+// whose conditions lie outside the range seen in training.
+func (md *Model) OutsideConditions(x []float64) []int {
+	var out []int
+	if md.c == 0 || md.e.InputLo == nil {
+		return nil
+	}
+	for k := 0; k < len(x)/md.c; k++ {
+		for j := 0; j < md.c; j++ {
+			v := x[k*md.c+j]
+			if v < md.e.InputLo[md.d+j] || v > md.e.InputHi[md.d+j] {
+				out = append(out, k)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Eval implements abi.Model: row k of y is the ensemble at [θ, x_k].
+func (md *Model) Eval(theta, x, y []float64) abi.Status {
+	b := md.pool.Get().(*buffers)
+	defer md.pool.Put(b)
+	K, st := md.inputs(b, theta, x)
+	if st != abi.OK {
+		return st
+	}
+	if len(y) != K*md.m {
+		return abi.Invalid
+	}
+	md.e.Predict(y, b.in, K, &b.ws)
+	return abi.OK
+}
+
+// Jacobian implements abi.Jacobian: jac is the (K·m) × d matrix ∂y/∂θ, the
+// θ columns of the ensemble's exact input Jacobian at each row.
+func (md *Model) Jacobian(theta, x, y, jac []float64) abi.Status {
+	b := md.pool.Get().(*buffers)
+	defer md.pool.Put(b)
+	K, st := md.inputs(b, theta, x)
+	if st != abi.OK {
+		return st
+	}
+	n, d, m := md.d+md.c, md.d, md.m
+	if len(y) != K*m || len(jac) != K*m*d {
+		return abi.Invalid
+	}
+	for k := 0; k < K; k++ {
+		yk, jk := md.e.Jacobian(b.in[k*n:(k+1)*n], &b.ws)
+		copy(y[k*m:(k+1)*m], yk)
+		for i := 0; i < m; i++ {
+			copy(jac[(k*m+i)*d:(k*m+i+1)*d], jk[i*n:i*n+d])
+		}
+	}
+	return abi.OK
+}
+
+// VJP implements abi.VJP: g = vᵀ·∂y/∂θ, summed over the rows, from one
+// batched backward pass (nn.Ensemble.VJP).
+func (md *Model) VJP(theta, x, v, y, g []float64) abi.Status {
+	b := md.pool.Get().(*buffers)
+	defer md.pool.Put(b)
+	K, st := md.inputs(b, theta, x)
+	if st != abi.OK {
+		return st
+	}
+	n, d, m := md.d+md.c, md.d, md.m
+	if len(y) != K*m || len(v) != K*m || len(g) != d {
+		return abi.Invalid
+	}
+	for _, vi := range v {
+		if math.IsNaN(vi) || math.IsInf(vi, 0) {
+			return abi.Invalid
+		}
+	}
+	var gx []float64
+	b.y, gx = md.e.VJP(b.y, b.in, K, v, b.gx, &b.ws)
+	b.gx = gx
+	copy(y, b.y[:K*m])
+	clear(g)
+	for k := 0; k < K; k++ {
+		for j := 0; j < d; j++ {
+			g[j] += gx[k*n+j]
+		}
+	}
+	return abi.OK
+}

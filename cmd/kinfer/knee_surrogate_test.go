@@ -1,0 +1,128 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestKneeSurrogatePipeline is the CI-sized examples/knee-surrogate: a
+// Sobol design over the knee's prior box, a small network trained on it,
+// TMCMC on the surrogate for specimen 1, and Adam on the surrogate with
+// the exact gradient. The full size is examples/knee-surrogate/run.sh.
+func TestKneeSurrogatePipeline(t *testing.T) {
+	tmp := t.TempDir()
+	ex := "../../examples/knee-surrogate/"
+	for _, c := range [][]string{
+		{"design", ex + "design.toml", "--design", "sobol", "--n", "48", "-o", filepath.Join(tmp, "train")},
+		{"design", ex + "design.toml", "--design", "lhs", "--seed", "2", "--n", "6", "-o", filepath.Join(tmp, "val")},
+	} {
+		if code, out, e := kinfer(t, c...); code != 0 {
+			t.Fatalf("%v: exit %d\n%s\n%s", c, code, out, e)
+		}
+	}
+	nnFile := filepath.Join(tmp, "knee-nn.json")
+	code, out, e := kinfer(t, "train", filepath.Join(tmp, "train"), "--validation", filepath.Join(tmp, "val"), "-o", nnFile,
+		"--hidden", "8", "--members", "2", "--epochs", "2", "--seed", "3")
+	if code != 0 {
+		t.Fatalf("train: exit %d\n%s\n%s", code, out, e)
+	}
+	if !regexp.MustCompile(`validation on \d+ samples \(\d+ points\); training on \d+ samples \(4[0-9] points\)`).MatchString(out) ||
+		!strings.Contains(out, "strain_PCL [%]") || !strings.Contains(out, "IE_deg [deg]") {
+		t.Errorf("train output:\n%s", out)
+	}
+	var rep struct {
+		Outputs    []struct{ Name string }
+		Provenance struct {
+			Model              string `json:"model"`
+			TrainingDataSHA256 string `json:"training_data_sha256"`
+			Conditions         int    `json:"conditions"`
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(tmp, "knee-nn.report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rep); err != nil || len(rep.Outputs) != 13 || rep.Provenance.Model != "knee" ||
+		rep.Provenance.Conditions != 1 || len(rep.Provenance.TrainingDataSHA256) != 64 {
+		t.Fatalf("report: %v %+v", err, rep)
+	}
+	if code, out, e := kinfer(t, "inspect", nnFile); code != 0 || !strings.Contains(out, `"model": "knee"`) || !strings.Contains(out, "as a model") ||
+		!strings.Contains(out, "k_deepMCL      N      [2000, 9000]") {
+		t.Errorf("inspect: exit %d\n%s\n%s", code, out, e)
+	}
+	if code, out, _ := kinfer(t, "train", "--help"); code != 0 || !strings.Contains(out, "-validation DIR") {
+		t.Errorf("train --help: %d %s", code, out)
+	}
+
+	src, err := os.ReadFile(ex + "specimen1-surrogate.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs, _ := filepath.Abs("../../examples/knee-bpe/specimen1/kinematics.csv")
+	study := strings.NewReplacer(`file = "knee-nn.json"`, `file = "`+nnFile+`"`,
+		`file = "../knee-bpe/specimen1/kinematics.csv"`, `file = "`+abs+`"`,
+		"chains = 1000", "chains = 64", "substeps = 25", "substeps = 2").Replace(string(src))
+	sp := filepath.Join(tmp, "s1.toml")
+	os.WriteFile(sp, []byte(study), 0o644)
+	runDir := filepath.Join(tmp, "s1")
+	if code, out, e := kinfer(t, "run", sp, "-o", runDir, "--workers", "2"); code != 0 {
+		t.Fatalf("run on the surrogate: exit %d\n%s\n%s", code, out, e)
+	}
+	var sum struct {
+		Model      string `json:"model"`
+		Complete   bool   `json:"complete"`
+		Provenance struct {
+			Inputs []struct{ Role, SHA256 string }
+		}
+	}
+	b, _ = os.ReadFile(filepath.Join(runDir, "summary.json"))
+	if err := json.Unmarshal(b, &sum); err != nil || !sum.Complete || !strings.HasPrefix(sum.Model, "surrogate:") {
+		t.Fatalf("summary: %v %+v", err, sum)
+	}
+	found := false
+	for _, in := range sum.Provenance.Inputs {
+		found = found || in.Role == "model file" && len(in.SHA256) == 64
+	}
+	if !found {
+		t.Errorf("the surrogate file is not among the run's inputs: %+v", sum.Provenance.Inputs)
+	}
+
+	// Deterministic whatever the number of workers.
+	if code, out, e := kinfer(t, "run", sp, "-o", runDir+"-w1", "--workers", "1"); code != 0 {
+		t.Fatalf("run on 1 worker: exit %d\n%s\n%s", code, out, e)
+	}
+	if a, b := readOrNil(filepath.Join(runDir, "samples.csv")), readOrNil(filepath.Join(runDir+"-w1", "samples.csv")); a == nil || string(a) != string(b) {
+		t.Error("samples.csv differs between 2 workers and 1")
+	}
+
+	// Adam on the surrogate, the Gaussian term only: the gradient is the
+	// surrogate's exact one.
+	i := strings.Index(study, "[[likelihood]]                 # Eq. 8")
+	j := strings.Index(study, "[prior]")
+	adam := study[:i] + study[j:strings.Index(study, "[method]")] + "[method]\nuse = \"adam\"\niterations = 5\nstarts = 2\nlr = 0.01\n"
+	ap := filepath.Join(tmp, "adam.toml")
+	os.WriteFile(ap, []byte(adam), 0o644)
+	if code, out, e := kinfer(t, "run", ap, "-o", filepath.Join(tmp, "adam")); code != 0 {
+		t.Fatalf("adam on the surrogate: exit %d\n%s\n%s", code, out, e)
+	}
+	var asum struct {
+		GradientMode string `json:"gradient_mode"`
+	}
+	b, _ = os.ReadFile(filepath.Join(tmp, "adam", "summary.json"))
+	if json.Unmarshal(b, &asum); asum.GradientMode != "analytic" {
+		t.Errorf("Adam's gradient mode %q, want analytic", asum.GradientMode)
+	}
+}
+
+// readOrNil returns the file's bytes, nil if it cannot be read.
+func readOrNil(path string) []byte {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

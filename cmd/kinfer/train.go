@@ -1,0 +1,124 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/kinfer/kinfer/builtin/models/surrogate"
+	"github.com/kinfer/kinfer/builtin/surrogate/nn"
+	"github.com/kinfer/kinfer/host/safefile"
+	"github.com/kinfer/kinfer/host/train"
+)
+
+// cmdTrain fits a neural-network surrogate to a design run (host/train)
+// and writes it with its provenance and validation report.
+func cmdTrain(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("train", flag.ContinueOnError)
+	def := nn.DefaultConfig()
+	out := fs.String("o", "", "the surrogate `FILE` to write (required; the report goes to FILE without .json + .report.json)")
+	val := fs.String("validation", "", "a second design run `DIR` of the same study for validation (the paper: 2 000 samples); default: hold out --holdout of the points")
+	holdout := fs.Float64("holdout", 0.1, "share of the design points held out for validation when --validation is not given")
+	points := fs.Int("points", 0, "train on the design points with index below N only (0: all)")
+	hidden := fs.String("hidden", joinInts(def.Hidden), "hidden layer widths, comma-separated (default: Bartsoen et al. 2023's)")
+	members := fs.Int("members", def.Members, "networks in the ensemble")
+	epochs := fs.Int("epochs", def.Epochs, "maximum epochs per network")
+	batch := fs.Int("batch", def.BatchSize, "mini-batch size")
+	lr := fs.Float64("lr", def.LearningRate, "Adam's initial learning rate")
+	minLR := fs.Float64("min-lr", def.MinLearningRate, "training stops when the plateau decay would take the rate below this")
+	patience := fs.Int("patience", def.Patience, "epochs without a fall of the training loss before the rate is multiplied by --decay")
+	decay := fs.Float64("decay", def.DecayFactor, "learning-rate factor on a plateau")
+	l2 := fs.Float64("l2", def.L2, "L2 factor on the kernels")
+	dropout := fs.Float64("dropout", def.Dropout, "dropout probability of the hidden layers during training")
+	delta := fs.Float64("huber-delta", def.HuberDelta, "δ of the Huber loss (Eq. 6) on normalised outputs")
+	seed := fs.Uint64("seed", 1, "seed of the initial weights, shuffles, dropout and the holdout")
+	pos, err := parse(fs, args, 1)
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		return usageError{fmt.Errorf("-o FILE is required")}
+	}
+	cfg := def
+	if cfg.Hidden, err = parseInts(*hidden); err != nil {
+		return usageError{fmt.Errorf("--hidden: %v", err)}
+	}
+	cfg.Members, cfg.Epochs, cfg.BatchSize, cfg.LearningRate, cfg.MinLearningRate = *members, *epochs, *batch, *lr, *minLR
+	cfg.Patience, cfg.DecayFactor, cfg.L2, cfg.Dropout, cfg.HuberDelta, cfg.Seed = *patience, *decay, *l2, *dropout, *delta, *seed
+	ds, err := train.ReadDesign(pos[0])
+	if err != nil {
+		return err
+	}
+	o := train.Options{Config: cfg, Holdout: *holdout, Points: *points}
+	if *val != "" {
+		if o.Validation, err = train.ReadDesign(*val); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stdout, "training %d networks %v on %s (%d samples of %d inputs → %d outputs)\n",
+		cfg.Members, cfg.Hidden, pos[0], ds.Data.N, ds.Data.In, ds.Data.Out)
+	e, prov, rep, err := train.Train(ds, o)
+	if err != nil {
+		return err
+	}
+	rep.Command = "kinfer train " + strings.Join(args, " ")
+	if err := train.Write(*out, e, prov, rep); err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, rep.Table())
+	fmt.Fprintf(stdout, "written: %s (sha256 %s), %s\n", *out, rep.SHA256, train.ReportPath(*out))
+	return nil
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
+}
+
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v < 1 {
+			return nil, fmt.Errorf("%q is not a positive integer", f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// inspectSurrogate prints a surrogate file's model spec and provenance
+// (kinfer inspect SURROGATE.json).
+func inspectSurrogate(w io.Writer, path string) error {
+	fh, err := safefile.Open(path, nn.MaxFileBytes)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	e, prov, err := nn.Read(safefile.Limit(fh, path, nn.MaxFileBytes))
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	fmt.Fprintf(w, "file:         %s\n", path)
+	fmt.Fprintf(w, "kind:         neural-network ensemble, %d networks, %d → %d\n", len(e.Nets), e.In(), e.Out())
+	for k, n := range e.Nets {
+		fmt.Fprintf(w, "  network %d:  sizes %v, weight %.4g\n", k+1, n.Sizes, e.Weights[k])
+	}
+	short := prov // the names, units and box are printed with the spec below
+	short.InputNames, short.OutputNames, short.InputUnits, short.OutputUnits, short.ParamLower, short.ParamUpper = nil, nil, nil, nil, nil, nil
+	b, _ := json.MarshalIndent(short, "  ", "  ")
+	fmt.Fprintf(w, "provenance:\n  %s\n", b)
+	spec, err := surrogate.SpecOf(e, prov)
+	if err != nil {
+		return fmt.Errorf("%s: not usable as a model: %w", path, err)
+	}
+	fmt.Fprintln(w, "as a model (use = \"surrogate\"):")
+	printSpec(w, spec)
+	return nil
+}

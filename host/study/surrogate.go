@@ -1,0 +1,103 @@
+package study
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/kinfer/kinfer/builtin/models/surrogate"
+	"github.com/kinfer/kinfer/builtin/surrogate/nn"
+	"github.com/kinfer/kinfer/host/safefile"
+	"github.com/kinfer/kinfer/host/tomlx"
+)
+
+// SurrogateUse is the [model] use of a trained surrogate:
+//
+//	[model]
+//	use = "surrogate"
+//	file = "knee-nn.json"     # written by `kinfer train`
+//	trained_on = "knee"       # optional: refuse a surrogate of another model
+//	sha256 = "…"              # optional: refuse any other file
+//	outside = "invalid"       # conditions outside the training range: invalid | extrapolate
+const SurrogateUse = "surrogate"
+
+// SurrogatePrefix starts the Component.Ref of a surrogate model; the rest
+// is the file's absolute path.
+const SurrogatePrefix = "surrogate:"
+
+func (s *Study) loadSurrogate(d *tomlx.Decoded, r componentRef) error {
+	str := func(key string, required bool) (string, error) {
+		v, ok := r.settings[key]
+		if !ok {
+			if required {
+				return "", &tomlx.Error{File: d.File, Line: d.Line("model"), Key: "model",
+					Msg: fmt.Sprintf(`model "surrogate" needs file = "PATH" (a surrogate written by kinfer train)`)}
+			}
+			return "", nil
+		}
+		delete(r.settings, key)
+		t, ok := v.(string)
+		if !ok || t == "" {
+			return "", d.Errorf("model."+key, "%s must be a non-empty string", key)
+		}
+		return t, nil
+	}
+	file, err := str("file", true)
+	if err != nil {
+		return err
+	}
+	want, err := str("trained_on", false)
+	if err != nil {
+		return err
+	}
+	pin, err := str("sha256", false)
+	if err != nil {
+		return err
+	}
+	path, err := filepath.Abs(s.resolvePath(file))
+	if err != nil {
+		return d.Errorf("model.file", "%v", err)
+	}
+	fh, err := safefile.Open(path, nn.MaxFileBytes)
+	if err != nil {
+		return d.Errorf("model.file", "%v", err)
+	}
+	defer fh.Close()
+	h := sha256.New()
+	lr := safefile.Limit(fh, path, nn.MaxFileBytes)
+	e, prov, err := nn.Read(io.TeeReader(lr, h))
+	if err != nil {
+		return d.Errorf("model.file", "%s: %v", path, err)
+	}
+	if _, err := io.Copy(h, lr); err != nil { // the digest covers the whole file
+		return d.Errorf("model.file", "%s: %v", path, err)
+	}
+	sum := hex.EncodeToString(h.Sum(nil))
+	if pin != "" && !strings.EqualFold(pin, sum) {
+		return d.Errorf("model.sha256", "%s has sha256 %s, the study pins %s", path, sum, pin)
+	}
+	if want != "" && prov.Model != want {
+		src := prov.Model
+		if src == "" {
+			src = "an unnamed model"
+		}
+		return d.Errorf("model.trained_on", "%s is a surrogate of %s, the study wants one of %q", path, src, want)
+	}
+	spec, err := surrogate.SpecOf(e, prov)
+	if err != nil {
+		return d.Errorf("model.file", "%s: %v", path, err)
+	}
+	vals, err := settingValues(d, r, spec)
+	if err != nil {
+		return err
+	}
+	m, err := surrogate.New(e, prov, vals)
+	if err != nil {
+		return settingErr(d, "model", spec, err)
+	}
+	s.Model, s.ModelInfo = m, Component{Ref: SurrogatePrefix + path, Spec: spec}
+	return nil
+}

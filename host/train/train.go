@@ -1,0 +1,349 @@
+package train
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kinfer/kinfer/builtin/surrogate/nn"
+	"github.com/kinfer/kinfer/host/designrun"
+	"github.com/kinfer/kinfer/host/run"
+	"github.com/kinfer/kinfer/host/safefile"
+)
+
+// Bounds on what a design directory may hold (its files are input).
+const (
+	MaxRecordBytes = 16 << 20 // design.json
+	MaxCSVBytes    = 4 << 30  // design.csv on disk
+	MaxLineBytes   = 1 << 20  // one row of design.csv
+	MaxValues      = 1 << 28  // inputs and outputs in memory (2 GiB)
+)
+
+// Design is a design run read back: its samples and what made them.
+type Design struct {
+	Dir        string
+	Record     *designrun.Record
+	RecordSHA  string // sha256 of design.json
+	CSVSHA     string // sha256 of design.csv
+	InNames    []string
+	InUnits    []string
+	OutNames   []string
+	OutUnits   []string
+	Conditions int
+	// Point is the design point of each sample; Data the samples.
+	Point []int
+	Data  nn.Data
+	// Skipped counts the rows left out by status.
+	Skipped map[string]int
+}
+
+// ReadDesign reads DIR/design.json and DIR/design.csv. The run must be
+// complete; rows whose status is not ok are skipped (counted).
+func ReadDesign(dir string) (*Design, error) {
+	jp, cp := filepath.Join(dir, "design.json"), filepath.Join(dir, "design.csv")
+	b, err := safefile.ReadFile(jp, MaxRecordBytes)
+	if err != nil {
+		return nil, err
+	}
+	var rec designrun.Record
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return nil, fmt.Errorf("%s: %v", jp, err)
+	}
+	if !rec.Complete {
+		return nil, fmt.Errorf("%s: the design run is not complete (%d of %d points; continue it with kinfer design --resume)", jp, rec.Done, rec.N)
+	}
+	if len(rec.Params) == 0 || len(rec.Outputs) == 0 {
+		return nil, fmt.Errorf("%s: no parameters or no outputs recorded (a design.json written before kinfer train existed? re-run kinfer design)", jp)
+	}
+	ds := &Design{Dir: dir, Record: &rec, Skipped: map[string]int{}, Conditions: len(rec.Conditions)}
+	if ds.RecordSHA, err = run.FileSHA256(jp); err != nil {
+		return nil, err
+	}
+	if ds.CSVSHA, err = run.FileSHA256(cp); err != nil {
+		return nil, err
+	}
+	for _, p := range rec.Params {
+		ds.InNames, ds.InUnits = append(ds.InNames, p.Name), append(ds.InUnits, p.Unit)
+	}
+	for _, c := range rec.Conditions {
+		ds.InNames, ds.InUnits = append(ds.InNames, c.Name), append(ds.InUnits, c.Unit)
+	}
+	for _, c := range rec.Outputs {
+		ds.OutNames, ds.OutUnits = append(ds.OutNames, c.Name), append(ds.OutUnits, c.Unit)
+	}
+	want := append([]string{"point", "status"}, ds.InNames[:len(rec.Params)]...)
+	want = append(want, "dataset")
+	want = append(want, ds.InNames[len(rec.Params):]...)
+	want = append(want, ds.OutNames...)
+
+	f, err := safefile.Open(cp, MaxCSVBytes)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(safefile.Limit(f, cp, MaxCSVBytes))
+	sc.Buffer(make([]byte, 64<<10), MaxLineBytes)
+	line := 0
+	nIn, nOut := len(ds.InNames), len(ds.OutNames)
+	ds.Data.In, ds.Data.Out = nIn, nOut
+	d := len(rec.Params)
+	for sc.Scan() {
+		line++
+		fields := strings.Split(sc.Text(), ",")
+		if line == 1 {
+			if !slices.Equal(fields, want) {
+				return nil, fmt.Errorf("%s:1: header %q does not match design.json (want %q)", cp, sc.Text(), strings.Join(want, ","))
+			}
+			continue
+		}
+		if len(fields) != len(want) {
+			return nil, fmt.Errorf("%s:%d: %d fields, want %d", cp, line, len(fields), len(want))
+		}
+		if fields[1] != "ok" {
+			ds.Skipped[fields[1]]++
+			continue
+		}
+		pt, err := strconv.Atoi(fields[0])
+		if err != nil || pt < 0 || pt >= rec.N {
+			return nil, fmt.Errorf("%s:%d: point %q is not an index below n = %d", cp, line, fields[0], rec.N)
+		}
+		if (len(ds.Data.X)+nIn)+(len(ds.Data.Y)+nOut) > MaxValues {
+			return nil, fmt.Errorf("%s:%d: more than %d values in memory", cp, line, MaxValues)
+		}
+		num := func(s string, col int) (float64, error) {
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+				return 0, fmt.Errorf("%s:%d: column %q: %q is not a finite number", cp, line, want[col], s)
+			}
+			return v, nil
+		}
+		for j := 0; j < nIn; j++ {
+			col := 2 + j
+			if j >= d {
+				col++ // the dataset column
+			}
+			v, err := num(fields[col], col)
+			if err != nil {
+				return nil, err
+			}
+			ds.Data.X = append(ds.Data.X, v)
+		}
+		for j := 0; j < nOut; j++ {
+			col := 3 + nIn + j
+			v, err := num(fields[col], col)
+			if err != nil {
+				return nil, err
+			}
+			ds.Data.Y = append(ds.Data.Y, v)
+		}
+		ds.Point = append(ds.Point, pt)
+		ds.Data.N++
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s:%d: %v", cp, line+1, err)
+	}
+	if ds.Data.N == 0 {
+		return nil, fmt.Errorf("%s: no sample with status ok", cp)
+	}
+	return ds, nil
+}
+
+// Options configure Train.
+type Options struct {
+	Config nn.Config
+	// Validation: a second design run of the same model and columns; nil:
+	// hold out Holdout of the design points (chosen with Config.Seed).
+	Validation *Design
+	Holdout    float64
+	// Points > 0 keeps only the design points with index below it
+	// (training on a prefix of the design, for size studies).
+	Points int
+}
+
+// OutputReport is one output's line of the validation report.
+type OutputReport struct {
+	Name string  `json:"name"`
+	Unit string  `json:"unit,omitempty"`
+	NMAE float64 `json:"nmae_percent"`
+	MAE  float64 `json:"mae"`
+	AE90 float64 `json:"ae90"`
+}
+
+// Report is the validation report written beside the surrogate file.
+type Report struct {
+	File              string         `json:"file"`
+	SHA256            string         `json:"sha256"`
+	TrainingDir       string         `json:"training_design"`
+	ValidationDir     string         `json:"validation_design,omitempty"`
+	Holdout           float64        `json:"holdout,omitempty"`
+	TrainingPoints    int            `json:"training_points"`
+	TrainingSamples   int            `json:"training_samples"`
+	ValidationPoints  int            `json:"validation_points"`
+	ValidationSamples int            `json:"validation_samples"`
+	Skipped           map[string]int `json:"training_rows_skipped,omitempty"`
+	Config            nn.Config      `json:"config"`
+	Members           []nn.TrainInfo `json:"members"`
+	Weights           []float64      `json:"weights"`
+	TrainSeconds      float64        `json:"train_seconds"`
+	Outputs           []OutputReport `json:"outputs"`
+	Provenance        nn.Provenance  `json:"provenance"`
+	Command           string         `json:"command,omitempty"`
+}
+
+func subset(ds *Design, keep func(pt int) bool) (*nn.Data, []int) {
+	out := &nn.Data{In: ds.Data.In, Out: ds.Data.Out}
+	var pts []int
+	for i := 0; i < ds.Data.N; i++ {
+		if !keep(ds.Point[i]) {
+			continue
+		}
+		out.X = append(out.X, ds.Data.X[i*out.In:(i+1)*out.In]...)
+		out.Y = append(out.Y, ds.Data.Y[i*out.Out:(i+1)*out.Out]...)
+		pts = append(pts, ds.Point[i])
+		out.N++
+	}
+	return out, pts
+}
+
+func countPoints(pts []int) int {
+	seen := map[int]bool{}
+	for _, p := range pts {
+		seen[p] = true
+	}
+	return len(seen)
+}
+
+// Train fits the ensemble on ds and validates it; the returned provenance
+// is what the file records.
+func Train(ds *Design, o Options) (*nn.Ensemble, nn.Provenance, *Report, error) {
+	rec := ds.Record
+	inPrefix := func(pt int) bool { return o.Points <= 0 || pt < o.Points }
+	var trainData, valData *nn.Data
+	var trainPts, valPts []int
+	rep := &Report{TrainingDir: ds.Dir, Config: o.Config, Skipped: ds.Skipped}
+	if o.Validation != nil {
+		v := o.Validation
+		if !slices.Equal(v.InNames, ds.InNames) || !slices.Equal(v.OutNames, ds.OutNames) {
+			return nil, nn.Provenance{}, nil, fmt.Errorf("validation design %s has inputs %v and outputs %v; the training design %s has %v and %v",
+				v.Dir, v.InNames, v.OutNames, ds.Dir, ds.InNames, ds.OutNames)
+		}
+		if v.Record.Model != rec.Model || v.Record.ModelVer != rec.ModelVer {
+			return nil, nn.Provenance{}, nil, fmt.Errorf("validation design %s is of model %s %s, the training design of %s %s", v.Dir, v.Record.Model, v.Record.ModelVer, rec.Model, rec.ModelVer)
+		}
+		trainData, trainPts = subset(ds, inPrefix)
+		valData, valPts = subset(v, func(int) bool { return true })
+		rep.ValidationDir = v.Dir
+	} else {
+		if !(o.Holdout > 0 && o.Holdout < 1) {
+			return nil, nn.Provenance{}, nil, errors.New("train: give a validation design or a holdout share in (0, 1)")
+		}
+		// A seeded permutation of the design's points: the first
+		// Holdout·n validate.
+		r := rand.New(rand.NewPCG(o.Config.Seed, 0x7a11))
+		perm := r.Perm(rec.N)
+		nv := max(1, int(math.Round(o.Holdout*float64(rec.N))))
+		isVal := make([]bool, rec.N)
+		for _, p := range perm[:nv] {
+			isVal[p] = true
+		}
+		trainData, trainPts = subset(ds, func(pt int) bool { return !isVal[pt] && inPrefix(pt) })
+		valData, valPts = subset(ds, func(pt int) bool { return isVal[pt] })
+		rep.Holdout = o.Holdout
+	}
+	if trainData.N == 0 || valData.N == 0 {
+		return nil, nn.Provenance{}, nil, fmt.Errorf("train: %d training and %d validation samples", trainData.N, valData.N)
+	}
+	start := time.Now()
+	e, err := nn.Train(o.Config, trainData, valData)
+	if err != nil {
+		return nil, nn.Provenance{}, nil, err
+	}
+	rep.TrainSeconds = time.Since(start).Seconds()
+	met, err := e.Validate(valData)
+	if err != nil {
+		return nil, nn.Provenance{}, nil, err
+	}
+	for j, m := range met {
+		rep.Outputs = append(rep.Outputs, OutputReport{Name: ds.OutNames[j], Unit: ds.OutUnits[j], NMAE: m.NMAE, MAE: m.MAE, AE90: m.AE90})
+	}
+	rep.TrainingPoints, rep.TrainingSamples = countPoints(trainPts), trainData.N
+	rep.ValidationPoints, rep.ValidationSamples = countPoints(valPts), valData.N
+	rep.Members, rep.Weights = e.Info, e.Weights
+	prov := nn.Provenance{
+		KinferVersion: run.Version, TrainingDataSHA256: ds.CSVSHA, Seed: o.Config.Seed,
+		Model: rec.Model, ModelVersion: rec.ModelVer, TrainingSamples: trainData.N,
+		InputNames: ds.InNames, OutputNames: ds.OutNames, InputUnits: ds.InUnits, OutputUnits: ds.OutUnits,
+		Conditions: ds.Conditions, DesignSHA256: ds.RecordSHA,
+		Design: fmt.Sprintf("%s n=%d seed=%d space=%s", rec.Kind, rec.N, rec.Seed, rec.Space),
+	}
+	if o.Validation != nil {
+		prov.ValidationSHA256 = o.Validation.CSVSHA
+	}
+	if b := run.BuildInfo(); b.VCSRevision != "unknown" {
+		prov.KinferVersion += " " + b.VCSRevision
+	}
+	for _, in := range rec.Provenance.Inputs {
+		if in.Role == "model module" {
+			prov.ModelSHA256 = in.SHA256
+		}
+	}
+	for _, p := range rec.Params {
+		prov.ParamLower = append(prov.ParamLower, p.Lower)
+		prov.ParamUpper = append(prov.ParamUpper, p.Upper)
+	}
+	rep.Provenance = prov
+	return e, prov, rep, nil
+}
+
+// Write saves the ensemble to path and the report to ReportPath(path).
+func Write(path string, e *nn.Ensemble, prov nn.Provenance, rep *Report) error {
+	if err := e.Save(path, prov); err != nil {
+		return err
+	}
+	sum, err := run.FileSHA256(path)
+	if err != nil {
+		return err
+	}
+	rep.File, rep.SHA256 = path, sum
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(ReportPath(path), append(b, '\n'), 0o644)
+}
+
+// ReportPath is where the validation report of a surrogate file goes:
+// knee-nn.json → knee-nn.report.json.
+func ReportPath(path string) string {
+	return strings.TrimSuffix(path, filepath.Ext(path)) + ".report.json"
+}
+
+// Table formats the report as the paper's Table 3: output, nMAE [%], MAE,
+// 90 % AE, with outputs of unit "1" (strains) also in percent.
+func (r *Report) Table() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "validation on %d samples (%d points); training on %d samples (%d points) in %.1f s\n",
+		r.ValidationSamples, r.ValidationPoints, r.TrainingSamples, r.TrainingPoints, r.TrainSeconds)
+	fmt.Fprintf(&b, "%-18s %8s %10s %10s\n", "output", "nMAE [%]", "MAE", "90% AE")
+	for _, o := range r.Outputs {
+		name, scale := o.Name, 1.0
+		switch o.Unit {
+		case "1":
+			name, scale = o.Name+" [%]", 100
+		case "":
+		default:
+			name = o.Name + " [" + o.Unit + "]"
+		}
+		fmt.Fprintf(&b, "%-18s %8.2f %10.3g %10.3g\n", name, o.NMAE, scale*o.MAE, scale*o.AE90)
+	}
+	return b.String()
+}

@@ -1,0 +1,183 @@
+package train
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/kinfer/kinfer/builtin/surrogate/nn"
+)
+
+// writeDesign writes a design run by hand: parameters a, b, condition x,
+// outputs y0 = a + x·b, y1 = a·b; point 2 failed.
+func writeDesign(t *testing.T, dir string, n int) {
+	t.Helper()
+	os.MkdirAll(dir, 0o755)
+	rec := `{"study":"s.toml","model":"toy","model_version":"1","design":"sobol","n":` + itoa(n) + `,"seed":1,"space":"box",
+"params":[{"name":"a","unit":"mm","lower":0,"upper":1,"default":0.5},{"name":"b","lower":-1,"upper":1,"default":0}],
+"conditions":[{"name":"x","unit":"deg"}],"outputs":[{"name":"y0","unit":"mm"},{"name":"y1","unit":"1"}],
+"datasets":["d"],"provenance":{"inputs":[]},"points_done":` + itoa(n) + `,"csv_bytes":1,"points_by_status":{},"complete":true}`
+	if err := os.WriteFile(filepath.Join(dir, "design.json"), []byte(rec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("point,status,a,b,dataset,x,y0,y1\n")
+	for i := 0; i < n; i++ {
+		a, bb := float64(i%7)/7, float64(i%5)/5-0.5
+		for _, x := range []float64{0, 1, 2} {
+			if i == 2 {
+				b.WriteString(itoa(i) + ",failed," + ftoa(a) + "," + ftoa(bb) + ",d," + ftoa(x) + ",,\n")
+				continue
+			}
+			b.WriteString(itoa(i) + ",ok," + ftoa(a) + "," + ftoa(bb) + ",d," + ftoa(x) + "," + ftoa(a+x*bb) + "," + ftoa(a*bb) + "\n")
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "design.csv"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func itoa(i int) string { return strings.TrimSuffix(ftoa(float64(i)), ".0") }
+func ftoa(v float64) string {
+	return strings.TrimRight(strings.TrimRight(strconvF(v), "0"), ".")
+}
+
+func TestReadDesign(t *testing.T) {
+	dir := t.TempDir()
+	writeDesign(t, dir, 10)
+	ds, err := ReadDesign(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds.Data.N != 27 || ds.Data.In != 3 || ds.Data.Out != 2 || ds.Skipped["failed"] != 3 || ds.Conditions != 1 ||
+		!reflect.DeepEqual(ds.InNames, []string{"a", "b", "x"}) || !reflect.DeepEqual(ds.OutUnits, []string{"mm", "1"}) {
+		t.Fatalf("read %+v", ds)
+	}
+	// Row 4 of the samples: point 1 (a = 1/7, b = −0.3), x = 0.
+	if got := ds.Data.X[3*3 : 4*3]; got[0] != 0.142857 || got[2] != 0 || ds.Point[3] != 1 {
+		t.Errorf("sample 4: %v (point %d)", got, ds.Point[3])
+	}
+	if len(ds.CSVSHA) != 64 || len(ds.RecordSHA) != 64 {
+		t.Errorf("digests %q %q", ds.CSVSHA, ds.RecordSHA)
+	}
+}
+
+func TestReadDesignRefuses(t *testing.T) {
+	cases := map[string]func(dir string){
+		"not complete": func(dir string) {
+			b, _ := os.ReadFile(filepath.Join(dir, "design.json"))
+			os.WriteFile(filepath.Join(dir, "design.json"), []byte(strings.Replace(string(b), `"complete":true`, `"complete":false`, 1)), 0o644)
+		},
+		"does not match design.json": func(dir string) {
+			b, _ := os.ReadFile(filepath.Join(dir, "design.csv"))
+			os.WriteFile(filepath.Join(dir, "design.csv"), []byte(strings.Replace(string(b), "y1", "z", 1)), 0o644)
+		},
+		"design.csv:3: column \"y0\"": func(dir string) {
+			b, _ := os.ReadFile(filepath.Join(dir, "design.csv"))
+			os.WriteFile(filepath.Join(dir, "design.csv"), []byte(strings.Replace(string(b), "0,ok,0,-0.5,d,1,-0.5", "0,ok,0,-0.5,d,1,NaN", 1)), 0o644)
+		},
+		"fields": func(dir string) {
+			f, _ := os.OpenFile(filepath.Join(dir, "design.csv"), os.O_APPEND|os.O_WRONLY, 0)
+			f.WriteString("3,ok,1\n")
+			f.Close()
+		},
+		"token too long": func(dir string) {
+			f, _ := os.OpenFile(filepath.Join(dir, "design.csv"), os.O_APPEND|os.O_WRONLY, 0)
+			f.WriteString(strings.Repeat("9", MaxLineBytes+10))
+			f.Close()
+		},
+		"not a directory": func(dir string) {
+			os.Remove(filepath.Join(dir, "design.json"))
+			os.Mkdir(filepath.Join(dir, "design.json"), 0o755)
+		},
+	}
+	for want, spoil := range cases {
+		dir := t.TempDir()
+		writeDesign(t, dir, 10)
+		spoil(dir)
+		_, err := ReadDesign(dir)
+		if err == nil || !strings.Contains(err.Error(), want) && !strings.Contains(err.Error(), "directory") {
+			t.Errorf("%s: error %v", want, err)
+		}
+	}
+}
+
+func TestTrainWritesProvenanceAndReport(t *testing.T) {
+	dir, vdir := t.TempDir(), t.TempDir()
+	writeDesign(t, dir, 40)
+	writeDesign(t, vdir, 12)
+	ds, err := ReadDesign(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := nn.DefaultConfig()
+	cfg.Hidden, cfg.Members, cfg.Epochs, cfg.Seed = []int{8}, 2, 3, 5
+	// Holdout: whole points go to one side.
+	e, prov, rep, err := Train(ds, Options{Config: cfg, Holdout: 0.25})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.TrainingPoints+rep.ValidationPoints != 39 || rep.ValidationPoints != 10 || rep.TrainingSamples != 3*rep.TrainingPoints {
+		t.Errorf("split %d + %d points, %d samples", rep.TrainingPoints, rep.ValidationPoints, rep.TrainingSamples)
+	}
+	if prov.Model != "toy" || prov.Conditions != 1 || prov.TrainingDataSHA256 != ds.CSVSHA || prov.Seed != 5 ||
+		!reflect.DeepEqual(prov.ParamUpper, []float64{1, 1}) || !strings.HasPrefix(prov.Design, "sobol n=40") {
+		t.Errorf("provenance %+v", prov)
+	}
+	// A separate validation design; a prefix of the training points.
+	v, err := ReadDesign(vdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, prov2, rep2, err := Train(ds, Options{Config: cfg, Validation: v, Points: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep2.TrainingPoints != 19 || rep2.ValidationSamples != 33 || prov2.ValidationSHA256 != v.CSVSHA {
+		t.Errorf("validation design: %d training points, %d validation samples, %q", rep2.TrainingPoints, rep2.ValidationSamples, prov2.ValidationSHA256)
+	}
+	path := filepath.Join(t.TempDir(), "toy-nn.json")
+	if err := Write(path, e, prov, rep); err != nil {
+		t.Fatal(err)
+	}
+	// Deterministic: the same design, options and seed give the same file.
+	e3, prov3, rep3, err := Train(ds, Options{Config: cfg, Holdout: 0.25})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path3 := filepath.Join(t.TempDir(), "toy-nn.json")
+	if err := Write(path3, e3, prov3, rep3); err != nil {
+		t.Fatal(err)
+	}
+	if b1, _ := os.ReadFile(path); string(b1) != string(must(os.ReadFile(path3))) {
+		t.Error("two trainings with the same seed wrote different files")
+	}
+	e2, p2, err := nn.Load(path)
+	if err != nil || e2.In() != 3 || !reflect.DeepEqual(p2, prov) {
+		t.Fatalf("load: %v, %+v", err, p2)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(path), "toy-nn.report.json")); err != nil {
+		t.Error(err)
+	}
+	if tb := rep.Table(); !strings.Contains(tb, "y1 [%]") || !strings.Contains(tb, "y0 [mm]") {
+		t.Errorf("table:\n%s", tb)
+	}
+	// A validation design of other columns is refused.
+	v.OutNames = []string{"y0", "z"}
+	if _, _, _, err := Train(ds, Options{Config: cfg, Validation: v}); err == nil {
+		t.Error("validation design with other outputs accepted")
+	}
+
+}
+
+func strconvF(v float64) string { return strconv.FormatFloat(v, 'f', 6, 64) }
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
