@@ -31,11 +31,12 @@ import (
 const usage = `kinfer — identify biomechanical model parameters from measured data
 
 usage:
-  kinfer run STUDY.toml [-o DIR] [--seed N] [--workers N] [--verbose] [--checkpoint-every 30s] [--memory-budget 8GiB]
+  kinfer run STUDY.toml [-o DIR] [--seed N] [--workers N] [--verbose] [--checkpoint-every 30s] [--memory-budget 8GiB] [--no-report]
             (a study with stages = [...] runs its stages in order; run it again to continue)
   kinfer run --resume DIR [--workers N]
   kinfer run --verify DIR [--workers N]
   kinfer analyze RUN_DIR [--workers N] [--predictive N] [--truth FILE]
+  kinfer report RUN_DIR [-o FILE] [--figures DIR]   (report.html: figures, diagnostics, provenance; kinfer run writes it)
   kinfer design STUDY.toml [-o DIR] [--design sobol] [--n N] [--space box|prior] [--seed N] [--workers N] [--resume]
   kinfer validate STUDY.toml|PLUGIN.toml
   kinfer inspect PLUGIN.toml|FILE.wasm
@@ -71,6 +72,8 @@ func cli(args []string, stdout, stderr io.Writer) int {
 		err = cmdAnalyze(rest, stdout)
 	case "design":
 		err = cmdDesign(rest, stdout)
+	case "report":
+		err = cmdReport(rest, stdout)
 	case "list":
 		err = cmdList(stdout)
 	case "build":
