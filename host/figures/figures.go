@@ -27,6 +27,10 @@ type Figure struct {
 	Panels [][]*plot.Plot
 	// Pad is the space between panels.
 	Pad vg.Length
+	// LegendBeside, when > 0, draws a single plot's legend in a column of
+	// this width right of the plot instead of inside it (for many
+	// entries).
+	LegendBeside vg.Length
 }
 
 // Single wraps one plot into a figure of size w×h.
@@ -44,7 +48,18 @@ func (f *Figure) draw(c vg.CanvasSizer) {
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
 	if len(f.Panels) == 1 && len(f.Panels[0]) == 1 {
-		f.Panels[0][0].Draw(dc)
+		p := f.Panels[0][0]
+		if f.LegendBeside <= 0 {
+			p.Draw(dc)
+			return
+		}
+		leg := p.Legend
+		p.Legend = plot.NewLegend()
+		p.Draw(draw.Crop(dc, 0, -f.LegendBeside, 0, 0))
+		p.Legend = leg
+		lc := draw.Crop(dc, dc.Max.X-dc.Min.X-f.LegendBeside+vg.Points(6), 0, 0, -vg.Points(20))
+		leg.Top, leg.Left = true, true
+		leg.Draw(lc)
 		return
 	}
 	cols := 0

@@ -761,8 +761,16 @@ func WriteCriteria(dir string, w io.Writer) error {
 		md.WriteString(start)
 	}
 	fmt.Fprint(w, table)
+	c3, err := Fig4(rows, 0)
+	if err != nil {
+		return fmt.Errorf("fig4-C3.svg: %w", err)
+	}
+	c3m, err := Fig4(rows, 1)
+	if err != nil {
+		return fmt.Errorf("fig4-C3m.svg: %w", err)
+	}
 	if err := writeFiles(dir, map[string]string{"criteria.csv": CSV(rows), "criteria.md": md.String(),
-		"fig4-C3.svg": Fig4(rows, 0), "fig4-C3m.svg": Fig4(rows, 1)}, w); err != nil {
+		"fig4-C3.svg": c3, "fig4-C3m.svg": c3m}, w); err != nil {
 		return err
 	}
 	return WriteCurves(dir, rows, w)
