@@ -287,6 +287,16 @@ pre { background: #f6f8fa; padding: 0.8em; overflow-x: auto; font-size: 0.85em; 
 .note { color: #444; font-size: 0.92em; }
 #kinfer-check { font-size: 0.8em; color: #555; }
 </style>
+<script>
+// Errors of scripts and of resources (a figure that does not decode fires
+// "error" on its img, seen here in the capture phase) are collected for
+// the check at the end of the page.
+window.kinferErrors = [];
+window.addEventListener("error", function (e) {
+  var t = e.target;
+  window.kinferErrors.push(t && t.tagName === "IMG" ? "figure " + t.alt + " did not load" : String(e.message));
+}, true);
+</script>
 </head>
 <body>
 <h1>{{.Title}}</h1>
@@ -302,14 +312,14 @@ pre { background: #f6f8fa; padding: 0.8em; overflow-x: auto; font-size: 0.85em; 
 {{range .Params}}<tr><td>{{.Name}}</td><td>{{.Unit}}</td>{{range .Cells}}<td class="n">{{.}}</td>{{end}}</tr>
 {{end}}</table>{{else}}<p class="note">No free parameters or no samples.</p>{{end}}
 
-{{if .Method}}<h2>Method diagnostics</h2>
-<table>{{range .Method}}<tr><th>{{.K}}</th><td class="n">{{.V}}</td></tr>{{end}}</table>{{end}}
-
 {{range .Sections}}<h2>{{.Title}}</h2>
 <p class="note">{{.Note}}</p>
 <div class="figs">{{range .Figures}}<figure><img class="kinfer-figure" src="{{.Src}}" alt="{{.Name}}" width="{{.Width}}"><figcaption>{{.Title}}</figcaption></figure>
 {{end}}</div>
 {{end}}
+{{if .Method}}<h2>Method diagnostics</h2>
+<table>{{range .Method}}<tr><th>{{.K}}</th><td class="n">{{.V}}</td></tr>{{end}}</table>{{end}}
+
 {{if .Notes}}<h2>Notes</h2><ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
 
 <h2>Provenance</h2>
@@ -330,11 +340,16 @@ window.addEventListener("load", function () {
   for (var i = 0; i < imgs.length; i++) {
     if (!imgs[i].complete || imgs[i].naturalWidth === 0) { bad.push(imgs[i].alt); }
   }
-  var m = document.getElementById("kinfer-check");
+  var m = document.getElementById("kinfer-check"), errs = window.kinferErrors;
   m.setAttribute("data-loaded", String(imgs.length - bad.length));
   m.setAttribute("data-broken", String(bad.length));
-  m.textContent = bad.length ? "BROKEN FIGURES: " + bad.join(", ") : "kinfer-figures-ok " + imgs.length;
-  if (bad.length) { console.error("kinfer report: broken figures: " + bad.join(", ")); }
+  m.setAttribute("data-errors", String(errs.length));
+  if (bad.length || errs.length) {
+    m.textContent = "BROKEN FIGURES: " + bad.join(", ") + "; ERRORS: " + errs.join("; ");
+    console.error("kinfer report: " + m.textContent);
+  } else {
+    m.textContent = "kinfer-figures-ok " + imgs.length;
+  }
 });
 </script>
 </body>
