@@ -75,10 +75,15 @@ func cli(args []string, stdout, stderr io.Writer) int {
 	case "report":
 		err = cmdReport(rest, stdout)
 	case "list":
-		err = cmdList(stdout)
+		if _, err = parse(flag.NewFlagSet("list", flag.ContinueOnError), rest, 0); err == nil {
+			err = cmdList(stdout)
+		}
 	case "build":
 		err = cmdBuild(rest, stdout)
 	case "version":
+		if _, err = parse(flag.NewFlagSet("version", flag.ContinueOnError), rest, 0); err != nil {
+			break
+		}
 		b := run.BuildInfo()
 		fmt.Fprintf(stdout, "kinfer %s (ABI %d, %s, revision %s, modified %s, wazero %s, %s)\n",
 			run.Version, abi.Version, b.Go, b.VCSRevision, b.VCSModified, b.Wazero, b.Platform)
@@ -105,6 +110,27 @@ func cli(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// commandHelp is each command's synopsis and what it does, printed by
+// kinfer CMD --help above its flags.
+var commandHelp = map[string][2]string{
+	"run": {"kinfer run STUDY.toml [flags] | kinfer run --resume DIR | kinfer run --verify DIR",
+		"Runs a study's method and writes summary.json, samples.csv and report.html into the output\ndirectory (docs/OUTPUTS.md). A study with stages = [...] runs its stages in order."},
+	"validate": {"kinfer validate STUDY.toml|PLUGIN.toml",
+		"Loads a study (every component, dataset and prior) or a plugin and says what it found, without running anything."},
+	"inspect": {"kinfer inspect PLUGIN.toml|FILE.wasm [--certify ...]",
+		"Prints a plugin's spec: parameters, conditions, outputs, settings, capabilities, imports and exports."},
+	"analyze": {"kinfer analyze RUN_DIR [flags]",
+		"Writes RUN_DIR/analysis.json: parameter spreads, the posterior-predictive fit, TMCMC stage changes,\nand with --truth the check against known values (docs/OUTPUTS.md)."},
+	"design": {"kinfer design STUDY.toml [flags]",
+		"Evaluates the study's model over a design of experiments into design.csv and design.json (a surrogate's training set)."},
+	"report": {"kinfer report RUN_DIR [-o FILE] [--figures DIR]",
+		"Writes one self-contained report.html of a run: the study, provenance, diagnostics and every figure that\napplies to its method (posterior histograms with priors, corner plot, TMCMC stages, traces, loss curves,\nmodel fit). kinfer run writes it at the end of every run unless --no-report."},
+	"list": {"kinfer list", "Lists the builtin models, likelihoods and methods with their parameters and settings."},
+	"build": {"kinfer build PLUGIN_DIR | kinfer build --print-header",
+		"Builds a Go or C plugin folder to plugin.wasm and writes its sha256 into plugin.toml."},
+	"version": {"kinfer version", "Prints kinfer's version, ABI version, Go toolchain, VCS revision, wazero version and platform."},
+}
+
 type usageError struct{ error }
 
 // helpError carries a command's flag descriptions, asked for by -h/--help.
@@ -121,7 +147,18 @@ func parse(fs *flag.FlagSet, args []string, npos int) ([]string, error) {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				var b strings.Builder
-				fmt.Fprintf(&b, "usage of kinfer %s (flags may come before or after the arguments):\n", fs.Name())
+				if h, ok := commandHelp[fs.Name()]; ok {
+					fmt.Fprintf(&b, "usage: %s\n\n%s\n\n", h[0], h[1])
+				} else {
+					fmt.Fprintf(&b, "usage of kinfer %s:\n", fs.Name())
+				}
+				n := 0
+				fs.VisitAll(func(*flag.Flag) { n++ })
+				if n == 0 {
+					fmt.Fprintf(&b, "kinfer %s takes no flags.\n", fs.Name())
+					return nil, helpError{b.String()}
+				}
+				fmt.Fprintf(&b, "flags (they may come before or after the arguments):\n")
 				fs.SetOutput(&b)
 				fs.PrintDefaults()
 				return nil, helpError{b.String()}

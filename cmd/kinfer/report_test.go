@@ -258,3 +258,48 @@ func TestReportInBrowser(t *testing.T) {
 		}
 	}
 }
+
+// Every command named in kinfer's usage answers --help (and -h) with exit
+// 0, its synopsis, and each of its flags with a description (or says it
+// has none); the list of commands is read from the usage text, so a new
+// command is covered when it is documented there.
+func TestEveryCommandHelp(t *testing.T) {
+	cmds := map[string]bool{}
+	for _, ln := range strings.Split(usage, "\n") {
+		f := strings.Fields(ln)
+		if strings.HasPrefix(ln, "  kinfer ") && len(f) >= 2 {
+			cmds[f[1]] = true
+		}
+	}
+	for _, must := range []string{"run", "analyze", "report", "design", "validate", "inspect", "list", "build", "version"} {
+		if !cmds[must] {
+			t.Errorf("usage does not name %q", must)
+		}
+	}
+	flagLine := regexp.MustCompile(`^  -[a-z][a-z-]*( [A-Za-z]+)?$`)
+	for c := range cmds {
+		for _, h := range []string{"--help", "-h"} {
+			code, o, e := kinfer(t, c, h)
+			if code != 0 || e != "" {
+				t.Errorf("kinfer %s %s: exit %d, stderr %q", c, h, code, e)
+				continue
+			}
+			if !strings.Contains(strings.ToLower(o), "usage") || !strings.Contains(o, "kinfer "+c) {
+				t.Errorf("kinfer %s %s: no synopsis:\n%s", c, h, o)
+			}
+			lines := strings.Split(o, "\n")
+			nflags := 0
+			for i, ln := range lines {
+				if flagLine.MatchString(ln) {
+					nflags++
+					if i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "    \t") || len(strings.TrimSpace(lines[i+1])) < 10 {
+						t.Errorf("kinfer %s --help: flag %q has no description", c, strings.TrimSpace(ln))
+					}
+				}
+			}
+			if nflags == 0 && !strings.Contains(o, "takes no flags") {
+				t.Errorf("kinfer %s --help: neither flags nor \"takes no flags\":\n%s", c, o)
+			}
+		}
+	}
+}
