@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	iofs "io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -191,14 +192,34 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 	}
 	fmt.Fprintf(w, "%s: %s — %d evaluations (%d failed) in %.2fs on %d workers, %d samples\n",
 		s.Study, state, s.Evaluations, s.FailedEvaluations, float64(s.WallSeconds), s.Workers, s.Samples)
-	fmt.Fprintf(w, "%-16s %14s %14s %14s %14s %14s\n", "param", "mean", "sd", "p05", "p50", "p95")
-	for _, p := range s.Params {
-		fmt.Fprintf(w, "%-16s %14.6g %14.6g %14.6g %14.6g %14.6g\n", p.Name, p.Mean, p.SD, p.P05, p.P50, p.P95)
+	switch {
+	case s.Samples == 0 && !s.Complete:
+		fmt.Fprintf(w, "no samples: the run stopped before its method produced any, so there is nothing to summarise\n")
+	case s.Samples == 0:
+		fmt.Fprintf(w, "no samples\n")
+	default:
+		fmt.Fprintf(w, "%-16s %14s %14s %14s %14s %14s\n", "param", "mean", "sd", "p05", "p50", "p95")
+		for _, p := range s.Params {
+			fmt.Fprintf(w, "%-16s %14s %14s %14s %14s %14s\n", p.Name, num6(p.Mean), num6(p.SD), num6(p.P05), num6(p.P50), num6(p.P95))
+		}
+		if s.Samples == 1 {
+			fmt.Fprintf(w, "(one sample: no spread; an optimiser writes its final point per start)\n")
+		}
 	}
 	fmt.Fprintf(w, "outputs: %s\n", filepath.Join(dir, "summary.json")+", "+filepath.Join(dir, "samples.csv"))
 	for _, m := range methodWarnings(s.MethodReport) {
 		fmt.Fprintf(w, "WARNING (method %s): %s\n", s.Method, m)
 	}
+}
+
+// num6 formats a summary number for the terminal table: "-" for a value
+// that is not finite (an sd of one sample), never "NaN".
+func num6(f run.F) string {
+	x := float64(f)
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "-"
+	}
+	return strconv.FormatFloat(x, 'g', 6, 64)
 }
 
 // methodWarnings are the strings of a method report's "warnings" list (a

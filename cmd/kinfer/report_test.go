@@ -7,6 +7,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"image/png"
+	"math"
 	"io"
 	"os"
 	"os/exec"
@@ -16,6 +17,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kinfer/kinfer/host/run"
 )
 
 // reportSections returns the section titles of a report.html and its
@@ -301,5 +304,26 @@ func TestEveryCommandHelp(t *testing.T) {
 				t.Errorf("kinfer %s --help: neither flags nor \"takes no flags\":\n%s", c, o)
 			}
 		}
+	}
+}
+
+// A stopped run prints no table of NaN: with no samples it says why there
+// is nothing to summarise, and a statistic that does not exist (the sd of
+// one sample) is "-".
+func TestSummaryTableHasNoNaN(t *testing.T) {
+	nan := run.F(math.NaN())
+	stopped := &run.Summary{Study: "s", Samples: 0, Complete: false,
+		Params: []run.ParamSummary{{Name: "k", Mean: nan, SD: nan, P05: nan, P50: nan, P95: nan}}}
+	var b strings.Builder
+	printSummary(&b, stopped, "out")
+	if strings.Contains(b.String(), "NaN") || !strings.Contains(b.String(), "stopped before its method produced any") {
+		t.Errorf("stopped run:\n%s", b.String())
+	}
+	one := &run.Summary{Study: "s", Samples: 1, Complete: true,
+		Params: []run.ParamSummary{{Name: "k", Mean: 2, SD: nan, P05: 2, P50: 2, P95: 2}}}
+	b.Reset()
+	printSummary(&b, one, "out")
+	if strings.Contains(b.String(), "NaN") || !strings.Contains(b.String(), "  -  ") && !strings.Contains(b.String(), " - ") {
+		t.Errorf("one sample:\n%s", b.String())
 	}
 }
