@@ -197,6 +197,10 @@ func warnings(report map[string]any) []string {
 // analysis.json (the relative spread, the truth's percentile).
 func (r *Report) paramTable() ([]string, []paramRow) {
 	cols := []string{"mean", "sd", "p05", "p50", "p95", "best"}
+	one := r.Summary.Samples <= 1 // an optimiser's single final point
+	if one {
+		cols = []string{"value", "best"}
+	}
 	d := len(r.Summary.Params)
 	var extra []string
 	for k, v := range r.report {
@@ -228,7 +232,11 @@ func (r *Report) paramTable() ([]string, []paramRow) {
 			}
 		}
 		row := paramRow{Name: p.Name, Unit: p.Unit}
-		for _, v := range []float64{float64(p.Mean), float64(p.SD), float64(p.P05), float64(p.P50), float64(p.P95), best} {
+		vals := []float64{float64(p.Mean), float64(p.SD), float64(p.P05), float64(p.P50), float64(p.P95), best}
+		if one {
+			vals = []float64{float64(p.Mean), best}
+		}
+		for _, v := range vals {
 			row.Cells = append(row.Cells, g(v))
 		}
 		for _, k := range extra {

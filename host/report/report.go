@@ -505,21 +505,31 @@ func (r *Report) fit(ctx context.Context, s *study.Study, o Options, sampler boo
 			r.note("model fit on %s: no sample evaluated (status %v)", ds.Name, sts[0])
 			continue
 		}
-		// x: the first condition (sorted), else the row.
+		// x: the first condition whose values are in ascending order in
+		// the file (a sweep: a length, an angle, a time), else the row (a
+		// recorded trajectory, whose conditions go back and forth).
 		xs := make([]float64, ds.K)
-		xlabel := "row"
-		c := len(spec.Conditions)
+		xlabel := "row of " + ds.Name
 		for k := range xs {
 			xs[k] = float64(k)
-			if c > 0 {
-				xs[k] = ds.X[k*c]
-			}
 		}
-		if c > 0 {
-			xlabel = spec.Conditions[0].Name
-			if u := spec.Conditions[0].Unit; u != "" {
+		c := len(spec.Conditions)
+		for j := range c {
+			asc := ds.K > 1
+			for k := 1; k < ds.K && asc; k++ {
+				asc = ds.X[k*c+j] >= ds.X[(k-1)*c+j]
+			}
+			if !asc {
+				continue
+			}
+			for k := range xs {
+				xs[k] = ds.X[k*c+j]
+			}
+			xlabel = spec.Conditions[j].Name
+			if u := spec.Conditions[j].Unit; u != "" {
 				xlabel += " [" + u + "]"
 			}
+			break
 		}
 		order := make([]int, ds.K)
 		for k := range order {
