@@ -27,7 +27,7 @@ func reportSections(t *testing.T, path string) ([]string, int) {
 	t.Helper()
 	b := mustRead(t, path)
 	var secs []string
-	for _, m := range regexp.MustCompile(`<h2>([^<]*)</h2>`).FindAllSubmatch(b, -1) {
+	for _, m := range regexp.MustCompile(`<h2[^>]*>([^<]*)</h2>`).FindAllSubmatch(b, -1) {
 		secs = append(secs, string(m[1]))
 	}
 	return secs, bytes.Count(b, []byte(`<img class="kinfer-figure"`))

@@ -75,7 +75,7 @@ type htmlFigure struct {
 }
 
 type htmlSection struct {
-	Title, Note string
+	ID, Title, Note string
 	Figures     []htmlFigure
 }
 
@@ -137,7 +137,7 @@ func (r *Report) HTML(w io.Writer) error {
 		pg.Inputs = p.Inputs
 	}
 	for _, sec := range r.Sections {
-		hs := htmlSection{Title: sec.Title, Note: sec.Note}
+		hs := htmlSection{ID: anchor(sec.Title), Title: sec.Title, Note: sec.Note}
 		for _, f := range sec.Figures {
 			svg, err := f.SVG()
 			if err != nil {
@@ -154,6 +154,19 @@ func (r *Report) HTML(w io.Writer) error {
 		}
 	}
 	return pageTemplate.Execute(w, pg)
+}
+
+// anchor is a section's id: "TMCMC stage convergence" → "tmcmc-stage-convergence".
+func anchor(title string) string {
+	return strings.Trim(strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r + 'a' - 'A'
+		}
+		return '-'
+	}, title), "-")
 }
 
 func g(x float64) string {
@@ -311,32 +324,33 @@ window.addEventListener("error", function (e) {
 <p>kinfer run report — <span class="{{if .Complete}}ok{{else}}bad{{end}}">{{.Status}}</span>{{if .Error}}: {{.Error}}{{end}}</p>
 {{range .Warnings}}<div class="warn">WARNING: {{.}}</div>
 {{end}}
-<h2>Run</h2>
+<p class="note">Contents: <a href="#run">run</a> · <a href="#parameters">parameters</a>{{range .Sections}} · <a href="#{{.ID}}">{{.Title}}</a>{{end}} · <a href="#method-diagnostics">method diagnostics</a> · <a href="#provenance">provenance</a> · <a href="#study">study</a></p>
+<h2 id="run">Run</h2>
 <table>{{range .Run}}<tr><th>{{.K}}</th><td>{{.V}}</td></tr>{{end}}</table>
 
-<h2>Parameters</h2>
+<h2 id="parameters">Parameters</h2>
 {{if .Params}}<table>
 <tr><th>parameter</th><th>unit</th>{{range .ParamCols}}<th>{{.}}</th>{{end}}</tr>
 {{range .Params}}<tr><td>{{.Name}}</td><td>{{.Unit}}</td>{{range .Cells}}<td class="n">{{.}}</td>{{end}}</tr>
 {{end}}</table>{{else}}<p class="note">No free parameters or no samples.</p>{{end}}
 
-{{range .Sections}}<h2>{{.Title}}</h2>
+{{range .Sections}}<h2 id="{{.ID}}">{{.Title}}</h2>
 <p class="note">{{.Note}}</p>
 <div class="figs">{{range .Figures}}<figure><img class="kinfer-figure" src="{{.Src}}" alt="{{.Name}}" width="{{.Width}}"><figcaption>{{.Title}}</figcaption></figure>
 {{end}}</div>
 {{end}}
-{{if .Method}}<h2>Method diagnostics</h2>
+{{if .Method}}<h2 id="method-diagnostics">Method diagnostics</h2>
 <table>{{range .Method}}<tr><th>{{.K}}</th><td class="n">{{.V}}</td></tr>{{end}}</table>{{end}}
 
-{{if .Notes}}<h2>Notes</h2><ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{if .Notes}}<h2 id="notes">Notes</h2><ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
 
-<h2>Provenance</h2>
+<h2 id="provenance">Provenance</h2>
 <table>{{range .Provenance}}<tr><th>{{.K}}</th><td>{{.V}}</td></tr>{{end}}</table>
 {{if .Inputs}}<table><tr><th>role</th><th>file</th><th>sha256</th></tr>
 {{range .Inputs}}<tr><td>{{.Role}}</td><td>{{.Path}}</td><td><code>{{.SHA256}}</code></td></tr>
 {{end}}</table>{{end}}
 
-<h2>Study</h2>
+<h2 id="study">Study</h2>
 <p class="note">{{.StudyFile}}</p>
 {{if .Study}}<pre>{{.Study}}</pre>{{else}}<p class="note">The study file could not be read.</p>{{end}}
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image/color"
 	"math"
 	"os"
 	"path/filepath"
@@ -319,15 +320,26 @@ func (r *Report) stages() {
 	add(figures.Lines(ev, "stage", "Σ log S_j", false, []figures.Series{{X: x, Y: cum}}))
 	if len(cdf) > 0 {
 		var ss []figures.Series
+		many := len(cdf) > 10 // then thin grey lines, with their mean and maximum
+		mean, mx := make([]float64, n), make([]float64, n)
 		for j, c := range cdf {
 			name := fmt.Sprint(j)
 			if j < len(r.names) {
 				name = r.names[j]
 			}
-			if len(cdf) > 10 {
-				name = ""
+			s := figures.Series{Name: name, X: x, Y: c, Thin: true}
+			if many {
+				s.Name, s.Color = "", color.NRGBA{0xb0, 0xb0, 0xb0, 0xff}
 			}
-			ss = append(ss, figures.Series{Name: name, X: x, Y: c, Thin: true})
+			ss = append(ss, s)
+			for i, v := range c {
+				mean[i] += v / float64(len(cdf))
+				mx[i] = math.Max(mx[i], v)
+			}
+		}
+		if many {
+			ss = append(ss, figures.Series{Name: "mean", X: x, Y: mean, Color: figures.Color(0)},
+				figures.Series{Name: "max", X: x, Y: mx, Color: figures.Color(3)})
 		}
 		add(figures.Lines("change of the marginal CDFs", "stage", "CDF RMSE", true, ss))
 	}
