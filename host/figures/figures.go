@@ -142,13 +142,24 @@ func fade(c color.Color, a uint8) color.NRGBA {
 	return n
 }
 
+// added, when set (by tests), sees every plotter added to a plot.
+var added func(p *plot.Plot, pl plot.Plotter)
+
+// add adds pl to p (gonum's plot keeps its plotters unexported).
+func add(p *plot.Plot, pl plot.Plotter) {
+	p.Add(pl)
+	if added != nil {
+		added(p, pl)
+	}
+}
+
 // newPlot is a plot with the title and axis labels, and a light grid.
 func newPlot(title, xlabel, ylabel string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = xlabel
 	p.Y.Label.Text = ylabel
-	p.Add(plotter.NewGrid())
+	add(p, plotter.NewGrid())
 	return p
 }
 
@@ -200,7 +211,7 @@ func Lines(title, xlabel, ylabel string, logY bool, ss []Series) (*plot.Plot, er
 				}
 				pg.Color = fade(c, 0x40)
 				pg.LineStyle.Width = 0
-				p.Add(pg)
+				add(p, pg)
 			}
 		}
 		var xy plotter.XYs
@@ -221,7 +232,7 @@ func Lines(title, xlabel, ylabel string, logY bool, ss []Series) (*plot.Plot, er
 			sc.GlyphStyle.Color = c
 			sc.GlyphStyle.Radius = vg.Points(1.6)
 			sc.GlyphStyle.Shape = draw.CircleGlyph{}
-			p.Add(sc)
+			add(p, sc)
 			if s.Name != "" {
 				p.Legend.Add(s.Name, sc)
 			}
@@ -237,7 +248,7 @@ func Lines(title, xlabel, ylabel string, logY bool, ss []Series) (*plot.Plot, er
 			l.Width = vg.Points(0.7)
 		}
 		l.Dashes = s.Dashes
-		p.Add(l)
+		add(p, l)
 		if s.Name != "" {
 			p.Legend.Add(s.Name, l)
 		}
@@ -284,7 +295,7 @@ func Histogram(title, xlabel string, x []float64, bins int, density func(float64
 	h.Normalize(1)
 	h.FillColor = fade(Color(0), 0x80)
 	h.LineStyle.Width = vg.Points(0.5)
-	p.Add(h)
+	add(p, h)
 	p.Legend.Add(fmt.Sprintf("samples (%d)", len(x)), h)
 	if density != nil {
 		pad := 0.1 * (hi - lo)
@@ -298,7 +309,7 @@ func Histogram(title, xlabel string, x []float64, bins int, density func(float64
 		f.XMin, f.XMax, f.Samples = lo-pad, hi+pad, 200
 		f.Color = Color(3)
 		f.Width = vg.Points(1.5)
-		p.Add(f)
+		add(p, f)
 		p.Legend.Add(densityName, f)
 		p.X.Min, p.X.Max = lo-pad, hi+pad
 	}
@@ -318,7 +329,7 @@ func vline(p *plot.Plot, x float64, name string, c color.Color) error {
 	l.Color = c
 	l.Width = vg.Points(1)
 	l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
-	p.Add(l)
+	add(p, l)
 	if name != "" {
 		p.Legend.Add(name, l)
 	}
@@ -400,7 +411,7 @@ func Corner(name string, names []string, cols [][]float64, maxPoints int, size v
 				sc.GlyphStyle.Color = fade(Color(0), 0x60)
 				sc.GlyphStyle.Radius = vg.Points(0.9)
 				sc.GlyphStyle.Shape = draw.CircleGlyph{}
-				p.Add(sc)
+				add(p, sc)
 			}
 			small(p)
 			panels[i][j] = p
@@ -470,7 +481,7 @@ func Boxes(title, ylabel string, logY bool, boxes []Box) (*plot.Plot, error) {
 		}
 		rect.Color = fade(c, 0x80)
 		rect.LineStyle.Width = vg.Points(0.8)
-		p.Add(rect)
+		add(p, rect)
 		for _, seg := range []plotter.XYs{
 			{{X: x, Y: b.Lo}, {X: x, Y: b.Q1}}, {{X: x, Y: b.Q3}, {X: x, Y: b.Hi}},
 			{{X: x - w/2, Y: b.Lo}, {X: x + w/2, Y: b.Lo}}, {{X: x - w/2, Y: b.Hi}, {X: x + w/2, Y: b.Hi}},
@@ -484,7 +495,7 @@ func Boxes(title, ylabel string, logY bool, boxes []Box) (*plot.Plot, error) {
 			if seg[0].Y == b.Median && seg[1].Y == b.Median {
 				l.Width = vg.Points(2)
 			}
-			p.Add(l)
+			add(p, l)
 		}
 		ticks = append(ticks, plot.Tick{Value: x, Label: b.Name})
 	}

@@ -76,7 +76,7 @@ type htmlFigure struct {
 
 type htmlSection struct {
 	ID, Title, Note string
-	Figures     []htmlFigure
+	Figures         []htmlFigure
 }
 
 type kv struct{ K, V string }
