@@ -327,3 +327,19 @@ func TestSummaryTableHasNoNaN(t *testing.T) {
 		t.Errorf("one sample:\n%s", b.String())
 	}
 }
+
+// A data file separated by tabs or semicolons (a spreadsheet's export) is
+// refused by kinfer run with the study's line and key and the format
+// expected, before anything runs.
+func TestRunRefusesNonCommaData(t *testing.T) {
+	for sep, name := range map[string]string{"\t": "tabs", ";": "semicolons"} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "d.csv"), []byte("length_mm"+sep+"force_N\n28"+sep+"1\n29"+sep+"2\n"), 0o644)
+		st := strings.Replace(string(mustRead(t, "../../examples/quickstart-tmcmc/study.toml")), "../quickstart/force_length.csv", "d.csv", 1)
+		os.WriteFile(filepath.Join(dir, "study.toml"), []byte(st), 0o644)
+		code, _, e := kinfer(t, "run", filepath.Join(dir, "study.toml"), "-o", filepath.Join(dir, "out"))
+		if code != 1 || !strings.Contains(e, "a comma-separated file is expected") || !strings.Contains(e, "separated by "+name) || !strings.Contains(e, `key "data[0].file"`) {
+			t.Errorf("%s: exit %d, %s", name, code, e)
+		}
+	}
+}
