@@ -226,17 +226,6 @@ type SampleStream interface {
 	RestoreSamples([]Sample) error
 }
 
-// Progresser is the optional capability of a method that can say where a
-// run is, for the progress line of a long run: Progress returns a short
-// phrase ("stage 4, q = 0.031", "iteration 1200/10000, −log target
-// 182.7") and the fraction of the run done, in [0, 1], or a negative
-// number when it cannot be known (then no ETA is shown). It is called
-// between Tell and the next Ask, at most a few times a second, and must
-// not change the method's state.
-type Progresser interface {
-	Progress() (status string, fraction float64)
-}
-
 // Constructor builds a configured component from its setting values, given
 // in the order of its Spec().Settings (see SettingValues). Built-ins register
 // one per model, likelihood and method.

@@ -10,6 +10,18 @@ import (
 	"github.com/kinfer/kinfer/host/target"
 )
 
+// Progresser is the optional capability of a method that can say where a
+// run is, for the progress line of a long run: Progress returns a short
+// phrase ("stage 4: q 0.01 → 0.05", "iteration 1200/10000, −log target
+// 182.7") and the fraction of the run done, in [0, 1], or a negative
+// number when it cannot be known (then no ETA is shown). It is called
+// between Tell and the next Ask, at most a few times a second, and must
+// not change the method's state. (It is not part of abi: a method has it
+// by having the method, and the ABI and the plugins stay as they are.)
+type Progresser interface {
+	Progress() (status string, fraction float64)
+}
+
 // IsTerminal reports whether f is a character device (a terminal), the
 // condition for showing progress.
 func IsTerminal(f *os.File) bool {
@@ -28,7 +40,7 @@ type progress struct {
 
 func newProgress(w io.Writer, start time.Time) *progress { return &progress{w: w, start: start} }
 
-// update redraws the line: where the method is (abi.Progresser), the
+// update redraws the line: where the method is (Progresser), the
 // evaluations, their rate, the elapsed time and, when the method knows
 // the fraction done, the time left.
 func (p *progress) update(c target.Counts, m abi.Method) {
@@ -47,7 +59,7 @@ func (p *progress) update(c target.Counts, m abi.Method) {
 // progressLine is the progress line after el seconds.
 func progressLine(c target.Counts, m abi.Method, el float64) string {
 	line := fmt.Sprintf("%d evaluations (%d failed)  %.0f/s  %s", c.Evaluations, c.Failed, float64(c.Evaluations)/el, clock(el))
-	if pr, ok := m.(abi.Progresser); ok {
+	if pr, ok := m.(Progresser); ok {
 		status, f := pr.Progress()
 		if status != "" {
 			line = status + "  |  " + line

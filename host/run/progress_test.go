@@ -5,7 +5,17 @@ import (
 	"testing"
 
 	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/builtin/methods/adam"
+	"github.com/kinfer/kinfer/builtin/methods/anneal"
+	"github.com/kinfer/kinfer/builtin/methods/tmcmc"
 	"github.com/kinfer/kinfer/host/target"
+)
+
+// The builtin methods that say where they are.
+var (
+	_ Progresser = (*tmcmc.Method)(nil)
+	_ Progresser = (*adam.Method)(nil)
+	_ Progresser = (*anneal.Method)(nil)
 )
 
 type progMethod struct {

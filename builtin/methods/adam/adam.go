@@ -127,7 +127,7 @@ type Method struct {
 // Spec implements abi.Method.
 func (m *Method) Spec() abi.Spec { return Spec }
 
-// Progress implements abi.Progresser: the iteration (of the least
+// Progress is the status of the progress line (host/run.Progresser): the iteration (of the least
 // advanced start) out of iterations, and the best −log target of the
 // starts' last iterates.
 func (m *Method) Progress() (string, float64) {
@@ -344,5 +344,3 @@ func (m *Method) Report() (abi.Report, error) {
 	}
 	return rep, nil
 }
-
-var _ abi.Progresser = (*Method)(nil)

@@ -248,7 +248,7 @@ type Method struct {
 // Spec implements abi.Method.
 func (m *Method) Spec() abi.Spec { return Spec }
 
-// Progress implements abi.Progresser: the annealing iteration out of
+// Progress is the status of the progress line (host/run.Progresser): the annealing iteration out of
 // maxiter (or the evaluations out of maxfun, whichever is further) and
 // the best −log target so far.
 func (m *Method) Progress() (string, float64) {
@@ -682,5 +682,3 @@ func (m *Method) Report() (abi.Report, error) {
 	}
 	return rep, nil
 }
-
-var _ abi.Progresser = (*Method)(nil)

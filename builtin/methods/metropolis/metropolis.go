@@ -232,17 +232,6 @@ func (m *Method) allStarted() bool {
 
 func (m *Method) totalSteps() int { return m.cfg.BurnIn + m.cfg.Samples*m.cfg.Thin }
 
-// Progress implements abi.Progresser: the step of every chain out of
-// burn-in + samples·thin.
-func (m *Method) Progress() (string, float64) {
-	phase := "sampling"
-	if m.st.Step < m.cfg.BurnIn {
-		phase = "burn-in"
-	}
-	tot := m.totalSteps()
-	return fmt.Sprintf("step %d/%d (%s)", m.st.Step, tot, phase), float64(m.st.Step) / float64(max(tot, 1))
-}
-
 // Done implements abi.Method.
 func (m *Method) Done() bool {
 	return m.inited && m.allStarted() && m.st.Step >= m.totalSteps()
@@ -559,5 +548,3 @@ func (m *Method) Report() (abi.Report, error) {
 	}
 	return rep, nil
 }
-
-var _ abi.Progresser = (*Method)(nil)

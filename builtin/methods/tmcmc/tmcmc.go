@@ -249,7 +249,7 @@ type Method struct {
 // Spec implements abi.Method.
 func (m *Method) Spec() abi.Spec { return Spec }
 
-// Progress implements abi.Progresser: the stage, its tempering exponents
+// Progress is the status of the progress line (host/run.Progresser): the stage, its tempering exponents
 // q_j → q_{j+1}, the sub-step and the proposal scale β. The number of
 // stages is not known in advance, so the fraction is unknown (−1).
 func (m *Method) Progress() (string, float64) {
@@ -736,5 +736,3 @@ func (m *Method) Report() (abi.Report, error) {
 	}
 	return rep, nil
 }
-
-var _ abi.Progresser = (*Method)(nil)
