@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -83,8 +85,9 @@ type Report struct {
 	// a figure that could not be drawn).
 	Notes []string
 
-	names    []string    // free parameters, samples.csv's order
-	samples  [][]float64 // columns: samples[j][i] is parameter j of row i
+	names    []string          // free parameters, samples.csv's order
+	nrows    int               // data rows of samples.csv
+	rows     map[int][]float64 // the rows the figures use, by index: the free parameters' values
 	report   map[string]any
 	analysis map[string]any
 }
@@ -133,7 +136,7 @@ func Build(ctx context.Context, dir string, o Options) (*Report, error) {
 	for _, p := range r.Summary.Params {
 		r.names = append(r.names, p.Name)
 	}
-	if err := r.readSamples(); err != nil {
+	if err := r.readSamples(o); err != nil {
 		r.note("samples.csv: %v", err)
 	}
 
@@ -150,7 +153,7 @@ func Build(ctx context.Context, dir string, o Options) (*Report, error) {
 	}
 
 	sampler := r.isSampler()
-	if sampler && len(r.samples) > 0 && len(r.samples[0]) > 0 {
+	if sampler && r.nrows > 0 {
 		r.posterior(s, o)
 	}
 	if r.Method == "tmcmc" || r.report["stages"] != nil {
@@ -187,28 +190,117 @@ func (r *Report) isSampler() bool {
 	return r.Summary.Samples >= 50
 }
 
-func (r *Report) readSamples() error {
+// wanted is the set of samples.csv rows the figures use out of n: the
+// posterior's and the fit's evenly spaced rows and, for a method with
+// chains, the traces' rows of the first chains.
+func (r *Report) wanted(n int, o Options) map[int]bool {
+	keep := map[int]bool{}
+	for _, i := range figures.Thin(n, o.MaxSamples) {
+		keep[i] = true
+	}
+	for _, i := range figures.Thin(n, o.MaxPredictive) {
+		keep[i] = true
+	}
+	chains, show, idx := r.traceRows(n, o)
+	for _, s := range idx {
+		for c := range show {
+			keep[s*chains+c] = true
+		}
+	}
+	return keep
+}
+
+// traceRows are the steps drawn of each of the first show chains (row
+// i of samples.csv is chain i mod chains).
+func (r *Report) traceRows(n int, o Options) (chains, show int, steps []int) {
+	chains = max(1, int(num(r.report["chains"])))
+	show = min(chains, 4)
+	per := n / chains
+	if per < 2 {
+		return chains, show, nil
+	}
+	return chains, show, figures.Thin(per, max(2, o.MaxSamples/show))
+}
+
+// readSamples reads the rows of samples.csv that the figures use, in one
+// streaming pass: a run may have millions of rows, and the report must
+// stay cheap. n is the number of data rows, from summary.json; when the
+// file has another number, the rows are chosen again for that number.
+func (r *Report) readSamples(o Options) error {
 	path := filepath.Join(r.Dir, "samples.csv")
 	if st, err := os.Stat(path); err != nil || st.Size() == 0 {
 		return errors.New("no samples")
 	}
-	t, err := dataset.Read(path)
-	if err != nil {
-		return err
+	n := r.Summary.Samples
+	for pass := 0; pass < 2; pass++ {
+		got, err := r.scan(path, r.wanted(n, o))
+		if err != nil {
+			return err
+		}
+		if got == n {
+			r.nrows = n
+			return nil
+		}
+		n = got
 	}
-	flat, err := t.Matrix(r.names)
+	return fmt.Errorf("%s changed while it was read", path)
+}
+
+// scan reads the rows in keep into r.rows and returns the number of data
+// rows.
+func (r *Report) scan(path string, keep map[int]bool) (int, error) {
+	f, err := os.Open(path)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	d, n := len(r.names), len(t.Rows)
-	r.samples = make([][]float64, d)
-	for j := range r.samples {
-		r.samples[j] = make([]float64, n)
-		for i := range n {
-			r.samples[j][i] = flat[i*d+j]
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<16), dataset.MaxLineBytes)
+	if !sc.Scan() {
+		return 0, fmt.Errorf("%s: no header", path)
+	}
+	header := strings.Split(strings.TrimRight(sc.Text(), "\r"), ",")
+	col := make([]int, len(r.names))
+	for j, name := range r.names {
+		if col[j] = slices.Index(header, name); col[j] < 0 {
+			return 0, fmt.Errorf("%s: no column %s", path, name)
 		}
 	}
-	return nil
+	r.rows = map[int][]float64{}
+	i := 0
+	for sc.Scan() {
+		line := strings.TrimRight(sc.Text(), "\r")
+		if line == "" {
+			continue
+		}
+		if keep[i] {
+			fields := strings.Split(line, ",")
+			if len(fields) != len(header) {
+				return 0, fmt.Errorf("%s:%d: %d fields, the header has %d", path, i+2, len(fields), len(header))
+			}
+			v := make([]float64, len(col))
+			for j, c := range col {
+				if v[j], err = strconv.ParseFloat(fields[c], 64); err != nil {
+					return 0, fmt.Errorf("%s:%d: column %s: %v", path, i+2, r.names[j], err)
+				}
+			}
+			r.rows[i] = v
+		}
+		i++
+	}
+	return i, sc.Err()
+}
+
+// column is parameter j over the rows idx.
+func (r *Report) column(j int, idx []int) []float64 {
+	out := make([]float64, len(idx))
+	for k, i := range idx {
+		out[k] = math.NaN()
+		if v, ok := r.rows[i]; ok {
+			out[k] = v[j]
+		}
+	}
+	return out
 }
 
 const (
@@ -219,15 +311,12 @@ const (
 // posterior draws the marginal histograms with the priors and the corner
 // plot.
 func (r *Report) posterior(s *study.Study, o Options) {
-	n := len(r.samples[0])
+	n := r.nrows
 	idx := figures.Thin(n, o.MaxSamples)
 	var hists []*figures.Figure
 	cols := make([][]float64, len(r.names))
 	for j, name := range r.names {
-		col := make([]float64, len(idx))
-		for k, i := range idx {
-			col[k] = r.samples[j][i]
-		}
+		col := r.column(j, idx)
 		cols[j] = col
 		var dens func(float64) float64
 		dname := ""
@@ -358,20 +447,11 @@ func (r *Report) stages() {
 // traces draws each parameter's value along each chain (metropolis: row
 // i of samples.csv is chain i mod chains).
 func (r *Report) traces(o Options) {
-	if len(r.samples) == 0 || len(r.samples[0]) == 0 {
+	chains, show, idx := r.traceRows(r.nrows, o)
+	if len(idx) == 0 {
 		return
 	}
-	chains := int(num(r.report["chains"]))
-	if chains < 1 {
-		chains = 1
-	}
-	n := len(r.samples[0])
-	per := n / chains
-	if per < 2 {
-		return
-	}
-	show := min(chains, 4)
-	idx := figures.Thin(per, max(2, o.MaxSamples/show))
+	per := r.nrows / chains
 	var figs []*figures.Figure
 	for j, name := range r.names {
 		var ss []figures.Series
@@ -380,7 +460,10 @@ func (r *Report) traces(o Options) {
 			y := make([]float64, len(idx))
 			for k, s := range idx {
 				x[k] = float64(s)
-				y[k] = r.samples[j][s*chains+c]
+				y[k] = math.NaN()
+				if v, ok := r.rows[s*chains+c]; ok {
+					y[k] = v[j]
+				}
 			}
 			ss = append(ss, figures.Series{Name: fmt.Sprintf("chain %d", c), X: x, Y: y, Thin: true})
 		}
@@ -476,13 +559,11 @@ func (r *Report) losses() {
 func (r *Report) fit(ctx context.Context, s *study.Study, o Options, sampler bool) error {
 	d := len(s.Free)
 	var pts [][]float64
-	if sampler && len(r.samples) == d && len(r.samples[0]) > 0 {
-		for _, i := range figures.Thin(len(r.samples[0]), o.MaxPredictive) {
-			th := make([]float64, d)
-			for j := range d {
-				th[j] = r.samples[j][i]
+	if sampler && len(r.names) == d && r.nrows > 0 {
+		for _, i := range figures.Thin(r.nrows, o.MaxPredictive) {
+			if v, ok := r.rows[i]; ok {
+				pts = append(pts, slices.Clone(v))
 			}
-			pts = append(pts, th)
 		}
 	} else if r.Summary.Best != nil && len(r.Summary.Best.Theta) > 0 {
 		th := make([]float64, d)
