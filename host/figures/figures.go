@@ -263,12 +263,21 @@ func Lines(title, xlabel, ylabel string, logY bool, ss []Series) (*plot.Plot, er
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
+// Mark is a vertical reference line of a histogram (a truth, the best
+// point); nil Color: black. Dashed unless Solid.
+type Mark struct {
+	X     float64
+	Name  string
+	Color color.Color
+	Solid bool
+}
+
 // Histogram draws x as a density histogram (area 1) with bins bins
 // (0: the square-root rule, at most 40), and density, when not nil,
 // drawn as a line over the histogram's range: a marginal posterior against
-// its prior (Bartsoen et al. 2023, Fig. 5–6). mark, when finite, is a
-// vertical reference line (a truth, the best point).
-func Histogram(title, xlabel string, x []float64, bins int, density func(float64) float64, densityName string, mark float64, markName string) (*plot.Plot, error) {
+// its prior (Bartsoen et al. 2023, Fig. 5–6). Each mark with a finite X
+// is a vertical line.
+func Histogram(title, xlabel string, x []float64, bins int, density func(float64) float64, densityName string, marks ...Mark) (*plot.Plot, error) {
 	var v plotter.Values
 	for _, e := range x {
 		if finite(e) {
@@ -313,9 +322,13 @@ func Histogram(title, xlabel string, x []float64, bins int, density func(float64
 		p.Legend.Add(densityName, f)
 		p.X.Min, p.X.Max = lo-pad, hi+pad
 	}
-	if finite(mark) {
-		if err := vline(p, mark, markName, Black); err != nil {
-			return nil, err
+	for _, m := range marks {
+		if finite(m.X) {
+			c := m.Color
+			if c == nil {
+				c = Black
+			}
+			vline(p, m, c)
 		}
 	}
 	p.Legend.Top = true
@@ -323,17 +336,18 @@ func Histogram(title, xlabel string, x []float64, bins int, density func(float64
 	return p, nil
 }
 
-// vline draws a vertical dashed line at x over the plot's current y range.
-func vline(p *plot.Plot, x float64, name string, c color.Color) error {
-	l := &vertical{X: x}
+// vline draws the mark as a vertical line across the plot area.
+func vline(p *plot.Plot, m Mark, c color.Color) {
+	l := &vertical{X: m.X}
 	l.Color = c
-	l.Width = vg.Points(1)
-	l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
-	add(p, l)
-	if name != "" {
-		p.Legend.Add(name, l)
+	l.Width = vg.Points(1.2)
+	if !m.Solid {
+		l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
 	}
-	return nil
+	add(p, l)
+	if m.Name != "" {
+		p.Legend.Add(m.Name, l)
+	}
 }
 
 // vertical is a vertical line across the whole plot area at X.
@@ -390,7 +404,7 @@ func Corner(name string, names []string, cols [][]float64, maxPoints int, size v
 				yl = names[i]
 			}
 			if i == j {
-				if p, err = Histogram("", xl, cols[i], 0, nil, "", math.NaN(), ""); err != nil {
+				if p, err = Histogram("", xl, cols[i], 0, nil, ""); err != nil {
 					return nil, err
 				}
 				p.Legend = plot.NewLegend()

@@ -41,7 +41,7 @@ func wellFormed(t *testing.T, b []byte) {
 // values given, non-finite ones included, but bins only the finite ones.
 func TestHistogramIsDensity(t *testing.T) {
 	x := []float64{1, 2, 2, 3, 3, 3, 4, 4, 5, math.NaN()}
-	p, err := Histogram("h", "x", x, 4, nil, "", math.NaN(), "")
+	p, err := Histogram("h", "x", x, 4, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,11 +59,11 @@ func TestHistogramIsDensity(t *testing.T) {
 	if n != 4 || math.Abs(area-1) > tol {
 		t.Errorf("%d bins, area %v, want 4 bins of area 1 ± %g", n, area, tol)
 	}
-	if _, err := Histogram("h", "x", []float64{math.NaN(), math.Inf(1)}, 0, nil, "", math.NaN(), ""); err == nil {
+	if _, err := Histogram("h", "x", []float64{math.NaN(), math.Inf(1)}, 0, nil, ""); err == nil {
 		t.Error("no finite value: no error")
 	}
 	// One repeated value still draws (a bin around it).
-	if _, err := Histogram("h", "x", []float64{2, 2, 2}, 0, nil, "", 2, "truth"); err != nil {
+	if _, err := Histogram("h", "x", []float64{2, 2, 2}, 0, nil, "", Mark{X: 2, Name: "truth"}); err != nil {
 		t.Error(err)
 	}
 }
@@ -76,7 +76,7 @@ func TestHistogramPriorOverlay(t *testing.T) {
 			return 0
 		}
 		return 0.1
-	}, "prior", 5, "best")
+	}, "prior", Mark{X: 5, Name: "best"}, Mark{X: math.NaN(), Name: "no truth"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -236,6 +236,20 @@ func (r *Report) paramTable() ([]string, []paramRow) {
 		}
 		cols = append(cols, "spread/prior range")
 	}
+	truth := r.truth()
+	if len(truth) > 0 {
+		cols = append(cols, "truth", "truth percentile")
+	}
+	pct := map[string]float64{}
+	if tr, ok := r.analysis["truth"].(map[string]any); ok {
+		ps, _ := tr["params"].([]any)
+		for _, e := range ps {
+			m, _ := e.(map[string]any)
+			if n, ok := m["name"].(string); ok {
+				pct[n] = num(m["percentile"])
+			}
+		}
+	}
 	var rows []paramRow
 	for j, p := range r.Summary.Params {
 		best := math.NaN()
@@ -261,6 +275,17 @@ func (r *Report) paramTable() ([]string, []paramRow) {
 				v = math.NaN()
 			}
 			row.Cells = append(row.Cells, g(v))
+		}
+		if len(truth) > 0 {
+			v, ok := truth[p.Name]
+			q, okq := pct[p.Name]
+			if !ok {
+				v = math.NaN()
+			}
+			if !okq {
+				q = math.NaN()
+			}
+			row.Cells = append(row.Cells, g(v), g(q))
 		}
 		rows = append(rows, row)
 	}

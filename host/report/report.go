@@ -327,17 +327,20 @@ func (r *Report) posterior(s *study.Study, o Options) {
 				dname = "prior " + priorName(pr)
 			}
 		}
-		mark, markName := math.NaN(), ""
+		var marks []figures.Mark
 		if r.Summary.Best != nil {
 			if v, ok := r.Summary.Best.Theta[name]; ok {
-				mark, markName = v, "best point"
+				marks = append(marks, figures.Mark{X: v, Name: "best point"})
 			}
+		}
+		if v, ok := r.truth()[name]; ok {
+			marks = append(marks, figures.Mark{X: v, Name: "truth", Color: figures.Color(2), Solid: true})
 		}
 		label := name
 		if u := r.Summary.Params[j].Unit; u != "" {
 			label += " [" + u + "]"
 		}
-		p, err := figures.Histogram("posterior of "+name, label, col, 0, dens, dname, mark, markName)
+		p, err := figures.Histogram("posterior of "+name, label, col, 0, dens, dname, marks...)
 		if err != nil {
 			r.note("histogram of %s: %v", name, err)
 			continue
@@ -345,6 +348,9 @@ func (r *Report) posterior(s *study.Study, o Options) {
 		hists = append(hists, figures.Single("posterior-"+name, p, panelW, panelH))
 	}
 	note := fmt.Sprintf("Marginal posterior histograms (density, %d of %d samples) with the prior density over the same range; the dashed line is the best point.", len(idx), n)
+	if len(r.truth()) > 0 {
+		note += " The solid green line is the true value (analysis.json, kinfer analyze --truth)."
+	}
 	r.add("Posterior marginals", note, hists...)
 	if d := len(r.names); d >= 2 {
 		k := min(d, o.MaxCorner)
@@ -360,6 +366,21 @@ func (r *Report) posterior(s *study.Study, o Options) {
 		}
 		r.add("Corner plot", cn, f)
 	}
+}
+
+// truth is analysis.json's truth per parameter (kinfer analyze --truth),
+// empty without one.
+func (r *Report) truth() map[string]float64 {
+	out := map[string]float64{}
+	tr, _ := r.analysis["truth"].(map[string]any)
+	ps, _ := tr["params"].([]any)
+	for _, e := range ps {
+		m, _ := e.(map[string]any)
+		if name, ok := m["name"].(string); ok && finite(num(m["truth"])) {
+			out[name] = num(m["truth"])
+		}
+	}
+	return out
 }
 
 func priorName(d prior.Dist) string { return d.String() }
@@ -490,7 +511,11 @@ func (r *Report) traces(o Options) {
 func (r *Report) losses() {
 	var ss []figures.Series
 	ylabel, title := "", ""
-	if tr, ok := r.report["trajectory"].([]any); ok {
+	tr, ok := r.report["trajectory"].([]any)
+	if m, one := r.report["trajectory"].(map[string]any); one {
+		tr, ok = []any{m}, true // anneal: one run, one trajectory
+	}
+	if ok {
 		ylabel, title = "−log target", "loss (−log target) per start"
 		for k, e := range tr {
 			m, _ := e.(map[string]any)

@@ -62,6 +62,7 @@ func TestSectionsPerMethod(t *testing.T) {
 		{"metropolis", `{"chains": 3, "rhat": [1.01, 1.02], "ess": [100, 200]}`, 300, []string{"Posterior marginals", "Corner plot", "MCMC traces"}, 5},
 		{"levmar", `{"trace_cost": [[10, 1, 0.1], [20, 2, 0.2, 0.1]]}`, 2, []string{"Optimiser loss"}, 1},
 		{"adam", `{"trajectory": [{"iteration": [0, 10, 20], "log_target": [-50, -10, -9]}]}`, 1, []string{"Optimiser loss"}, 1},
+		{"anneal", `{"trajectory": {"iteration": [0, 10, 20], "evaluations": [1, 100, 200], "best_log_target": [-50, -10, -9]}}`, 1, []string{"Optimiser loss"}, 1},
 	}
 	for _, c := range cases {
 		r, err := Build(context.Background(), writeRun(t, c.method, c.report, c.n), Options{})
@@ -110,5 +111,30 @@ func TestNotARun(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := Build(context.Background(), dir, Options{}); err == nil || !strings.Contains(err.Error(), "run's output directory") {
 		t.Errorf("err %v", err)
+	}
+}
+
+// After kinfer analyze --truth, the table has each parameter's truth and
+// its posterior percentile, and the histograms' note says where the truth
+// is drawn.
+func TestTruthFromAnalysis(t *testing.T) {
+	dir := writeRun(t, "tmcmc", `{}`, 100)
+	an := `{"params": [{"name": "k", "relative": 0.25}], "truth": {"params": [{"name": "k", "truth": 42.5, "percentile": 0.375}, {"name": "eps_r", "truth": 0.1, "percentile": 0.5}]}}`
+	if err := os.WriteFile(filepath.Join(dir, "analysis.json"), []byte(an), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Build(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := r.HTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	for _, want := range []string{"<th>truth percentile</th>", "<th>spread/prior range</th>", ">42.5<", ">0.375<", ">0.25<", "The solid green line is the true value"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("report lacks %q", want)
+		}
 	}
 }
