@@ -183,7 +183,7 @@ func Lines(title, xlabel, ylabel string, logY bool, ss []Series) (*plot.Plot, er
 	p := newPlot(title, xlabel, ylabel)
 	if logY {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.Y.Tick.Marker = plot.LogTicks{Prec: 3}
 	}
 	ok := func(y float64) bool { return !math.IsNaN(y) && !math.IsInf(y, 0) && (!logY || y > 0) }
 	any := false
@@ -256,9 +256,33 @@ func Lines(title, xlabel, ylabel string, logY bool, ss []Series) (*plot.Plot, er
 	if !any {
 		return nil, fmt.Errorf("%s: nothing to plot (no finite values)", title)
 	}
+	if logY {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, s := range ss {
+			for _, v := range [][]float64{s.Y, s.Lo, s.Hi} {
+				for _, y := range v {
+					if ok(y) {
+						lo, hi = math.Min(lo, y), math.Max(hi, y)
+					}
+				}
+			}
+		}
+		decades(&p.Y, lo, hi)
+	}
 	p.Legend.Top = true
 	p.Legend.TextStyle.Font.Size = vg.Points(8)
 	return p, nil
+}
+
+// decades sets a log axis to whole decades around [lo, hi] (lo > 0), at
+// least one decade wide: gonum's own padding of a one-value range would
+// reach below zero.
+func decades(a *plot.Axis, lo, hi float64) {
+	a.Min = math.Pow(10, math.Floor(math.Log10(lo)))
+	a.Max = math.Pow(10, math.Ceil(math.Log10(hi)))
+	if !(a.Max > a.Min) {
+		a.Max = a.Min * 10
+	}
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
@@ -474,7 +498,7 @@ func Boxes(title, ylabel string, logY bool, boxes []Box) (*plot.Plot, error) {
 	p := newPlot(title, "", ylabel)
 	if logY {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.Y.Tick.Marker = plot.LogTicks{Prec: 3}
 	}
 	var ticks []plot.Tick
 	for k, b := range boxes {
@@ -515,6 +539,13 @@ func Boxes(title, ylabel string, logY bool, boxes []Box) (*plot.Plot, error) {
 	}
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	p.X.Min, p.X.Max = -0.6, float64(len(boxes))-0.4
+	if logY {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, b := range boxes {
+			lo, hi = math.Min(lo, b.Lo), math.Max(hi, b.Hi)
+		}
+		decades(&p.Y, lo, hi)
+	}
 	return p, nil
 }
 

@@ -240,3 +240,25 @@ func BenchmarkCornerSVG(b *testing.B) {
 		}
 	}
 }
+
+// A log axis over one value (one run's box, a flat loss) spans a decade
+// around it instead of failing.
+func TestLogAxisOneValue(t *testing.T) {
+	p, err := Boxes("b", "y", true, []Box{{Name: "A", Lo: 0.5, Q1: 0.5, Median: 0.5, Q3: 0.5, Hi: 0.5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Y.Min != 0.1 || p.Y.Max != 1 {
+		t.Errorf("y axis [%v, %v], want [0.1, 1]", p.Y.Min, p.Y.Max)
+	}
+	if _, err := Single("b", p, 3*vg.Inch, 3*vg.Inch).SVG(); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Lines("l", "x", "y", true, []Series{{X: []float64{0, 1}, Y: []float64{100, 100}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Single("l", l, 3*vg.Inch, 3*vg.Inch).SVG(); err != nil || l.Y.Min != 100 || l.Y.Max != 1000 {
+		t.Errorf("flat line on a log axis: [%v, %v], %v", l.Y.Min, l.Y.Max, err)
+	}
+}

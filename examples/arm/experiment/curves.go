@@ -192,7 +192,11 @@ func Curves(traces map[string][][]TracePoint, step, last int) string {
 // Fig3 is the SVG of criterion j (0: C1, log scale; 1: C2) against
 // iterations: per method the median and the quartile band.
 func Fig3(traces map[string][][]TracePoint, step, last, j int) (string, error) {
-	all := bands(traces, step, last)
+	return fig3(bands(traces, step, last), j)
+}
+
+// fig3 draws Fig. 3 from the methods' bands (criterion j).
+func fig3(all map[string][3]Band, j int) (string, error) {
 	var ss []Series
 	for k, m := range AllMethods {
 		if bs, ok := all[m.Name]; ok {
