@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	iofs "io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -32,11 +33,12 @@ import (
 const usage = `kinfer — identify biomechanical model parameters from measured data
 
 usage:
-  kinfer run STUDY.toml [-o DIR] [--seed N] [--workers N] [--verbose] [--checkpoint-every 30s] [--memory-budget 8GiB]
+  kinfer run STUDY.toml [-o DIR] [--seed N] [--workers N] [--verbose] [--checkpoint-every 30s] [--memory-budget 8GiB] [--no-report]
             (a study with stages = [...] runs its stages in order; run it again to continue)
   kinfer run --resume DIR [--workers N]
   kinfer run --verify DIR [--workers N]
   kinfer analyze RUN_DIR [--workers N] [--predictive N] [--truth FILE]
+  kinfer report RUN_DIR [-o FILE] [--figures DIR]   (report.html: figures, diagnostics, provenance; kinfer run writes it)
   kinfer design STUDY.toml [-o DIR] [--design sobol] [--n N] [--space box|prior] [--seed N] [--workers N] [--resume]
   kinfer train DESIGN_DIR -o FILE [--validation DIR | --holdout 0.1] [--hidden 256,512,...] [--members 6] [--epochs N] [--seed N]
   kinfer validate STUDY.toml|PLUGIN.toml
@@ -77,13 +79,20 @@ func cli(args []string, stdout, stderr io.Writer) int {
 		err = cmdDesign(rest, stdout)
 	case "train":
 		err = cmdTrain(rest, stdout)
+	case "report":
+		err = cmdReport(rest, stdout)
 	case "list":
-		err = cmdList(stdout)
+		if _, err = parse(flag.NewFlagSet("list", flag.ContinueOnError), rest, 0); err == nil {
+			err = cmdList(stdout)
+		}
 	case "build":
 		err = cmdBuild(rest, stdout)
 	case "new":
 		err = cmdNew(rest, stdout)
 	case "version":
+		if _, err = parse(flag.NewFlagSet("version", flag.ContinueOnError), rest, 0); err != nil {
+			break
+		}
 		b := run.BuildInfo()
 		fmt.Fprintf(stdout, "kinfer %s (ABI %d, %s, revision %s, modified %s, wazero %s, %s)\n",
 			run.Version, abi.Version, b.Go, b.VCSRevision, b.VCSModified, b.Wazero, b.Platform)
@@ -110,6 +119,27 @@ func cli(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// commandHelp is each command's synopsis and what it does, printed by
+// kinfer CMD --help above its flags.
+var commandHelp = map[string][2]string{
+	"run": {"kinfer run STUDY.toml [flags] | kinfer run --resume DIR | kinfer run --verify DIR",
+		"Runs a study's method and writes summary.json, samples.csv and report.html into the output\ndirectory (docs/OUTPUTS.md). A study with stages = [...] runs its stages in order."},
+	"validate": {"kinfer validate STUDY.toml|PLUGIN.toml",
+		"Loads a study (every component, dataset and prior) or a plugin and says what it found, without running anything."},
+	"inspect": {"kinfer inspect PLUGIN.toml|FILE.wasm [--certify ...]",
+		"Prints a plugin's spec: parameters, conditions, outputs, settings, capabilities, imports and exports."},
+	"analyze": {"kinfer analyze RUN_DIR [flags]",
+		"Writes RUN_DIR/analysis.json: parameter spreads, the posterior-predictive fit, TMCMC stage changes,\nand with --truth the check against known values (docs/OUTPUTS.md)."},
+	"design": {"kinfer design STUDY.toml [flags]",
+		"Evaluates the study's model over a design of experiments into design.csv and design.json (a surrogate's training set)."},
+	"report": {"kinfer report RUN_DIR [-o FILE] [--figures DIR]",
+		"Writes one self-contained report.html of a run: the study, provenance, diagnostics and every figure that\napplies to its method (posterior histograms with priors, corner plot, TMCMC stages, traces, loss curves,\nmodel fit). kinfer run writes it at the end of every run unless --no-report."},
+	"list": {"kinfer list", "Lists the builtin models, likelihoods and methods with their parameters and settings."},
+	"build": {"kinfer build PLUGIN_DIR | kinfer build --print-header",
+		"Builds a Go or C plugin folder to plugin.wasm and writes its sha256 into plugin.toml."},
+	"version": {"kinfer version", "Prints kinfer's version, ABI version, Go toolchain, VCS revision, wazero version and platform."},
+}
+
 type usageError struct{ error }
 
 // helpError carries a command's flag descriptions, asked for by -h/--help.
@@ -126,7 +156,18 @@ func parse(fs *flag.FlagSet, args []string, npos int) ([]string, error) {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				var b strings.Builder
-				fmt.Fprintf(&b, "usage of kinfer %s (flags may come before or after the arguments):\n", fs.Name())
+				if h, ok := commandHelp[fs.Name()]; ok {
+					fmt.Fprintf(&b, "usage: %s\n\n%s\n\n", h[0], h[1])
+				} else {
+					fmt.Fprintf(&b, "usage of kinfer %s:\n", fs.Name())
+				}
+				n := 0
+				fs.VisitAll(func(*flag.Flag) { n++ })
+				if n == 0 {
+					fmt.Fprintf(&b, "kinfer %s takes no flags.\n", fs.Name())
+					return nil, helpError{b.String()}
+				}
+				fmt.Fprintf(&b, "flags (they may come before or after the arguments):\n")
 				fs.SetOutput(&b)
 				fs.PrintDefaults()
 				return nil, helpError{b.String()}
@@ -159,14 +200,34 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 	}
 	fmt.Fprintf(w, "%s: %s — %d evaluations (%d failed) in %.2fs on %d workers, %d samples\n",
 		s.Study, state, s.Evaluations, s.FailedEvaluations, float64(s.WallSeconds), s.Workers, s.Samples)
-	fmt.Fprintf(w, "%-16s %14s %14s %14s %14s %14s\n", "param", "mean", "sd", "p05", "p50", "p95")
-	for _, p := range s.Params {
-		fmt.Fprintf(w, "%-16s %14.6g %14.6g %14.6g %14.6g %14.6g\n", p.Name, p.Mean, p.SD, p.P05, p.P50, p.P95)
+	switch {
+	case s.Samples == 0 && !s.Complete:
+		fmt.Fprintf(w, "no samples: the run stopped before its method produced any, so there is nothing to summarise\n")
+	case s.Samples == 0:
+		fmt.Fprintf(w, "no samples\n")
+	default:
+		fmt.Fprintf(w, "%-16s %14s %14s %14s %14s %14s\n", "param", "mean", "sd", "p05", "p50", "p95")
+		for _, p := range s.Params {
+			fmt.Fprintf(w, "%-16s %14s %14s %14s %14s %14s\n", p.Name, num6(p.Mean), num6(p.SD), num6(p.P05), num6(p.P50), num6(p.P95))
+		}
+		if s.Samples == 1 {
+			fmt.Fprintf(w, "(one sample: no spread; an optimiser writes its final point per start)\n")
+		}
 	}
 	fmt.Fprintf(w, "outputs: %s\n", filepath.Join(dir, "summary.json")+", "+filepath.Join(dir, "samples.csv"))
 	for _, m := range methodWarnings(s.MethodReport) {
 		fmt.Fprintf(w, "WARNING (method %s): %s\n", s.Method, m)
 	}
+}
+
+// num6 formats a summary number for the terminal table: "-" for a value
+// that is not finite (an sd of one sample), never "NaN".
+func num6(f run.F) string {
+	x := float64(f)
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "-"
+	}
+	return strconv.FormatFloat(x, 'g', 6, 64)
 }
 
 // methodWarnings are the strings of a method report's "warnings" list (a

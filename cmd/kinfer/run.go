@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kinfer/kinfer/host/report"
 	"github.com/kinfer/kinfer/host/run"
 	"github.com/kinfer/kinfer/host/study"
 	"github.com/kinfer/kinfer/host/wasm"
@@ -34,6 +35,7 @@ type runFlags struct {
 	seed                        int64
 	workers                     int
 	verbose                     bool
+	noReport                    bool // --no-report: no report.html at the end
 	every                       time.Duration
 	everySet                    bool
 	previous                    map[string]float64 // a multi-stage study's previous stage's result
@@ -50,6 +52,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.verify, "verify", "", "re-run the complete run whose output directory this is (same study, data, plugins and seed) and say whether samples.csv is byte-identical")
 	fs.DurationVar(&f.every, "checkpoint-every", run.DefaultCheckpointEvery, "least time between checkpoints (refused for a method that cannot checkpoint)")
 	fs.StringVar(&f.budget, "memory-budget", "", "memory the method's settings may plan for, e.g. 8GiB (default: half the physical memory, at most 16 GiB)")
+	fs.BoolVar(&f.noReport, "no-report", false, "do not write report.html (figures and diagnostics, see kinfer report) at the end of the run")
 	npos := 1
 	for _, a := range args {
 		for _, name := range []string{"resume", "verify"} {
@@ -130,9 +133,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 		studyFile, seed = sf, int64(sd)
 	}
-	sum, err := execute(ctx, studyFile, dir, lock, seed, budget, f, stderr)
+	sum, rep, err := execute(ctx, studyFile, dir, lock, seed, budget, f, stderr)
 	if sum != nil {
 		printSummary(stdout, sum, dir)
+	}
+	if rep != "" {
+		fmt.Fprintf(stdout, "report: %s\n", rep)
 	}
 	return explain(ctx, err, dir)
 }
@@ -180,7 +186,11 @@ func signalName(sig os.Signal) string {
 
 // execute loads the study (interruptibly) and runs it into dir, which the
 // caller has locked. seed ≥ 0 overrides the study's.
-func execute(ctx context.Context, studyFile, dir string, lock *run.DirLock, seed, budget int64, f runFlags, stderr io.Writer) (*run.Summary, error) {
+//
+// Unless f.noReport, it then writes dir/report.html (host/report) with the
+// loaded study, and returns its path; a report that fails is a warning on
+// stderr, not the run's error.
+func execute(ctx context.Context, studyFile, dir string, lock *run.DirLock, seed, budget int64, f runFlags, stderr io.Writer) (*run.Summary, string, error) {
 	var plog io.Writer
 	if f.verbose {
 		plog = stderr
@@ -192,7 +202,7 @@ func execute(ctx context.Context, studyFile, dir string, lock *run.DirLock, seed
 	}
 	rt, err := newRuntime(ctx, plog)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	phase("loading %s", studyFile)
 	s, err := loadInterruptible(ctx, studyFile, study.Options{Workers: f.workers, Runtime: rt, Interrupt: ctx, Previous: f.previous})
@@ -205,15 +215,15 @@ func execute(ctx context.Context, studyFile, dir string, lock *run.DirLock, seed
 			// nothing computed yet.
 			cause := fmt.Errorf("%w while loading the study", context.Cause(ctx))
 			if werr := run.WriteUnloaded(dir, studyFile, seed, cause); werr != nil {
-				return nil, errors.Join(cause, werr)
+				return nil, "", errors.Join(cause, werr)
 			}
-			return nil, cause
+			return nil, "", cause
 		}
-		return nil, err
+		return nil, "", err
 	}
 	defer s.Close()
 	if f.everySet && !run.CanCheckpoint(s.Method) {
-		return nil, fmt.Errorf("--checkpoint-every: method %s (%s) cannot save its state (its spec has no %q capability), so no checkpoint can be written; run without --checkpoint-every (the run then has no checkpoints and cannot be resumed)",
+		return nil, "", fmt.Errorf("--checkpoint-every: method %s (%s) cannot save its state (its spec has no %q capability), so no checkpoint can be written; run without --checkpoint-every (the run then has no checkpoints and cannot be resumed)",
 			s.MethodInfo.Spec.Name, s.MethodInfo.Ref, "checkpoint")
 	}
 	if seed >= 0 {
@@ -224,8 +234,18 @@ func execute(ctx context.Context, studyFile, dir string, lock *run.DirLock, seed
 		prog = stderr
 	}
 	phase("running method %s on %d workers into %s", s.MethodInfo.Ref, f.workers, dir)
-	return run.Run(ctx, s, run.Options{OutDir: dir, Workers: f.workers, Progress: prog,
+	sum, err := run.Run(ctx, s, run.Options{OutDir: dir, Workers: f.workers, Progress: prog,
 		Resume: f.resume != "", CheckpointEvery: f.every, MemoryBudget: budget, Lock: lock})
+	if sum == nil || f.noReport || ctx.Err() != nil {
+		return sum, "", err
+	}
+	phase("writing %s", filepath.Join(dir, report.FileName))
+	path, _, rerr := report.Write(ctx, dir, "", report.Options{Study: s, Workers: f.workers})
+	if rerr != nil {
+		fmt.Fprintf(stderr, "kinfer run: report.html was not written: %v\n", rerr)
+		path = ""
+	}
+	return sum, path, err
 }
 
 // loadInterruptible loads the study; once ctx is cancelled it waits at

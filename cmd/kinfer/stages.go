@@ -66,10 +66,14 @@ func runStages(ctx context.Context, studyFile string, sf *study.File, dir string
 			if _, err := os.Stat(filepath.Join(sdir, run.CheckpointFile)); err == nil {
 				sf.resume = sdir
 			}
-			sum, err = execute(ctx, path, sdir, lock, seed, budget, sf, stderr)
+			var rep string
+			sum, rep, err = execute(ctx, path, sdir, lock, seed, budget, sf, stderr)
 			lock.Unlock()
 			if sum != nil {
 				printSummary(stdout, sum, sdir)
+			}
+			if rep != "" {
+				fmt.Fprintf(stdout, "report: %s\n", rep)
 			}
 			if err != nil {
 				err = explain(ctx, err, sdir)

@@ -74,7 +74,8 @@ func verify(ctx context.Context, dir string, f runFlags, budget int64, stdout, s
 	if budget == 0 {
 		budget = sum.MemoryBudget // what the run was allowed (it does not change results)
 	}
-	_, err = execute(ctx, sum.StudyFile, tmp, tlock, int64(p.Seed), budget, f, stderr)
+	f.noReport = true // only samples.csv is compared
+	_, _, err = execute(ctx, sum.StudyFile, tmp, tlock, int64(p.Seed), budget, f, stderr)
 	tlock.Unlock()
 	if err != nil {
 		return fmt.Errorf("--verify: the re-run failed (its outputs are in %s): %w", tmp, err)

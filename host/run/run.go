@@ -254,7 +254,7 @@ func (r *runner) loop(ctx context.Context) (err error, stoppedInEval bool, rngAt
 		if err := r.take(); err != nil {
 			return err, false, rngAtAsk, startsAtAsk
 		}
-		r.prog.update(r.t.Counts())
+		r.prog.update(r.t.Counts(), s.Method)
 		if r.cp != nil && time.Since(r.lastSave) >= every {
 			rs, _ := r.pcg.MarshalBinary()
 			if err := r.save(r.batches+1, rs, r.startsUsed); err != nil {

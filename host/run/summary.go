@@ -300,3 +300,18 @@ func encodeSamples(w io.Writer, cols []string, samples []abi.Sample) error {
 	}
 	return bw.Flush()
 }
+
+// UnmarshalJSON implements json.Unmarshaler: null (a non-finite number
+// written by MarshalJSON) reads back as NaN.
+func (f *F) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*f = F(math.NaN())
+		return nil
+	}
+	var v float64
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*f = F(v)
+	return nil
+}

@@ -127,6 +127,31 @@ type Method struct {
 // Spec implements abi.Method.
 func (m *Method) Spec() abi.Spec { return Spec }
 
+// Progress is the status of the progress line (host/run.Progresser): the iteration (of the least
+// advanced start) out of iterations, and the best −log target of the
+// starts' last iterates.
+func (m *Method) Progress() (string, float64) {
+	it, best, any := m.cfg.Iterations, math.Inf(1), false
+	for _, r := range m.st.Runs {
+		if r == nil {
+			it = 0
+			continue
+		}
+		it = min(it, r.T)
+		if r.Good != nil {
+			best, any = math.Min(best, -(r.GoodLogPrior+r.GoodLogLik)), true
+		}
+	}
+	if len(m.st.Runs) == 0 {
+		it = 0
+	}
+	s := fmt.Sprintf("iteration %d/%d", it, m.cfg.Iterations)
+	if any {
+		s += fmt.Sprintf(", −log target %.6g", best)
+	}
+	return s, float64(it) / float64(max(m.cfg.Iterations, 1))
+}
+
 // Config returns the method's validated settings.
 func (m *Method) Config() Config { return m.cfg }
 

@@ -248,6 +248,18 @@ type Method struct {
 // Spec implements abi.Method.
 func (m *Method) Spec() abi.Spec { return Spec }
 
+// Progress is the status of the progress line (host/run.Progresser): the annealing iteration out of
+// maxiter (or the evaluations out of maxfun, whichever is further) and
+// the best −log target so far.
+func (m *Method) Progress() (string, float64) {
+	f := math.Max(float64(m.st.Iteration)/float64(max(m.cfg.MaxIter, 1)), float64(m.st.Evaluations)/float64(max(m.cfg.MaxFun, 1)))
+	s := fmt.Sprintf("iteration %d/%d", m.st.Iteration, m.cfg.MaxIter)
+	if !math.IsInf(m.st.EBest, 0) && !math.IsNaN(m.st.EBest) && m.st.Best != nil {
+		s += fmt.Sprintf(", best −log target %.6g", m.st.EBest)
+	}
+	return s, math.Min(f, 1)
+}
+
 // Config returns the method's validated settings.
 func (m *Method) Config() Config { return m.cfg }
 

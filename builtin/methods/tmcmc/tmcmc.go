@@ -249,6 +249,19 @@ type Method struct {
 // Spec implements abi.Method.
 func (m *Method) Spec() abi.Spec { return Spec }
 
+// Progress is the status of the progress line (host/run.Progresser): the stage, its tempering exponents
+// q_j → q_{j+1}, the sub-step and the proposal scale β. The number of
+// stages is not known in advance, so the fraction is unknown (−1).
+func (m *Method) Progress() (string, float64) {
+	switch {
+	case m.inited && m.st.Phase == phaseDone:
+		return fmt.Sprintf("done after %d stages", len(m.st.Stages)), 1
+	case !m.inited || m.st.Phase != phaseStages:
+		return "drawing the prior population", -1
+	}
+	return fmt.Sprintf("stage %d: q %.3g → %.3g, sub-step %d/%d, β %.3g", max(len(m.st.Stages), 1), m.st.Q, m.st.QNext, m.st.Sub, m.cfg.Substeps, m.st.Beta), -1
+}
+
 // Config returns the method's validated settings.
 func (m *Method) Config() Config { return m.cfg }
 

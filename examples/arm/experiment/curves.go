@@ -191,8 +191,12 @@ func Curves(traces map[string][][]TracePoint, step, last int) string {
 
 // Fig3 is the SVG of criterion j (0: C1, log scale; 1: C2) against
 // iterations: per method the median and the quartile band.
-func Fig3(traces map[string][][]TracePoint, step, last, j int) string {
-	all := bands(traces, step, last)
+func Fig3(traces map[string][][]TracePoint, step, last, j int) (string, error) {
+	return fig3(bands(traces, step, last), j)
+}
+
+// fig3 draws Fig. 3 from the methods' bands (criterion j).
+func fig3(all map[string][3]Band, j int) (string, error) {
 	var ss []Series
 	for k, m := range AllMethods {
 		if bs, ok := all[m.Name]; ok {
@@ -341,10 +345,17 @@ func WriteCurves(dir string, rows []Row, w io.Writer) error {
 		return nil
 	}
 	step := max(1, last/100)
-	files := map[string]string{
-		"curves.csv":  Curves(traces, step, last),
-		"fig3-C1.svg": Fig3(traces, step, last, 0),
-		"fig3-C2.svg": Fig3(traces, step, last, 1),
+	files := map[string]string{"curves.csv": Curves(traces, step, last)}
+	var figErr error
+	fig := func(name string, svg string, err error) {
+		files[name] = svg
+		if err != nil && figErr == nil {
+			figErr = fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	for j, name := range []string{"fig3-C1.svg", "fig3-C2.svg"} {
+		svg, err := Fig3(traces, step, last, j)
+		fig(name, svg, err)
 	}
 	var marks []int
 	for _, n := range []int{0, last / 100, last / 10, last / 4, last / 2, last} {
@@ -364,8 +375,10 @@ func WriteCurves(dir string, rows []Row, w io.Writer) error {
 		}
 		md.WriteString(ParamErrorTable(best.m, best.pts, marks))
 		files["fig5.csv"] = ParamErrors(best.m, best.pts)
-		files["fig5-muscle.svg"] = Fig5(best.m, best.row.Run, best.pts, true)
-		files["fig5-bone.svg"] = Fig5(best.m, best.row.Run, best.pts, false)
+		for _, muscle := range []bool{true, false} {
+			svg, err := Fig5(best.m, best.row.Run, best.pts, muscle)
+			fig(map[bool]string{true: "fig5-muscle.svg", false: "fig5-bone.svg"}[muscle], svg, err)
+		}
 		base, err := NewBase()
 		if err != nil {
 			return err
@@ -374,12 +387,16 @@ func WriteCurves(dir string, rows []Row, w io.Writer) error {
 		md.WriteString("The identifiable linear combinations β = φ_b + K·φ_d of the bones' standard parameters (base.go; a coefficient below 1 % of the largest of its bone and unit at the truth is compared with that largest one).\n\n")
 		md.WriteString(BaseErrorTable(base, best.pts, marks))
 		files["fig6.csv"] = BaseErrorsCSV(base, best.pts)
-		files["fig6.svg"] = Fig6(base, best.m, best.row.Run, best.pts)
+		svg, err := Fig6(base, best.m, best.row.Run, best.pts)
+		fig("fig6.svg", svg, err)
 		if root, err := repoRoot(); err == nil {
 			md.WriteString(testSetTable(root, fmt.Sprintf("the best point of %s, run %d (training L_FD %.3g)", best.m.Name, best.row.Run, best.row.C1), best.row.Pihat))
 		}
 	}
 	files["curves.md"] = md.String()
+	if figErr != nil {
+		return figErr
+	}
 	return writeFiles(dir, files, w)
 }
 
@@ -408,7 +425,7 @@ func methodByName(name string) Method {
 
 // Fig4 is the SVG box plot over the runs of C3 (j = 0) or C3m (j = 1) per
 // method (log scale: the methods differ by orders of magnitude).
-func Fig4(rows []Row, j int) string {
+func Fig4(rows []Row, j int) (string, error) {
 	var boxes []Box
 	for k, m := range AllMethods {
 		var x []float64
@@ -431,8 +448,7 @@ func Fig4(rows []Row, j int) string {
 // iterations in one run of method m: the muscle parameters (colour by
 // muscle; L0 solid, F0 dashed, vmax dotted) or the bone ones (colour by
 // field; humerus solid, ulna dashed, radius dotted).
-func Fig5(m Method, run int, pts []TracePoint, muscle bool) string {
-	dashes := []string{"", "6,3", "2,2"}
+func Fig5(m Method, run int, pts []TracePoint, muscle bool) (string, error) {
 	var ss []Series
 	for _, i := range errorParams(m) {
 		if isMuscle(i) != muscle {
@@ -501,8 +517,7 @@ func BaseErrorTable(base *Base, pts []TracePoint, marks []int) string {
 // Fig6 is the SVG of each base coefficient's |error| in % against
 // iterations (colour by the kept parameter's field; humerus solid, ulna
 // dashed, radius dotted, as Fig5's bone panel).
-func Fig6(base *Base, m Method, run int, pts []TracePoint) string {
-	dashes := []string{"", "6,3", "2,2"}
+func Fig6(base *Base, m Method, run int, pts []TracePoint) (string, error) {
 	names := base.Names()
 	ss := make([]Series, len(base.Kept))
 	for i, j := range base.Kept {

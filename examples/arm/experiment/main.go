@@ -761,8 +761,16 @@ func WriteCriteria(dir string, w io.Writer) error {
 		md.WriteString(start)
 	}
 	fmt.Fprint(w, table)
+	c3, err := Fig4(rows, 0)
+	if err != nil {
+		return fmt.Errorf("fig4-C3.svg: %w", err)
+	}
+	c3m, err := Fig4(rows, 1)
+	if err != nil {
+		return fmt.Errorf("fig4-C3m.svg: %w", err)
+	}
 	if err := writeFiles(dir, map[string]string{"criteria.csv": CSV(rows), "criteria.md": md.String(),
-		"fig4-C3.svg": Fig4(rows, 0), "fig4-C3m.svg": Fig4(rows, 1)}, w); err != nil {
+		"fig4-C3.svg": c3, "fig4-C3m.svg": c3m}, w); err != nil {
 		return err
 	}
 	return WriteCurves(dir, rows, w)
@@ -779,16 +787,23 @@ func main() {
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: go run ./examples/arm/experiment [gen] [-runs N] [-iterations N] [-rows N] [-seed S] [-methods M4I|all] [-out DIR]\n")
 		fmt.Fprintf(fs.Output(), "       go run ./examples/arm/experiment criteria [DIR]\n")
+		fmt.Fprintf(fs.Output(), "       go run ./examples/arm/experiment replot DIR   (Fig. 3 and 4 again from DIR's criteria.csv and curves.csv)\n")
 		fs.PrintDefaults()
 	}
 	args := os.Args[1:]
 	mode := "gen"
-	if len(args) > 0 && (args[0] == "gen" || args[0] == "criteria") {
+	if len(args) > 0 && (args[0] == "gen" || args[0] == "criteria" || args[0] == "replot") {
 		mode, args = args[0], args[1:]
 	}
 	fs.Parse(args)
 	var err error
 	switch mode {
+	case "replot":
+		if fs.NArg() != 1 {
+			fs.Usage()
+			os.Exit(2)
+		}
+		err = Replot(fs.Arg(0), os.Stdout)
 	case "criteria":
 		dir := *out
 		if fs.NArg() > 1 {

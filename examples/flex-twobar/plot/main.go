@@ -1,5 +1,5 @@
 // Command plot draws Gouveia et al.'s Figs. 2–5 from data/sensitivity.csv
-// as SVG files (no plotting library needed): node 5's x displacement,
+// as SVG files (drawn with host/figures, i.e. gonum/plot): node 5's x displacement,
 // x velocity and x acceleration (Figs. 2–4) and spring 1's axial force
 // (Fig. 5) for p_sol, p1 and p2 over 3 s.
 //
@@ -9,11 +9,15 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"math"
+	"image/color"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"gonum.org/v1/plot/vg"
+
+	"github.com/kinfer/kinfer/host/figures"
 )
 
 func main() {
@@ -84,36 +88,28 @@ func run(in, out string) error {
 }
 
 func svg(path, title string, t []float64, cols map[string][]float64, col string) error {
-	const W, H, L, R, T, B = 800.0, 300.0, 60.0, 20.0, 30.0, 30.0
-	sets := []struct{ name, color string }{{"psol", "black"}, {"p1", "#d62728"}, {"p2", "#1f77b4"}}
-	lo, hi := math.Inf(1), math.Inf(-1)
+	sets := []struct {
+		name  string
+		color color.Color
+	}{{"p_sol", figures.Black}, {"p1", figures.Color(3)}, {"p2", figures.Color(0)}}
+	var ss []figures.Series
 	for _, s := range sets {
-		v, ok := cols[col+"_"+s.name]
+		v, ok := cols[col+"_"+strings.ReplaceAll(s.name, "_", "")]
 		if !ok || len(v) != len(t) {
-			return fmt.Errorf("no column %s_%s", col, s.name)
+			return fmt.Errorf("no column %s_%s", col, strings.ReplaceAll(s.name, "_", ""))
 		}
-		for _, x := range v {
-			lo, hi = math.Min(lo, x), math.Max(hi, x)
-		}
+		ss = append(ss, figures.Series{Name: s.name, X: t, Y: v, Color: s.color, Thin: true})
 	}
-	if len(t) < 2 || !(hi > lo) {
+	if len(t) < 2 {
 		return fmt.Errorf("%s: nothing to plot", col)
 	}
-	X := func(x float64) float64 { return L + (x-t[0])/(t[len(t)-1]-t[0])*(W-L-R) }
-	Y := func(y float64) float64 { return T + (hi-y)/(hi-lo)*(H-T-B) }
-	var b strings.Builder
-	fmt.Fprintf(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\" font-family=\"sans-serif\" font-size=\"12\">\n", W, H)
-	fmt.Fprintf(&b, "<text x=\"%g\" y=\"18\">%s; black p_sol, red p1, blue p2; t from %g to %g s</text>\n", L, title, t[0], t[len(t)-1])
-	fmt.Fprintf(&b, "<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"none\" stroke=\"#888\"/>\n", L, T, W-L-R, H-T-B)
-	fmt.Fprintf(&b, "<text x=\"4\" y=\"%g\">%.3g</text><text x=\"4\" y=\"%g\">%.3g</text>\n", T+10, hi, H-B, lo)
-	for _, s := range sets {
-		v := cols[col+"_"+s.name]
-		b.WriteString("<polyline fill=\"none\" stroke=\"" + s.color + "\" stroke-width=\"1\" points=\"")
-		for i := range t {
-			fmt.Fprintf(&b, "%.1f,%.1f ", X(t[i]), Y(v[i]))
-		}
-		b.WriteString("\"/>\n")
+	p, err := figures.Lines(title, "t [s]", col, false, ss)
+	if err != nil {
+		return err
 	}
-	b.WriteString("</svg>\n")
-	return os.WriteFile(path, []byte(b.String()), 0o644)
+	b, err := figures.Single(col, p, 8*vg.Inch, 3*vg.Inch).SVG()
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
 }

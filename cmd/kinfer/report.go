@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/kinfer/kinfer/host/report"
+)
+
+func cmdReport(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	out := fs.String("o", "", "the HTML `FILE` to write (default RUN_DIR/report.html)")
+	figs := fs.String("figures", "", "also write every figure as SVG and PNG into this `DIR`")
+	workers := fs.Int("workers", runtime.NumCPU(), "parallel workers for the model evaluations of the fit figures")
+	maxSamples := fs.Int("max-samples", 2000, "at most this many samples (evenly spaced) in histograms, the corner plot and traces")
+	maxPred := fs.Int("predictive", 100, "posterior samples evaluated for the posterior-predictive band of the fit figures")
+	pos, err := parse(fs, args, 1)
+	if err != nil {
+		return err
+	}
+	dir := pos[0]
+	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err != nil {
+		return fmt.Errorf("%w (is %s a run's output directory?)", err, dir)
+	}
+	ctx := context.Background()
+	rt, err := newRuntime(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer rt.Close(ctx)
+	path, r, err := report.Write(ctx, dir, *out, report.Options{Runtime: rt, Workers: max(*workers, 1), MaxSamples: *maxSamples, MaxPredictive: *maxPred})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "report: %s (%d figures)\n", path, len(r.Figures()))
+	for _, n := range r.Notes {
+		fmt.Fprintf(stdout, "  note: %s\n", n)
+	}
+	if *figs != "" {
+		files, err := r.WriteFigures(*figs)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "figures: %d files in %s\n", len(files), *figs)
+	}
+	return nil
+}

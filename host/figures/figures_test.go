@@ -1,0 +1,264 @@
+package figures
+
+import (
+	"bytes"
+	"encoding/xml"
+	"image/png"
+	"io"
+	"math"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+)
+
+var recorded = map[*plot.Plot][]plot.Plotter{}
+
+func init() {
+	added = func(p *plot.Plot, pl plot.Plotter) { recorded[p] = append(recorded[p], pl) }
+}
+
+func plottersOf(p *plot.Plot) []plot.Plotter { return recorded[p] }
+
+func wellFormed(t *testing.T, b []byte) {
+	t.Helper()
+	d := xml.NewDecoder(bytes.NewReader(b))
+	for {
+		_, err := d.Token()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			t.Fatalf("SVG not well-formed: %v", err)
+		}
+	}
+}
+
+// The histogram is a density: its bars' areas sum to 1 (gonum's
+// Normalize), whatever the bin count; the samples' legend counts the
+// values given, non-finite ones included, but bins only the finite ones.
+func TestHistogramIsDensity(t *testing.T) {
+	x := []float64{1, 2, 2, 3, 3, 3, 4, 4, 5, math.NaN()}
+	p, err := Histogram("h", "x", x, 4, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var area float64
+	n := 0
+	for _, pl := range plottersOf(p) {
+		if h, ok := pl.(*plotter.Histogram); ok {
+			for _, b := range h.Bins {
+				area += b.Weight * (b.Max - b.Min)
+				n++
+			}
+		}
+	}
+	const tol = 1e-12
+	if n != 4 || math.Abs(area-1) > tol {
+		t.Errorf("%d bins, area %v, want 4 bins of area 1 ± %g", n, area, tol)
+	}
+	if _, err := Histogram("h", "x", []float64{math.NaN(), math.Inf(1)}, 0, nil, ""); err == nil {
+		t.Error("no finite value: no error")
+	}
+	// One repeated value still draws (a bin around it).
+	if _, err := Histogram("h", "x", []float64{2, 2, 2}, 0, nil, "", Mark{X: 2, Name: "truth"}); err != nil {
+		t.Error(err)
+	}
+}
+
+// The prior overlay is the density given, over the histogram's range
+// widened by 10 %: the uniform(0, 10) density is 0.1 there.
+func TestHistogramPriorOverlay(t *testing.T) {
+	p, err := Histogram("h", "x", []float64{4, 5, 6}, 3, func(x float64) float64 {
+		if x < 0 || x > 10 {
+			return 0
+		}
+		return 0.1
+	}, "prior", Mark{X: 5, Name: "best"}, Mark{X: math.NaN(), Name: "no truth"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, pl := range plottersOf(p) {
+		if f, ok := pl.(*plotter.Function); ok {
+			found = true
+			if f.XMin != 3.8 || f.XMax != 6.2 || f.F(5) != 0.1 {
+				t.Errorf("overlay over [%v, %v], f(5) = %v", f.XMin, f.XMax, f.F(5))
+			}
+		}
+	}
+	if !found {
+		t.Error("no density overlay")
+	}
+}
+
+// Lines: a band needs Lo and Hi; non-finite and (on a log axis)
+// non-positive values are left out; nothing drawable is an error. The
+// figure renders as well-formed SVG and as a PNG of the requested size.
+func TestLinesRender(t *testing.T) {
+	ss := []Series{
+		{Name: "model", X: []float64{0, 1, 2, 3}, Y: []float64{1, 2, 4, 8}, Lo: []float64{0.5, 1, 2, 4}, Hi: []float64{2, 4, 8, 16}},
+		{Name: "data", X: []float64{0, 1, 2, 3}, Y: []float64{1.1, math.NaN(), -1, 7}, Points: true},
+	}
+	p, err := Lines("t", "x", "y", true, ss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var poly, scat int
+	for _, pl := range plottersOf(p) {
+		switch v := pl.(type) {
+		case *plotter.Polygon:
+			poly++
+		case *plotter.Scatter:
+			scat++
+			if len(v.XYs) != 2 { // NaN and −1 (log axis) left out
+				t.Errorf("scatter has %d points, want 2", len(v.XYs))
+			}
+		}
+	}
+	if poly != 1 || scat != 1 {
+		t.Errorf("%d bands, %d scatters", poly, scat)
+	}
+	f := Single("lines", p, 4*vg.Inch, 3*vg.Inch)
+	svg, err := f.SVG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wellFormed(t, svg)
+	if !strings.Contains(string(svg), ">model</text>") {
+		t.Error("legend missing")
+	}
+	b, err := f.PNG(100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img.Bounds().Dx() != 400 || img.Bounds().Dy() != 300 {
+		t.Errorf("PNG %v, want 400×300 at 100 dpi", img.Bounds())
+	}
+	if _, err := Lines("t", "x", "y", true, []Series{{X: []float64{1}, Y: []float64{-1}}}); err == nil {
+		t.Error("nothing drawable: no error")
+	}
+}
+
+// The corner plot of d parameters has d(d+1)/2 panels (the upper
+// triangle blank) and draws at most maxPoints rows.
+func TestCorner(t *testing.T) {
+	n := 5000
+	cols := [][]float64{make([]float64, n), make([]float64, n), make([]float64, n)}
+	for i := range n {
+		cols[0][i], cols[1][i], cols[2][i] = float64(i), math.Sin(float64(i)), float64(i%7)
+	}
+	f, err := Corner("c", []string{"a", "b", "c"}, cols, 300, 1.5*vg.Inch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	panels := 0
+	for i, row := range f.Panels {
+		for j, p := range row {
+			if (p != nil) != (j <= i) {
+				t.Errorf("panel (%d, %d) present %v", i, j, p != nil)
+			}
+			if p == nil {
+				continue
+			}
+			panels++
+			for _, pl := range plottersOf(p) {
+				if s, ok := pl.(*plotter.Scatter); ok && len(s.XYs) != 300 {
+					t.Errorf("panel (%d, %d): %d points, want 300", i, j, len(s.XYs))
+				}
+			}
+		}
+	}
+	if panels != 6 {
+		t.Errorf("%d panels, want 6", panels)
+	}
+	svg, err := f.SVG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wellFormed(t, svg)
+}
+
+// Thin keeps the first row and spreads the others evenly; Quantiles are
+// type 7 (numpy's default): for 1..5, p25 = 2, p90 = 4.6.
+func TestThinQuantiles(t *testing.T) {
+	if got := Thin(10, 4); len(got) != 4 || got[0] != 0 || got[1] != 2 || got[3] != 7 {
+		t.Errorf("Thin(10, 4) = %v", got)
+	}
+	if got := Thin(3, 10); len(got) != 3 {
+		t.Errorf("Thin(3, 10) = %v", got)
+	}
+	q := Quantiles([]float64{5, 1, math.NaN(), 3, 2, 4}, 0.25, 0.9)
+	if math.Abs(q[0]-2) > 1e-12 || math.Abs(q[1]-4.6) > 1e-12 {
+		t.Errorf("quantiles %v, want [2 4.6]", q)
+	}
+}
+
+// A log axis over a non-positive box is an error naming the figure, not
+// a panic.
+func TestBoxesLogRefusesNonPositive(t *testing.T) {
+	if _, err := Boxes("b", "y", true, []Box{{Name: "A", Lo: 0, Q1: 1, Median: 2, Q3: 3, Hi: 4}}); err == nil {
+		t.Error("no error")
+	}
+	p, err := Boxes("b", "y", false, []Box{{Name: "A", Lo: 0, Q1: 1, Median: 2, Q3: 3, Hi: 4}, {Name: "B", Lo: 1, Q1: 2, Median: 3, Q3: 4, Hi: 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg, err := Single("b", p, 3*vg.Inch, 3*vg.Inch).SVG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wellFormed(t, svg)
+}
+
+// BenchmarkCornerSVG is the report's costliest figure: 8 parameters,
+// 2000 points per panel.
+func BenchmarkCornerSVG(b *testing.B) {
+	d, n := 8, 2000
+	cols := make([][]float64, d)
+	names := make([]string, d)
+	for j := range cols {
+		names[j] = string(rune('a' + j))
+		cols[j] = make([]float64, n)
+		for i := range n {
+			cols[j][i] = math.Sin(float64(i*(j+1))) + float64(j)
+		}
+	}
+	for b.Loop() {
+		f, err := Corner("c", names, cols, 2000, 1.4*vg.Inch)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := f.SVG(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// A log axis over one value (one run's box, a flat loss) spans a decade
+// around it instead of failing.
+func TestLogAxisOneValue(t *testing.T) {
+	p, err := Boxes("b", "y", true, []Box{{Name: "A", Lo: 0.5, Q1: 0.5, Median: 0.5, Q3: 0.5, Hi: 0.5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Y.Min != 0.1 || p.Y.Max != 1 {
+		t.Errorf("y axis [%v, %v], want [0.1, 1]", p.Y.Min, p.Y.Max)
+	}
+	if _, err := Single("b", p, 3*vg.Inch, 3*vg.Inch).SVG(); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Lines("l", "x", "y", true, []Series{{X: []float64{0, 1}, Y: []float64{100, 100}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Single("l", l, 3*vg.Inch, 3*vg.Inch).SVG(); err != nil || l.Y.Min != 100 || l.Y.Max != 1000 {
+		t.Errorf("flat line on a log axis: [%v, %v], %v", l.Y.Min, l.Y.Max, err)
+	}
+}

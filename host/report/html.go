@@ -1,0 +1,404 @@
+package report
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/kinfer/kinfer/host/run"
+)
+
+// Write builds the report of the run in dir and writes it to out
+// (dir/report.html when out is ""), atomically. It returns the path.
+func Write(ctx context.Context, dir, out string, o Options) (string, *Report, error) {
+	r, err := Build(ctx, dir, o)
+	if err != nil {
+		return "", nil, err
+	}
+	if out == "" {
+		out = filepath.Join(dir, FileName)
+	}
+	if err := run.WriteAtomic(out, r.HTML); err != nil {
+		return "", nil, err
+	}
+	return out, r, nil
+}
+
+// WriteFigures writes every figure as NAME.svg and NAME.png (96 dpi)
+// into dir.
+func (r *Report) WriteFigures(dir string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, f := range r.Figures() {
+		svg, err := f.SVG()
+		if err != nil {
+			return files, err
+		}
+		png, err := f.PNG(96)
+		if err != nil {
+			return files, err
+		}
+		for ext, b := range map[string][]byte{".svg": svg, ".png": png} {
+			p := filepath.Join(dir, safeName(f.Name)+ext)
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				return files, err
+			}
+			files = append(files, p)
+		}
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == ' ' || r == ':' {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+type htmlFigure struct {
+	Name, Title string
+	Src         template.URL
+	Width       int // CSS pixels
+}
+
+type htmlSection struct {
+	ID, Title, Note string
+	Figures         []htmlFigure
+}
+
+type kv struct{ K, V string }
+
+type paramRow struct {
+	Name, Unit string
+	Cells      []string
+}
+
+type page struct {
+	Title, Status, Error string
+	Complete             bool
+	Warnings             []string
+	Run                  []kv
+	ParamCols            []string
+	Params               []paramRow
+	Method               []kv
+	Sections             []htmlSection
+	Notes                []string
+	Provenance           []kv
+	Inputs               []run.Input
+	StudyFile, Study     string
+	NFigures             int
+}
+
+// HTML writes the report as one self-contained HTML page: the figures
+// are SVG documents inline as data: URIs, the only script is the check
+// that every figure decoded (it writes its result into #kinfer-check and
+// logs a console error for a broken figure).
+func (r *Report) HTML(w io.Writer) error {
+	s := r.Summary
+	pg := page{Title: s.Study, Complete: s.Complete, Error: s.Error, StudyFile: s.StudyFile, Study: r.StudyText, Notes: r.Notes}
+	pg.Status = "complete"
+	if !s.Complete {
+		pg.Status = "STOPPED (partial results)"
+	}
+	pg.Warnings = warnings(r.report)
+	pg.Run = []kv{
+		{"study file", s.StudyFile}, {"model", s.Model}, {"method", s.Method},
+		{"likelihoods", strings.Join(s.Likelihoods, "; ")},
+		{"seed", fmt.Sprint(s.Seed)}, {"workers", fmt.Sprint(s.Workers)},
+		{"evaluations", fmt.Sprintf("%d (%d failed)", s.Evaluations, s.FailedEvaluations)},
+		{"status counts", statusCounts(s.StatusCounts)},
+		{"wall time", fmt.Sprintf("%s s (%s evaluations/s)", g(float64(s.WallSeconds)), g(float64(s.EvalsPerSecond)))},
+		{"samples", fmt.Sprint(s.Samples)},
+	}
+	if s.Best != nil {
+		pg.Run = append(pg.Run, kv{"best log target", fmt.Sprintf("%s (log prior %s, log likelihood %s)", g(float64(s.Best.LogTarget)), g(float64(s.Best.LogPrior)), g(float64(s.Best.LogLik)))})
+	}
+	if len(s.Fixed) > 0 {
+		pg.Run = append(pg.Run, kv{"fixed", fixed(s.Fixed)})
+	}
+	pg.ParamCols, pg.Params = r.paramTable()
+	pg.Method = scalars(r.report)
+	if p := s.Provenance; p != nil {
+		pg.Provenance = []kv{{"kinfer", p.Kinfer}, {"revision", p.VCSRevision + " (modified: " + p.VCSModified + ")"},
+			{"go", p.Go}, {"wazero", p.Wazero}, {"platform", p.Platform}, {"seed", fmt.Sprint(p.Seed)}}
+		pg.Inputs = p.Inputs
+	}
+	for _, sec := range r.Sections {
+		hs := htmlSection{ID: anchor(sec.Title), Title: sec.Title, Note: sec.Note}
+		for _, f := range sec.Figures {
+			svg, err := f.SVG()
+			if err != nil {
+				pg.Notes = append(pg.Notes, err.Error())
+				continue
+			}
+			hs.Figures = append(hs.Figures, htmlFigure{Name: f.Name, Title: f.Title,
+				Src:   template.URL("data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(svg)),
+				Width: int(math.Round(f.W.Points() * 96 / 72))})
+			pg.NFigures++
+		}
+		if len(hs.Figures) > 0 {
+			pg.Sections = append(pg.Sections, hs)
+		}
+	}
+	return pageTemplate.Execute(w, pg)
+}
+
+// anchor is a section's id: "TMCMC stage convergence" → "tmcmc-stage-convergence".
+func anchor(title string) string {
+	return strings.Trim(strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r + 'a' - 'A'
+		}
+		return '-'
+	}, title), "-")
+}
+
+func g(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "—"
+	}
+	return fmt.Sprintf("%.6g", x)
+}
+
+func statusCounts(m map[string]int) string {
+	var parts []string
+	for k, v := range m {
+		parts = append(parts, fmt.Sprintf("%s %d", k, v))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
+}
+
+func fixed(m map[string]float64) string {
+	var parts []string
+	for k, v := range m {
+		parts = append(parts, fmt.Sprintf("%s = %s", k, g(v)))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
+}
+
+func warnings(report map[string]any) []string {
+	ws, _ := report["warnings"].([]any)
+	var out []string
+	for _, w := range ws {
+		if s, ok := w.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// paramTable is summary.json's params, the best point, and every
+// per-parameter list of the method report (e.g. rhat, ess) and of
+// analysis.json (the relative spread, the truth's percentile).
+func (r *Report) paramTable() ([]string, []paramRow) {
+	cols := []string{"mean", "sd", "p05", "p50", "p95", "best"}
+	one := r.Summary.Samples <= 1 // an optimiser's single final point
+	if one {
+		cols = []string{"value", "best"}
+	}
+	d := len(r.Summary.Params)
+	var extra []string
+	for k, v := range r.report {
+		if l, ok := v.([]any); ok && len(l) == d && d > 1 {
+			if _, isNum := l[0].(float64); isNum || l[0] == nil {
+				extra = append(extra, k)
+			}
+		}
+	}
+	sort.Strings(extra)
+	cols = append(cols, extra...)
+	var rel map[string]float64
+	if ps, ok := r.analysis["params"].([]any); ok {
+		rel = map[string]float64{}
+		for _, e := range ps {
+			m, _ := e.(map[string]any)
+			if n, ok := m["name"].(string); ok {
+				rel[n] = num(m["relative"])
+			}
+		}
+		cols = append(cols, "spread/prior range")
+	}
+	truth := r.truth()
+	if len(truth) > 0 {
+		cols = append(cols, "truth", "truth percentile")
+	}
+	pct := map[string]float64{}
+	if tr, ok := r.analysis["truth"].(map[string]any); ok {
+		ps, _ := tr["params"].([]any)
+		for _, e := range ps {
+			m, _ := e.(map[string]any)
+			if n, ok := m["name"].(string); ok {
+				pct[n] = num(m["percentile"])
+			}
+		}
+	}
+	var rows []paramRow
+	for j, p := range r.Summary.Params {
+		best := math.NaN()
+		if r.Summary.Best != nil {
+			if v, ok := r.Summary.Best.Theta[p.Name]; ok {
+				best = v
+			}
+		}
+		row := paramRow{Name: p.Name, Unit: p.Unit}
+		vals := []float64{float64(p.Mean), float64(p.SD), float64(p.P05), float64(p.P50), float64(p.P95), best}
+		if one {
+			vals = []float64{float64(p.Mean), best}
+		}
+		for _, v := range vals {
+			row.Cells = append(row.Cells, g(v))
+		}
+		for _, k := range extra {
+			row.Cells = append(row.Cells, g(num(r.report[k].([]any)[j])))
+		}
+		if rel != nil {
+			v, ok := rel[p.Name]
+			if !ok {
+				v = math.NaN()
+			}
+			row.Cells = append(row.Cells, g(v))
+		}
+		if len(truth) > 0 {
+			v, ok := truth[p.Name]
+			q, okq := pct[p.Name]
+			if !ok {
+				v = math.NaN()
+			}
+			if !okq {
+				q = math.NaN()
+			}
+			row.Cells = append(row.Cells, g(v), g(q))
+		}
+		rows = append(rows, row)
+	}
+	return cols, rows
+}
+
+// scalars are the method report's numbers, strings and booleans.
+func scalars(report map[string]any) []kv {
+	var out []kv
+	for k, v := range report {
+		switch x := v.(type) {
+		case float64:
+			out = append(out, kv{k, g(x)})
+		case string:
+			out = append(out, kv{k, x})
+		case bool:
+			out = append(out, kv{k, fmt.Sprint(x)})
+		case nil:
+			out = append(out, kv{k, "—"})
+		}
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].K < out[b].K })
+	return out
+}
+
+var pageTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>kinfer report: {{.Title}}</title>
+<style>
+body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 1250px; padding: 0 1em; color: #222; }
+h1 { font-size: 1.6em; margin-bottom: 0.2em; }
+h2 { font-size: 1.25em; border-bottom: 1px solid #ccc; margin-top: 1.6em; }
+table { border-collapse: collapse; font-size: 0.9em; margin: 0.5em 0; }
+td, th { border: 1px solid #ddd; padding: 2px 8px; text-align: left; vertical-align: top; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; }
+.ok { color: #1a7f37; font-weight: bold; } .bad { color: #b42318; font-weight: bold; }
+.warn { background: #fff4e5; border-left: 4px solid #f59e0b; padding: 0.3em 0.8em; margin: 0.3em 0; }
+.figs { display: flex; flex-wrap: wrap; gap: 8px; }
+figure { margin: 0; } figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
+figcaption { font-size: 0.8em; color: #555; }
+pre { background: #f6f8fa; padding: 0.8em; overflow-x: auto; font-size: 0.85em; }
+.note { color: #444; font-size: 0.92em; }
+#kinfer-check { font-size: 0.8em; color: #555; }
+</style>
+<script>
+// Errors of scripts and of resources (a figure that does not decode fires
+// "error" on its img, seen here in the capture phase) are collected for
+// the check at the end of the page.
+window.kinferErrors = [];
+window.addEventListener("error", function (e) {
+  var t = e.target;
+  window.kinferErrors.push(t && t.tagName === "IMG" ? "figure " + t.alt + " did not load" : String(e.message));
+}, true);
+</script>
+</head>
+<body>
+<h1>{{.Title}}</h1>
+<p>kinfer run report — <span class="{{if .Complete}}ok{{else}}bad{{end}}">{{.Status}}</span>{{if .Error}}: {{.Error}}{{end}}</p>
+{{range .Warnings}}<div class="warn">WARNING: {{.}}</div>
+{{end}}
+<p class="note">Contents: <a href="#run">run</a> · <a href="#parameters">parameters</a>{{range .Sections}} · <a href="#{{.ID}}">{{.Title}}</a>{{end}} · <a href="#method-diagnostics">method diagnostics</a> · <a href="#provenance">provenance</a> · <a href="#study">study</a></p>
+<h2 id="run">Run</h2>
+<table>{{range .Run}}<tr><th>{{.K}}</th><td>{{.V}}</td></tr>{{end}}</table>
+
+<h2 id="parameters">Parameters</h2>
+{{if .Params}}<table>
+<tr><th>parameter</th><th>unit</th>{{range .ParamCols}}<th>{{.}}</th>{{end}}</tr>
+{{range .Params}}<tr><td>{{.Name}}</td><td>{{.Unit}}</td>{{range .Cells}}<td class="n">{{.}}</td>{{end}}</tr>
+{{end}}</table>{{else}}<p class="note">No free parameters or no samples.</p>{{end}}
+
+{{range .Sections}}<h2 id="{{.ID}}">{{.Title}}</h2>
+<p class="note">{{.Note}}</p>
+<div class="figs">{{range .Figures}}<figure><img class="kinfer-figure" src="{{.Src}}" alt="{{.Name}}" width="{{.Width}}"><figcaption>{{.Title}}</figcaption></figure>
+{{end}}</div>
+{{end}}
+{{if .Method}}<h2 id="method-diagnostics">Method diagnostics</h2>
+<table>{{range .Method}}<tr><th>{{.K}}</th><td class="n">{{.V}}</td></tr>{{end}}</table>{{end}}
+
+{{if .Notes}}<h2 id="notes">Notes</h2><ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
+
+<h2 id="provenance">Provenance</h2>
+<table>{{range .Provenance}}<tr><th>{{.K}}</th><td>{{.V}}</td></tr>{{end}}</table>
+{{if .Inputs}}<table><tr><th>role</th><th>file</th><th>sha256</th></tr>
+{{range .Inputs}}<tr><td>{{.Role}}</td><td>{{.Path}}</td><td><code>{{.SHA256}}</code></td></tr>
+{{end}}</table>{{end}}
+
+<h2 id="study">Study</h2>
+<p class="note">{{.StudyFile}}</p>
+{{if .Study}}<pre>{{.Study}}</pre>{{else}}<p class="note">The study file could not be read.</p>{{end}}
+
+<p id="kinfer-check" data-figures="{{.NFigures}}">figures not checked</p>
+<script>
+// Every figure must have decoded: the browser test reads #kinfer-check.
+window.addEventListener("load", function () {
+  var imgs = document.querySelectorAll("img.kinfer-figure"), bad = [];
+  for (var i = 0; i < imgs.length; i++) {
+    if (!imgs[i].complete || imgs[i].naturalWidth === 0) { bad.push(imgs[i].alt); }
+  }
+  var m = document.getElementById("kinfer-check"), errs = window.kinferErrors;
+  m.setAttribute("data-loaded", String(imgs.length - bad.length));
+  m.setAttribute("data-broken", String(bad.length));
+  m.setAttribute("data-errors", String(errs.length));
+  if (bad.length || errs.length) {
+    m.textContent = "BROKEN FIGURES: " + bad.join(", ") + "; ERRORS: " + errs.join("; ");
+    console.error("kinfer report: " + m.textContent);
+  } else {
+    m.textContent = "kinfer-figures-ok " + imgs.length;
+  }
+});
+</script>
+</body>
+</html>
+`))

@@ -1,0 +1,744 @@
+package report
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/builtin/prior"
+	"github.com/kinfer/kinfer/host/dataset"
+	"github.com/kinfer/kinfer/host/figures"
+	"github.com/kinfer/kinfer/host/run"
+	"github.com/kinfer/kinfer/host/study"
+	"github.com/kinfer/kinfer/host/target"
+	"github.com/kinfer/kinfer/host/wasm"
+)
+
+// FileName is the report's default file name in the run directory.
+const FileName = "report.html"
+
+// Options configure Build.
+type Options struct {
+	// Runtime loads the study's plugins when the study is reloaded (for
+	// the priors and the model fit); nil skips the reload.
+	Runtime *wasm.Runtime
+	// Study is the run's study, already loaded (kinfer run passes its
+	// own): it is used instead of reloading the study file, and not closed.
+	Study   *study.Study
+	Workers int
+	// MaxSamples bounds the samples drawn in histograms, the corner plot
+	// and traces (evenly spaced; 0: 2000).
+	MaxSamples int
+	// MaxPredictive bounds the samples evaluated for the
+	// posterior-predictive band (0: 100).
+	MaxPredictive int
+	// MaxCorner bounds the parameters of the corner plot (0: 8).
+	MaxCorner int
+	// MaxOutputs bounds the fit figures per dataset (0: 12).
+	MaxOutputs int
+}
+
+func (o *Options) defaults() {
+	if o.MaxSamples <= 0 {
+		o.MaxSamples = 2000
+	}
+	if o.MaxPredictive <= 0 {
+		o.MaxPredictive = 100
+	}
+	if o.MaxCorner <= 0 {
+		o.MaxCorner = 8
+	}
+	if o.MaxOutputs <= 0 {
+		o.MaxOutputs = 12
+	}
+	o.Workers = max(o.Workers, 1)
+}
+
+// Section groups the figures of one kind.
+type Section struct {
+	Title, Note string
+	Figures     []*figures.Figure
+}
+
+// Report is a run's report: what it read and the figures it drew.
+type Report struct {
+	Dir       string
+	Summary   *run.Summary
+	Method    string // the method's name (builtin:tmcmc → tmcmc)
+	StudyText string // the study file, "" when unreadable
+	Sections  []Section
+	// Notes say what was left out and why (a study that no longer loads,
+	// a figure that could not be drawn).
+	Notes []string
+
+	names    []string          // free parameters, samples.csv's order
+	nrows    int               // data rows of samples.csv
+	rows     map[int][]float64 // the rows the figures use, by index: the free parameters' values
+	report   map[string]any
+	analysis map[string]any
+}
+
+// Figures lists every figure of the report, section by section.
+func (r *Report) Figures() []*figures.Figure {
+	var out []*figures.Figure
+	for _, s := range r.Sections {
+		out = append(out, s.Figures...)
+	}
+	return out
+}
+
+func (r *Report) note(format string, args ...any) {
+	r.Notes = append(r.Notes, fmt.Sprintf(format, args...))
+}
+
+func (r *Report) add(title, note string, figs ...*figures.Figure) {
+	if len(figs) > 0 {
+		r.Sections = append(r.Sections, Section{Title: title, Note: note, Figures: figs})
+	}
+}
+
+// Build reads the run in dir and draws its figures.
+func Build(ctx context.Context, dir string, o Options) (*Report, error) {
+	o.defaults()
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		return nil, fmt.Errorf("report: %w (is %s a run's output directory?)", err, dir)
+	}
+	r := &Report{Dir: dir, Summary: &run.Summary{}}
+	if err := json.Unmarshal(b, r.Summary); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
+	}
+	r.report, _ = r.Summary.MethodReport.(map[string]any)
+	r.Method = r.Summary.Method
+	if m, ok := strings.CutPrefix(r.Method, "builtin:"); ok {
+		r.Method = m
+	}
+	if sb, err := os.ReadFile(r.Summary.StudyFile); err == nil {
+		r.StudyText = string(sb)
+	}
+	if ab, err := os.ReadFile(filepath.Join(dir, "analysis.json")); err == nil {
+		_ = json.Unmarshal(ab, &r.analysis)
+	}
+	for _, p := range r.Summary.Params {
+		r.names = append(r.names, p.Name)
+	}
+	if err := r.readSamples(o); err != nil {
+		r.note("samples.csv: %v", err)
+	}
+
+	// The study, reloaded for its priors and the model fit.
+	s := o.Study
+	if s == nil && o.Runtime != nil && r.Summary.StudyFile != "" {
+		s, err = study.Load(ctx, r.Summary.StudyFile, study.Options{Workers: o.Workers, Runtime: o.Runtime})
+		if err != nil {
+			r.note("the study %s did not load again (%v): no prior densities and no model fit", r.Summary.StudyFile, err)
+			s = nil
+		} else {
+			defer s.Close()
+		}
+	}
+
+	sampler := r.isSampler()
+	if sampler && r.nrows > 0 {
+		r.posterior(s, o)
+	}
+	if r.Method == "tmcmc" || r.report["stages"] != nil {
+		r.stages()
+	}
+	if r.report["rhat"] != nil || r.Method == "metropolis" {
+		r.traces(o)
+	}
+	r.losses()
+	if s != nil {
+		if err := r.fit(ctx, s, o, sampler); err != nil {
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			r.note("model fit: %v", err)
+		}
+	}
+	return r, nil
+}
+
+// isSampler tells a run whose samples are draws of a posterior from one
+// whose samples are an optimiser's final points (one per start).
+func (r *Report) isSampler() bool {
+	switch r.Method {
+	case "tmcmc", "metropolis":
+		return true
+	case "adam", "anneal", "levmar", "gaussnewton":
+		return false
+	}
+	// A plugin method: an optimiser leaves a trace; a sampler many rows.
+	if r.report["trace_cost"] != nil || r.report["trajectory"] != nil {
+		return false
+	}
+	return r.Summary.Samples >= 50
+}
+
+// wanted is the set of samples.csv rows the figures use out of n: the
+// posterior's and the fit's evenly spaced rows and, for a method with
+// chains, the traces' rows of the first chains.
+func (r *Report) wanted(n int, o Options) map[int]bool {
+	keep := map[int]bool{}
+	for _, i := range figures.Thin(n, o.MaxSamples) {
+		keep[i] = true
+	}
+	for _, i := range figures.Thin(n, o.MaxPredictive) {
+		keep[i] = true
+	}
+	chains, show, idx := r.traceRows(n, o)
+	for _, s := range idx {
+		for c := range show {
+			keep[s*chains+c] = true
+		}
+	}
+	return keep
+}
+
+// traceRows are the steps drawn of each of the first show chains (row
+// i of samples.csv is chain i mod chains).
+func (r *Report) traceRows(n int, o Options) (chains, show int, steps []int) {
+	chains = max(1, int(num(r.report["chains"])))
+	show = min(chains, 4)
+	per := n / chains
+	if per < 2 {
+		return chains, show, nil
+	}
+	return chains, show, figures.Thin(per, max(2, o.MaxSamples/show))
+}
+
+// readSamples reads the rows of samples.csv that the figures use, in one
+// streaming pass: a run may have millions of rows, and the report must
+// stay cheap. n is the number of data rows, from summary.json; when the
+// file has another number, the rows are chosen again for that number.
+func (r *Report) readSamples(o Options) error {
+	path := filepath.Join(r.Dir, "samples.csv")
+	if st, err := os.Stat(path); err != nil || st.Size() == 0 {
+		return errors.New("no samples")
+	}
+	n := r.Summary.Samples
+	for pass := 0; pass < 2; pass++ {
+		got, err := r.scan(path, r.wanted(n, o))
+		if err != nil {
+			return err
+		}
+		if got == n {
+			r.nrows = n
+			return nil
+		}
+		n = got
+	}
+	return fmt.Errorf("%s changed while it was read", path)
+}
+
+// scan reads the rows in keep into r.rows and returns the number of data
+// rows.
+func (r *Report) scan(path string, keep map[int]bool) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<16), dataset.MaxLineBytes)
+	if !sc.Scan() {
+		return 0, fmt.Errorf("%s: no header", path)
+	}
+	header := strings.Split(strings.TrimRight(sc.Text(), "\r"), ",")
+	col := make([]int, len(r.names))
+	for j, name := range r.names {
+		if col[j] = slices.Index(header, name); col[j] < 0 {
+			return 0, fmt.Errorf("%s: no column %s", path, name)
+		}
+	}
+	r.rows = map[int][]float64{}
+	i := 0
+	for sc.Scan() {
+		line := strings.TrimRight(sc.Text(), "\r")
+		if line == "" {
+			continue
+		}
+		if keep[i] {
+			fields := strings.Split(line, ",")
+			if len(fields) != len(header) {
+				return 0, fmt.Errorf("%s:%d: %d fields, the header has %d", path, i+2, len(fields), len(header))
+			}
+			v := make([]float64, len(col))
+			for j, c := range col {
+				if v[j], err = strconv.ParseFloat(fields[c], 64); err != nil {
+					return 0, fmt.Errorf("%s:%d: column %s: %v", path, i+2, r.names[j], err)
+				}
+			}
+			r.rows[i] = v
+		}
+		i++
+	}
+	return i, sc.Err()
+}
+
+// column is parameter j over the rows idx.
+func (r *Report) column(j int, idx []int) []float64 {
+	out := make([]float64, len(idx))
+	for k, i := range idx {
+		out[k] = math.NaN()
+		if v, ok := r.rows[i]; ok {
+			out[k] = v[j]
+		}
+	}
+	return out
+}
+
+const (
+	panelW = 4 * vg.Inch
+	panelH = 3 * vg.Inch
+)
+
+// posterior draws the marginal histograms with the priors and the corner
+// plot.
+func (r *Report) posterior(s *study.Study, o Options) {
+	n := r.nrows
+	idx := figures.Thin(n, o.MaxSamples)
+	var hists []*figures.Figure
+	cols := make([][]float64, len(r.names))
+	for j, name := range r.names {
+		col := r.column(j, idx)
+		cols[j] = col
+		var dens func(float64) float64
+		dname := ""
+		if s != nil {
+			if k := slices.IndexFunc(s.Free, func(p abi.Param) bool { return p.Name == name }); k >= 0 && k < len(s.Priors) {
+				pr := s.Priors[k]
+				dens = func(x float64) float64 { return math.Exp(pr.LogPdf(x)) }
+				dname = "prior " + priorName(pr)
+			}
+		}
+		var marks []figures.Mark
+		if r.Summary.Best != nil {
+			if v, ok := r.Summary.Best.Theta[name]; ok {
+				marks = append(marks, figures.Mark{X: v, Name: "best point"})
+			}
+		}
+		if v, ok := r.truth()[name]; ok {
+			marks = append(marks, figures.Mark{X: v, Name: "truth", Color: figures.Color(2), Solid: true})
+		}
+		label := name
+		if u := r.Summary.Params[j].Unit; u != "" {
+			label += " [" + u + "]"
+		}
+		p, err := figures.Histogram("posterior of "+name, label, col, 0, dens, dname, marks...)
+		if err != nil {
+			r.note("histogram of %s: %v", name, err)
+			continue
+		}
+		hists = append(hists, figures.Single("posterior-"+name, p, panelW, panelH))
+	}
+	note := fmt.Sprintf("Marginal posterior histograms (density, %d of %d samples) with the prior density over the same range; the dashed line is the best point.", len(idx), n)
+	if len(r.truth()) > 0 {
+		note += " The solid green line is the true value (analysis.json, kinfer analyze --truth)."
+	}
+	r.add("Posterior marginals", note, hists...)
+	if d := len(r.names); d >= 2 {
+		k := min(d, o.MaxCorner)
+		size := max(1.4*vg.Inch, min(2.2*vg.Inch, 11*vg.Inch/vg.Length(k)))
+		f, err := figures.Corner("corner", r.names[:k], cols[:k], o.MaxSamples, size)
+		if err != nil {
+			r.note("corner plot: %v", err)
+			return
+		}
+		cn := fmt.Sprintf("Pairwise scatter of the samples (%d of %d) below the diagonal, marginals on it.", len(idx), n)
+		if k < d {
+			cn += fmt.Sprintf(" The first %d of the %d free parameters.", k, d)
+		}
+		r.add("Corner plot", cn, f)
+	}
+}
+
+// truth is analysis.json's truth per parameter (kinfer analyze --truth),
+// empty without one.
+func (r *Report) truth() map[string]float64 {
+	out := map[string]float64{}
+	tr, _ := r.analysis["truth"].(map[string]any)
+	ps, _ := tr["params"].([]any)
+	for _, e := range ps {
+		m, _ := e.(map[string]any)
+		if name, ok := m["name"].(string); ok && finite(num(m["truth"])) {
+			out[name] = num(m["truth"])
+		}
+	}
+	return out
+}
+
+func priorName(d prior.Dist) string { return d.String() }
+
+// stages draws the TMCMC stage convergence.
+func (r *Report) stages() {
+	list, _ := r.report["stages"].([]any)
+	if len(list) == 0 {
+		return
+	}
+	n := len(list)
+	x := make([]float64, n)
+	q, acc, logS, cum := nan(n), nan(n), nan(n), nan(n)
+	var cdf [][]float64 // per parameter
+	total := 0.0
+	for i, e := range list {
+		m, _ := e.(map[string]any)
+		x[i] = float64(i + 1)
+		q[i] = num(m["q"])
+		acc[i] = num(m["acceptance_rate"])
+		logS[i] = num(m["log_S"])
+		total += logS[i]
+		cum[i] = total
+		c, _ := m["cdf_rmse"].([]any)
+		for j, v := range c {
+			for len(cdf) <= j {
+				cdf = append(cdf, nan(n))
+			}
+			cdf[j][i] = num(v)
+		}
+	}
+	var panels []*plot.Plot
+	add := func(p *plot.Plot, err error) {
+		if err != nil {
+			r.note("stage convergence: %v", err)
+			return
+		}
+		figures.Small(p)
+		panels = append(panels, p)
+	}
+	add(figures.Lines("tempering exponent q", "stage", "q", true, []figures.Series{{X: x, Y: q}}))
+	add(figures.Lines("acceptance rate", "stage", "acceptance", false, []figures.Series{{X: x, Y: acc}}))
+	ev := "log evidence Σ log S"
+	if le := num(r.report["log_evidence"]); finite(le) {
+		ev = fmt.Sprintf("log evidence: %.4g ± %.2g", le, num(r.report["log_evidence_se"]))
+	}
+	add(figures.Lines(ev, "stage", "Σ log S_j", false, []figures.Series{{X: x, Y: cum}}))
+	if len(cdf) > 0 {
+		var ss []figures.Series
+		many := len(cdf) > 10 // then thin grey lines, with their mean and maximum
+		mean, mx := make([]float64, n), make([]float64, n)
+		for j, c := range cdf {
+			name := fmt.Sprint(j)
+			if j < len(r.names) {
+				name = r.names[j]
+			}
+			s := figures.Series{Name: name, X: x, Y: c, Thin: true}
+			if many {
+				s.Name, s.Color = "", color.NRGBA{0xb0, 0xb0, 0xb0, 0xff}
+			}
+			ss = append(ss, s)
+			for i, v := range c {
+				mean[i] += v / float64(len(cdf))
+				mx[i] = math.Max(mx[i], v)
+			}
+		}
+		if many {
+			ss = append(ss, figures.Series{Name: "mean", X: x, Y: mean, Color: figures.Color(0)},
+				figures.Series{Name: "max", X: x, Y: mx, Color: figures.Color(3)})
+		}
+		add(figures.Lines("change of the marginal CDFs", "stage", "CDF RMSE", true, ss))
+	}
+	if len(panels) == 0 {
+		return
+	}
+	grid := [][]*plot.Plot{panels[:min(2, len(panels))]}
+	if len(panels) > 2 {
+		grid = append(grid, panels[2:])
+	}
+	f := figures.Grid("tmcmc-stages", "TMCMC stage convergence", grid, 8*vg.Inch, 6*vg.Inch)
+	r.add("TMCMC stage convergence",
+		fmt.Sprintf("%d stages: the tempering exponent q_j (1 at the last stage), the acceptance rate of the MCMC moves, the log evidence accumulated over the stages (Ching & Chen 2007) and the RMSE between each parameter's marginal CDF before and after the stage (Bartsoen et al. 2023, Fig. 7).", n), f)
+}
+
+// traces draws each parameter's value along each chain (metropolis: row
+// i of samples.csv is chain i mod chains).
+func (r *Report) traces(o Options) {
+	chains, show, idx := r.traceRows(r.nrows, o)
+	if len(idx) == 0 {
+		return
+	}
+	per := r.nrows / chains
+	var figs []*figures.Figure
+	for j, name := range r.names {
+		var ss []figures.Series
+		for c := range show {
+			x := make([]float64, len(idx))
+			y := make([]float64, len(idx))
+			for k, s := range idx {
+				x[k] = float64(s)
+				y[k] = math.NaN()
+				if v, ok := r.rows[s*chains+c]; ok {
+					y[k] = v[j]
+				}
+			}
+			ss = append(ss, figures.Series{Name: fmt.Sprintf("chain %d", c), X: x, Y: y, Thin: true})
+		}
+		p, err := figures.Lines("trace of "+name, "kept step", name, false, ss)
+		if err != nil {
+			r.note("trace of %s: %v", name, err)
+			continue
+		}
+		figs = append(figs, figures.Single("trace-"+name, p, panelW, panelH))
+	}
+	note := fmt.Sprintf("The kept draws of %d of the %d chains, step by step (%d of %d steps drawn).", show, chains, len(idx), per)
+	if rh, ok := r.report["rhat"].([]any); ok && len(rh) == len(r.names) {
+		var parts []string
+		for j, v := range rh {
+			parts = append(parts, fmt.Sprintf("%s %.4g", r.names[j], num(v)))
+		}
+		note += " Split-R̂: " + strings.Join(parts, ", ") + "."
+	}
+	r.add("MCMC traces", note, figs...)
+}
+
+// losses draws an optimiser's loss per start: adam's and anneal's
+// trajectory (−log target), levmar's and gaussnewton's trace_cost (½‖r‖²).
+func (r *Report) losses() {
+	var ss []figures.Series
+	ylabel, title := "", ""
+	tr, ok := r.report["trajectory"].([]any)
+	if m, one := r.report["trajectory"].(map[string]any); one {
+		tr, ok = []any{m}, true // anneal: one run, one trajectory
+	}
+	if ok {
+		ylabel, title = "−log target", "loss (−log target) per start"
+		for k, e := range tr {
+			m, _ := e.(map[string]any)
+			it, _ := m["iteration"].([]any)
+			var lt []any
+			for _, key := range []string{"log_target", "best_log_target", "best"} {
+				if v, ok := m[key].([]any); ok {
+					lt = v
+					break
+				}
+			}
+			if len(it) == 0 || len(it) != len(lt) {
+				continue
+			}
+			s := figures.Series{Name: fmt.Sprintf("start %d", k)}
+			for i := range it {
+				s.X = append(s.X, num(it[i]))
+				s.Y = append(s.Y, -num(lt[i]))
+			}
+			ss = append(ss, s)
+		}
+	} else if tc, ok := r.report["trace_cost"].([]any); ok {
+		ylabel, title = "cost ½‖r‖²", "cost per start"
+		for k, e := range tc {
+			c, _ := e.([]any)
+			s := figures.Series{Name: fmt.Sprintf("start %d", k)}
+			for i, v := range c {
+				s.X = append(s.X, float64(i))
+				s.Y = append(s.Y, num(v))
+			}
+			if len(s.X) > 0 {
+				ss = append(ss, s)
+			}
+		}
+	}
+	if len(ss) == 0 {
+		return
+	}
+	if len(ss) > 10 {
+		for i := range ss {
+			ss[i].Name, ss[i].Thin = "", true
+		}
+	}
+	pos := true
+	for _, s := range ss {
+		for _, y := range s.Y {
+			if finite(y) && y <= 0 {
+				pos = false
+			}
+		}
+	}
+	p, err := figures.Lines(title, "iteration", ylabel, pos, ss)
+	if err != nil {
+		r.note("loss curve: %v", err)
+		return
+	}
+	scale := "log"
+	if !pos {
+		scale = "linear (some values ≤ 0)"
+	}
+	r.add("Optimiser loss", fmt.Sprintf("The loss of each of the %d start(s) against the iteration; %s y axis.", len(ss), scale),
+		figures.Single("loss", p, 6*vg.Inch, 3.5*vg.Inch))
+}
+
+// fit draws the model's outputs over the observations.
+func (r *Report) fit(ctx context.Context, s *study.Study, o Options, sampler bool) error {
+	d := len(s.Free)
+	var pts [][]float64
+	if sampler && len(r.names) == d && r.nrows > 0 {
+		for _, i := range figures.Thin(r.nrows, o.MaxPredictive) {
+			if v, ok := r.rows[i]; ok {
+				pts = append(pts, slices.Clone(v))
+			}
+		}
+	} else if r.Summary.Best != nil && len(r.Summary.Best.Theta) > 0 {
+		th := make([]float64, d)
+		for j, p := range s.Free {
+			v, ok := r.Summary.Best.Theta[p.Name]
+			if !ok {
+				return fmt.Errorf("the best point has no %s", p.Name)
+			}
+			th[j] = v
+		}
+		pts = [][]float64{th}
+		sampler = false
+	} else {
+		return errors.New("no samples and no best point")
+	}
+	spec := s.ModelInfo.Spec
+	m := len(spec.Outputs)
+	tg := target.New(s, o.Workers)
+	var figs []*figures.Figure
+	for _, ds := range s.Data {
+		ys, sts, err := tg.Outputs(ctx, pts, ds)
+		if err != nil {
+			return err
+		}
+		var ok [][]float64
+		for i, y := range ys {
+			if sts[i] == abi.OK {
+				ok = append(ok, y)
+			}
+		}
+		if len(ok) == 0 {
+			r.note("model fit on %s: no sample evaluated (status %v)", ds.Name, sts[0])
+			continue
+		}
+		// x: the first condition whose values are in ascending order in
+		// the file (a sweep: a length, an angle, a time), else the row (a
+		// recorded trajectory, whose conditions go back and forth).
+		xs := make([]float64, ds.K)
+		xlabel := "row of " + ds.Name
+		for k := range xs {
+			xs[k] = float64(k)
+		}
+		c := len(spec.Conditions)
+		for j := range c {
+			asc := ds.K > 1
+			for k := 1; k < ds.K && asc; k++ {
+				asc = ds.X[k*c+j] >= ds.X[(k-1)*c+j]
+			}
+			if !asc {
+				continue
+			}
+			for k := range xs {
+				xs[k] = ds.X[k*c+j]
+			}
+			xlabel = spec.Conditions[j].Name
+			if u := spec.Conditions[j].Unit; u != "" {
+				xlabel += " [" + u + "]"
+			}
+			break
+		}
+		order := make([]int, ds.K)
+		for k := range order {
+			order[k] = k
+		}
+		sort.SliceStable(order, func(a, b int) bool { return xs[order[a]] < xs[order[b]] })
+		obs := observed(s, ds)
+		shown := 0
+		for oi, out := range spec.Outputs {
+			ob, has := obs[out.Name]
+			if !has || shown >= o.MaxOutputs {
+				continue
+			}
+			shown++
+			X := make([]float64, ds.K)
+			med, lo, hi, Y := nan(ds.K), nan(ds.K), nan(ds.K), nan(ds.K)
+			col := make([]float64, len(ok))
+			for k, row := range order {
+				X[k] = xs[row]
+				Y[k] = ob[row]
+				for i, y := range ok {
+					col[i] = y[row*m+oi]
+				}
+				q := figures.Quantiles(col, 0.05, 0.5, 0.95)
+				lo[k], med[k], hi[k] = q[0], q[1], q[2]
+			}
+			model := figures.Series{Name: "best point", X: X, Y: med, Color: figures.Color(3)}
+			if sampler {
+				model.Name = fmt.Sprintf("posterior median, 5–95 %% (%d samples)", len(ok))
+				model.Lo, model.Hi = lo, hi
+			}
+			ylabel := out.Name
+			if out.Unit != "" {
+				ylabel += " [" + out.Unit + "]"
+			}
+			p, err := figures.Lines(fmt.Sprintf("%s on %s", out.Name, ds.Name), xlabel, ylabel, false,
+				[]figures.Series{{Name: "observed", X: X, Y: Y, Points: true, Color: figures.Black}, model})
+			if err != nil {
+				r.note("fit of %s on %s: %v", out.Name, ds.Name, err)
+				continue
+			}
+			figs = append(figs, figures.Single("fit-"+ds.Name+"-"+out.Name, p, panelW, panelH))
+		}
+	}
+	note := "The model's outputs at the best point against the observed data."
+	if sampler {
+		note = fmt.Sprintf("Observed data (points) and the posterior-predictive median with its 5–95 %% band of the model outputs, from %d evenly spaced samples (noise not added).", len(pts))
+	}
+	r.add("Model fit", note, figs...)
+	return nil
+}
+
+// observed returns each observed output of ds (by name), over its rows.
+func observed(s *study.Study, ds *study.Dataset) map[string][]float64 {
+	out := map[string][]float64{}
+	for _, t := range s.Terms {
+		if t.Data != ds {
+			continue
+		}
+		for j, name := range t.Outputs {
+			col := make([]float64, ds.K)
+			any := false
+			for k := range col {
+				col[k] = t.Obs[k*len(t.Outputs)+j]
+				any = any || finite(col[k])
+			}
+			if any {
+				out[name] = col
+			}
+		}
+	}
+	return out
+}
+
+func nan(n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = math.NaN()
+	}
+	return v
+}
+
+func num(v any) float64 {
+	switch x := v.(type) {
+	case float64:
+		return x
+	case json.Number:
+		f, _ := x.Float64()
+		return f
+	}
+	return math.NaN()
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -1,0 +1,140 @@
+package report
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeRun writes a run directory by hand: summary.json with the given
+// method and method report, samples.csv with n rows of two parameters.
+func writeRun(t *testing.T, method, report string, n int) string {
+	t.Helper()
+	dir := t.TempDir()
+	sum := fmt.Sprintf(`{"study": "hand", "study_file": "/nonexistent/study.toml", "model": "builtin:ligament", "method": "builtin:%s",
+  "seed": 7, "workers": 1, "evaluations": 10, "failed_evaluations": 0, "samples": %d,
+  "params": [{"name": "k", "unit": "N", "mean": 1, "sd": null, "p05": 1, "p50": 1, "p95": 1},
+             {"name": "eps_r", "mean": 0.1, "sd": 0.01, "p05": 0.09, "p50": 0.1, "p95": 0.11}],
+  "best": {"theta": {"k": 1.5, "eps_r": 0.1}, "log_target": -3, "log_prior": -1, "log_likelihood": -2},
+  "method_report": %s, "complete": false, "error": "stopped <by> a test"}`, method, n, report)
+	if err := os.WriteFile(filepath.Join(dir, "summary.json"), []byte(sum), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("k,eps_r,log_prior,log_likelihood\n")
+	for i := range n {
+		fmt.Fprintf(&b, "%d,%g,-1,-2\n", i, 0.1+0.001*float64(i%17))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "samples.csv"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func titles(r *Report) []string {
+	var out []string
+	for _, s := range r.Sections {
+		out = append(out, s.Title)
+	}
+	return out
+}
+
+// The sections follow the method report: a TMCMC run gets the posterior,
+// the corner plot and its stages; a Metropolis run traces per chain; a
+// Levenberg–Marquardt run its loss per start and no posterior. A study
+// that no longer loads leaves a note instead of the fit (no runtime here:
+// no reload at all).
+func TestSectionsPerMethod(t *testing.T) {
+	stages := `{"log_evidence": -5.5, "log_evidence_se": 0.1, "stages": [
+	  {"q": 0.01, "acceptance_rate": 0.3, "log_S": -2, "cdf_rmse": [0.2, 0.1]},
+	  {"q": 0.2, "acceptance_rate": 0.25, "log_S": -2.5, "cdf_rmse": [0.1, null]},
+	  {"q": 1, "acceptance_rate": 0.22, "log_S": -1, "cdf_rmse": [0.05, 0.02]}]}`
+	cases := []struct {
+		method, report string
+		n              int
+		want           []string
+		figures        int
+	}{
+		{"tmcmc", stages, 300, []string{"Posterior marginals", "Corner plot", "TMCMC stage convergence"}, 4},
+		{"metropolis", `{"chains": 3, "rhat": [1.01, 1.02], "ess": [100, 200]}`, 300, []string{"Posterior marginals", "Corner plot", "MCMC traces"}, 5},
+		{"levmar", `{"trace_cost": [[10, 1, 0.1], [20, 2, 0.2, 0.1]]}`, 2, []string{"Optimiser loss"}, 1},
+		{"adam", `{"trajectory": [{"iteration": [0, 10, 20], "log_target": [-50, -10, -9]}]}`, 1, []string{"Optimiser loss"}, 1},
+		{"anneal", `{"trajectory": {"iteration": [0, 10, 20], "evaluations": [1, 100, 200], "best_log_target": [-50, -10, -9]}}`, 1, []string{"Optimiser loss"}, 1},
+	}
+	for _, c := range cases {
+		r, err := Build(context.Background(), writeRun(t, c.method, c.report, c.n), Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.method, err)
+		}
+		if got := strings.Join(titles(r), ", "); got != strings.Join(c.want, ", ") {
+			t.Errorf("%s: sections %q, want %q", c.method, got, strings.Join(c.want, ", "))
+		}
+		if n := len(r.Figures()); n != c.figures {
+			t.Errorf("%s: %d figures, want %d", c.method, n, c.figures)
+		}
+		var b strings.Builder
+		if err := r.HTML(&b); err != nil {
+			t.Fatal(err)
+		}
+		html := b.String()
+		for _, want := range []string{"STOPPED (partial results)", "stopped &lt;by&gt; a test", `data-figures="` + fmt.Sprint(c.figures) + `"`, "/nonexistent/study.toml"} {
+			if !strings.Contains(html, want) {
+				t.Errorf("%s: report lacks %q", c.method, want)
+			}
+		}
+		if strings.Contains(html, "NaN") {
+			t.Errorf("%s: NaN in the report (a null sd must read —)", c.method)
+		}
+	}
+}
+
+// Metropolis traces read row i as chain i mod chains: with 3 chains and
+// 300 rows each trace has 100 steps; MaxSamples thins them.
+func TestTracesThinned(t *testing.T) {
+	dir := writeRun(t, "metropolis", `{"chains": 3}`, 300)
+	r, err := Build(context.Background(), dir, Options{MaxSamples: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range r.Sections {
+		if s.Title == "MCMC traces" && !strings.Contains(s.Note, "3 of the 3 chains") || s.Title == "MCMC traces" && !strings.Contains(s.Note, "(20 of 100 steps drawn)") {
+			t.Errorf("traces note %q", s.Note)
+		}
+	}
+}
+
+// Not a run directory: an error naming it.
+func TestNotARun(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Build(context.Background(), dir, Options{}); err == nil || !strings.Contains(err.Error(), "run's output directory") {
+		t.Errorf("err %v", err)
+	}
+}
+
+// After kinfer analyze --truth, the table has each parameter's truth and
+// its posterior percentile, and the histograms' note says where the truth
+// is drawn.
+func TestTruthFromAnalysis(t *testing.T) {
+	dir := writeRun(t, "tmcmc", `{}`, 100)
+	an := `{"params": [{"name": "k", "relative": 0.25}], "truth": {"params": [{"name": "k", "truth": 42.5, "percentile": 0.375}, {"name": "eps_r", "truth": 0.1, "percentile": 0.5}]}}`
+	if err := os.WriteFile(filepath.Join(dir, "analysis.json"), []byte(an), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Build(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := r.HTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	for _, want := range []string{"<th>truth percentile</th>", "<th>spread/prior range</th>", ">42.5<", ">0.375<", ">0.25<", "The solid green line is the true value"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}
