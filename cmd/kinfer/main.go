@@ -33,10 +33,12 @@ const usage = `kinfer — identify biomechanical model parameters from measured 
 usage:
   kinfer run STUDY.toml [-o DIR] [--seed N] [--workers N] [--verbose] [--checkpoint-every 30s] [--memory-budget 8GiB]
             (a study with stages = [...] runs its stages in order; run it again to continue)
+            [--nats URL]  (evaluate on the workers of a NATS server: docs/DISTRIBUTED.md)
   kinfer run --resume DIR [--workers N]
   kinfer run --verify DIR [--workers N]
   kinfer analyze RUN_DIR [--workers N] [--predictive N] [--truth FILE]
   kinfer design STUDY.toml [-o DIR] [--design sobol] [--n N] [--space box|prior] [--seed N] [--workers N] [--resume]
+  kinfer worker --nats URL [--workers N] [--cache DIR]
   kinfer validate STUDY.toml|PLUGIN.toml
   kinfer inspect PLUGIN.toml|FILE.wasm
   kinfer list
@@ -63,6 +65,8 @@ func cli(args []string, stdout, stderr io.Writer) int {
 	switch cmd {
 	case "run":
 		err = cmdRun(rest, stdout, stderr)
+	case "worker":
+		err = cmdWorker(rest, stdout, stderr)
 	case "validate":
 		err = cmdValidate(rest, stdout)
 	case "inspect":

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kinfer/kinfer/host/remote"
 	"github.com/kinfer/kinfer/host/run"
 	"github.com/kinfer/kinfer/host/study"
 	"github.com/kinfer/kinfer/host/wasm"
@@ -37,6 +38,7 @@ type runFlags struct {
 	every                       time.Duration
 	everySet                    bool
 	previous                    map[string]float64 // a multi-stage study's previous stage's result
+	nats                        remote.Config      // URL set: evaluate on remote workers
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
@@ -49,6 +51,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.resume, "resume", "", "continue the stopped run whose output directory this is")
 	fs.StringVar(&f.verify, "verify", "", "re-run the complete run whose output directory this is (same study, data, plugins and seed) and say whether samples.csv is byte-identical")
 	fs.DurationVar(&f.every, "checkpoint-every", run.DefaultCheckpointEvery, "least time between checkpoints (refused for a method that cannot checkpoint)")
+	natsFlags(fs, &f.nats, "evaluate on the workers of this NATS server (kinfer worker --nats URL; see docs/DISTRIBUTED.md) instead of on this machine")
 	fs.StringVar(&f.budget, "memory-budget", "", "memory the method's settings may plan for, e.g. 8GiB (default: half the physical memory, at most 16 GiB)")
 	npos := 1
 	for _, a := range args {
@@ -223,9 +226,20 @@ func execute(ctx context.Context, studyFile, dir string, lock *run.DirLock, seed
 	if fl, ok := stderr.(*os.File); ok && run.IsTerminal(fl) {
 		prog = stderr
 	}
-	phase("running method %s on %d workers into %s", s.MethodInfo.Ref, f.workers, dir)
-	return run.Run(ctx, s, run.Options{OutDir: dir, Workers: f.workers, Progress: prog,
-		Resume: f.resume != "", CheckpointEvery: f.every, MemoryBudget: budget, Lock: lock})
+	o := run.Options{OutDir: dir, Workers: f.workers, Progress: prog,
+		Resume: f.resume != "", CheckpointEvery: f.every, MemoryBudget: budget, Lock: lock}
+	if f.nats.URL != "" {
+		c, err := remote.Dial(ctx, f.nats, s, f.previous, stderr)
+		if err != nil {
+			return nil, err
+		}
+		defer c.Close()
+		o.Remote = c
+		phase("running method %s on the workers of %s (run %s) into %s", s.MethodInfo.Ref, f.nats.URL, c.RunID(), dir)
+	} else {
+		phase("running method %s on %d workers into %s", s.MethodInfo.Ref, f.workers, dir)
+	}
+	return run.Run(ctx, s, o)
 }
 
 // loadInterruptible loads the study; once ctx is cancelled it waits at

@@ -23,6 +23,16 @@ type progress struct {
 	start time.Time
 	last  time.Time
 	shown bool
+	// status, if set, adds to the line (a remote run's workers and their
+	// throughput).
+	status func() string
+}
+
+func (p *progress) extra() string {
+	if p.status == nil {
+		return ""
+	}
+	return " " + p.status() + " "
 }
 
 func newProgress(w io.Writer, start time.Time) *progress { return &progress{w: w, start: start} }
@@ -37,12 +47,12 @@ func (p *progress) update(c target.Counts) {
 	}
 	p.last, p.shown = now, true
 	el := now.Sub(p.start).Seconds()
-	fmt.Fprintf(p.w, "\r%d evaluations (%d failed)  %.0f/s  %.1fs ", c.Evaluations, c.Failed, float64(c.Evaluations)/el, el)
+	fmt.Fprintf(p.w, "\r%d evaluations (%d failed)  %.0f/s  %.1fs %s", c.Evaluations, c.Failed, float64(c.Evaluations)/el, el, p.extra())
 }
 
 func (p *progress) done(c target.Counts) {
 	if p.w != nil && p.shown {
 		el := time.Since(p.start).Seconds()
-		fmt.Fprintf(p.w, "\r%d evaluations (%d failed)  %.0f/s  %.1fs done\n", c.Evaluations, c.Failed, float64(c.Evaluations)/el, el)
+		fmt.Fprintf(p.w, "\r%d evaluations (%d failed)  %.0f/s  %.1fs %sdone\n", c.Evaluations, c.Failed, float64(c.Evaluations)/el, el, p.extra())
 	}
 }

@@ -40,6 +40,11 @@ type Options struct {
 	// Lock is the caller's lock on OutDir (LockDir); nil: Run takes it and
 	// releases it when it returns.
 	Lock *DirLock
+	// Remote evaluates the method's batches on remote workers (host/remote)
+	// instead of on Workers goroutines of this process; results are the
+	// same bit for bit. If it has a Status() string method, the progress
+	// line shows it (the workers seen and their throughput).
+	Remote target.Remote
 }
 
 // MaxDraw bounds the prior draws one batch may ask for (10 million points
@@ -109,7 +114,11 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 	if r.budget <= 0 {
 		r.budget = DefaultMemoryBudget()
 	}
+	r.t.Remote = o.Remote
 	r.prog = newProgress(o.Progress, r.start)
+	if st, ok := o.Remote.(interface{ Status() string }); ok {
+		r.prog.status = st.Status
+	}
 	r.pcg = rand.NewPCG(s.Seed, priorStream)
 	r.rng = rand.New(r.pcg)
 	r.cp, _ = s.Method.(abi.Checkpointer)
