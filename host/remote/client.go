@@ -59,6 +59,7 @@ type evalMark struct {
 type Stats struct {
 	Chunks      int `json:"chunks"`      // chunks published
 	Points      int `json:"points"`      // points in them
+	Results     int `json:"results"`     // points whose results came back
 	Duplicates  int `json:"duplicates"`  // results ignored as duplicates
 	Redelivered int `json:"redelivered"` // chunks whose result came from a later delivery
 	Workers     int `json:"workers"`     // worker slots that returned results
@@ -204,6 +205,7 @@ func (c *Client) note(worker string, n int) {
 	defer c.mu.Unlock()
 	now := time.Now()
 	c.seen[worker] = now
+	c.stats.Results += n
 	c.recent = append(c.recent, evalMark{now, n})
 	if len(c.recent) > 4096 {
 		c.recent = append(c.recent[:0], c.recent[2048:]...)

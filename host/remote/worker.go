@@ -164,7 +164,7 @@ func (w *worker) logf(format string, args ...any) {
 // acknowledge it.
 func (w *worker) pull(ctx context.Context, id string) {
 	for ctx.Err() == nil {
-		msg, err := w.cons.Next(jetstream.FetchMaxWait(2 * time.Second))
+		msg, err := w.cons.Next(jetstream.FetchMaxWait(time.Second))
 		if err != nil {
 			if errors.Is(err, jetstream.ErrNoMessages) || errors.Is(err, nats.ErrTimeout) {
 				continue
@@ -234,6 +234,22 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
 		msg.Term() // not a kinfer chunk
 		return
 	}
+	// Say the chunk is alive while the study loads and the chunk is
+	// evaluated.
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		t := time.NewTicker(w.cfg.AckWait / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				msg.InProgress()
+			}
+		}
+	}()
 	if v, err := strconv.Atoi(h.Get(hdrABI)); err != nil || v != abi.Version {
 		refuse(fmt.Errorf("the run speaks kinfer ABI %q, this worker ABI %d", h.Get(hdrABI), abi.Version))
 		return
@@ -255,24 +271,9 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
 		refuse(err)
 		return
 	}
-	// Say the chunk is alive while it is evaluated.
-	stop := make(chan struct{})
-	go func() {
-		t := time.NewTicker(w.cfg.AckWait / 3)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-				msg.InProgress()
-			}
-		}
-	}()
 	t := <-l.targets
 	res, jev, secs, err := evaluate(ctx, t, pts, want)
 	l.targets <- t
-	close(stop)
 	if ctx.Err() != nil {
 		msg.Nak() // stopping: another worker takes it at once
 		return
