@@ -170,6 +170,26 @@ func (c *Client) Stats() Stats {
 	return st
 }
 
+// RunSummary is summary.json's "remote" object.
+type RunSummary struct {
+	Server string `json:"server"` // the URL without credentials
+	RunID  string `json:"run_id"`
+	Stats
+}
+
+// Summary implements run.Options.Remote's summary (summary.json "remote").
+func (c *Client) Summary() any {
+	u := c.cfg.URL
+	if i := strings.Index(u, "@"); i >= 0 {
+		if j := strings.Index(u, "://"); j >= 0 && j < i {
+			u = u[:j+3] + u[i+1:]
+		} else {
+			u = u[i+1:]
+		}
+	}
+	return RunSummary{Server: u, RunID: c.run, Stats: c.Stats()}
+}
+
 // Status is the progress line's remote part: the workers that returned a
 // result in the last 30 s and their throughput over that time.
 func (c *Client) Status() string {

@@ -172,6 +172,7 @@ func TestPerformance(t *testing.T) {
 	stop()
 
 	// Speedup against worker processes.
+	fmt.Printf("\nEach cell: time of the batch, speedup over 1 process, efficiency against the ideal time n·cost/processes.\n")
 	fmt.Printf("\n| cost (%s) | batch | local 1 worker | ", wait)
 	for _, w := range workers {
 		fmt.Printf("%d processes | ", w)
@@ -194,7 +195,8 @@ func TestPerformance(t *testing.T) {
 				t1 = tw * time.Duration(workers[0])
 			}
 			sp := float64(t1) / float64(tw)
-			fmt.Printf("%.0f ms, ×%.2f (%.2f of linear) | ", ms(tw), sp, sp/float64(w))
+			ideal := c.cost * float64(c.n) / float64(w) // ms, with no overhead and exact waits
+			fmt.Printf("%.0f ms, ×%.2f, %.2f | ", ms(tw), sp, ideal/ms(tw))
 		}
 		fmt.Println()
 	}

@@ -198,6 +198,9 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 	sum := summarize(s, r.t, o.Workers, rep, samples, r.best, wall)
 	sum.Provenance = provenance(s, ins)
 	sum.MemoryBudget = r.budget
+	if rs, ok := o.Remote.(interface{ Summary() any }); ok {
+		sum.Remote = rs.Summary()
+	}
 	sum.Complete = loopErr == nil
 	if loopErr != nil {
 		sum.Error = loopErr.Error()
