@@ -29,8 +29,14 @@ import (
 // JSON, which every chunk names: a worker executes nothing whose digest
 // the bundle does not pin.
 type Bundle struct {
-	ABI      int                `json:"abi"` // abi.Version of the run
-	Kinfer   string             `json:"kinfer"`
+	ABI    int    `json:"abi"` // abi.Version of the run
+	Kinfer string `json:"kinfer"`
+	// Revision and Platform are the run's program (VCS revision, or
+	// "unknown") and GOOS/GOARCH: a worker built otherwise could compute
+	// other numbers (another builtin's code, another architecture's
+	// floating point), so it refuses the run's chunks.
+	Revision string             `json:"revision"`
+	Platform string             `json:"platform"`
 	Study    string             `json:"study"` // the study file's path in Files
 	Files    []BundleFile       `json:"files"`
 	Previous map[string]float64 `json:"previous,omitempty"` // a previous stage's values (study.Options.Previous)
@@ -57,7 +63,8 @@ func NewBundle(s *study.Study, previous map[string]float64) (*Bundle, []string, 
 			root = filepath.Dir(root)
 		}
 	}
-	b := &Bundle{ABI: abi.Version, Kinfer: run.Version, Previous: previous}
+	bi := run.BuildInfo()
+	b := &Bundle{ABI: abi.Version, Kinfer: run.Version, Revision: bi.VCSRevision, Platform: bi.Platform, Previous: previous}
 	var local []string
 	seen := map[string]bool{}
 	for _, in := range ins {
@@ -126,6 +133,21 @@ func (b *Bundle) upload(ctx context.Context, obs jetstream.ObjectStore, local []
 	return sum, nil
 }
 
+// sameProgram refuses a run made by another kinfer: another version,
+// another known VCS revision, or another platform.
+func (b *Bundle) sameProgram() error {
+	bi := run.BuildInfo()
+	switch {
+	case b.Kinfer != run.Version:
+		return refusal{fmt.Errorf("the run is kinfer %s, this worker kinfer %s: run workers of the run's version", b.Kinfer, run.Version)}
+	case b.Revision != "unknown" && bi.VCSRevision != "unknown" && b.Revision != bi.VCSRevision:
+		return refusal{fmt.Errorf("the run's kinfer is revision %s, this worker's %s: run workers built from the run's revision", b.Revision, bi.VCSRevision)}
+	case b.Platform != bi.Platform:
+		return refusal{fmt.Errorf("the run is on %s, this worker on %s: floating-point results may differ between platforms", b.Platform, bi.Platform)}
+	}
+	return nil
+}
+
 // fetchVerified gets object name (a sha256) from the object store, or from
 // the cache directory, and checks its content against the name.
 func fetchVerified(ctx context.Context, obs jetstream.ObjectStore, cache, sum string) ([]byte, error) {
@@ -176,6 +198,9 @@ func materialize(ctx context.Context, obs jetstream.ObjectStore, cache, sum stri
 	}
 	if b.ABI != abi.Version {
 		return nil, "", refusal{fmt.Errorf("the run speaks kinfer ABI %d, this worker (kinfer %s) ABI %d", b.ABI, run.Version, abi.Version)}
+	}
+	if err := b.sameProgram(); err != nil {
+		return nil, "", err
 	}
 	dir := filepath.Join(cache, "bundles", sum)
 	for _, f := range b.Files {

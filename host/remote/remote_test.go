@@ -508,8 +508,17 @@ func TestRefusedBundle(t *testing.T) {
 	_, obs, _ := cfg.ensure(context.Background(), c.js)
 	fake := strings.Repeat("ab", 32)
 	obs.PutBytes(context.Background(), fake, []byte(`{"abi":1}`))
+	// A bundle of another platform.
+	b, _, err := NewBundle(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Platform = "plan9/mips"
+	data, other := b.encode()
+	obs.PutBytes(context.Background(), other, data)
 	for _, tc := range []struct{ bundle, want string }{
 		{fake, "content has sha256"},
+		{other, "plan9/mips"},
 		{strings.Repeat("cd", 32), "not on the server"},
 	} {
 		c.bundle = tc.bundle
