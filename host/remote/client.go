@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -42,6 +43,8 @@ type Client struct {
 	maxed    chan uint64 // stream sequences of chunks that reached MaxDeliver
 	batch    int
 	maxBytes int64
+
+	pending atomic.Int64 // chunks of the current batch without a result
 
 	mu      sync.Mutex
 	seen    map[string]time.Time // worker slot → last result
@@ -314,6 +317,8 @@ func (c *Client) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 	res := make([]abi.Result, n)
 	done := make([]bool, nChunks)
 	left := nChunks
+	c.pending.Store(int64(left))
+	defer c.pending.Store(0)
 	wait := time.NewTicker(10 * time.Second)
 	defer wait.Stop()
 	lastResult := time.Now()
@@ -368,6 +373,7 @@ func (c *Client) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 			tally.ModelSeconds += secs
 			done[k] = true
 			left--
+			c.pending.Store(int64(left))
 			lastResult = time.Now()
 			c.note(worker, hi-lo)
 			if d := h.Get(hdrDelivered); d != "" && d != "1" {

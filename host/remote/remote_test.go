@@ -32,10 +32,11 @@ import (
 func TestMain(m *testing.M) {
 	if url := os.Getenv("KINFER_TEST_WORKER"); url != "" {
 		ack, _ := time.ParseDuration(os.Getenv("KINFER_TEST_ACKWAIT"))
+		hold, _ := time.ParseDuration(os.Getenv("KINFER_TEST_HOLD"))
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 		defer stop()
 		err := Work(ctx, Config{URL: url, AckWait: ack, MaxDeliver: testMaxDeliver},
-			WorkerOptions{Slots: 1, CacheDir: os.Getenv("KINFER_TEST_CACHE"), ID: os.Getenv("KINFER_TEST_ID")})
+			WorkerOptions{Slots: 1, CacheDir: os.Getenv("KINFER_TEST_CACHE"), ID: os.Getenv("KINFER_TEST_ID"), hold: hold})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
@@ -218,12 +219,15 @@ func goWorkers(t testing.TB, cfg Config, prefix string, n int) func() {
 	return stop
 }
 
-// procWorker starts a worker process (the test binary).
-func procWorker(t testing.TB, url, id, cache string) *exec.Cmd {
+// procWorker starts a worker process (the test binary); env adds to its
+// environment (KINFER_TEST_HOLD=50ms: it holds each chunk that long
+// before evaluating it).
+func procWorker(t testing.TB, url, id, cache string, env ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "KINFER_TEST_WORKER="+url, "KINFER_TEST_ACKWAIT="+testAckWait.String(),
 		"KINFER_TEST_CACHE="+cache, "KINFER_TEST_ID="+id, "KINFER_CACHE_DIR=-")
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -363,21 +367,33 @@ func TestKneeWorkerProcesses(t *testing.T) {
 			vs = append(vs, variant{4, true})
 		}
 	}
+	redelivered := 0
+	defer func() { t.Logf("chunks redelivered after a kill, all runs: %d", redelivered) }()
 	for i, v := range vs {
 		var procs []*exec.Cmd
+		victim := -1
+		if v.kill {
+			victim = rng.IntN(v.procs)
+		}
 		for p := range v.procs {
-			procs = append(procs, procWorker(t, url, fmt.Sprintf("run%d-p%d", i, p), cache))
+			var env []string
+			if p == victim {
+				// The victim holds each chunk 50 ms before evaluating it,
+				// so that the kill finds it holding one.
+				env = append(env, "KINFER_TEST_HOLD=50ms")
+			}
+			procs = append(procs, procWorker(t, url, fmt.Sprintf("run%d-p%d", i, p), cache, env...))
 		}
 		var during func(c *Client)
 		killed := ""
 		if v.kill {
-			victim := rng.IntN(v.procs)
 			after := 20 + rng.IntN(chains*4) // points returned before the kill
 			id := fmt.Sprintf("run%d-p%d#0", i, victim)
 			during = func(c *Client) {
 				// The victim has returned results (it is pulling chunks)
 				// and the run is under way.
-				for !slices.Contains(c.workerNames(), id) || c.Stats().Results < after {
+				// Kill it while chunks wait: it most likely holds one.
+				for !slices.Contains(c.workerNames(), id) || c.Stats().Results < after || c.pending.Load() < int64(2*v.procs) {
 					time.Sleep(2 * time.Millisecond)
 				}
 				procs[victim].Process.Kill()
@@ -392,7 +408,12 @@ func TestKneeWorkerProcesses(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Fatalf("%d processes %s: samples.csv differs from the local run's", v.procs, killed)
 		}
-		t.Logf("%d worker processes %s: %v, byte-identical, %+v", v.procs, killed, time.Since(t0), c.Stats())
+		st := c.Stats()
+		redelivered += st.Redelivered
+		if v.kill && st.Redelivered == 0 {
+			t.Errorf("%d processes %s: no chunk was redelivered", v.procs, killed)
+		}
+		t.Logf("%d worker processes %s: %v, byte-identical, %+v", v.procs, killed, time.Since(t0), st)
 		for _, p := range procs {
 			p.Process.Signal(syscall.SIGTERM)
 		}

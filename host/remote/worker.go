@@ -42,6 +42,10 @@ type WorkerOptions struct {
 	// MaxStudies bounds the studies kept loaded (default 4); the least
 	// recently used is closed.
 	MaxStudies int
+
+	// hold delays each evaluation (tests: a worker killed while it
+	// certainly holds a chunk).
+	hold time.Duration
 }
 
 // worker is a running Work.
@@ -270,6 +274,9 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
 	if err != nil {
 		refuse(err)
 		return
+	}
+	if w.o.hold > 0 {
+		time.Sleep(w.o.hold)
 	}
 	t := <-l.targets
 	res, jev, secs, err := evaluate(ctx, t, pts, want)
