@@ -60,6 +60,7 @@ type worker struct {
 
 	mu      sync.Mutex
 	studies map[string]*loaded
+	acks    sync.WaitGroup // results being stored
 }
 
 // loaded is a study loaded from a bundle, with evaluators for the slots.
@@ -155,6 +156,7 @@ func Work(ctx context.Context, cfg Config, o WorkerOptions) error {
 		}()
 	}
 	wg.Wait()
+	w.acks.Wait()
 	return nil
 }
 
@@ -202,7 +204,7 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
 	if md, err := msg.Metadata(); err == nil {
 		delivered = md.NumDelivered
 	}
-	reply := func(body []byte, errText string, refused bool) bool {
+	result := func(body []byte, errText string, refused bool) *nats.Msg {
 		m := nats.NewMsg(resultPrefix + run)
 		m.Header.Set(jetstream.MsgIDHeader, msgID(run, b, k)+".r")
 		m.Header.Set(hdrBatch, batch)
@@ -216,6 +218,10 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
 			m.Header.Set(hdrRefused, "1")
 		}
 		m.Data = body
+		return m
+	}
+	// store publishes a result until the server has stored it.
+	store := func(m *nats.Msg) bool {
 		for ctx.Err() == nil {
 			pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			_, err := w.js.PublishMsg(pctx, m)
@@ -227,6 +233,9 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
 			time.Sleep(200 * time.Millisecond)
 		}
 		return false
+	}
+	reply := func(body []byte, errText string, refused bool) bool {
+		return store(result(body, errText, refused))
 	}
 	refuse := func(err error) {
 		w.logf("%s: refusing chunk %s of batch %s of run %s: %v", id, chunk, batch, run, err)
@@ -293,9 +302,30 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
 		}
 		return
 	}
-	if reply(encodeResults(res, jev, secs), "", false) {
-		msg.Ack()
+	// The slot takes its next chunk while the server stores this result;
+	// the chunk is acknowledged once it has.
+	m := result(encodeResults(res, jev, secs), "", false)
+	fut, err := w.js.PublishMsgAsync(m)
+	if err != nil {
+		if store(m) {
+			msg.Ack()
+		}
+		return
 	}
+	w.acks.Add(1)
+	go func() {
+		defer w.acks.Done()
+		select {
+		case <-fut.Ok():
+			msg.Ack()
+			return
+		case <-fut.Err():
+		case <-time.After(5 * time.Second):
+		}
+		if store(m) {
+			msg.Ack()
+		}
+	}()
 }
 
 // evaluate evaluates a chunk with t, as a local run's target would, and
