@@ -21,6 +21,7 @@ import (
 	"github.com/kinfer/kinfer/host/build"
 	"github.com/kinfer/kinfer/host/dataset"
 	"github.com/kinfer/kinfer/host/manifest"
+	"github.com/kinfer/kinfer/host/remote"
 	"github.com/kinfer/kinfer/host/run"
 	"github.com/kinfer/kinfer/host/safefile"
 	"github.com/kinfer/kinfer/host/study"
@@ -153,8 +154,12 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 	if !s.Complete {
 		state = "STOPPED (partial results)"
 	}
-	fmt.Fprintf(w, "%s: %s — %d evaluations (%d failed) in %.2fs on %d workers, %d samples\n",
-		s.Study, state, s.Evaluations, s.FailedEvaluations, float64(s.WallSeconds), s.Workers, s.Samples)
+	on := fmt.Sprintf("%d workers", s.Workers)
+	if r, ok := s.Remote.(remote.RunSummary); ok {
+		on = fmt.Sprintf("%d remote workers in %d processes (%s)", r.Workers, r.Processes, r.Server)
+	}
+	fmt.Fprintf(w, "%s: %s — %d evaluations (%d failed) in %.2fs on %s, %d samples\n",
+		s.Study, state, s.Evaluations, s.FailedEvaluations, float64(s.WallSeconds), on, s.Samples)
 	fmt.Fprintf(w, "%-16s %14s %14s %14s %14s %14s\n", "param", "mean", "sd", "p05", "p50", "p95")
 	for _, p := range s.Params {
 		fmt.Fprintf(w, "%-16s %14.6g %14.6g %14.6g %14.6g %14.6g\n", p.Name, p.Mean, p.SD, p.P05, p.P50, p.P95)

@@ -336,8 +336,8 @@ func (c *Client) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 				k+1, k*size+1, min((k+1)*size, n), batch, c.cfg.MaxDeliver)
 		case <-wait.C:
 			if c.log != nil && time.Since(lastResult) > 10*time.Second {
-				fmt.Fprintf(c.log, "kinfer: remote run %s: batch %d: %d of %d chunks done, no result for %.0fs; waiting for workers (kinfer worker --nats %s)\n",
-					c.run, batch, nChunks-left, nChunks, time.Since(lastResult).Seconds(), c.cfg.URL)
+				fmt.Fprintf(c.log, "kinfer: remote run %s: batch %d: %d of %d chunks done, no result for %.0fs (%d workers have answered so far; a worker loading a study or evaluating a slow chunk is silent); is a worker running? kinfer worker --nats %s\n",
+					c.run, batch, nChunks-left, nChunks, time.Since(lastResult).Seconds(), c.Stats().Workers, c.cfg.URL)
 			}
 		case m := <-c.results:
 			h := m.Headers()
