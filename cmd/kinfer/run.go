@@ -82,7 +82,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return usageError{fmt.Errorf("--resume and --verify take the output directory; -o and --seed come from its run")}
 	}
 
-	ctx, stop := interruptible(stderr)
+	ctx, stop := interruptible(stderr, "stopping (partial results and a checkpoint are written)")
 	defer stop()
 	if f.verify != "" {
 		return verify(ctx, f.verify, f, budget, stdout, stderr)
@@ -144,7 +144,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 // cancels (the run stops, interrupting plugin calls in progress, and
 // writes its partial results and checkpoint); a second signal exits at
 // once.
-func interruptible(stderr io.Writer) (context.Context, func()) {
+func interruptible(stderr io.Writer, stopping string) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
 	done := make(chan struct{})
@@ -153,7 +153,7 @@ func interruptible(stderr io.Writer) (context.Context, func()) {
 		select {
 		case sig := <-sigs:
 			cancel(fmt.Errorf("interrupted by %s", signalName(sig)))
-			fmt.Fprintf(stderr, "kinfer: %s: stopping (partial results and a checkpoint are written); a second signal exits at once\n", signalName(sig))
+			fmt.Fprintf(stderr, "kinfer: %s: %s; a second signal exits at once\n", signalName(sig), stopping)
 		case <-done:
 			return
 		}

@@ -48,7 +48,7 @@ func cmdWorker(args []string, stdout, stderr io.Writer) error {
 	if verbose {
 		o.Runtime.Log = stderr
 	}
-	ctx, stop := interruptible(stderr)
+	ctx, stop := interruptible(stderr, "stopping (the chunks in hand go back to the queue)")
 	defer stop()
 	start := time.Now()
 	err := remote.Work(ctx, c, o)
