@@ -209,30 +209,41 @@ func decodePoints(b []byte) (abi.Want, [][]float64, error) {
 // each as an int32 length (−1 for nil) and float64 bits. Bits, not text,
 // so that a result is the local one bit for bit, ±Inf and NaN included.
 func encodeResults(res []abi.Result, jacEvals int, modelSeconds float64) []byte {
-	b := make([]byte, 0, 20+len(res)*64)
-	b = binary.LittleEndian.AppendUint64(b, uint64(jacEvals))
-	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(modelSeconds))
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(res)))
+	size := 20
+	for _, r := range res {
+		size += 20 + 16 + 8*(len(r.Theta)+len(r.Grad)+len(r.Residuals)+len(r.Jacobian))
+	}
+	b := make([]byte, size)
+	le := binary.LittleEndian
+	le.PutUint64(b[0:], uint64(jacEvals))
+	le.PutUint64(b[8:], math.Float64bits(modelSeconds))
+	le.PutUint32(b[16:], uint32(len(res)))
+	o := 20
 	vec := func(v []float64) {
 		if v == nil {
-			b = binary.LittleEndian.AppendUint32(b, math.MaxUint32)
+			le.PutUint32(b[o:], math.MaxUint32)
+			o += 4
 			return
 		}
-		b = binary.LittleEndian.AppendUint32(b, uint32(len(v)))
-		for _, x := range v {
-			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+		le.PutUint32(b[o:], uint32(len(v)))
+		o += 4
+		dst := b[o : o+8*len(v)]
+		for i, x := range v {
+			le.PutUint64(dst[8*i:], math.Float64bits(x))
 		}
+		o += 8 * len(v)
 	}
 	for _, r := range res {
-		b = binary.LittleEndian.AppendUint32(b, uint32(int32(r.Status)))
-		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(r.LogPrior))
-		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(r.LogLik))
+		le.PutUint32(b[o:], uint32(int32(r.Status)))
+		le.PutUint64(b[o+4:], math.Float64bits(r.LogPrior))
+		le.PutUint64(b[o+12:], math.Float64bits(r.LogLik))
+		o += 20
 		vec(r.Theta)
 		vec(r.Grad)
 		vec(r.Residuals)
 		vec(r.Jacobian)
 	}
-	return b
+	return b[:o]
 }
 
 // resultBytes bounds the encoded size of one result with d parameters and
@@ -286,9 +297,11 @@ func (d *decoder) vec() []float64 {
 		return nil
 	}
 	v := make([]float64, n)
+	src := d.b[:8*len(v)]
 	for i := range v {
-		v[i] = math.Float64frombits(d.u64())
+		v[i] = math.Float64frombits(binary.LittleEndian.Uint64(src[8*i:]))
 	}
+	d.b = d.b[8*len(v):]
 	return v
 }
 
