@@ -594,3 +594,36 @@ func TestRemoteResume(t *testing.T) {
 		t.Fatal("samples.csv of the resumed remote run differs from the local run's")
 	}
 }
+
+// A server with credentials: a client without them is refused, one with
+// them runs, and summary.json's server URL does not carry the password.
+func TestCredentials(t *testing.T) {
+	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(),
+		NoLog: true, NoSigs: true, Username: "lab", Password: "s3cret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Start()
+	defer s.Shutdown()
+	if !s.ReadyForConnections(10 * time.Second) {
+		t.Fatal("not ready")
+	}
+	plain := s.ClientURL()
+	withCreds := strings.Replace(plain, "nats://", "nats://lab:s3cret@", 1)
+	st := load(t, "../../examples/quickstart-tmcmc/study.toml")
+	if _, err := Dial(context.Background(), testConfig(plain), st, nil, nil); err == nil || !strings.Contains(strings.ToLower(err.Error()), "authorization") {
+		t.Fatalf("no credentials: %v", err)
+	}
+	goWorkers(t, testConfig(withCreds), "w", 1)
+	c, err := Dial(context.Background(), testConfig(withCreds), st, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, _, err := c.Evaluate(context.Background(), [][]float64{{5000, 0.1}}, abi.WantLogTarget); err != nil {
+		t.Fatal(err)
+	}
+	if sum := c.Summary().(RunSummary); sum.Server != plain {
+		t.Fatalf("summary server %q, want %q", sum.Server, plain)
+	}
+}
