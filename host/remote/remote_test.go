@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/kinfer/kinfer/abi"
@@ -537,6 +538,25 @@ func TestRefusedBundle(t *testing.T) {
 	b.Platform = "plan9/mips"
 	data, other := b.encode()
 	obs.PutBytes(context.Background(), other, data)
+	// A chunk of another ABI.
+	m := nats.NewMsg(workPrefix + c.run)
+	m.Header.Set(hdrRun, c.run)
+	m.Header.Set(hdrBatch, "99")
+	m.Header.Set(hdrChunk, "0")
+	m.Header.Set(hdrBundle, c.bundle)
+	m.Header.Set(hdrABI, "99")
+	m.Data = encodePoints(abi.WantLogTarget, [][]float64{{5000, 0.1}})
+	if _, err := c.js.PublishMsg(context.Background(), m); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case r := <-c.results:
+		if h := r.Headers(); h.Get(hdrRefused) != "1" || !strings.Contains(h.Get(hdrError), "ABI") {
+			t.Errorf("chunk of ABI 99: result headers %v", h)
+		}
+	case <-time.After(20 * time.Second):
+		t.Error("chunk of ABI 99: no answer")
+	}
 	for _, tc := range []struct{ bundle, want string }{
 		{fake, "content has sha256"},
 		{other, "plan9/mips"},

@@ -377,6 +377,7 @@ func (w *worker) study(ctx context.Context, sum string) (*loaded, error) {
 	}
 	close(l.ready)
 	if l.err != nil {
+		w.release(l)
 		return w.study(ctx, sum) // the error path above
 	}
 	return l, nil
