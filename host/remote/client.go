@@ -44,7 +44,8 @@ type Client struct {
 	batch    int
 	maxBytes int64
 
-	pending atomic.Int64 // chunks of the current batch without a result
+	pending  atomic.Int64 // chunks of the current batch without a result
+	onResult func()       // OnProgress
 
 	mu      sync.Mutex
 	seen    map[string]time.Time // worker slot → last result
@@ -133,6 +134,11 @@ func Dial(ctx context.Context, cfg Config, s *study.Study, previous map[string]f
 	ok = true
 	return c, nil
 }
+
+// OnProgress sets f to be called after each chunk's result, from the
+// goroutine that called Evaluate (the run's progress line refreshes
+// during a long batch).
+func (c *Client) OnProgress(f func()) { c.onResult = f }
 
 // RunID is the run's id in subjects (kinfer.work.<id>).
 func (c *Client) RunID() string { return c.run }
@@ -376,6 +382,9 @@ func (c *Client) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 			c.pending.Store(int64(left))
 			lastResult = time.Now()
 			c.note(worker, hi-lo)
+			if c.onResult != nil {
+				c.onResult()
+			}
 			if d := h.Get(hdrDelivered); d != "" && d != "1" {
 				c.mu.Lock()
 				c.stats.Redelivered++

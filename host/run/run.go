@@ -43,7 +43,9 @@ type Options struct {
 	// Remote evaluates the method's batches on remote workers (host/remote)
 	// instead of on Workers goroutines of this process; results are the
 	// same bit for bit. If it has a Status() string method, the progress
-	// line shows it (the workers seen and their throughput).
+	// line shows it (the workers seen and their throughput); if it has an
+	// OnProgress(func()) method, it is given a function that refreshes
+	// the line, to call during a batch from Evaluate's goroutine.
 	Remote target.Remote
 }
 
@@ -118,6 +120,11 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 	r.prog = newProgress(o.Progress, r.start)
 	if st, ok := o.Remote.(interface{ Status() string }); ok {
 		r.prog.status = st.Status
+	}
+	if op, ok := o.Remote.(interface{ OnProgress(func()) }); ok {
+		// Refresh the line during a long remote batch (the evaluations
+		// are counted when the batch is complete).
+		op.OnProgress(func() { r.prog.update(r.t.Counts()) })
 	}
 	r.pcg = rand.NewPCG(s.Seed, priorStream)
 	r.rng = rand.New(r.pcg)
