@@ -67,3 +67,38 @@ func TestSDKIsCompleteAndStdlibOnly(t *testing.T) {
 		t.Errorf("the carried kinfer.h differs from sdk/c/kinfer.h: %v", err)
 	}
 }
+
+// The Rust crate and the AssemblyScript package are carried whole: every
+// file of sdk/rust and sdk/assemblyscript on disk is in SDK with the same
+// bytes (a file added there but not to the embed patterns would be missing
+// from plugins built outside the repository).
+func TestSDKCarriesRustAndAssemblyScript(t *testing.T) {
+	n := 0
+	for _, root := range []string{"sdk/rust", "sdk/assemblyscript"} {
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			disk, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			emb, err := fs.ReadFile(SDK, filepath.ToSlash(p))
+			if err != nil {
+				t.Errorf("%s is not embedded: %v", p, err)
+				return nil
+			}
+			if string(emb) != string(disk) {
+				t.Errorf("%s: embedded copy differs", p)
+			}
+			n++
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n < 6 {
+		t.Fatalf("found %d files under sdk/rust and sdk/assemblyscript, want at least 6", n)
+	}
+}

@@ -299,3 +299,19 @@ type Pullback interface {
 	Pull(v, g []float64) Status
 	Release()
 }
+
+// TapePullbacker is Pullbacker in the stateless form a plugin serves
+// through capability pullback (ABI.md §6.1, CapPullback): the kept state
+// is a tape of values handed to the caller, so that the backward pass can
+// run anywhere (for a plugin: on any instance) from θ, x and the tape.
+// EvalTape writes y as Eval does (bit for bit) and returns, with status
+// OK, the tape (appended to tape[:0], whose storage it may reuse); with
+// any other status y and the tape are ignored. PullTape writes
+// g = vᵀ·∂y/∂θ from the same θ and x and that tape, the g the model's VJP
+// gives (bit for bit when it computes it the same way), with the VJP's
+// statuses (Invalid for mismatched lengths or a non-finite v; g is then
+// all zero).
+type TapePullbacker interface {
+	EvalTape(theta, x, y, tape []float64) ([]float64, Status)
+	PullTape(theta, x, tape, v, g []float64) Status
+}

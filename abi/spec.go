@@ -294,3 +294,10 @@ const CapRowsIndependent Capability = "rows_independent"
 // residuals (CapResiduals). For a WASM method the exports
 // kinfer_method_problem and kinfer_method_tell_lsq (ABI.md §6.4).
 const CapLeastSquares Capability = "least_squares"
+
+// CapPullback: the model evaluates y and keeps what its backward pass
+// needs, handing it to the host, so that a gradient takes one forward pass
+// (for a WASM model the exports kinfer_model_forward and
+// kinfer_model_pullback, ABI.md §6.1; the host then serves the model as an
+// abi.Pullbacker, and as an abi.VJP when the model has no VJP of its own).
+const CapPullback Capability = "pullback"

@@ -1,5 +1,6 @@
 // Command kinfer runs parameter-identification studies described in TOML,
-// and inspects, validates and builds the WebAssembly plugins they use.
+// and inspects, validates, builds and scaffolds the WebAssembly plugins
+// they use (Go, C, Rust or AssemblyScript).
 //
 //	kinfer run STUDY [-o DIR] [--seed N] [--workers N] [--verbose]
 //	kinfer design STUDY [-o DIR] [--design sobol] [--n N] [--space box|prior] [--resume]
@@ -7,6 +8,7 @@
 //	kinfer inspect PLUGIN.toml|FILE.wasm
 //	kinfer list
 //	kinfer build DIR
+//	kinfer new model|likelihood|method NAME [--lang go|c|rust|assemblyscript]
 //	kinfer version
 //
 // A study file with stages = [...] is a multi-stage study: run runs its

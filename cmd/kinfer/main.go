@@ -43,8 +43,10 @@ usage:
   kinfer validate STUDY.toml|PLUGIN.toml
   kinfer inspect PLUGIN.toml|FILE.wasm
   kinfer list
-  kinfer build PLUGIN_DIR              (Go or C, in any folder: the guest SDKs are carried in kinfer)
+  kinfer build PLUGIN_DIR              (Go, C, Rust or AssemblyScript, in any folder: the guest SDKs are carried in kinfer)
   kinfer build --print-header          (the C header kinfer.h)
+  kinfer new model|likelihood|method NAME [--lang go|c|rust|assemblyscript]
+                                       (a plugin folder that builds, a study that runs it, test.sh)
   kinfer version
 
 kinfer CMD --help lists a command's flags.
@@ -80,6 +82,8 @@ func cli(args []string, stdout, stderr io.Writer) int {
 		err = cmdList(stdout)
 	case "build":
 		err = cmdBuild(rest, stdout)
+	case "new":
+		err = cmdNew(rest, stdout)
 	case "version":
 		b := run.BuildInfo()
 		fmt.Fprintf(stdout, "kinfer %s (ABI %d, %s, revision %s, modified %s, wazero %s, %s)\n",
@@ -514,10 +518,12 @@ func cmdBuild(args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "built %s (%s, %d bytes) with %s\n  %s\nsha256 %s written to %s\n",
 		res.Wasm, res.Lang, res.Size, res.Toolchain, strings.Join(res.Command, " "), res.SHA256, res.Manifest)
 	if res.EmbeddedSDK {
-		what := "kinfer.h"
-		if res.Lang == build.LangGo {
-			what = "github.com/kinfer/kinfer (abi, sdk/go) through a temporary go.mod overlay; your files are unchanged"
-		}
+		what := map[string]string{
+			build.LangC:    "kinfer.h",
+			build.LangGo:   "github.com/kinfer/kinfer (abi, sdk/go) through a temporary go.mod overlay; your files are unchanged",
+			build.LangRust: "the crate kinfer (sdk/rust), compiled to a temporary rlib",
+			build.LangAS:   "the package kinfer (sdk/assemblyscript), given to asc with --path",
+		}[res.Lang]
 		fmt.Fprintf(stdout, "used the guest SDK carried in kinfer %s (ABI %d): %s\n", run.Version, abi.Version, what)
 	}
 	return nil

@@ -49,7 +49,7 @@ func outsideClone(t *testing.T, dir string) {
 	}
 }
 
-// The README's Go and C plugin recipes, followed as a new user would in a
+// The README's Go, C, Rust and AssemblyScript plugin recipes, followed as a new user would in a
 // folder of their own outside the clone with nothing but the kinfer
 // binary: the source and plugin.toml copied from README.md, `kinfer build
 // .`, a study that recovers the spring constant. The Go build runs with
@@ -59,18 +59,25 @@ func outsideClone(t *testing.T, dir string) {
 // module).
 func TestReadmePluginsOutsideClone(t *testing.T) {
 	manifest := readmeBlock(t, "## Writing a plugin in Go", "toml")
-	for _, c := range []struct{ lang, heading, file string }{
-		{"go", "## Writing a plugin in Go", "spring.go"},
-		{"c", "## Writing a plugin in C", "spring.c"},
+	for _, c := range []struct{ lang, heading, block, file string }{
+		{build.LangGo, "## Writing a plugin in Go", "go", "spring.go"},
+		{build.LangC, "## Writing a plugin in C", "c", "spring.c"},
+		{build.LangRust, "## Writing a plugin in Rust", "rust", "lib.rs"},
+		{build.LangAS, "## Writing a plugin in AssemblyScript", "ts", "spring.ts"},
 	} {
 		t.Run(c.lang, func(t *testing.T) {
-			lang := map[string]string{"go": build.LangGo, "c": build.LangC}[c.lang]
+			t.Parallel()
+			lang := c.lang
 			if _, err := build.Toolchain(lang, build.Options{}); err != nil {
-				t.Skipf("no %s toolchain (C needs Debian's clang lld wasi-libc libclang-rt-14-dev-wasm32): %v", c.lang, err)
+				if os.Getenv("CI") == "true" {
+					t.Fatalf("CI installs every toolchain (.ci/run), but: %v", err)
+				}
+				t.Skipf("no %s toolchain (C needs Debian's clang lld wasi-libc libclang-rt-14-dev-wasm32; Rust rustc libstd-rust-dev-wasm32; "+
+					"AssemblyScript nodejs npm and %s): %v", c.lang, build.AscInstall(), err)
 			}
 			dir := filepath.Join(t.TempDir(), "spring")
 			must(t, os.Mkdir(dir, 0o755))
-			must(t, os.WriteFile(filepath.Join(dir, c.file), []byte(readmeBlock(t, c.heading, c.lang)), 0o644))
+			must(t, os.WriteFile(filepath.Join(dir, c.file), []byte(readmeBlock(t, c.heading, c.block)), 0o644))
 			must(t, os.WriteFile(filepath.Join(dir, "plugin.toml"), []byte(manifest), 0o644))
 			outsideClone(t, dir)
 

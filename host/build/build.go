@@ -19,9 +19,15 @@ import (
 
 // Languages a plugin directory may be written in.
 const (
-	LangGo = "go"
-	LangC  = "c"
+	LangGo   = "go"
+	LangC    = "c"
+	LangRust = "rust"
+	LangAS   = "assemblyscript"
 )
+
+// Langs are the languages `kinfer build` compiles, in the order errors
+// list them.
+var Langs = []string{LangGo, LangC, LangRust, LangAS}
 
 // ErrNoToolchain is wrapped by errors that say the compiler a plugin needs
 // (go, or clang with the wasm32-wasi target and wasi-libc) is not installed.
@@ -31,6 +37,10 @@ var ErrNoToolchain = errors.New("toolchain not available")
 type Options struct {
 	// Go and Clang are the compiler commands; default "go" and "clang".
 	Go, Clang string
+	// Rustc is the Rust compiler (default: $KINFER_RUSTC, else the first
+	// of rustc on PATH and /usr/bin/rustc that has the wasm32 standard
+	// library); Asc the AssemblyScript compiler (default: see findAsc).
+	Rustc, Asc string
 	// Include are extra C include directories, searched before the kinfer.h
 	// found by walking up from the plugin directory.
 	Include []string
@@ -53,7 +63,7 @@ func (o Options) clangCmd() string {
 // Result describes one build.
 type Result struct {
 	Manifest  string   // the plugin.toml
-	Lang      string   // LangGo or LangC
+	Lang      string   // LangGo, LangC, LangRust or LangAS
 	Toolchain string   // as recorded in plugin.toml
 	Wasm      string   // the module written
 	SHA256    string   // its digest
@@ -73,7 +83,7 @@ func Build(dir string, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	tc, err := Toolchain(lang, opts)
+	tc, err := toolchainFor(lang, m.Dir, opts)
 	if err != nil {
 		return Result{}, err
 	}
@@ -135,7 +145,7 @@ func Check(dir string, opts Options) (CheckResult, error) {
 		return cr, fmt.Errorf("plugin %s: %w", m.Name, err)
 	}
 	cr.Committed = manifest.SHA256(committed)
-	tc, err := Toolchain(lang, opts)
+	tc, err := toolchainFor(lang, m.Dir, opts)
 	if err != nil {
 		return cr, err
 	}
@@ -175,8 +185,10 @@ func load(dir string) (*manifest.Manifest, string, error) {
 	return m, lang, nil
 }
 
-// Detect says whether dir holds a Go plugin (non-test .go files of package
-// main) or a C plugin (.c files).
+// Detect says which language the plugin in dir is written in: Go
+// (non-test .go files of package main), C (.c files), Rust (lib.rs or
+// src/lib.rs) or AssemblyScript (.ts files). A folder with sources of more
+// than one is refused.
 func Detect(dir string) (string, error) {
 	goFiles, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
@@ -200,21 +212,47 @@ func Detect(dir string) (string, error) {
 		}
 		mainFiles++
 	}
-	switch {
-	case mainFiles > 0 && len(cFiles) > 0:
-		return "", fmt.Errorf("%s holds both Go and C sources; a plugin is one or the other", dir)
-	case mainFiles > 0:
-		return LangGo, nil
-	case len(cFiles) > 0:
-		return LangC, nil
+	var found []string
+	if mainFiles > 0 {
+		found = append(found, LangGo)
 	}
-	return "", fmt.Errorf("%s holds no Go (package main) or C sources", dir)
+	if len(cFiles) > 0 {
+		found = append(found, LangC)
+	}
+	if rustRoot(dir) != "" {
+		found = append(found, LangRust)
+	}
+	if len(tsEntries(dir)) > 0 {
+		found = append(found, LangAS)
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		return "", fmt.Errorf("%s holds no plugin sources: Go (package main *.go), C (*.c), Rust (lib.rs or src/lib.rs) or AssemblyScript (*.ts)", dir)
+	}
+	return "", fmt.Errorf("%s holds sources of %s; a plugin is written in one language", dir, strings.Join(found, " and "))
 }
 
 // Toolchain is the string recorded in plugin.toml for lang on this machine;
-// an error wrapping ErrNoToolchain if the compiler is missing.
+// an error wrapping ErrNoToolchain if the compiler is missing. For
+// AssemblyScript it is the compiler found from the working directory; a
+// plugin's build looks from the plugin's folder (node_modules above it).
 func Toolchain(lang string, opts Options) (string, error) {
+	return toolchainFor(lang, "", opts)
+}
+
+func toolchainFor(lang, dir string, opts Options) (string, error) {
 	switch lang {
+	case LangRust:
+		return rustToolchain(opts)
+	case LangAS:
+		if dir != "" {
+			if abs, err := filepath.Abs(dir); err == nil {
+				dir = abs
+			}
+		}
+		return ascToolchain(dir, opts)
 	case LangGo:
 		out, err := run("", goEnv(), opts.goCmd(), "env", "GOVERSION")
 		if err != nil {
@@ -311,6 +349,32 @@ func compile(m *manifest.Manifest, lang, out string, opts Options) (Result, erro
 		for _, s := range srcs {
 			cmd = append(cmd, filepath.Base(s))
 		}
+	case LangRust:
+		rc, _, err := findRustc(opts)
+		if err != nil {
+			return Result{}, err
+		}
+		sdk, emb, err := rustSDK(dir, tmp)
+		if err != nil {
+			return Result{}, err
+		}
+		embedded = emb
+		rlib, cdylib := rustCommands(rc, m.Name, rustRoot(dir), dir, sdk, tmp, out)
+		if msg, err := run(dir, nil, rlib[0], rlib[1:]...); err != nil {
+			return Result{}, fmt.Errorf("plugin %s: building the Rust SDK failed: %s: %v\n%s", m.Name, strings.Join(rlib, " "), err, msg)
+		}
+		cmd = cdylib
+	case LangAS:
+		asc, err := findAsc(dir, opts)
+		if err != nil {
+			return Result{}, err
+		}
+		path, emb, err := ascSDK(dir, tmp)
+		if err != nil {
+			return Result{}, err
+		}
+		embedded = emb
+		cmd = ascCommand(asc, tsEntries(dir), path, out)
 	default:
 		return Result{}, fmt.Errorf("unknown plugin language %q", lang)
 	}

@@ -219,3 +219,58 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// CI installs the AssemblyScript compiler this package pins.
+func TestCIInstallsPinnedAsc(t *testing.T) {
+	b, err := os.ReadFile("../../.ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "ASC_VERSION="+AscVersion+"\n") {
+		t.Errorf(".ci/run does not install assemblyscript@%s (AscVersion)", AscVersion)
+	}
+	if !strings.Contains(AscInstall(), "assemblyscript@"+AscVersion) {
+		t.Errorf("AscInstall() = %q", AscInstall())
+	}
+}
+
+// Detect tells the four languages apart and refuses a mixed folder.
+func TestDetectLanguages(t *testing.T) {
+	for _, c := range []struct {
+		files []string
+		want  string
+	}{
+		{[]string{"main.go"}, LangGo},
+		{[]string{"p.c"}, LangC},
+		{[]string{"lib.rs"}, LangRust},
+		{[]string{"src/lib.rs", "Cargo.toml"}, LangRust},
+		{[]string{"p.ts", "types.d.ts"}, LangAS},
+		{[]string{"types.d.ts"}, ""},
+		{[]string{"lib.rs", "p.ts"}, ""},
+		{[]string{"p.c", "lib.rs"}, ""},
+	} {
+		dir := t.TempDir()
+		for _, f := range c.files {
+			p := filepath.Join(dir, f)
+			must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+			must(t, os.WriteFile(p, []byte("package main\n"), 0o644))
+		}
+		got, err := Detect(dir)
+		if got != c.want || (c.want == "") != (err != nil) {
+			t.Errorf("%v: Detect = %q, %v; want %q", c.files, got, err, c.want)
+		}
+	}
+}
+
+// A missing Rust or AssemblyScript compiler is an ErrNoToolchain error
+// that names the install command.
+func TestMissingToolchainNamesInstall(t *testing.T) {
+	_, err := Toolchain(LangRust, Options{Rustc: "/nonexistent/rustc"})
+	if !errors.Is(err, ErrNoToolchain) || !strings.Contains(err.Error(), "apt-get install rustc libstd-rust-dev-wasm32") {
+		t.Errorf("rust: %v", err)
+	}
+	_, err = Toolchain(LangAS, Options{Asc: "/nonexistent/asc"})
+	if !errors.Is(err, ErrNoToolchain) || !strings.Contains(err.Error(), "npm install --prefix") || !strings.Contains(err.Error(), "assemblyscript@"+AscVersion) {
+		t.Errorf("assemblyscript: %v", err)
+	}
+}

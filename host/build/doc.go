@@ -20,6 +20,41 @@
 // sources also works). --strip-debug drops the DWARF that wasi-libc's
 // archive carries (about 100 KB), keeping the name section.
 //
+// A directory holding lib.rs (or src/lib.rs) is a Rust plugin, built with
+// two rustc calls and no cargo (RustTarget, the standard library without
+// WASI, so the module imports nothing but kinfer_v1):
+//
+//	rustc --crate-name kinfer --crate-type rlib --edition 2021 --target wasm32-unknown-unknown \
+//	      -C opt-level=3 -C codegen-units=1 --remap-path-prefix ... -o <tmp>/libkinfer.rlib <sdk/rust>/src/lib.rs
+//	rustc --crate-name <name> --crate-type cdylib (same flags) -C strip=debuginfo \
+//	      --extern kinfer=<tmp>/libkinfer.rlib -o <wasm> lib.rs
+//
+// where <sdk/rust> is found by walking up from the plugin directory (a
+// clone) or is the embedded crate written to a temporary directory; the
+// --remap-path-prefix flags map the plugin's folder to ".", the SDK to
+// sdk/rust and the temporary directory to kinfer-sdk, so the bytes do not
+// depend on where either lives. The rustc used is the first with the
+// wasm32-unknown-unknown standard library among Options.Rustc,
+// $KINFER_RUSTC, rustc on PATH and /usr/bin/rustc (Debian's rustc and
+// libstd-rust-dev-wasm32: rustup's rustc often lacks the target); its
+// toolchain string is `rustc --version` plus a digest of the target's
+// rlibs.
+//
+// A directory holding *.ts files (not *.d.ts) is an AssemblyScript plugin,
+// built with
+//
+//	asc *.ts --path <tmp>/as -O3 --noAssert --runtime incremental \
+//	    --exportStart _initialize --use abort=~lib/kinfer/index/kinferAbort -o <wasm>
+//
+// where <tmp>/as/kinfer holds the SDK package (sdk/assemblyscript, the
+// clone's or the embedded one), so that `import ... from "kinfer"`
+// resolves; the start function becomes _initialize (ABI.md §1) and aborts
+// go to the plugin log before trapping, so the module imports only
+// kinfer_v1.log. asc is found as Options.Asc, $KINFER_ASC,
+// node_modules/.bin/asc in the plugin's folder or above, asc on PATH, or in
+// kinfer/assemblyscript under the user cache directory (where AscInstall
+// puts AscVersion); its toolchain string is "AssemblyScript <version>".
+//
 // Plugins outside the repository. The guest SDKs are carried in the
 // binary (package github.com/kinfer/kinfer at the module root embeds
 // go.mod, abi/*.go, sdk/go/*/*.go and sdk/c/kinfer.h), so that a plugin
@@ -60,6 +95,7 @@
 // Check rebuilds into a temporary directory and compares the bytes with the
 // committed module. It does not build when the local toolchain differs from
 // the recorded one (the bytes could not be expected to match) and returns
-// an error wrapping ErrNoToolchain when go or clang with the wasm32-wasi
-// target is absent.
+// an error wrapping ErrNoToolchain, naming the install command, when go,
+// clang with the wasm32-wasi target, rustc with the wasm32 standard library
+// or asc is absent.
 package build

@@ -84,7 +84,7 @@ func (l Limits) NeedsTrust() []string {
 // Build records how the committed wasm was produced, so that a rebuild can be
 // checked against it (see host/build). Optional.
 type Build struct {
-	Lang      string `toml:"lang"`      // "go" or "c"
+	Lang      string `toml:"lang"`      // "go", "c", "rust" or "assemblyscript"
 	Toolchain string `toml:"toolchain"` // e.g. "go1.26.8", "clang 14.0.6"
 }
 

@@ -214,7 +214,134 @@ func (p *Plugin) certifyModel(ctx context.Context, o CertifyOptions, rng *rand.R
 		}
 		c.Checks = append(c.Checks, fmt.Sprintf("%s: %d points on two instances in opposite orders: identical", exModelVJP, n))
 	}
+	if _, ok := a.(abi.Pullbacker); ok {
+		msg, err := p.certifyPullback(a, b, thetas, x, K, y0, s0, rng)
+		if err != nil {
+			return err
+		}
+		c.Checks = append(c.Checks, msg)
+	}
 	return nil
+}
+
+// PullbackMismatchError is a model whose pullback (capability pullback)
+// disagrees with its own kinfer_model_eval or kinfer_model_vjp: a plugin
+// that lies about its gradient or value (ABI.md §6.1).
+type PullbackMismatchError struct {
+	Plugin string
+	Point  int
+	Detail string
+}
+
+func (e *PullbackMismatchError) Error() string {
+	return fmt.Sprintf("plugin %s: %s at point %d: %s (ABI.md §6.1: the forward pass gives kinfer_model_eval's y, the pullback kinfer_model_vjp's g)",
+		e.Plugin, exModelPullback, e.Point, e.Detail)
+}
+
+// pullbackTol is the relative tolerance of certifyPullback's comparison of
+// the pullback's g with the VJP's: the ABI asks for the same g and
+// recommends the same bits; rounding differences of a different but
+// equivalent order of summation stay far below it.
+const pullbackTol = 1e-9
+
+// certifyPullback checks, at every point: the forward pass's y and status
+// against kinfer_model_eval's (bit for bit), its pullback run twice and on
+// a second instance's tape (bit for bit), and, when the plugin exports its
+// own kinfer_model_vjp, g against the VJP's (within pullbackTol).
+func (p *Plugin) certifyPullback(a, b abi.Model, thetas [][]float64, x []float64, K int, y0 [][]float64, s0 []abi.Status, rng *rand.Rand) (string, error) {
+	d, m := len(p.Spec.Params), len(p.Spec.Outputs)
+	v := make([]float64, K*m)
+	for i := range v {
+		v[i] = rng.NormFloat64()
+	}
+	lie := func(i int, format string, args ...any) error {
+		return &PullbackMismatchError{Plugin: p.Manifest.Name, Point: i, Detail: fmt.Sprintf(format, args...)}
+	}
+	hasVJP := p.exported[exModelVJP] && p.Spec.Has(abi.CapVJP)
+	exact, compared := 0, 0
+	for i, th := range thetas {
+		y := make([]float64, K*m)
+		pa, st := a.(abi.Pullbacker).EvalPullback(th, x, y)
+		if st == abi.Timeout || st == abi.Trap {
+			return "", a.(abi.Faulter).Fault()
+		}
+		if st != s0[i] {
+			return "", lie(i, "%s gives status %v, %s %v", exModelForward, st, exModelEval, s0[i])
+		}
+		if st != abi.OK {
+			continue
+		}
+		if k := sameBits(y, y0[i]); k >= 0 {
+			pa.Release()
+			return "", lie(i, "%s gives y[%d] = %v, %s %v", exModelForward, k, y[k], exModelEval, y0[i][k])
+		}
+		g1, g2, g3 := make([]float64, d), make([]float64, d), make([]float64, d)
+		st1, st2 := pa.Pull(v, g1), pa.Pull(v, g2)
+		pa.Release()
+		pb, stb := b.(abi.Pullbacker).EvalPullback(th, x, make([]float64, K*m))
+		st3 := stb
+		if stb == abi.OK {
+			st3 = pb.Pull(v, g3)
+			pb.Release()
+		}
+		for _, s := range []abi.Status{st1, st2, st3} {
+			if s == abi.Timeout || s == abi.Trap {
+				return "", firstFault(a, b)
+			}
+		}
+		if st1 != st2 || st1 != st3 {
+			return "", p.differ(exModelPullback, i, "statuses %v, %v (the same tape twice) and %v (a second instance)", st1, st2, st3)
+		}
+		if st1 != abi.OK {
+			continue
+		}
+		if k := sameBits(g1, g2); k >= 0 {
+			return "", p.differ(exModelPullback, i, "g[%d] = %v, then %v from the same tape", k, g1[k], g2[k])
+		}
+		if k := sameBits(g1, g3); k >= 0 {
+			return "", p.differ(exModelPullback, i, "g[%d] = %v on one instance, %v on a second", k, g1[k], g3[k])
+		}
+		if !hasVJP {
+			continue
+		}
+		yv, gv := make([]float64, K*m), make([]float64, d)
+		sv := a.(abi.VJP).VJP(th, x, v, yv, gv)
+		if sv == abi.Timeout || sv == abi.Trap {
+			return "", a.(abi.Faulter).Fault()
+		}
+		if sv != abi.OK {
+			return "", lie(i, "status %v, %s %v", st1, exModelVJP, sv)
+		}
+		compared++
+		if sameBits(g1, gv) < 0 {
+			exact++
+			continue
+		}
+		scale := 0.0
+		for _, z := range gv {
+			scale = math.Max(scale, math.Abs(z))
+		}
+		for k := range g1 {
+			if !(math.Abs(g1[k]-gv[k]) <= pullbackTol*scale) {
+				return "", lie(i, "g[%d] = %v, %s gives %v", k, g1[k], exModelVJP, gv[k])
+			}
+		}
+	}
+	msg := fmt.Sprintf("%s then %s: %d points: y identical to %s; g identical from the same tape twice and on a second instance", exModelForward, exModelPullback, len(thetas), exModelEval)
+	if hasVJP {
+		msg += fmt.Sprintf("; g equal to %s's at the %d points with status ok (bit for bit at %d of %d)", exModelVJP, compared, exact, compared)
+	}
+	return msg, nil
+}
+
+// firstFault is the fault of whichever model faulted.
+func firstFault(ms ...abi.Model) error {
+	for _, m := range ms {
+		if err := m.(abi.Faulter).Fault(); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("a plugin call faulted")
 }
 
 // certifyPairs evaluates f at points 0..n−1 on a and n−1..0 on b and

@@ -13,7 +13,11 @@
 //   - Model and Likelihood are backed by a pool of instances (created
 //     lazily up to the worker count, configured with kinfer_configure) and
 //     are safe for concurrent use; a model evaluates a whole batch of θ in
-//     one kinfer_model_eval call (abi.BatchModel).
+//     one kinfer_model_eval call (abi.BatchModel). A model with capability
+//     pullback is also an abi.Pullbacker (pullback.go): its forward pass
+//     hands the host a tape, which the host keeps and hands back to the
+//     backward pass on any instance, so that a gradient takes one forward
+//     pass and no instance is held between the two calls.
 //   - Method is one instance driven by ask/tell.
 //
 // Every guest call runs under the manifest's timeout_ms. A call that times
@@ -22,7 +26,8 @@
 // instance is discarded, the evaluation gets status abi.Timeout or abi.Trap
 // and the component's Fault method returns an *Error naming the plugin and
 // the export. Non-finite model output is the per-point status
-// abi.NonFinite.
+// abi.NonFinite. Outputs are pre-filled with a NaN pattern and read back
+// in one pass that copies and checks them (f64.go; AVX2 on amd64).
 //
 // The sandbox (ABI.md §8) gives no files, environment, arguments or
 // network, frozen clocks and a fixed random_get stream; see sandbox.go for

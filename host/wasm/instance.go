@@ -41,6 +41,8 @@ const (
 	exMethodLoad
 	exMethodProblem
 	exMethodTellLSQ
+	exModelForward
+	exModelPullback
 	numExports
 )
 
@@ -70,6 +72,8 @@ var exportSig = [numExports]struct{ name, sig string }{
 	exMethodLoad:    {"kinfer_method_load", "ii:i"},
 	exMethodProblem: {"kinfer_method_problem", "iiiiiii:i"},
 	exMethodTellLSQ: {"kinfer_method_tell_lsq", "iiiiiiiii:i"},
+	exModelForward:  {"kinfer_model_forward", "iiiii:i"},
+	exModelPullback: {"kinfer_model_pullback", "iiiiiii:i"},
 }
 
 func (e export) String() string { return exportSig[e].name }

@@ -252,6 +252,7 @@ var capExport = map[abi.Capability]struct {
 	abi.CapSigmaFree:       {abi.KindLikelihood, nil},
 	abi.CapBatch:           {abi.KindLikelihood, []export{exLikEvalBatch}},
 	abi.CapRowsIndependent: {abi.KindModel, nil},
+	abi.CapPullback:        {abi.KindModel, []export{exModelForward, exModelPullback}},
 	abi.CapCheckpoint:      {abi.KindMethod, []export{exMethodSave, exMethodLoad}},
 	abi.CapLeastSquares:    {abi.KindMethod, []export{exMethodProblem, exMethodTellLSQ}},
 }

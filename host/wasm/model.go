@@ -14,7 +14,8 @@ import (
 // The value is safe for concurrent use and implements abi.Model,
 // abi.BatchModel (one kinfer_model_eval call per batch), abi.Faulter and
 // io.Closer, and abi.Jacobian / abi.VJP exactly when the spec lists the
-// capability. Every guest call runs under ctx (cancelling it interrupts the
+// capability; with capability pullback also abi.Pullbacker, and abi.VJP
+// (by kinfer_model_vjp when exported, else forward then pullback). Every guest call runs under ctx (cancelling it interrupts the
 // plugin) and timeout_ms.
 //
 // One instance is created and configured at once, so that a refused
@@ -29,6 +30,13 @@ func (p *Plugin) Model(ctx context.Context, settings []float64, workers int) (ab
 	}
 	w := &model{pool: pl, spec: p.Spec, d: len(p.Spec.Params), c: len(p.Spec.Conditions), m: len(p.Spec.Outputs)}
 	hasJ, hasV := p.Spec.Has(abi.CapJacobian), p.Spec.Has(abi.CapVJP)
+	if p.Spec.Has(abi.CapPullback) {
+		// A VJP too: its own export, or forward then pullback.
+		if hasJ {
+			return modelJacPB{w}, nil
+		}
+		return modelPB{w}, nil
+	}
 	switch {
 	case hasJ && hasV:
 		return modelJacVJP{w}, nil
@@ -51,6 +59,8 @@ type model struct {
 type modelJac struct{ *model }
 type modelVJP struct{ *model }
 type modelJacVJP struct{ *model }
+type modelPB struct{ *model }    // capability pullback (pullback.go)
+type modelJacPB struct{ *model } // jacobian and pullback
 
 var (
 	_ abi.BatchModel      = (*model)(nil)
@@ -60,6 +70,11 @@ var (
 	_ abi.VJP             = modelVJP{}
 	_ abi.Jacobian        = modelJacVJP{}
 	_ abi.VJP             = modelJacVJP{}
+	_ abi.VJP             = modelPB{}
+	_ abi.Pullbacker      = modelPB{}
+	_ abi.Jacobian        = modelJacPB{}
+	_ abi.VJP             = modelJacPB{}
+	_ abi.Pullbacker      = modelJacPB{}
 )
 
 func (w *model) Spec() abi.Spec { return w.spec }

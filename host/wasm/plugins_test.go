@@ -42,7 +42,8 @@ var sharedRT = sync.OnceValues(func() (*Runtime, error) {
 // testPlugins are the plugins these tests use, compiled in parallel on the
 // first use of any (a cold cache under -race costs ~10 s per Go plugin).
 var testPlugins = []string{
-	"plugins/go/ligament", "plugins/c/ligament", "plugins/go/studentt", "plugins/go/metropolis",
+	"plugins/go/ligament", "plugins/c/ligament", "plugins/rust/ligament", "plugins/assemblyscript/ligament",
+	"plugins/go/studentt", "plugins/go/metropolis",
 	"host/testdata/plugins/spin", "plugins/c/laplace", "plugins/c/gaussnewton",
 }
 
@@ -100,7 +101,8 @@ func loadPlugin(t testing.TB, rel string) *Plugin {
 }
 
 // relTol is the agreement required between the builtin ligament and its
-// WASM twins (the Go plugin runs the same code, the C one the same formulas).
+// WASM twins (the Go plugin runs the same code, the C, Rust and
+// AssemblyScript ones the same formulas).
 const relTol = 1e-12
 
 func close2(a, b float64) bool {
@@ -129,7 +131,7 @@ func TestLigamentTwins(t *testing.T) {
 	}
 	thetas, x := ligamentGrid()
 	K := len(x)
-	for _, rel := range []string{"plugins/go/ligament", "plugins/c/ligament"} {
+	for _, rel := range []string{"plugins/go/ligament", "plugins/c/ligament", "plugins/rust/ligament", "plugins/assemblyscript/ligament"} {
 		t.Run(filepath.Base(filepath.Dir(rel)), func(t *testing.T) {
 			p := loadPlugin(t, rel)
 			m, err := p.Model(context.Background(), []float64{refLength}, 2)
@@ -177,6 +179,91 @@ func TestLigamentTwins(t *testing.T) {
 	}
 }
 
+// The C ligament's pullback (capability pullback, kinfer.h's
+// model_forward and model_pullback): y is Eval's bit for bit, and g equals
+// vᵀ·J of the plugin's own Jacobian (rel. 1e-12: the same products, summed
+// in another order) and of central differences of Eval (rel. 1e-6 away
+// from the kinks of Eq. 1, where a difference straddling a kink is
+// skipped), over the ligament grid; the host's VJP (forward then pullback)
+// gives the same g.
+func TestLigamentCPullback(t *testing.T) {
+	const refLength, tolJ, tolFD = 30, 1e-12, 1e-6
+	p := loadPlugin(t, "plugins/c/ligament")
+	m, err := p.Model(context.Background(), []float64{refLength}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.(interface{ Close() error }).Close()
+	pbr, ok := m.(abi.Pullbacker)
+	if !ok {
+		t.Fatal("ligament-c lists pullback but is not an abi.Pullbacker")
+	}
+	thetas, x := ligamentGrid()
+	K := len(x)
+	v := make([]float64, 2*K)
+	for i := range v {
+		v[i] = math.Sin(float64(i)) // mixed signs, no zeros
+	}
+	y, ye, jac := make([]float64, 2*K), make([]float64, 2*K), make([]float64, 4*K)
+	g, gv := make([]float64, 2), make([]float64, 2)
+	for _, th := range thetas {
+		pb, st := pbr.EvalPullback(th, x, y)
+		if st != abi.OK {
+			t.Fatalf("θ %v: %v (%v)", th, st, m.(abi.Faulter).Fault())
+		}
+		if st := pb.Pull(v, g); st != abi.OK {
+			t.Fatal(st)
+		}
+		pb.Release()
+		m.Eval(th, x, ye)
+		if k := sameBits(y, ye); k >= 0 {
+			t.Fatalf("θ %v: forward y[%d] = %v, Eval %v", th, k, y[k], ye[k])
+		}
+		m.(abi.Jacobian).Jacobian(th, x, ye, jac)
+		for j := 0; j < 2; j++ {
+			want, scale := 0.0, 0.0
+			for r := 0; r < 2*K; r++ {
+				want += v[r] * jac[r*2+j]
+				scale += math.Abs(v[r] * jac[r*2+j])
+			}
+			if math.Abs(g[j]-want) > tolJ*scale {
+				t.Errorf("θ %v: g[%d] = %.17g, vᵀJ %.17g", th, j, g[j], want)
+			}
+		}
+		if st := m.(abi.VJP).VJP(th, x, v, ye, gv); st != abi.OK || sameBits(g, gv) >= 0 {
+			t.Fatalf("θ %v: host VJP %v %v, pullback %v", th, st, gv, g)
+		}
+		// Central differences, row by row, skipping rows whose strain is
+		// within the step of a kink of Eq. 1 (ε = 0 or 2ε_l).
+		for j := 0; j < 2; j++ {
+			h := 1e-6 * math.Max(1, math.Abs(th[j]))
+			tp, tm := slices.Clone(th), slices.Clone(th)
+			tp[j] += h
+			tm[j] -= h
+			yp, ym := make([]float64, 2*K), make([]float64, 2*K)
+			m.Eval(tp, x, yp)
+			m.Eval(tm, x, ym)
+			fd, scale := 0.0, 0.0
+			smooth := true
+			for i := 0; i < K; i++ {
+				for _, kink := range []float64{0, 0.06} {
+					if (yp[2*i+1]-kink)*(ym[2*i+1]-kink) <= 0 {
+						smooth = false
+					}
+				}
+				for o := 0; o < 2; o++ {
+					d := v[2*i+o] * (yp[2*i+o] - ym[2*i+o]) / (tp[j] - tm[j])
+					fd += d
+					scale += math.Abs(d)
+				}
+			}
+			if smooth && math.Abs(g[j]-fd) > tolFD*math.Max(scale, 1e-300) {
+				t.Errorf("θ %v: g[%d] = %.12g, central differences %.12g", th, j, g[j], fd)
+			}
+		}
+	}
+}
+
 func BenchmarkLigament(b *testing.B) {
 	const refLength, nTheta, nCond = 30, 64, 100
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -207,7 +294,9 @@ func BenchmarkLigament(b *testing.B) {
 		name, rel string
 		unmetered bool
 	}{{"go-plugin", "plugins/go/ligament", false}, {"c-plugin", "plugins/c/ligament", false},
-		{"go-plugin-unmetered", "plugins/go/ligament", true}, {"c-plugin-unmetered", "plugins/c/ligament", true}} {
+		{"rust-plugin", "plugins/rust/ligament", false}, {"as-plugin", "plugins/assemblyscript/ligament", false},
+		{"go-plugin-unmetered", "plugins/go/ligament", true}, {"c-plugin-unmetered", "plugins/c/ligament", true},
+		{"rust-plugin-unmetered", "plugins/rust/ligament", true}, {"as-plugin-unmetered", "plugins/assemblyscript/ligament", true}} {
 		b.Run(c.name, func(b *testing.B) {
 			p := loadPlugin(b, c.rel)
 			if c.unmetered {
@@ -541,6 +630,33 @@ func BenchmarkArm(b *testing.B) {
 				}
 			})
 		})
+		// A value and its gradient: what one point of a gradient-based
+		// method costs, the fused way (abi.Pullbacker, capability pullback
+		// for the plugin) and the unfused way (Eval, then the VJP).
+		b.Run("value+grad/eval+vjp", func(b *testing.B) {
+			cpuPer(b, rows, "ns/row", func() {
+				if st := mdl.Eval(theta, x, y); st != abi.OK {
+					b.Fatal(st)
+				}
+				if st := mdl.(abi.VJP).VJP(theta, x, v, y, g); st != abi.OK {
+					b.Fatal(st)
+				}
+			})
+		})
+		if pbr, ok := mdl.(abi.Pullbacker); ok {
+			b.Run("value+grad/pullback", func(b *testing.B) {
+				cpuPer(b, rows, "ns/row", func() {
+					pb, st := pbr.EvalPullback(theta, x, y)
+					if st != abi.OK {
+						b.Fatal(st)
+					}
+					if st := pb.Pull(v, g); st != abi.OK {
+						b.Fatal(st)
+					}
+					pb.Release()
+				})
+			})
+		}
 	}
 	b.Run("builtin", func(b *testing.B) {
 		mdl, err := arm.New(settings)
@@ -651,5 +767,26 @@ func BenchmarkMeter(b *testing.B) {
 				})
 			})
 		}
+	}
+}
+
+// The Rust and AssemblyScript SDKs pass a refusal of the settings to the
+// host with the plugin's message, and their spec matches the builtin's
+// parameters, conditions, outputs and settings (only the name differs).
+func TestRustAndAssemblyScriptSDKErrors(t *testing.T) {
+	for _, c := range []struct{ rel, name string }{
+		{"plugins/rust/ligament", "ligament-rust"}, {"plugins/assemblyscript/ligament", "ligament-as"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := loadPlugin(t, c.rel)
+			_, err := p.Model(context.Background(), []float64{0}, 1)
+			wantErr(t, err, "kinfer_configure returned 2", c.name+": ref_length_mm must be > 0, got 0")
+			spec, want := p.Spec, ligament.Spec
+			if spec.Name != c.name || !slices.Equal(spec.Params, want.Params) || !slices.Equal(spec.Conditions, want.Conditions) ||
+				len(spec.Outputs) != len(want.Outputs) || len(spec.Settings) != 1 || spec.Settings[0].Name != "ref_length_mm" ||
+				!spec.Settings[0].Required || !slices.Equal(spec.Capabilities, want.Capabilities) {
+				t.Errorf("spec %+v\nwant the builtin's %+v", spec, want)
+			}
+		})
 	}
 }

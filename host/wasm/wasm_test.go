@@ -1018,8 +1018,9 @@ func TestClosed(t *testing.T) {
 }
 
 // BenchmarkF64IO compares ways of moving f64 slices across the boundary:
-// one api.Memory.Read view encoded with encoding/binary (what the package
-// does) against per-element api.Memory.WriteFloat64Le/ReadFloat64Le.
+// one api.Memory.Read view reinterpreted in place (what the package does)
+// against per-element api.Memory.WriteFloat64Le/ReadFloat64Le, and the
+// host's pre-fill of output buffers with the unwritten pattern.
 func BenchmarkF64IO(b *testing.B) {
 	r := newRT(b, nil)
 	p := load(b, r, testManifest("quad", "model.wasm", abi.KindModel, 0, 0))
@@ -1063,6 +1064,17 @@ func BenchmarkF64IO(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/f64")
 	})
+	b.Run("read/view+check-portable", func(b *testing.B) {
+		saved := useAVX2
+		useAVX2 = false // the Go copy then check, as on a CPU without AVX2
+		defer func() { useAVX2 = saved }()
+		for b.Loop() {
+			if _, err := in.readOut(exModelEval, "v", off, v); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/f64")
+	})
 	b.Run("read/ReadFloat64Le", func(b *testing.B) {
 		for b.Loop() {
 			for i := range v {
@@ -1071,6 +1083,15 @@ func BenchmarkF64IO(b *testing.B) {
 					b.Fatal("out of range")
 				}
 				v[i] = x
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/f64")
+	})
+	// Last: it leaves the unwritten pattern in the buffer.
+	b.Run("prefill", func(b *testing.B) {
+		for b.Loop() {
+			if err := in.prefill(exModelEval, off, n); err != nil {
+				b.Fatal(err)
 			}
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/f64")

@@ -42,6 +42,18 @@
  *     // capability "vjp": y (K×m) and g = vᵀ·∂y/∂θ (d), v has K·m values.
  *     int model_vjp(const double *theta, int K, const double *x,
  *                   const double *v, double *y, double *g);
+ *     // capability "pullback" (ABI.md §6.1), both functions: a forward pass
+ *     // that writes y exactly as model_eval does and points *tape at *n
+ *     // doubles of its own (what the backward pass needs; they must stay
+ *     // valid until the next call, e.g. a buffer it reuses), and the
+ *     // backward pass, which gets the same θ and x, a copy of that tape
+ *     // and v, and writes g = vᵀ·∂y/∂θ (the g model_vjp would give). The
+ *     // two may run on different instances: keep no other state.
+ *     int model_forward(const double *theta, int K, const double *x,
+ *                       double *y, const double **tape, int *n);
+ *     int model_pullback(const double *theta, int K, const double *x,
+ *                        const double *tape, int n, const double *v,
+ *                        double *g);
  *
  * ---------------------------------------------------------------------------
  * A LIKELIHOOD (ABI.md §6.2)
@@ -151,6 +163,11 @@ int model_jacobian(const double *theta, int K, const double *x, double *y,
                    double *jac) __attribute__((weak));
 int model_vjp(const double *theta, int K, const double *x, const double *v,
               double *y, double *g) __attribute__((weak));
+int model_forward(const double *theta, int K, const double *x, double *y,
+                  const double **tape, int *n) __attribute__((weak));
+int model_pullback(const double *theta, int K, const double *x,
+                   const double *tape, int n, const double *v, double *g)
+    __attribute__((weak));
 #endif
 
 #ifdef KINFER_LIKELIHOOD
@@ -344,6 +361,9 @@ static int kinfer__check(void) {
     return kinfer__fail_check("kinfer.h: a model spec needs at least one param and one output%s", "");
   if (!kinfer__capfn("jacobian", model_jacobian != 0, "model_jacobian")) return 0;
   if (!kinfer__capfn("vjp", model_vjp != 0, "model_vjp")) return 0;
+  if ((model_forward != 0) != (model_pullback != 0))
+    return kinfer__fail_check("kinfer.h: capability pullback needs both model_forward and model_pullback%s", "");
+  if (!kinfer__capfn("pullback", model_forward != 0, "model_forward")) return 0;
 #else
   if (!kind || !kinfer__streq(kind, "likelihood"))
     return kinfer__fail_check("kinfer.h: compiled with KINFER_LIKELIHOOD but the spec's kind is not %s", "\"likelihood\"");
@@ -451,6 +471,31 @@ int32_t kinfer_model_vjp(const double *theta, int32_t K, const double *x, const 
   if (rc) return rc;
   if (!model_vjp || K < 0) return kinfer_error(KINFER_FAILED, "kinfer_model_vjp: not available");
   return kinfer__status(model_vjp(theta, K, x, v, y, g));
+}
+
+KINFER__EXPORT("kinfer_model_forward")
+int32_t kinfer_model_forward(const double *theta, int32_t K, const double *x, double *y,
+                             int64_t *tape) {
+  int32_t rc = kinfer__ready();
+  if (rc) return rc;
+  if (!model_forward || K < 0) return kinfer_error(KINFER_FAILED, "kinfer_model_forward: not available");
+  const double *t = NULL;
+  int n = 0;
+  int32_t st = kinfer__status(model_forward(theta, K, x, y, &t, &n));
+  if (st != KINFER_OK) return st;
+  if (n < 0 || (n > 0 && !t))
+    return kinfer_error(KINFER_FAILED, "model_forward returned a tape of %d values at %p", n, (const void *)t);
+  *tape = kinfer__span(t, (uint32_t)n);
+  return KINFER_OK;
+}
+
+KINFER__EXPORT("kinfer_model_pullback")
+int32_t kinfer_model_pullback(const double *theta, int32_t K, const double *x,
+                              const double *tape, int32_t n, const double *v, double *g) {
+  int32_t rc = kinfer__ready();
+  if (rc) return rc;
+  if (!model_pullback || K < 0 || n < 0) return kinfer_error(KINFER_FAILED, "kinfer_model_pullback: not available");
+  return kinfer__status(model_pullback(theta, K, x, tape, n, v, g));
 }
 
 #endif /* KINFER_MODEL */

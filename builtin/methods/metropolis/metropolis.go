@@ -276,11 +276,12 @@ func (m *Method) propose() {
 	s := &m.st
 	d := s.D
 	sl := math.Exp(0.5 * s.LogLambda)
-	z := make([]float64, d)
+	var walk mcmc.Walker
+	walk.SetFactor(s.Chol, d)
 	s.Proposals = make([][]float64, m.cfg.Chains)
 	for c := range m.cfg.Chains {
 		y := make([]float64, d)
-		mcmc.RandomWalk(m.rands[c], y, s.X[c], s.Chol, sl, z)
+		walk.Step(m.rands[c], y, s.X[c], sl)
 		s.Proposals[c] = y
 	}
 }

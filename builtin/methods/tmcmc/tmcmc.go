@@ -243,7 +243,7 @@ type Method struct {
 	wbuf    []float64
 	pts     [][]float64
 	handout []float64
-	z       []float64
+	walk    mcmc.Walker // the random walk of the current sub-step
 }
 
 // Spec implements abi.Method.
@@ -293,7 +293,6 @@ func (m *Method) Init(p abi.Problem) error {
 	}
 	m.wbuf = make([]float64, n)
 	m.pts = make([][]float64, n)
-	m.z = make([]float64, d)
 	m.inited = true
 	return nil
 }
@@ -344,9 +343,10 @@ func (m *Method) propose() {
 	if len(s.Proposals) != len(s.X) {
 		s.Proposals, s.ProposalsU, s.PropLogJ = make(f64s, len(s.X)), make(f64s, len(s.X)), make(f64s, m.cfg.Chains)
 	}
+	m.walk.SetFactor(s.Chol, d)
 	for k := range m.cfg.Chains {
 		pu := s.ProposalsU[k*d : (k+1)*d]
-		mcmc.RandomWalk(m.rnd, pu, s.U[k*d:(k+1)*d], s.Chol, s.Beta, m.z)
+		m.walk.Step(m.rnd, pu, s.U[k*d:(k+1)*d], s.Beta)
 		s.PropLogJ[k] = m.toTheta(pu, s.Proposals[k*d:(k+1)*d])
 	}
 }

@@ -3,6 +3,7 @@ package arm
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/kinfer/kinfer/abi"
@@ -570,6 +571,63 @@ func (p *pullback) Pull(v, g []float64) abi.Status {
 		e.Load(p.tape[k*n : (k+1)*n])
 		if !e.AddVJP(vk) {
 			return abi.Failed // g still all zero
+		}
+	}
+	e.GradVJP(g)
+	return abi.OK
+}
+
+// EvalTape implements abi.TapePullbacker (what the Go plugin serves as
+// capability pullback): EvalPullback with the rows' tape (TapeLen values
+// per row) returned in tape instead of kept.
+func (m *Model) EvalTape(theta, x, y, tape []float64) ([]float64, abi.Status) {
+	e, st := m.evaluator(theta, x, y)
+	if st != abi.OK {
+		return tape, st
+	}
+	defer m.pool.Put(e)
+	K, n := len(x)/NConditions, e.TapeLen()
+	tape = slices.Grow(tape[:0], K*n)[:K*n]
+	for k := 0; k < K; k++ {
+		r := x[k*NConditions : (k+1)*NConditions]
+		if !e.Accel(r[:NDoF], r[NDoF:2*NDoF], r[2*NDoF:], y[k*NOutputs:(k+1)*NOutputs]) {
+			return tape, abi.Failed
+		}
+		e.Save(tape[k*n : (k+1)*n])
+	}
+	return tape, abi.OK
+}
+
+// PullTape implements abi.TapePullbacker: Pull from a tape of EvalTape at
+// the same θ and x, on an evaluator set to θ (SetTheta is deterministic,
+// so g equals VJP's bit for bit, like Pull's).
+func (m *Model) PullTape(theta, x, tape, v, g []float64) abi.Status {
+	K := len(x) / NConditions
+	if st := checkCotangent(K, v, g); st != abi.OK {
+		return st
+	}
+	if len(x)%NConditions != 0 {
+		return abi.Invalid
+	}
+	e := m.pool.Get().(*Evaluator)
+	defer m.pool.Put(e)
+	if st := e.SetTheta(theta); st != abi.OK {
+		return st
+	}
+	n := e.TapeLen()
+	if len(tape) != K*n {
+		return abi.Invalid
+	}
+	e.ResetVJP()
+	for k := 0; k < K; k++ {
+		vk := v[k*NOutputs : (k+1)*NOutputs]
+		if vk[0] == 0 && vk[1] == 0 && vk[2] == 0 && vk[3] == 0 && vk[4] == 0 {
+			continue
+		}
+		e.Load(tape[k*n : (k+1)*n])
+		if !e.AddVJP(vk) {
+			clear(g)
+			return abi.Failed
 		}
 	}
 	e.GradVJP(g)

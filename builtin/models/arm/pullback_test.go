@@ -212,3 +212,67 @@ func BenchmarkPullback10k(b *testing.B) {
 		p.Release()
 	}
 }
+
+// The stateless form (abi.TapePullbacker, served by the Go plugin as
+// capability pullback): EvalTape's y is Eval's and PullTape's g is VJP's,
+// bit for bit, on 300 training rows at random θ, with an evaluator used
+// for another θ in between (so PullTape depends on θ, x and the tape
+// only); a tape of the wrong length or a NaN cotangent is Invalid with g
+// zero.
+func TestTapeEqualsEvalAndVJP(t *testing.T) {
+	rng := rand.New(rand.NewPCG(45, 46))
+	x := trainRows(t, 300, 33)
+	K := len(x) / NConditions
+	m := NewModel(DefaultDamping)
+	var tp abi.TapePullbacker = m
+	var tape []float64
+	for trial := 0; trial < 3; trial++ {
+		theta := randomTheta(rng)
+		want := make([]float64, K*NOutputs)
+		if st := m.Eval(theta, x, want); st != abi.OK {
+			t.Fatal(st)
+		}
+		y := make([]float64, K*NOutputs)
+		var st abi.Status
+		tape, st = tp.EvalTape(theta, x, y, tape)
+		if st != abi.OK || len(tape) != K*148 {
+			t.Fatalf("EvalTape: %v, %d values", st, len(tape))
+		}
+		if sameBitsAt(y, want) >= 0 {
+			i := sameBitsAt(y, want)
+			t.Fatalf("y[%d]: EvalTape %.17g, Eval %.17g", i, y[i], want[i])
+		}
+		m.Eval(randomTheta(rng), x, make([]float64, K*NOutputs)) // another θ on the pool's evaluators
+		v := randomCotangent(rng, K*NOutputs)
+		for k := 0; k < K; k += 5 {
+			copy(v[k*NOutputs:(k+1)*NOutputs], make([]float64, NOutputs))
+		}
+		wantG, g := make([]float64, NParams), make([]float64, NParams)
+		if st := m.VJP(theta, x, v, make([]float64, K*NOutputs), wantG); st != abi.OK {
+			t.Fatal(st)
+		}
+		if st := tp.PullTape(theta, x, tape, v, g); st != abi.OK {
+			t.Fatal(st)
+		}
+		if i := sameBitsAt(g, wantG); i >= 0 {
+			t.Fatalf("trial %d: g[%d] (%s): PullTape %.17g, VJP %.17g", trial, i, Spec.Params[i].Name, g[i], wantG[i])
+		}
+		if st := tp.PullTape(theta, x, tape[:len(tape)-1], v, g); st != abi.Invalid || g[0] != 0 {
+			t.Fatalf("short tape: %v, g[0] %v", st, g[0])
+		}
+		v[3] = math.NaN()
+		if st := tp.PullTape(theta, x, tape, v, g); st != abi.Invalid {
+			t.Fatalf("NaN cotangent: %v", st)
+		}
+	}
+}
+
+// sameBitsAt is the first index where a and b differ bit for bit, or −1.
+func sameBitsAt(a, b []float64) int {
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return i
+		}
+	}
+	return -1
+}

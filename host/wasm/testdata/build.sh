@@ -8,6 +8,10 @@ WASI="clang --target=wasm32-wasi -O2 -mexec-model=reactor -Wl,--strip-all"
 $FREE -o model.wasm testmod.c
 $FREE -DNOCAPS -o model_nocaps.wasm testmod.c
 $FREE -DSTATEFUL -o stateful.wasm testmod.c
+$FREE -DPULLBACK -o pullback.wasm testmod.c
+$FREE -DPULLBACK_ONLY -o pullback_only.wasm testmod.c
+$FREE -DPULLBACK -DPULLBACK_LIE=1 -o pullback_lie.wasm testmod.c
+$FREE -DPULLBACK -DPULLBACK_LIE=2 -o pullback_liey.wasm testmod.c
 $FREE -DKIND_LIK -o lik.wasm testmod.c
 $FREE -DKIND_LIK -DLIK_BATCH -o lik_batch.wasm testmod.c
 $FREE -DKIND_METHOD -o method.wasm testmod.c

@@ -13,6 +13,15 @@
 //   NOCAPS                  model spec lists no capabilities (exports stay)
 //   NO_VJP_EXPORT           lists "vjp" but does not export kinfer_model_vjp
 //   BAD_SIG                 kinfer_model_eval with a wrong signature
+//   PULLBACK                lists "pullback" (with "jacobian", "vjp") and
+//                           exports kinfer_model_forward/_pullback; a =
+//                           901 leaves the tape span unwritten, 902 gives
+//                           an out-of-bounds tape, 903 a tape too long,
+//                           904 a pullback that does not write g
+//   PULLBACK_ONLY           PULLBACK, listing only "pullback" (the host's
+//                           VJP is forward then pullback)
+//   PULLBACK_LIE=1          PULLBACK whose g[1] is 1.5 times the VJP's
+//   PULLBACK_LIE=2          PULLBACK whose forward y[0] differs from eval's
 
 #include <stdint.h>
 
@@ -123,6 +132,10 @@ static const char spec[] = "{\"kind\":\"method\",\"name\":\"grid\",\"version\":\
 #endif
 #if defined(NOCAPS)
 #define CAPS "[]"
+#elif defined(PULLBACK_ONLY)
+#define CAPS "[\"pullback\"]"
+#elif defined(PULLBACK)
+#define CAPS "[\"jacobian\",\"vjp\",\"pullback\"]"
 #else
 #define CAPS "[\"jacobian\",\"vjp\"]"
 #endif
@@ -255,6 +268,49 @@ EXPORT(kinfer_model_vjp) int kinfer_model_vjp(const double *theta, int K, const 
 		g[0] += v[2 * k] * scale * x[k] + v[2 * k + 1] * scale * x[k] * x[k];
 		g[1] += v[2 * k] * scale;
 	}
+	return 0;
+}
+#endif
+
+#if defined(PULLBACK) || defined(PULLBACK_ONLY)
+// Capability pullback: the tape holds, per row, scale·x and scale·x·x
+// (∂y1/∂a and ∂y2/∂a), so that the pullback's arithmetic is the VJP's.
+#ifndef PULLBACK_LIE
+#define PULLBACK_LIE 0
+#endif
+static double tapebuf[2 * 4096];
+EXPORT(kinfer_model_forward) int kinfer_model_forward(const double *theta, int K, const double *x, double *y, int64_t *tape) {
+	double a = theta[0], b = theta[1];
+	special(a, b);
+	if (a < -500) return 2;
+	if (K > 4096) { set_err("forward: K > 4096 (test)"); return 1; }
+	for (int k = 0; k < K; k++) {
+		y[2 * k] = scale * (a * x[k] + b);
+		y[2 * k + 1] = scale * a * x[k] * x[k];
+		tapebuf[2 * k] = scale * x[k];
+		tapebuf[2 * k + 1] = scale * x[k] * x[k];
+	}
+	if (PULLBACK_LIE == 2 && K > 0) y[0] += 1e-9 * y[0] + 1e-300;
+	if (a == 901) return 0;
+	int64_t ptr = (int64_t)(uintptr_t)tapebuf, n = 2 * (int64_t)K;
+	if (a == 902) ptr = 0xfffffff0;
+	if (a == 903) n = (int64_t)1 << 24;
+	*tape = (n << 32) | ptr;
+	return 0;
+}
+EXPORT(kinfer_model_pullback) int kinfer_model_pullback(const double *theta, int K, const double *x, const double *tape, int n, const double *v, double *g) {
+	double a = theta[0], b = theta[1];
+	(void)x;
+	special(a, b);
+	if (a < -500) return 2;
+	if (n != 2 * K) { set_err("pullback: tape of the wrong length"); return 1; }
+	if (a == 904) return 0;
+	g[0] = g[1] = 0;
+	for (int k = 0; k < K; k++) {
+		g[0] += v[2 * k] * tape[2 * k] + v[2 * k + 1] * tape[2 * k + 1];
+		g[1] += v[2 * k] * scale;
+	}
+	if (PULLBACK_LIE == 1) g[1] *= 1.5;
 	return 0;
 }
 #endif

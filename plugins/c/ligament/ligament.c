@@ -34,7 +34,7 @@ const char kinfer_spec[] =
     "{\"name\":\"strain\",\"unit\":\"1\",\"doc\":\"ligament strain, Eq. 2\"}],"
     "\"settings\":[{\"name\":\"ref_length_mm\",\"unit\":\"mm\",\"default\":0,\"required\":true,"
     "\"doc\":\"reference length L_r (length at the reference position)\"}],"
-    "\"capabilities\":[\"jacobian\",\"rows_independent\"]}";
+    "\"capabilities\":[\"jacobian\",\"pullback\",\"rows_independent\"]}";
 
 /* ε_l of Eq. 1: "an experimentally fitted parameter equal to 0.03". */
 #define EPS_L 0.03
@@ -88,5 +88,51 @@ int model_jacobian(const double *theta, int K, const double *x, double *y, doubl
     r[2] = 0;
     r[3] = dedr;
   }
+  return KINFER_OK;
+}
+
+/* Capability pullback (ABI.md §6.1): the forward pass keeps, per row,
+ * ∂F/∂k = F/k, ∂F/∂ε_r = dF/dε · L/L_r and ∂ε/∂ε_r = L/L_r (the Jacobian's
+ * nonzero entries, as model_jacobian computes them); the backward pass sums
+ * g = vᵀ·∂y/∂θ over the rows from that tape alone. The tape buffer grows
+ * with K and is reused: it stays valid until the next call (kinfer.h). */
+static double *tape_buf;
+static int tape_cap;
+
+int model_forward(const double *theta, int K, const double *x, double *y, const double **tape, int *n) {
+  if (3 * K > tape_cap) {
+    double *t = realloc(tape_buf, 3 * (size_t)K * sizeof *t);
+    if (!t) return kinfer_error(KINFER_FAILED, "ligament-c: no memory for a tape of %d rows", K);
+    tape_buf = t;
+    tape_cap = 3 * K;
+  }
+  double k = theta[0], epsr = theta[1], dfde;
+  for (int i = 0; i < K; i++) {
+    double dedr = x[i] / ref_length;
+    double e = ((1 + epsr) * x[i] - ref_length) / ref_length; /* Eq. 2 */
+    double f = force(k, e, &dfde);
+    y[2 * i] = f;
+    y[2 * i + 1] = e;
+    tape_buf[3 * i] = f / k;
+    tape_buf[3 * i + 1] = dfde * dedr;
+    tape_buf[3 * i + 2] = dedr;
+  }
+  *tape = tape_buf;
+  *n = 3 * K;
+  return KINFER_OK;
+}
+
+int model_pullback(const double *theta, int K, const double *x, const double *tape, int n, const double *v, double *g) {
+  (void)theta;
+  (void)x;
+  if (n != 3 * K) return kinfer_error(KINFER_INVALID, "ligament-c: a tape of %d values for %d rows", n, K);
+  double gk = 0, ge = 0;
+  for (int i = 0; i < K; i++) {
+    const double *t = tape + 3 * i;
+    gk += v[2 * i] * t[0];
+    ge += v[2 * i] * t[1] + v[2 * i + 1] * t[2];
+  }
+  g[0] = gk;
+  g[1] = ge;
   return KINFER_OK;
 }

@@ -1,7 +1,8 @@
 // Command arm is kinfer's builtin 5-DoF arm (builtin/models/arm: ABA
 // forward dynamics, eight MuJoCo Hill muscles, 54 parameters) served as a
 // WebAssembly plugin through the Go SDK, with its exact gradient (the VJP
-// export, capability "vjp"). It is the plugin twin the Diff-MSM issue
+// export, capability "vjp"), and the fused value-and-gradient pass
+// (capability "pullback"). It is the plugin twin the Diff-MSM issue
 // compares with the builtin: the same Adam trajectory through the ABI.
 //
 // Build (from the repository root):
@@ -10,6 +11,9 @@
 package main
 
 import (
+	"slices"
+
+	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/builtin/models/arm"
 	"github.com/kinfer/kinfer/sdk/go/model"
 )
@@ -17,6 +21,10 @@ import (
 func init() {
 	spec := arm.Spec
 	spec.Name = "arm-go"
+	// Capability pullback (ABI.md §6.1): a gradient takes one forward
+	// pass, whose per-row tape the host hands back to the backward pass
+	// (abi.TapePullbacker, implemented by the builtin model).
+	spec.Capabilities = append(slices.Clone(spec.Capabilities), abi.CapPullback)
 	model.ServeNew(spec, arm.New)
 }
 

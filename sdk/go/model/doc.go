@@ -1,7 +1,8 @@
 // Package model serves an abi.Model as a kinfer WebAssembly plugin (ABI.md
 // §6.1). Importing it adds the model exports (kinfer_model_eval,
-// kinfer_model_jacobian, kinfer_model_vjp) and, through package guest, the
-// exports every plugin has.
+// kinfer_model_jacobian, kinfer_model_vjp, kinfer_model_forward,
+// kinfer_model_pullback) and, through package guest, the exports every
+// plugin has.
 //
 // A model without settings is a value and one call:
 //
@@ -14,7 +15,11 @@
 //	func main() {}
 //
 // Serve lists the capability "jacobian" if the value implements
-// abi.Jacobian and "vjp" if it implements abi.VJP.
+// abi.Jacobian, "vjp" if it implements abi.VJP, and "pullback" if it
+// implements abi.TapePullbacker: a forward pass that returns its tape and
+// a backward pass from θ, x and that tape, so that a gradient takes one
+// forward pass (the host keeps the tape between the two calls; the server
+// keeps the last tape's storage until the next forward pass).
 //
 // A model with settings (a reference length, a variant) gives its spec and
 // a constructor, which kinfer_configure calls with the study's values in

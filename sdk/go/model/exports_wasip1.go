@@ -5,6 +5,7 @@ package model
 import (
 	"unsafe"
 
+	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/sdk/go/guest"
 )
 
@@ -42,4 +43,33 @@ func kinferModelVJP(theta unsafe.Pointer, K int32, x, v, y, g unsafe.Pointer) in
 	nk := int(K)
 	return int32(s.vjpOne(guest.F64s(theta, s.d), guest.F64s(x, nk*s.c), guest.F64s(v, nk*s.m),
 		guest.F64s(y, nk*s.m), guest.F64s(g, s.d)))
+}
+
+//go:wasmexport kinfer_model_forward
+func kinferModelForward(theta unsafe.Pointer, K int32, x, y, tape unsafe.Pointer) int32 {
+	s, rc := ready(K)
+	if s == nil {
+		return rc
+	}
+	nk := int(K)
+	st, t := s.forward(guest.F64s(theta, s.d), guest.F64s(x, nk*s.c), guest.F64s(y, nk*s.m))
+	if st == abi.OK {
+		var span int64
+		if len(t) > 0 {
+			span = guest.Span(unsafe.Pointer(&t[0]), len(t))
+		}
+		*(*int64)(tape) = span
+	}
+	return int32(st)
+}
+
+//go:wasmexport kinfer_model_pullback
+func kinferModelPullback(theta unsafe.Pointer, K int32, x, tape unsafe.Pointer, n int32, v, g unsafe.Pointer) int32 {
+	s, rc := ready(K, n)
+	if s == nil {
+		return rc
+	}
+	nk := int(K)
+	return int32(s.pullback(guest.F64s(theta, s.d), guest.F64s(x, nk*s.c), guest.F64s(tape, int(n)),
+		guest.F64s(v, nk*s.m), guest.F64s(g, s.d)))
 }

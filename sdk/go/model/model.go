@@ -13,6 +13,8 @@ type server struct {
 	mdl     abi.Model
 	jac     abi.Jacobian // nil unless the model has the capability
 	vjp     abi.VJP
+	tp      abi.TapePullbacker // capability pullback
+	tape    []float64          // the last forward pass's tape (guest-owned, ABI.md §6.1)
 }
 
 var srv *server
@@ -21,6 +23,7 @@ var role = guest.Role{Kind: abi.KindModel, Caps: []guest.Capability{
 	{Name: abi.CapJacobian, Has: guest.Implementer[abi.Jacobian](), Method: "Jacobian"},
 	{Name: abi.CapVJP, Has: guest.Implementer[abi.VJP](), Method: "VJP"},
 	{Name: abi.CapRowsIndependent, Has: rowsIndependent, Method: "RowsIndependent"},
+	{Name: abi.CapPullback, Has: guest.Implementer[abi.TapePullbacker](), Method: "EvalTape"},
 }}
 
 // rowsIndependent: the model declares its rows independent (a method that
@@ -69,7 +72,10 @@ func (s *server) configure(settings []float64) error {
 	if err := role.Implements(s.spec, m); err != nil {
 		return err
 	}
-	s.mdl, s.jac, s.vjp = m, nil, nil
+	s.mdl, s.jac, s.vjp, s.tp = m, nil, nil, nil
+	if s.spec.Has(abi.CapPullback) {
+		s.tp = m.(abi.TapePullbacker)
+	}
 	if s.spec.Has(abi.CapJacobian) {
 		s.jac = m.(abi.Jacobian)
 	}
@@ -130,4 +136,28 @@ func (s *server) vjpOne(theta, x, v, y, g []float64) abi.Status {
 		return abi.Failed
 	}
 	return clamp(s.vjp.VJP(theta, x, v, y, g))
+}
+
+// forward is kinfer_model_forward: y and the tape, which the server keeps
+// (and reuses) until the next forward pass, so that it stays valid until
+// the host has copied it (ABI.md §6.1).
+func (s *server) forward(theta, x, y []float64) (abi.Status, []float64) {
+	if s.tp == nil {
+		guest.SetError(s.spec.Name + ": the model does not list capability \"pullback\"")
+		return abi.Failed, nil
+	}
+	tape, st := s.tp.EvalTape(theta, x, y, s.tape[:0])
+	if cap(tape) > 0 {
+		s.tape = tape[:0]
+	}
+	return clamp(st), tape
+}
+
+// pullback is kinfer_model_pullback.
+func (s *server) pullback(theta, x, tape, v, g []float64) abi.Status {
+	if s.tp == nil {
+		guest.SetError(s.spec.Name + ": the model does not list capability \"pullback\"")
+		return abi.Failed
+	}
+	return clamp(s.tp.PullTape(theta, x, tape, v, g))
 }

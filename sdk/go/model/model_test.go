@@ -102,3 +102,66 @@ func TestStatusClampAndCapabilityCheck(t *testing.T) {
 		t.Fatalf("unimplemented listed capability: %v", err)
 	}
 }
+
+// linTape serves capability pullback: the tape is x itself.
+type linTape struct{ linVJP }
+
+func (linTape) EvalTape(theta, x, y, tape []float64) ([]float64, abi.Status) {
+	for i := range x {
+		y[i] = theta[0] * x[i]
+	}
+	return append(tape[:0], x...), abi.OK
+}
+
+func (linTape) PullTape(theta, x, tape, v, g []float64) abi.Status {
+	if len(tape) != len(x) {
+		g[0] = 0
+		return abi.Invalid
+	}
+	g[0] = 0
+	for i := range tape {
+		g[0] += v[i] * tape[i]
+	}
+	return abi.OK
+}
+
+// Capability pullback: listed when the model implements
+// abi.TapePullbacker; the server's forward pass gives y and the tape
+// (its storage reused by the next pass), the pullback the VJP's g; a model
+// without the capability fails with a message.
+func TestPullbackServer(t *testing.T) {
+	m := linTape{}
+	spec := specOf(m)
+	if !spec.Has(abi.CapPullback) || !spec.Has(abi.CapVJP) {
+		t.Fatalf("capabilities %v, want vjp and pullback", spec.Capabilities)
+	}
+	s := newServer(spec, func([]float64) (abi.Model, error) { return m, nil })
+	if err := s.configure(nil); err != nil {
+		t.Fatal(err)
+	}
+	x, y := []float64{1, 2, 3}, make([]float64, 3)
+	st, tape := s.forward([]float64{0.5}, x, y)
+	if st != abi.OK || len(tape) != 3 || tape[2] != 3 || y[1] != 1 {
+		t.Fatalf("forward: %v, tape %v, y %v", st, tape, y)
+	}
+	st2, tape2 := s.forward([]float64{0.5}, x, y)
+	if st2 != abi.OK || &tape2[0] != &tape[0] {
+		t.Fatal("the second forward pass did not reuse the tape's storage")
+	}
+	g, gv := make([]float64, 1), make([]float64, 1)
+	v := []float64{1, -1, 2}
+	if st := s.pullback([]float64{0.5}, x, tape, v, g); st != abi.OK {
+		t.Fatal(st)
+	}
+	s.vjpOne([]float64{0.5}, x, v, make([]float64, 3), gv)
+	if g[0] != gv[0] || g[0] != 5 {
+		t.Fatalf("pullback g %v, VJP %v, want 5", g, gv)
+	}
+	plain := newServer(specOf(linVJP{}), func([]float64) (abi.Model, error) { return linVJP{}, nil })
+	if err := plain.configure(nil); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := plain.forward([]float64{0.5}, x, y); st != abi.Failed {
+		t.Fatalf("forward without the capability: %v", st)
+	}
+}

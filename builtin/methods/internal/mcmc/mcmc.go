@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/kinfer/kinfer/abi"
-	"gonum.org/v1/gonum/floats"
 )
 
 // SplitMix64 is output k of the SplitMix64 generator started at seed
@@ -101,24 +100,6 @@ func Cholesky(a []float64, d int) ([]float64, bool) {
 		}
 	}
 	return l, true
-}
-
-// RandomWalk writes into y the Gaussian random-walk proposal
-// y = x + scale·L·z, z ~ N(0, I_d), for the lower-triangular row-major d×d
-// factor chol (d = len(x)). It draws the d normal variates z₀ … z_{d−1} from
-// rnd, in order, into the scratch z (length d).
-func RandomWalk(rnd *rand.Rand, y, x, chol []float64, scale float64, z []float64) {
-	d := len(x)
-	for j := range z {
-		z[j] = rnd.NormFloat64()
-	}
-	for i := range d {
-		// L is lower triangular: row i has i+1 entries. gonum's Dot (SSE2
-		// assembly on amd64) is 1.7× the plain loop here, whose single
-		// running sum waits on each add (docs/PERFORMANCE.md, "TMCMC
-		// overhead"; RATIONALE.md).
-		y[i] = x[i] + scale*floats.Dot(chol[i*d:i*d+i+1], z[:i+1])
-	}
 }
 
 // Header is the head of a method's checkpoint: what the checkpoint is for.

@@ -131,8 +131,11 @@ func TestRandomWalk(t *testing.T) {
 	// y = x + s·L·z with the same normals as drawn directly.
 	chol := []float64{2, 0, 0, 1, 3, 0, -1, 0.5, 1}
 	x := []float64{1, 2, 3}
-	y, z := make([]float64, 3), make([]float64, 3)
-	RandomWalk(rand.New(rand.NewPCG(1, 2)), y, x, chol, 0.5, z)
+	y := make([]float64, 3)
+	var walk Walker
+	walk.SetFactor(chol, 3)
+	walk.Step(rand.New(rand.NewPCG(1, 2)), y, x, 0.5)
+	z := walk.Z()
 	r := rand.New(rand.NewPCG(1, 2))
 	w := []float64{r.NormFloat64(), r.NormFloat64(), r.NormFloat64()}
 	want := []float64{
@@ -190,15 +193,17 @@ func TestJSONNum(t *testing.T) {
 func BenchmarkRandomWalk(b *testing.B) {
 	const n, d = 1000, 50
 	src := rand.New(rand.NewPCG(1, 1))
-	chol, x, y, z := make([]float64, d*d), make([]float64, n*d), make([]float64, n*d), make([]float64, d)
+	chol, x, y := make([]float64, d*d), make([]float64, n*d), make([]float64, n*d)
 	for i := 0; i < d; i++ {
 		for j := 0; j <= i; j++ {
 			chol[i*d+j] = src.Float64()
 		}
 	}
+	var w Walker
+	w.SetFactor(chol, d)
 	for range b.N {
 		for k := range n {
-			RandomWalk(src, y[k*d:(k+1)*d], x[k*d:(k+1)*d], chol, 0.5, z)
+			w.Step(src, y[k*d:(k+1)*d], x[k*d:(k+1)*d], 0.5)
 		}
 	}
 }
