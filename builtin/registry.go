@@ -17,6 +17,7 @@ import (
 	"github.com/kinfer/kinfer/builtin/models/foot"
 	"github.com/kinfer/kinfer/builtin/models/knee"
 	"github.com/kinfer/kinfer/builtin/models/ligament"
+	"github.com/kinfer/kinfer/builtin/models/line"
 	"github.com/kinfer/kinfer/builtin/models/nist"
 	"github.com/kinfer/kinfer/builtin/models/tkrcontact"
 	"github.com/kinfer/kinfer/builtin/models/twobardirect"
@@ -36,6 +37,7 @@ var (
 		"foot":     {foot.Spec, foot.New},
 		"knee":     {knee.Spec, knee.New},
 		"ligament": {ligament.Spec, ligament.New},
+		"line":     {line.Spec, line.New},
 		"nist":     {nist.Spec, nist.New},
 
 		"tkrcontact":      {tkrcontact.Spec, tkrcontact.New},

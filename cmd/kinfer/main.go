@@ -23,6 +23,7 @@ import (
 	"github.com/kinfer/kinfer/host/build"
 	"github.com/kinfer/kinfer/host/dataset"
 	"github.com/kinfer/kinfer/host/manifest"
+	"github.com/kinfer/kinfer/host/remote"
 	"github.com/kinfer/kinfer/host/run"
 	"github.com/kinfer/kinfer/host/safefile"
 	"github.com/kinfer/kinfer/host/study"
@@ -35,12 +36,14 @@ const usage = `kinfer — identify biomechanical model parameters from measured 
 usage:
   kinfer run STUDY.toml [-o DIR] [--seed N] [--workers N] [--verbose] [--checkpoint-every 30s] [--memory-budget 8GiB] [--no-report]
             (a study with stages = [...] runs its stages in order; run it again to continue)
+            [--nats URL]  (evaluate on the workers of a NATS server: docs/DISTRIBUTED.md)
   kinfer run --resume DIR [--workers N]
   kinfer run --verify DIR [--workers N]
   kinfer analyze RUN_DIR [--workers N] [--predictive N] [--truth FILE]
   kinfer report RUN_DIR [-o FILE] [--figures DIR]   (report.html: figures, diagnostics, provenance; kinfer run writes it)
   kinfer design STUDY.toml [-o DIR] [--design sobol] [--n N] [--space box|prior] [--seed N] [--workers N] [--resume]
   kinfer train DESIGN_DIR -o FILE [--validation DIR | --holdout 0.1] [--hidden 256,512,...] [--members 6] [--epochs N] [--seed N]
+  kinfer worker --nats URL [--workers N] [--cache DIR]
   kinfer validate STUDY.toml|PLUGIN.toml
   kinfer inspect PLUGIN.toml|FILE.wasm|SURROGATE.json
   kinfer list
@@ -69,6 +72,8 @@ func cli(args []string, stdout, stderr io.Writer) int {
 	switch cmd {
 	case "run":
 		err = cmdRun(rest, stdout, stderr)
+	case "worker":
+		err = cmdWorker(rest, stdout, stderr)
 	case "validate":
 		err = cmdValidate(rest, stdout)
 	case "inspect":
@@ -198,8 +203,12 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 	if !s.Complete {
 		state = "STOPPED (partial results)"
 	}
-	fmt.Fprintf(w, "%s: %s — %d evaluations (%d failed) in %.2fs on %d workers, %d samples\n",
-		s.Study, state, s.Evaluations, s.FailedEvaluations, float64(s.WallSeconds), s.Workers, s.Samples)
+	on := fmt.Sprintf("%d workers", s.Workers)
+	if r, ok := s.Remote.(remote.RunSummary); ok {
+		on = fmt.Sprintf("%d remote workers in %d processes (%s)", r.Workers, r.Processes, r.Server)
+	}
+	fmt.Fprintf(w, "%s: %s — %d evaluations (%d failed) in %.2fs on %s, %d samples\n",
+		s.Study, state, s.Evaluations, s.FailedEvaluations, float64(s.WallSeconds), on, s.Samples)
 	switch {
 	case s.Samples == 0 && !s.Complete:
 		fmt.Fprintf(w, "no samples: the run stopped before its method produced any, so there is nothing to summarise\n")

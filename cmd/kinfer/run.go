@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kinfer/kinfer/host/report"
+	"github.com/kinfer/kinfer/host/remote"
 	"github.com/kinfer/kinfer/host/run"
 	"github.com/kinfer/kinfer/host/study"
 	"github.com/kinfer/kinfer/host/wasm"
@@ -39,6 +40,7 @@ type runFlags struct {
 	every                       time.Duration
 	everySet                    bool
 	previous                    map[string]float64 // a multi-stage study's previous stage's result
+	nats                        remote.Config      // URL set: evaluate on remote workers
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
@@ -51,6 +53,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.resume, "resume", "", "continue the stopped run whose output directory this is")
 	fs.StringVar(&f.verify, "verify", "", "re-run the complete run whose output directory this is (same study, data, plugins and seed) and say whether samples.csv is byte-identical")
 	fs.DurationVar(&f.every, "checkpoint-every", run.DefaultCheckpointEvery, "least time between checkpoints (refused for a method that cannot checkpoint)")
+	natsFlags(fs, &f.nats, "evaluate on the workers of this NATS server (kinfer worker --nats URL; see docs/DISTRIBUTED.md) instead of on this machine")
 	fs.StringVar(&f.budget, "memory-budget", "", "memory the method's settings may plan for, e.g. 8GiB (default: half the physical memory, at most 16 GiB)")
 	fs.BoolVar(&f.noReport, "no-report", false, "do not write report.html (figures and diagnostics, see kinfer report) at the end of the run")
 	npos := 1
@@ -82,7 +85,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return usageError{fmt.Errorf("--resume and --verify take the output directory; -o and --seed come from its run")}
 	}
 
-	ctx, stop := interruptible(stderr)
+	ctx, stop := interruptible(stderr, "stopping (partial results and a checkpoint are written)")
 	defer stop()
 	if f.verify != "" {
 		return verify(ctx, f.verify, f, budget, stdout, stderr)
@@ -147,7 +150,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 // cancels (the run stops, interrupting plugin calls in progress, and
 // writes its partial results and checkpoint); a second signal exits at
 // once.
-func interruptible(stderr io.Writer) (context.Context, func()) {
+func interruptible(stderr io.Writer, stopping string) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
 	done := make(chan struct{})
@@ -156,7 +159,7 @@ func interruptible(stderr io.Writer) (context.Context, func()) {
 		select {
 		case sig := <-sigs:
 			cancel(fmt.Errorf("interrupted by %s", signalName(sig)))
-			fmt.Fprintf(stderr, "kinfer: %s: stopping (partial results and a checkpoint are written); a second signal exits at once\n", signalName(sig))
+			fmt.Fprintf(stderr, "kinfer: %s: %s; a second signal exits at once\n", signalName(sig), stopping)
 		case <-done:
 			return
 		}
@@ -233,9 +236,21 @@ func execute(ctx context.Context, studyFile, dir string, lock *run.DirLock, seed
 	if fl, ok := stderr.(*os.File); ok && run.IsTerminal(fl) {
 		prog = stderr
 	}
-	phase("running method %s on %d workers into %s", s.MethodInfo.Ref, f.workers, dir)
-	sum, err := run.Run(ctx, s, run.Options{OutDir: dir, Workers: f.workers, Progress: prog,
-		Resume: f.resume != "", CheckpointEvery: f.every, MemoryBudget: budget, Lock: lock})
+	o := run.Options{OutDir: dir, Workers: f.workers, Progress: prog,
+		Resume: f.resume != "", CheckpointEvery: f.every, MemoryBudget: budget, Lock: lock}
+	if f.nats.URL != "" {
+		c, err := remote.Dial(ctx, f.nats, s, f.previous, stderr)
+		if err != nil {
+			return nil, "", err
+		}
+		defer c.Close()
+		o.Remote = c
+		fmt.Fprintf(stderr, "kinfer: remote run %s: chunks on subject kinfer.work.%s of %s\n", c.RunID(), c.RunID(), c.Summary().(remote.RunSummary).Server)
+		phase("running method %s on the workers of %s (run %s) into %s", s.MethodInfo.Ref, f.nats.URL, c.RunID(), dir)
+	} else {
+		phase("running method %s on %d workers into %s", s.MethodInfo.Ref, f.workers, dir)
+	}
+	sum, err := run.Run(ctx, s, o)
 	if sum == nil || f.noReport || ctx.Err() != nil {
 		return sum, "", err
 	}

@@ -3,10 +3,10 @@ package build
 import (
 	"encoding/json"
 	"fmt"
+	"go/version"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/kinfer/kinfer"
@@ -194,21 +194,11 @@ func goOverlay(dir, tmp string, opts Options) (string, error) {
 	return p, os.WriteFile(p, b, 0o644)
 }
 
-// goLess reports a < b for go versions such as "1.22" and "1.26.1" (an
-// empty a, a go.mod without a go directive, counts as the oldest).
+// goLess reports a < b for go versions such as "1.22", "1.26.0" and
+// "1.26.1" in the go command's order (go/version: the language version
+// "1.26" is older than its first release "1.26.0", which a dependency may
+// require); an empty a, a go.mod without a go directive, counts as the
+// oldest.
 func goLess(a, b string) bool {
-	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
-	for i := 0; i < max(len(pa), len(pb)); i++ {
-		var x, y int
-		if i < len(pa) {
-			x, _ = strconv.Atoi(pa[i])
-		}
-		if i < len(pb) {
-			y, _ = strconv.Atoi(pb[i])
-		}
-		if x != y {
-			return x < y
-		}
-	}
-	return false
+	return version.Compare("go"+a, "go"+b) < 0
 }

@@ -174,7 +174,10 @@ func TestGoLess(t *testing.T) {
 	for _, c := range []struct {
 		a, b string
 		want bool
-	}{{"1.22", "1.26", true}, {"1.26", "1.26", false}, {"1.26.1", "1.26", false}, {"1.26", "1.26.1", true}, {"", "1.26", true}, {"1.100", "1.26", false}} {
+	}{{"1.22", "1.26", true}, {"1.26", "1.26", false}, {"1.26.1", "1.26", false}, {"1.26", "1.26.1", true}, {"", "1.26", true}, {"1.100", "1.26", false},
+		// The go command's order (go/version): the language version
+		// precedes its releases.
+		{"1.26", "1.26.0", true}, {"1.26.0", "1.26", false}, {"1.26rc1", "1.26.0", true}} {
 		if got := goLess(c.a, c.b); got != c.want {
 			t.Errorf("goLess(%q, %q) = %v", c.a, c.b, got)
 		}

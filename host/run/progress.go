@@ -36,6 +36,16 @@ type progress struct {
 	start time.Time
 	last  time.Time
 	shown bool
+	// status, if set, adds to the line (a remote run's workers and their
+	// throughput).
+	status func() string
+}
+
+func (p *progress) extra() string {
+	if p.status == nil {
+		return ""
+	}
+	return " " + p.status() + " "
 }
 
 func newProgress(w io.Writer, start time.Time) *progress { return &progress{w: w, start: start} }
@@ -53,7 +63,7 @@ func (p *progress) update(c target.Counts, m abi.Method) {
 	}
 	p.last, p.shown = now, true
 	el := now.Sub(p.start).Seconds()
-	fmt.Fprintf(p.w, "\r\033[K%s", progressLine(c, m, el))
+	fmt.Fprintf(p.w, "\r\033[K%s%s", progressLine(c, m, el), p.extra())
 }
 
 // progressLine is the progress line after el seconds.
@@ -85,6 +95,6 @@ func clock(s float64) string {
 func (p *progress) done(c target.Counts) {
 	if p.w != nil && p.shown {
 		el := time.Since(p.start).Seconds()
-		fmt.Fprintf(p.w, "\r\033[K%d evaluations (%d failed)  %.0f/s  %s done\n", c.Evaluations, c.Failed, float64(c.Evaluations)/el, clock(el))
+		fmt.Fprintf(p.w, "\r\033[K%d evaluations (%d failed)  %.0f/s  %s %sdone\n", c.Evaluations, c.Failed, float64(c.Evaluations)/el, clock(el), p.extra())
 	}
 }

@@ -40,6 +40,13 @@ type Options struct {
 	// Lock is the caller's lock on OutDir (LockDir); nil: Run takes it and
 	// releases it when it returns.
 	Lock *DirLock
+	// Remote evaluates the method's batches on remote workers (host/remote)
+	// instead of on Workers goroutines of this process; results are the
+	// same bit for bit. If it has a Status() string method, the progress
+	// line shows it (the workers seen and their throughput); if it has an
+	// OnProgress(func()) method, it is given a function that refreshes
+	// the line, to call during a batch from Evaluate's goroutine.
+	Remote target.Remote
 }
 
 // MaxDraw bounds the prior draws one batch may ask for (10 million points
@@ -109,7 +116,16 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 	if r.budget <= 0 {
 		r.budget = DefaultMemoryBudget()
 	}
+	r.t.Remote = o.Remote
 	r.prog = newProgress(o.Progress, r.start)
+	if st, ok := o.Remote.(interface{ Status() string }); ok {
+		r.prog.status = st.Status
+	}
+	if op, ok := o.Remote.(interface{ OnProgress(func()) }); ok {
+		// Refresh the line during a long remote batch (the evaluations
+		// are counted when the batch is complete).
+		op.OnProgress(func() { r.prog.update(r.t.Counts(), r.s.Method) })
+	}
 	r.pcg = rand.NewPCG(s.Seed, priorStream)
 	r.rng = rand.New(r.pcg)
 	r.cp, _ = s.Method.(abi.Checkpointer)
@@ -189,6 +205,9 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 	sum := summarize(s, r.t, o.Workers, rep, samples, r.best, wall)
 	sum.Provenance = provenance(s, ins)
 	sum.MemoryBudget = r.budget
+	if rs, ok := o.Remote.(interface{ Summary() any }); ok {
+		sum.Remote = rs.Summary()
+	}
 	sum.Complete = loopErr == nil
 	if loopErr != nil {
 		sum.Error = loopErr.Error()

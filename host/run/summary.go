@@ -76,8 +76,12 @@ type Summary struct {
 	// MemoryBudget is the budget the run planned within (bytes).
 	MemoryBudget int64       `json:"memory_budget"`
 	Provenance   *Provenance `json:"provenance"`
-	Complete     bool        `json:"complete"`
-	Error        string      `json:"error,omitempty"`
+	// Remote describes a run evaluated on remote workers (kinfer run
+	// --nats; host/remote): the server, the run's id, the workers that
+	// returned results and the chunks' delivery figures.
+	Remote   any    `json:"remote,omitempty"`
+	Complete bool   `json:"complete"`
+	Error    string `json:"error,omitempty"`
 }
 
 // ConstraintSummary is one soft constraint in summary.json.

@@ -57,6 +57,27 @@ type Target struct {
 
 	slots chan struct{} // one per worker: see rows.go
 	free  chan *scratch // scratches kept between calls: see rows.go
+
+	// Remote, when set, evaluates Evaluate's batches elsewhere (host/remote:
+	// worker processes reached through a NATS JetStream server) instead of
+	// on this process's workers. Tallies stay here.
+	Remote Remote
+}
+
+// Remote evaluates whole batches of points elsewhere with the same code as
+// Evaluate on this machine, so that each point's result is bit-identical
+// to a local one (the determinism contract).
+type Remote interface {
+	// Evaluate returns the points' results in order, as Target.Evaluate
+	// would, and the extra tallies of the evaluation.
+	Evaluate(ctx context.Context, points [][]float64, want abi.Want) ([]abi.Result, RemoteTally, error)
+}
+
+// RemoteTally is what a remote evaluation adds to the tallies beyond what
+// its results show.
+type RemoteTally struct {
+	JacobianEvals int     // finite-difference Jacobian evaluations
+	ModelSeconds  float64 // time inside model calls, on the workers
 }
 
 // New builds a target for s with the given number of workers (≥ 1).
@@ -207,6 +228,15 @@ func (t *Target) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 	if want&abi.WantJacobian != 0 {
 		want |= abi.WantResiduals
 	}
+	if t.Remote != nil {
+		res, tally, err := t.Remote.Evaluate(ctx, points, want)
+		if err != nil {
+			return nil, err
+		}
+		t.modelNanos.Add(int64(tally.ModelSeconds * 1e9))
+		t.tally(res, tally.JacobianEvals)
+		return res, nil
+	}
 	res, err := t.evaluate(ctx, points, want)
 	if err != nil {
 		return nil, err
@@ -217,6 +247,13 @@ func (t *Target) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 			return nil, err
 		}
 	}
+	t.tally(res, fdEvals)
+	return res, nil
+}
+
+// tally counts a batch's results and fdEvals finite-difference Jacobian
+// evaluations.
+func (t *Target) tally(res []abi.Result, fdEvals int) {
 	t.mu.Lock()
 	for _, r := range res {
 		t.counts.ByStatus[r.Status.String()]++
@@ -236,7 +273,6 @@ func (t *Target) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 	t.counts.JacobianEvals += fdEvals
 	t.counts.GradientFD = t.gradMode != "analytic"
 	t.mu.Unlock()
-	return res, nil
 }
 
 // evaluate is Evaluate without the tallies and the finite-difference

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/kinfer/kinfer/host/remote"
+)
+
+// natsFlags declares the flags that reach a NATS server, shared by kinfer
+// run and kinfer worker.
+func natsFlags(fs *flag.FlagSet, c *remote.Config, urlDoc string) {
+	fs.StringVar(&c.URL, "nats", "", urlDoc)
+	fs.StringVar(&c.Creds, "nats-creds", "", "NATS credentials file (JWT and nkey seed) to connect with")
+	fs.StringVar(&c.NKey, "nats-nkey", "", "NATS nkey seed file to connect with")
+	fs.StringVar(&c.TLSCA, "nats-tls-ca", "", "CA certificates to verify the NATS server's TLS certificate with")
+	fs.StringVar(&c.TLSCert, "nats-tls-cert", "", "client TLS certificate (when the server verifies clients)")
+	fs.StringVar(&c.TLSKey, "nats-tls-key", "", "client TLS key")
+	fs.DurationVar(&c.AckWait, "ack-wait", remote.DefaultAckWait, "a chunk whose worker shows no sign of life for this long goes to another worker (give run and workers the same value)")
+	fs.IntVar(&c.MaxDeliver, "max-deliver", remote.DefaultMaxDeliver, "deliveries of a chunk without a result before the run reports it and stops (give run and workers the same value)")
+}
+
+func cmdWorker(args []string, stdout, stderr io.Writer) error {
+	var c remote.Config
+	var o remote.WorkerOptions
+	var verbose bool
+	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+	natsFlags(fs, &c, "the NATS server (with JetStream) to take chunks from, e.g. nats://host:4222 (required)")
+	fs.IntVar(&o.Slots, "workers", runtime.NumCPU(), "chunks evaluated at once")
+	fs.StringVar(&o.CacheDir, "cache", "", "directory of fetched studies, data and plugins (by sha256) and compiled modules (default: the user cache directory, kinfer/worker)")
+	fs.StringVar(&o.ID, "id", "", "the worker's name on the run's progress line (default host:pid)")
+	fs.BoolVar(&verbose, "verbose", false, "show plugin log lines")
+	if _, err := parse(fs, args, 0); err != nil {
+		return err
+	}
+	if c.URL == "" {
+		return usageError{fmt.Errorf("--nats URL is required")}
+	}
+	if o.Slots < 1 {
+		return usageError{fmt.Errorf("--workers must be ≥ 1")}
+	}
+	o.Log = stderr
+	o.Runtime.CacheDir = os.Getenv("KINFER_CACHE_DIR") // as kinfer run's; "" → under --cache
+	if verbose {
+		o.Runtime.Log = stderr
+	}
+	ctx, stop := interruptible(stderr, "stopping (the chunks in hand go back to the queue)")
+	defer stop()
+	start := time.Now()
+	err := remote.Work(ctx, c, o)
+	if ctx.Err() != nil && err == nil {
+		fmt.Fprintf(stderr, "kinfer worker: stopped after %s\n", time.Since(start).Round(time.Second))
+	}
+	return err
+}

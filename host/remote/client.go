@@ -1,0 +1,412 @@
+package remote
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/host/study"
+	"github.com/kinfer/kinfer/host/target"
+)
+
+// Client is a run's remote evaluator (target.Remote): it cuts each batch
+// into chunks, publishes them to the work queue, and puts the workers'
+// results back in chunk order. Duplicate results (a chunk redelivered
+// after its first worker went silent, then both answered) are ignored: a
+// chunk's result is the same whoever computes it.
+type Client struct {
+	cfg    Config
+	nc     *nats.Conn
+	js     jetstream.JetStream
+	work   jetstream.Stream
+	rstr   jetstream.Stream
+	cc     jetstream.ConsumeContext
+	adv    *nats.Subscription
+	run    string
+	bundle string
+	d, R   int
+	log    io.Writer
+
+	results  chan jetstream.Msg
+	maxed    chan uint64 // stream sequences of chunks that reached MaxDeliver
+	batch    int
+	maxBytes int64
+
+	pending  atomic.Int64 // chunks of the current batch without a result
+	onResult func()       // OnProgress
+
+	mu      sync.Mutex
+	seen    map[string]time.Time // worker slot → last result
+	recent  []evalMark           // evaluations returned, for the throughput
+	stats   Stats
+	started time.Time
+}
+
+type evalMark struct {
+	at time.Time
+	n  int
+}
+
+// Stats are a remote run's delivery figures.
+type Stats struct {
+	Chunks      int `json:"chunks"`      // chunks published
+	Points      int `json:"points"`      // points in them
+	Results     int `json:"results"`     // points whose results came back
+	Duplicates  int `json:"duplicates"`  // results ignored as duplicates
+	Redelivered int `json:"redelivered"` // chunks whose result came from a later delivery
+	Workers     int `json:"workers"`     // worker slots that returned results
+	Processes   int `json:"processes"`   // worker processes among them
+}
+
+// Dial connects a run of the loaded study s (loaded with the previous
+// stage's values previous, if any) to the server: it ships the study's
+// files to the object store and starts listening for results. log, if
+// set, gets the run's remote messages (waiting for workers).
+func Dial(ctx context.Context, cfg Config, s *study.Study, previous map[string]float64, log io.Writer) (*Client, error) {
+	cfg = cfg.withDefaults()
+	if cfg.Name == "" {
+		cfg.Name = "kinfer run " + s.Name
+	}
+	b, local, err := NewBundle(s, previous)
+	if err != nil {
+		return nil, fmt.Errorf("remote run: %w", err)
+	}
+	nc, js, err := cfg.connect(false)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{cfg: cfg, nc: nc, js: js, run: newRunID(), log: log, d: len(s.XParams),
+		results: make(chan jetstream.Msg, 1024), maxed: make(chan uint64, 64), seen: map[string]time.Time{}, started: time.Now()}
+	c.R, _ = s.ResidualCount()
+	ok := false
+	defer func() {
+		if !ok {
+			c.Close()
+		}
+	}()
+	_, obs, err := cfg.ensure(ctx, js)
+	if err != nil {
+		return nil, err
+	}
+	if c.work, err = js.Stream(ctx, WorkStream); err != nil {
+		return nil, err
+	}
+	if c.rstr, err = js.Stream(ctx, ResultStream); err != nil {
+		return nil, err
+	}
+	if c.bundle, err = b.upload(ctx, obs, local); err != nil {
+		return nil, err
+	}
+	c.maxBytes = nc.MaxPayload()
+	cons, err := js.OrderedConsumer(ctx, ResultStream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{resultPrefix + c.run}})
+	if err != nil {
+		return nil, fmt.Errorf("results consumer: %w", err)
+	}
+	if c.cc, err = cons.Consume(func(m jetstream.Msg) { c.results <- m }); err != nil {
+		return nil, fmt.Errorf("results consumer: %w", err)
+	}
+	c.adv, err = nc.Subscribe("$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES."+WorkStream+"."+WorkerConsumer, func(m *nats.Msg) {
+		var a struct {
+			StreamSeq uint64 `json:"stream_seq"`
+		}
+		if json.Unmarshal(m.Data, &a) == nil {
+			select {
+			case c.maxed <- a.StreamSeq:
+			default:
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	ok = true
+	return c, nil
+}
+
+// OnProgress sets f to be called after each chunk's result, from the
+// goroutine that called Evaluate (the run's progress line refreshes
+// during a long batch).
+func (c *Client) OnProgress(f func()) { c.onResult = f }
+
+// RunID is the run's id in subjects (kinfer.work.<id>).
+func (c *Client) RunID() string { return c.run }
+
+// Close withdraws the run's chunks not yet taken and its results from the
+// server and disconnects.
+func (c *Client) Close() error {
+	if c.cc != nil {
+		c.cc.Stop()
+	}
+	if c.adv != nil {
+		c.adv.Unsubscribe()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var err error
+	if c.work != nil {
+		err = c.work.Purge(ctx, jetstream.WithPurgeSubject(workPrefix+c.run))
+	}
+	if c.rstr != nil {
+		err = errors.Join(err, c.rstr.Purge(ctx, jetstream.WithPurgeSubject(resultPrefix+c.run)))
+	}
+	c.nc.Close()
+	return err
+}
+
+// Stats returns the run's delivery figures so far.
+func (c *Client) Stats() Stats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st := c.stats
+	st.Workers = len(c.seen)
+	procs := map[string]bool{}
+	for w := range c.seen {
+		procs[strings.SplitN(w, "#", 2)[0]] = true
+	}
+	st.Processes = len(procs)
+	return st
+}
+
+// RunSummary is summary.json's "remote" object.
+type RunSummary struct {
+	Server string `json:"server"` // the URL without credentials
+	RunID  string `json:"run_id"`
+	Stats
+}
+
+// Summary implements run.Options.Remote's summary (summary.json "remote").
+func (c *Client) Summary() any {
+	u := c.cfg.URL
+	if i := strings.Index(u, "@"); i >= 0 {
+		if j := strings.Index(u, "://"); j >= 0 && j < i {
+			u = u[:j+3] + u[i+1:]
+		} else {
+			u = u[i+1:]
+		}
+	}
+	return RunSummary{Server: u, RunID: c.run, Stats: c.Stats()}
+}
+
+// Status is the progress line's remote part: the workers that returned a
+// result in the last 30 s and their throughput over that time.
+func (c *Client) Status() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := time.Now()
+	active := 0
+	procs := map[string]bool{}
+	for w, t := range c.seen {
+		if now.Sub(t) < 30*time.Second {
+			active++
+			procs[strings.SplitN(w, "#", 2)[0]] = true
+		}
+	}
+	n, first := 0, now
+	for _, m := range c.recent {
+		if now.Sub(m.at) < 30*time.Second {
+			n += m.n
+			if m.at.Before(first) {
+				first = m.at
+			}
+		}
+	}
+	rate := 0.0
+	if el := now.Sub(first).Seconds(); el > 0 {
+		rate = float64(n) / el
+	}
+	return fmt.Sprintf("| %d remote workers in %d processes, %.0f eval/s", active, len(procs), rate)
+}
+
+func (c *Client) note(worker string, n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := time.Now()
+	c.seen[worker] = now
+	c.stats.Results += n
+	c.recent = append(c.recent, evalMark{now, n})
+	if len(c.recent) > 4096 {
+		c.recent = append(c.recent[:0], c.recent[2048:]...)
+	}
+}
+
+// publish publishes one chunk until the server has stored it (retrying
+// across a server restart; the message id makes a repeat harmless) and
+// returns its stream sequence.
+func (c *Client) publish(ctx context.Context, m *nats.Msg) (uint64, error) {
+	for {
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		ack, err := c.js.PublishMsg(pctx, m)
+		cancel()
+		if err == nil {
+			return ack.Sequence, nil
+		}
+		if ctx.Err() != nil {
+			return 0, context.Cause(ctx)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// Evaluate implements target.Remote.
+func (c *Client) Evaluate(ctx context.Context, points [][]float64, want abi.Want) ([]abi.Result, target.RemoteTally, error) {
+	var tally target.RemoteTally
+	n := len(points)
+	if n == 0 {
+		return nil, tally, nil
+	}
+	c.batch++
+	batch := c.batch
+	per := resultBytes(c.d, c.R, want)
+	if per+4096 > c.maxBytes {
+		return nil, tally, fmt.Errorf("remote run: one point's result takes %d bytes, more than the server's max_payload of %d: raise max_payload in the server's configuration", per, c.maxBytes)
+	}
+	size := chunkPoints(n, per)
+	if c.cfg.ChunkPoints > 0 {
+		size = c.cfg.ChunkPoints
+	}
+	nChunks := (n + size - 1) / size
+	subj := workPrefix + c.run
+	// Publish asynchronously, then make sure each chunk is stored.
+	msgs := make([]*nats.Msg, nChunks)
+	futs := make([]jetstream.PubAckFuture, nChunks)
+	for k := range msgs {
+		lo, hi := k*size, min((k+1)*size, n)
+		m := nats.NewMsg(subj)
+		m.Header.Set(jetstream.MsgIDHeader, msgID(c.run, batch, k))
+		m.Header.Set(hdrRun, c.run)
+		m.Header.Set(hdrBatch, strconv.Itoa(batch))
+		m.Header.Set(hdrChunk, strconv.Itoa(k))
+		m.Header.Set(hdrBundle, c.bundle)
+		m.Header.Set(hdrABI, strconv.Itoa(abi.Version))
+		m.Data = encodePoints(want, points[lo:hi])
+		msgs[k] = m
+		futs[k], _ = c.js.PublishMsgAsync(m)
+	}
+	seqs := map[uint64]int{}
+	for k, f := range futs {
+		var seq uint64
+		if f != nil {
+			select {
+			case ack := <-f.Ok():
+				seq = ack.Sequence
+			case <-f.Err():
+			case <-ctx.Done():
+				return nil, tally, context.Cause(ctx)
+			case <-time.After(10 * time.Second):
+			}
+		}
+		if seq == 0 {
+			var err error
+			if seq, err = c.publish(ctx, msgs[k]); err != nil {
+				return nil, tally, err
+			}
+		}
+		seqs[seq] = k
+	}
+	c.mu.Lock()
+	c.stats.Chunks += nChunks
+	c.stats.Points += n
+	c.mu.Unlock()
+
+	res := make([]abi.Result, n)
+	done := make([]bool, nChunks)
+	left := nChunks
+	c.pending.Store(int64(left))
+	defer c.pending.Store(0)
+	wait := time.NewTicker(10 * time.Second)
+	defer wait.Stop()
+	lastResult := time.Now()
+	for left > 0 {
+		select {
+		case <-ctx.Done():
+			return nil, tally, context.Cause(ctx)
+		case seq := <-c.maxed:
+			k, ok := seqs[seq]
+			if !ok || done[k] {
+				continue
+			}
+			c.work.DeleteMsg(context.Background(), seq)
+			return nil, tally, fmt.Errorf("remote run: chunk %d (points %d–%d) of batch %d was delivered %d times without a result (MaxDeliver): a worker crashes or hangs on it, or no worker can take it; see the workers' logs",
+				k+1, k*size+1, min((k+1)*size, n), batch, c.cfg.MaxDeliver)
+		case <-wait.C:
+			if c.log != nil && time.Since(lastResult) > 10*time.Second {
+				fmt.Fprintf(c.log, "kinfer: remote run %s: batch %d: %d of %d chunks done, no result for %.0fs (%d workers have answered so far; a worker loading a study or evaluating a slow chunk is silent); is a worker running? kinfer worker --nats %s\n",
+					c.run, batch, nChunks-left, nChunks, time.Since(lastResult).Seconds(), c.Stats().Workers, c.cfg.URL)
+			}
+		case m := <-c.results:
+			h := m.Headers()
+			b, err1 := strconv.Atoi(h.Get(hdrBatch))
+			k, err2 := strconv.Atoi(h.Get(hdrChunk))
+			if err1 != nil || err2 != nil || b != batch || k < 0 || k >= nChunks {
+				continue // a previous batch's late duplicate
+			}
+			worker := h.Get(hdrWorker)
+			if e := h.Get(hdrError); e != "" {
+				what := "failed on"
+				if h.Get(hdrRefused) != "" {
+					what = "refused"
+				}
+				return nil, tally, fmt.Errorf("remote run: worker %s %s chunk %d of batch %d: %s", worker, what, k+1, batch, e)
+			}
+			if done[k] {
+				c.mu.Lock()
+				c.stats.Duplicates++
+				c.mu.Unlock()
+				continue
+			}
+			lo, hi := k*size, min((k+1)*size, n)
+			rs, jev, secs, err := decodeResults(m.Data())
+			if err == nil && len(rs) != hi-lo {
+				err = fmt.Errorf("%d results for %d points", len(rs), hi-lo)
+			}
+			if err != nil {
+				return nil, tally, fmt.Errorf("remote run: worker %s: chunk %d of batch %d: %w", worker, k+1, batch, err)
+			}
+			copy(res[lo:hi], rs)
+			tally.JacobianEvals += jev
+			tally.ModelSeconds += secs
+			done[k] = true
+			left--
+			c.pending.Store(int64(left))
+			lastResult = time.Now()
+			c.note(worker, hi-lo)
+			if c.onResult != nil {
+				c.onResult()
+			}
+			if d := h.Get(hdrDelivered); d != "" && d != "1" {
+				c.mu.Lock()
+				c.stats.Redelivered++
+				c.mu.Unlock()
+			}
+		}
+	}
+	// The batch's results have been read: drop them from the server.
+	if c.rstr != nil {
+		c.rstr.Purge(ctx, jetstream.WithPurgeSubject(resultPrefix+c.run))
+	}
+	return res, tally, nil
+}
+
+// workerNames lists worker slots (for messages and tests).
+func (c *Client) workerNames() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for w := range c.seen {
+		out = append(out, w)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,442 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/host/study"
+	"github.com/kinfer/kinfer/host/target"
+	"github.com/kinfer/kinfer/host/wasm"
+)
+
+// WorkerOptions configure Work.
+type WorkerOptions struct {
+	// Slots is the number of chunks evaluated at once (≥ 1), each on one
+	// goroutine with its own evaluator.
+	Slots int
+	// CacheDir keeps fetched files (by sha256) and the bundles' file trees;
+	// compiled modules go to CacheDir/compiled unless Runtime.CacheDir is
+	// set. Default: the user's cache directory, kinfer/worker.
+	CacheDir string
+	// Runtime configures the worker's WebAssembly runtime (plugin log).
+	Runtime wasm.Options
+	// Log gets the worker's messages (nil: none).
+	Log io.Writer
+	// ID names the worker in results and on the run's progress line
+	// (default host:pid).
+	ID string
+	// Ready, if set, is called once the worker is connected and pulling.
+	Ready func()
+	// MaxStudies bounds the studies kept loaded (default 4); the least
+	// recently used is closed.
+	MaxStudies int
+
+	// hold delays each evaluation (tests: a worker killed while it
+	// certainly holds a chunk).
+	hold time.Duration
+}
+
+// worker is a running Work.
+type worker struct {
+	cfg  Config
+	o    WorkerOptions
+	nc   *nats.Conn
+	js   jetstream.JetStream
+	cons jetstream.Consumer
+	obs  jetstream.ObjectStore
+	rt   *wasm.Runtime
+
+	mu      sync.Mutex
+	studies map[string]*loaded
+	acks    sync.WaitGroup // results being stored
+}
+
+// loaded is a study loaded from a bundle, with evaluators for the slots.
+type loaded struct {
+	ready   chan struct{}
+	err     error
+	s       *study.Study
+	targets chan *target.Target
+	used    time.Time
+	busy    int
+}
+
+// refusal is an error that makes the worker refuse a chunk for good (the
+// run is told); other errors of a chunk's preparation are transient and
+// the chunk is handed back for another try.
+type refusal struct{ error }
+
+// Work pulls chunks from the server and evaluates them until ctx is done.
+// A chunk is acknowledged only once its result is stored on the server,
+// so a worker killed mid-chunk loses nothing: the server hands the chunk
+// to another worker after Config.AckWait.
+func Work(ctx context.Context, cfg Config, o WorkerOptions) error {
+	cfg = cfg.withDefaults()
+	if o.Slots < 1 {
+		o.Slots = 1
+	}
+	if o.MaxStudies < 1 {
+		o.MaxStudies = 4
+	}
+	if o.ID == "" {
+		host, _ := os.Hostname()
+		o.ID = host + ":" + strconv.Itoa(os.Getpid())
+	}
+	if o.CacheDir == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			dir = os.TempDir()
+		}
+		o.CacheDir = filepath.Join(dir, "kinfer", "worker")
+	}
+	if o.Runtime.CacheDir == "" {
+		o.Runtime.CacheDir = filepath.Join(o.CacheDir, "compiled")
+	}
+	if cfg.Name == "" {
+		cfg.Name = "kinfer worker " + o.ID
+	}
+	if err := os.MkdirAll(o.CacheDir, 0o755); err != nil {
+		return err
+	}
+	w := &worker{cfg: cfg, o: o, studies: map[string]*loaded{}}
+	var err error
+	if w.nc, w.js, err = cfg.connect(true); err != nil {
+		return err
+	}
+	defer w.nc.Close()
+	for {
+		ectx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		w.cons, w.obs, err = cfg.ensure(ectx, w.js)
+		cancel()
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			return err
+		}
+		w.logf("%v (retrying)", err)
+		time.Sleep(time.Second)
+	}
+	if w.rt, err = wasm.NewRuntime(ctx, o.Runtime); err != nil {
+		return err
+	}
+	defer func() {
+		w.mu.Lock()
+		for _, l := range w.studies {
+			<-l.ready
+			if l.s != nil {
+				l.s.Close()
+			}
+		}
+		w.mu.Unlock()
+		w.rt.Close(context.Background())
+	}()
+	w.logf("worker %s: %d slots on %s", o.ID, o.Slots, cfg.URL)
+	if o.Ready != nil {
+		o.Ready()
+	}
+	var wg sync.WaitGroup
+	for slot := 0; slot < o.Slots; slot++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.pull(ctx, fmt.Sprintf("%s#%d", o.ID, slot))
+		}()
+	}
+	wg.Wait()
+	w.acks.Wait()
+	return nil
+}
+
+func (w *worker) logf(format string, args ...any) {
+	if w.o.Log != nil {
+		fmt.Fprintf(w.o.Log, "kinfer: "+format+"\n", args...)
+	}
+}
+
+// pull is one slot's loop: take a chunk, evaluate it, store its result,
+// acknowledge it.
+func (w *worker) pull(ctx context.Context, id string) {
+	for ctx.Err() == nil {
+		msg, err := w.cons.Next(jetstream.FetchMaxWait(time.Second))
+		if err != nil {
+			if errors.Is(err, jetstream.ErrNoMessages) || errors.Is(err, nats.ErrTimeout) {
+				continue
+			}
+			if errors.Is(err, jetstream.ErrConsumerNotFound) || errors.Is(err, jetstream.ErrStreamNotFound) {
+				ectx, cancel := context.WithTimeout(ctx, 5*time.Second)
+				if cons, _, err := w.cfg.ensure(ectx, w.js); err == nil {
+					w.mu.Lock()
+					w.cons = cons
+					w.mu.Unlock()
+				}
+				cancel()
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(500 * time.Millisecond):
+			}
+			continue
+		}
+		w.handle(ctx, id, msg)
+	}
+}
+
+// handle evaluates one chunk.
+func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
+	h := msg.Headers()
+	run, batch, chunk := h.Get(hdrRun), h.Get(hdrBatch), h.Get(hdrChunk)
+	b, _ := strconv.Atoi(batch)
+	k, _ := strconv.Atoi(chunk)
+	delivered := uint64(1)
+	if md, err := msg.Metadata(); err == nil {
+		delivered = md.NumDelivered
+	}
+	result := func(body []byte, errText string, refused bool) *nats.Msg {
+		m := nats.NewMsg(resultPrefix + run)
+		m.Header.Set(jetstream.MsgIDHeader, msgID(run, b, k)+".r")
+		m.Header.Set(hdrBatch, batch)
+		m.Header.Set(hdrChunk, chunk)
+		m.Header.Set(hdrWorker, id)
+		m.Header.Set(hdrDelivered, strconv.FormatUint(delivered, 10))
+		if errText != "" {
+			m.Header.Set(hdrError, errText)
+		}
+		if refused {
+			m.Header.Set(hdrRefused, "1")
+		}
+		m.Data = body
+		return m
+	}
+	// store publishes a result until the server has stored it.
+	store := func(m *nats.Msg) bool {
+		for ctx.Err() == nil {
+			pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			_, err := w.js.PublishMsg(pctx, m)
+			cancel()
+			if err == nil {
+				return true
+			}
+			w.logf("%s: storing the result of chunk %s.%s.%s: %v (retrying)", id, run, batch, chunk, err)
+			time.Sleep(200 * time.Millisecond)
+		}
+		return false
+	}
+	reply := func(body []byte, errText string, refused bool) bool {
+		return store(result(body, errText, refused))
+	}
+	refuse := func(err error) {
+		w.logf("%s: refusing chunk %s of batch %s of run %s: %v", id, chunk, batch, run, err)
+		if reply(nil, err.Error(), true) {
+			msg.Term()
+		}
+	}
+	if run == "" || batch == "" || chunk == "" {
+		msg.Term() // not a kinfer chunk
+		return
+	}
+	// Say the chunk is alive while the study loads and the chunk is
+	// evaluated.
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		t := time.NewTicker(w.cfg.AckWait / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				msg.InProgress()
+			}
+		}
+	}()
+	if v, err := strconv.Atoi(h.Get(hdrABI)); err != nil || v != abi.Version {
+		refuse(fmt.Errorf("the run speaks kinfer ABI %q, this worker ABI %d", h.Get(hdrABI), abi.Version))
+		return
+	}
+	l, err := w.study(ctx, h.Get(hdrBundle))
+	if err != nil {
+		var r refusal
+		if errors.As(err, &r) {
+			refuse(err)
+			return
+		}
+		w.logf("%s: chunk %s.%s.%s: %v (handed back)", id, run, batch, chunk, err)
+		msg.NakWithDelay(time.Second)
+		return
+	}
+	defer w.release(l)
+	want, pts, err := decodePoints(msg.Data())
+	if err != nil {
+		refuse(err)
+		return
+	}
+	if w.o.hold > 0 {
+		time.Sleep(w.o.hold)
+	}
+	t := <-l.targets
+	res, jev, secs, err := evaluate(ctx, t, pts, want)
+	l.targets <- t
+	if ctx.Err() != nil {
+		msg.Nak() // stopping: another worker takes it at once
+		return
+	}
+	if err != nil {
+		// A plugin fault: the run stops with it, as a local run would.
+		w.logf("%s: chunk %s.%s.%s: %v", id, run, batch, chunk, err)
+		if reply(nil, err.Error(), false) {
+			msg.Ack()
+		}
+		return
+	}
+	// The slot takes its next chunk while the server stores this result;
+	// the chunk is acknowledged once it has.
+	m := result(encodeResults(res, jev, secs), "", false)
+	fut, err := w.js.PublishMsgAsync(m)
+	if err != nil {
+		if store(m) {
+			msg.Ack()
+		}
+		return
+	}
+	w.acks.Add(1)
+	go func() {
+		defer w.acks.Done()
+		select {
+		case <-fut.Ok():
+			msg.Ack()
+			return
+		case <-fut.Err():
+		case <-time.After(5 * time.Second):
+		}
+		if store(m) {
+			msg.Ack()
+		}
+	}()
+}
+
+// evaluate evaluates a chunk with t, as a local run's target would, and
+// returns the tallies the results do not show.
+func evaluate(ctx context.Context, t *target.Target, pts [][]float64, want abi.Want) (res []abi.Result, jev int, secs float64, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic in evaluation: %v\n%s", p, debug.Stack())
+		}
+	}()
+	before := t.Counts()
+	res, err = t.Evaluate(ctx, pts, want)
+	after := t.Counts()
+	return res, after.JacobianEvals - before.JacobianEvals, after.ModelSeconds - before.ModelSeconds, err
+}
+
+// study returns the loaded study of bundle sum, loading it once.
+func (w *worker) study(ctx context.Context, sum string) (*loaded, error) {
+	w.mu.Lock()
+	l, ok := w.studies[sum]
+	if ok {
+		l.busy++
+		w.mu.Unlock()
+		<-l.ready
+		if l.err != nil {
+			w.release(l)
+			w.mu.Lock()
+			if w.studies[sum] == l {
+				var r refusal
+				if !errors.As(l.err, &r) {
+					delete(w.studies, sum) // transient: try again next time
+				}
+			}
+			w.mu.Unlock()
+			return nil, l.err
+		}
+		return l, nil
+	}
+	l = &loaded{ready: make(chan struct{}), busy: 1}
+	w.studies[sum] = l
+	w.evict()
+	w.mu.Unlock()
+	l.s, l.err = w.load(ctx, sum)
+	if l.err == nil {
+		l.targets = make(chan *target.Target, w.o.Slots)
+		for range w.o.Slots {
+			l.targets <- target.New(l.s, 1)
+		}
+	}
+	close(l.ready)
+	if l.err != nil {
+		w.release(l)
+		return w.study(ctx, sum) // the error path above
+	}
+	return l, nil
+}
+
+func (w *worker) release(l *loaded) {
+	w.mu.Lock()
+	l.busy--
+	l.used = time.Now()
+	w.mu.Unlock()
+}
+
+// evict closes the least recently used idle studies beyond MaxStudies
+// (w.mu held).
+func (w *worker) evict() {
+	for len(w.studies) > w.o.MaxStudies {
+		var old string
+		for k, l := range w.studies {
+			if l.busy == 0 && (old == "" || l.used.Before(w.studies[old].used)) {
+				old = k
+			}
+		}
+		if old == "" {
+			return
+		}
+		l := w.studies[old]
+		delete(w.studies, old)
+		go func() {
+			<-l.ready
+			if l.s != nil {
+				l.s.Close()
+			}
+		}()
+	}
+}
+
+// load fetches, verifies and loads the study of bundle sum.
+func (w *worker) load(ctx context.Context, sum string) (*study.Study, error) {
+	fctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	b, path, err := materialize(fctx, w.obs, w.o.CacheDir, sum)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(w.o.CacheDir, "bundles", sum)
+	if err := checkRefs(path, b, dir); err != nil {
+		return nil, refusal{err}
+	}
+	s, err := study.Load(ctx, path, study.Options{Workers: w.o.Slots, Runtime: w.rt, Interrupt: ctx, Previous: b.Previous})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, refusal{fmt.Errorf("loading the run's study: %w", err)}
+	}
+	if err := checkPinned(s, b, dir); err != nil {
+		s.Close()
+		return nil, refusal{err}
+	}
+	w.logf("loaded study %s (bundle %s)", s.Name, sum[:12])
+	return s, nil
+}
