@@ -155,7 +155,7 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 	for _, p := range s.Params {
 		fmt.Fprintf(w, "%-16s %14.6g %14.6g %14.6g %14.6g %14.6g\n", p.Name, p.Mean, p.SD, p.P05, p.P50, p.P95)
 	}
-	fmt.Fprintf(w, "outputs: %s\n", filepath.Join(dir, "summary.json")+", "+filepath.Join(dir, "samples.csv"))
+	fmt.Fprintf(w, "outputs: %s\n", filepath.Join(dir, "summary.json")+", "+filepath.Join(dir, "samples.csv")+", "+filepath.Join(dir, run.ParquetFile))
 	for _, m := range methodWarnings(s.MethodReport) {
 		fmt.Fprintf(w, "WARNING (method %s): %s\n", s.Method, m)
 	}

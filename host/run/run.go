@@ -441,12 +441,16 @@ func (r *runner) resume() error {
 	return nil
 }
 
-// writeOutputs writes summary.json and samples.csv, each atomically.
+// writeOutputs writes summary.json, samples.csv and samples.parquet (the
+// same samples, columnar), each atomically.
 func writeOutputs(dir string, s *study.Study, sum *Summary, samples []abi.Sample) error {
 	if err := writeJSON(filepath.Join(dir, "summary.json"), sum); err != nil {
 		return err
 	}
-	return writeSamples(filepath.Join(dir, "samples.csv"), s, samples)
+	if err := writeSamples(filepath.Join(dir, "samples.csv"), s, samples); err != nil {
+		return err
+	}
+	return writeParquet(parquetPath(dir), s, samples)
 }
 
 // draw answers a method's request for n prior draws: first the study's
