@@ -453,28 +453,18 @@ func (f *Factor) Unscale(s *Sub, pt, p []float64) {
 	}
 }
 
-// dot is xᵀy: a plain loop for short vectors, gonum's assembly kernel for
-// long ones.
-func dot(x, y []float64) float64 {
-	if len(x) >= 32 {
-		return floats.Dot(x, y)
-	}
-	s := 0.0
-	for i, v := range x {
-		s += v * y[i]
-	}
-	return s
-}
+// dot is xᵀy by gonum's floats.Dot (SSE2 assembly on amd64): as fast as a
+// plain loop already at 3 values and 2–3× faster from 32 on (BenchmarkDot).
+func dot(x, y []float64) float64 { return floats.Dot(x, y) }
 
-// norm2 is ‖x‖₂: √(xᵀx), falling back to gonum's scaled norm when the sum
-// of squares overflows or underflows.
+// norm2 is ‖x‖₂: √(xᵀx) while xᵀx is far from overflow and underflow, else
+// gonum's scaled norm (floats.Norm, which never squares a value out of
+// range). A zero xᵀx is not taken for a zero vector: the squares of
+// values below 1e-162 underflow to 0.
 func norm2(x []float64) float64 {
 	s := dot(x, x)
 	if s > 1e-290 && s < 1e290 {
 		return math.Sqrt(s)
-	}
-	if s == 0 {
-		return 0
 	}
 	return floats.Norm(x, 2)
 }
