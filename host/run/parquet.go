@@ -100,8 +100,9 @@ func encodeParquet(w io.Writer, cols []string, samples []abi.Sample, rowGroup in
 }
 
 // ReadParquet reads a samples.parquet: its column names in order and its
-// columns (cols[j] has one value per sample). It reads every column as
-// DOUBLE and refuses a file with another column type.
+// columns (cols[j] has one value per sample). It refuses a file whose
+// columns are not all required DOUBLE columns. It reads the whole file
+// into memory.
 func ReadParquet(path string) (names []string, cols [][]float64, err error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -117,8 +118,8 @@ func ReadParquet(path string) (names []string, cols [][]float64, err error) {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	for _, fl := range pf.Schema().Fields() {
-		if !fl.Leaf() || fl.Type().Kind() != parquet.Double {
-			return nil, nil, fmt.Errorf("%s: column %q is not a DOUBLE column", path, fl.Name())
+		if !fl.Leaf() || fl.Type().Kind() != parquet.Double || !fl.Required() {
+			return nil, nil, fmt.Errorf("%s: column %q is not a required DOUBLE column (not a kinfer samples.parquet?)", path, fl.Name())
 		}
 		names = append(names, fl.Name())
 	}
@@ -135,9 +136,14 @@ func ReadParquet(path string) (names []string, cols [][]float64, err error) {
 					pages.Close()
 					return nil, nil, fmt.Errorf("%s: column %q: %w", path, names[j], err)
 				}
-				n := p.NumValues()
-				v := make([]float64, n)
-				got, err := p.Values().(parquet.DoubleReader).ReadDoubles(v)
+				dr, ok := p.Values().(parquet.DoubleReader)
+				if !ok {
+					parquet.Release(p)
+					pages.Close()
+					return nil, nil, fmt.Errorf("%s: column %q: a page of %T, not DOUBLE values", path, names[j], p.Values())
+				}
+				v := make([]float64, p.NumValues())
+				got, err := dr.ReadDoubles(v)
 				parquet.Release(p)
 				if err != nil && err != io.EOF {
 					pages.Close()

@@ -10,7 +10,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/kinfer/kinfer/abi"
 )
@@ -184,5 +187,26 @@ func TestRunWritesParquet(t *testing.T) {
 			t.Fatalf("%s: %d samples", ex, sum.Samples)
 		}
 		checkParquetMatchesCSV(t, dir)
+	}
+}
+
+// ReadParquet refuses what is not a kinfer samples file: a Parquet file
+// with an INT64 column, and bytes that are not Parquet.
+func TestReadParquetRefusesOtherFiles(t *testing.T) {
+	dir := t.TempDir()
+	type row struct {
+		A int64 `parquet:"a"`
+	}
+	p := filepath.Join(dir, "ints.parquet")
+	if err := parquet.WriteFile(p, []row{{1}, {2}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ReadParquet(p); err == nil || !strings.Contains(err.Error(), "not a required DOUBLE column") {
+		t.Errorf("INT64 column: %v", err)
+	}
+	g := filepath.Join(dir, "garbage.parquet")
+	os.WriteFile(g, []byte("a,b\n1,2\n"), 0o644)
+	if _, _, err := ReadParquet(g); err == nil {
+		t.Error("a CSV file read as Parquet")
 	}
 }
