@@ -86,7 +86,7 @@ func (b Bounds) Contains(x []float64) bool {
 // Only the lower triangle of a is read. The factorisation is LAPACK's
 // unblocked dpotf2 through gonum's lapack64.Potrf on a copy of a's lower
 // triangle: no allocation beyond L and no condition estimate, which
-// mat.Cholesky.Factorize adds (5–45× the time for d = 2…30;
+// mat.Cholesky.Factorize adds (3–50× the time for d = 2…30;
 // RATIONALE.md, "Why lapack64.Potrf and not mat.Cholesky?").
 func Cholesky(a []float64, d int) ([]float64, bool) {
 	l := make([]float64, d*d)
