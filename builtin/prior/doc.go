@@ -19,7 +19,9 @@
 //     distributions (mean μ + σ(φ(α) − φ(β))/(Φ(β) − Φ(α))), and Vol. 2,
 //     2nd ed. (1995), ch. 26 (uniform).
 //   - Φ⁻¹: Wichura 1988, Algorithm AS 241 (Appl. Stat. 37:477), PPND16,
-//     about 16 digits for p ≥ 1e-300; beyond that Newton's method on log Φ.
+//     about 16 digits: gonum's distuv.UnitNormal.Quantile for p, and
+//     kinfer's own AS 241 for log p (StdNormalQuantileLog), refined by
+//     Newton's method on log Φ below log p = −676, where AS 241 ends.
 //   - log Φ in the far lower tail: the asymptotic (Mills ratio) series,
 //     Abramowitz & Stegun 1964, Eq. 26.2.12; narrow intervals by the
 //     Taylor series of φ, whose derivatives are Hermite polynomials
@@ -30,5 +32,5 @@
 //     Chopin 2011 (Stat. Comput. 21:275) on why the naive formula fails
 //     there.
 //
-// The package is stdlib-only.
+// The package uses the standard library and gonum's distuv (pure Go).
 package prior

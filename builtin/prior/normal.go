@@ -1,6 +1,10 @@
 package prior
 
-import "math"
+import (
+	"math"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
 
 // logSqrt2Pi is ½·ln(2π), the log normalising constant of the standard
 // normal density.
@@ -16,8 +20,9 @@ const asymptoticBelow = -37.0
 func StdNormalLogPdf(z float64) float64 { return -0.5*z*z - logSqrt2Pi }
 
 // StdNormalCDF is Φ(z) = ½·erfc(−z/√2) (Abramowitz & Stegun 1964,
-// Sec. 26.2), accurate in relative terms in the lower tail.
-func StdNormalCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
+// Sec. 26.2; gonum's distuv.UnitNormal.CDF), accurate in relative terms in
+// the lower tail.
+func StdNormalCDF(z float64) float64 { return distuv.UnitNormal.CDF(z) }
 
 // StdNormalLogCDF is log Φ(z), accurate in relative terms for every z:
 // log1p(−½erfc(z/√2)) for z ≥ 0, log(½erfc(−z/√2)) down to z = −37, and
@@ -85,27 +90,17 @@ func as241Tail(r float64) float64 {
 	return horner(&as241E, r) / horner(&as241F, r)
 }
 
-// StdNormalQuantile is Φ⁻¹(p), the standard normal quantile, by AS 241
-// (Wichura 1988): about 16 significant digits for p ≥ 1e-300. It returns
-// −Inf at 0, +Inf at 1 and NaN outside [0, 1]. (math.Erfcinv is not used:
-// it is computed as Erfinv(1 − x) and so loses the lower tail.)
+// StdNormalQuantile is Φ⁻¹(p), the standard normal quantile: gonum's
+// distuv.UnitNormal.Quantile, which is AS 241 (Wichura 1988, PPND16;
+// mathext.NormalQuantile), about 16 significant digits down to the
+// smallest subnormal p. It returns −Inf at 0, +Inf at 1 and NaN outside
+// [0, 1] (where gonum panics). StdNormalQuantileLog keeps its own AS 241
+// for a probability given by its logarithm, which gonum does not take.
 func StdNormalQuantile(p float64) float64 {
-	switch {
-	case !(p >= 0 && p <= 1):
+	if !(p >= 0 && p <= 1) {
 		return math.NaN()
-	case p == 0:
-		return math.Inf(-1)
-	case p == 1:
-		return math.Inf(1)
 	}
-	q := p - 0.5
-	if math.Abs(q) <= 0.425 {
-		return as241Central(q)
-	}
-	if q < 0 {
-		return StdNormalQuantileLog(math.Log(p))
-	}
-	return -StdNormalQuantileLog(math.Log1p(-p))
+	return distuv.UnitNormal.Quantile(p)
 }
 
 // StdNormalQuantileLog is Φ⁻¹(exp(lp)) for a log probability lp ≤ 0; it

@@ -3,34 +3,28 @@ package stats
 import (
 	"math"
 	"slices"
+
+	"gonum.org/v1/gonum/stat"
 )
 
-// Mean is the arithmetic mean of x; NaN for an empty slice.
+// Mean is the arithmetic mean of x (gonum's stat.Mean); NaN for an empty
+// slice.
 func Mean(x []float64) float64 {
 	if len(x) == 0 {
 		return math.NaN()
 	}
-	s := 0.0
-	for _, v := range x {
-		s += v
-	}
-	return s / float64(len(x))
+	return stat.Mean(x, nil)
 }
 
-// Var is the unbiased sample variance Σ(x−x̄)²/(n−1), computed in two passes
-// (the two-pass algorithm of Chan, Golub & LeVeque 1983, Am. Stat.
-// 37:242); NaN for fewer than two values.
+// Var is the unbiased sample variance Σ(x−x̄)²/(n−1) by gonum's
+// stat.Variance: the corrected two-pass algorithm of Chan, Golub & LeVeque
+// 1983 (Am. Stat. 37:242, Eq. 1.7), which subtracts the rounding error of
+// the mean, (Σ(x−x̄))²/n; NaN for fewer than two values.
 func Var(x []float64) float64 {
 	if len(x) < 2 {
 		return math.NaN()
 	}
-	m := Mean(x)
-	s := 0.0
-	for _, v := range x {
-		d := v - m
-		s += d * d
-	}
-	return s / float64(len(x)-1)
+	return stat.Variance(x, nil)
 }
 
 // SD is the sample standard deviation √Var (n−1 denominator).

@@ -223,7 +223,7 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 			fmt.Fprintf(w, "(one sample: no spread; an optimiser writes its final point per start)\n")
 		}
 	}
-	fmt.Fprintf(w, "outputs: %s\n", filepath.Join(dir, "summary.json")+", "+filepath.Join(dir, "samples.csv"))
+	fmt.Fprintf(w, "outputs: %s\n", filepath.Join(dir, "summary.json")+", "+filepath.Join(dir, "samples.csv")+", "+filepath.Join(dir, run.ParquetFile))
 	for _, m := range methodWarnings(s.MethodReport) {
 		fmt.Fprintf(w, "WARNING (method %s): %s\n", s.Method, m)
 	}

@@ -98,6 +98,14 @@ func verify(ctx context.Context, dir string, f runFlags, budget int64, stdout, s
 		return fmt.Errorf("--verify: samples.csv differs at line %d: %s against the re-run's %s (kept)",
 			line, filepath.Join(dir, "samples.csv"), filepath.Join(tmp, "samples.csv"))
 	}
+	// samples.parquet holds the same samples; a run made before kinfer
+	// wrote it has none to compare.
+	if a, err := os.ReadFile(filepath.Join(dir, run.ParquetFile)); err == nil {
+		if b, err := os.ReadFile(filepath.Join(tmp, run.ParquetFile)); err != nil || !bytes.Equal(a, b) {
+			return fmt.Errorf("--verify: samples.csv is identical but %s differs from the re-run's %s (kept)",
+				filepath.Join(dir, run.ParquetFile), filepath.Join(tmp, run.ParquetFile))
+		}
+	}
 	os.RemoveAll(tmp)
 	fmt.Fprintf(stdout, "identical: the re-run reproduces %s byte for byte (%d samples)\n", filepath.Join(dir, "samples.csv"), sum.Samples)
 	return nil

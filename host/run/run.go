@@ -460,12 +460,18 @@ func (r *runner) resume() error {
 	return nil
 }
 
-// writeOutputs writes summary.json and samples.csv, each atomically.
+// writeOutputs writes summary.json, samples.csv and samples.parquet (the
+// same samples, columnar), each atomically. The two sample files are
+// written concurrently from the same (read-only) samples: on a second core
+// the Parquet file, a third of the CSV's work, adds no wall time.
 func writeOutputs(dir string, s *study.Study, sum *Summary, samples []abi.Sample) error {
 	if err := writeJSON(filepath.Join(dir, "summary.json"), sum); err != nil {
 		return err
 	}
-	return writeSamples(filepath.Join(dir, "samples.csv"), s, samples)
+	perr := make(chan error, 1)
+	go func() { perr <- writeParquet(parquetPath(dir), s, samples) }()
+	cerr := writeSamples(filepath.Join(dir, "samples.csv"), s, samples)
+	return errors.Join(cerr, <-perr)
 }
 
 // draw answers a method's request for n prior draws: first the study's

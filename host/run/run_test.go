@@ -97,6 +97,9 @@ func TestResumeGivesSameSamples(t *testing.T) {
 			if got := read(t, filepath.Join(dir, "samples.csv")); !bytes.Equal(got, want) {
 				t.Errorf("%s stop at %d: resumed samples.csv differs from the uninterrupted run", c.example, stopAt)
 			}
+			if !bytes.Equal(read(t, filepath.Join(dir, ParquetFile)), read(t, filepath.Join(straight, ParquetFile))) {
+				t.Errorf("%s stop at %d: resumed samples.parquet differs from the uninterrupted run", c.example, stopAt)
+			}
 			if !sum2.Complete || sum2.Samples == 0 {
 				t.Errorf("%s stop at %d: resumed summary complete=%v samples=%d", c.example, stopAt, sum2.Complete, sum2.Samples)
 			}

@@ -140,7 +140,7 @@ func WriteUnloaded(dir, studyFile string, seed int64, cause error) error {
 	}
 	sum.Provenance = &p
 	removeCheckpoint(dir)
-	for _, name := range []string{"samples.csv", AnalysisFile} {
+	for _, name := range []string{"samples.csv", ParquetFile, AnalysisFile} {
 		os.Remove(filepath.Join(dir, name))
 	}
 	if err := writeJSON(filepath.Join(dir, "summary.json"), sum); err != nil {

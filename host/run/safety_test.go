@@ -116,6 +116,8 @@ func TestCheckpointDoesNotGrowWithSamples(t *testing.T) {
 	if rows != c.JournalSamples {
 		t.Errorf("stopped run's samples.csv has %d rows, want the %d draws so far", rows, c.JournalSamples)
 	}
+	// and samples.parquet the same draws.
+	checkParquetMatchesCSV(t, dir)
 	left, _ := filepath.Glob(filepath.Join(dir, stateFilePrefix+"*.state"))
 	if len(left) != 1 {
 		t.Errorf("method state files %v, want only the checkpoint's", left)
@@ -200,8 +202,10 @@ func TestRunStateAndResumeInfo(t *testing.T) {
 	if sum.Complete || sum.Study != "ligament-quickstart" || sum.Seed != 1 || sum.Provenance == nil || len(sum.Provenance.Inputs) != 1 {
 		t.Fatalf("summary of a run stopped while loading: %+v", sum)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "samples.csv")); !os.IsNotExist(err) {
-		t.Fatal("the previous run's samples.csv was kept beside the new run's summary")
+	for _, f := range []string{"samples.csv", ParquetFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); !os.IsNotExist(err) {
+			t.Fatalf("the previous run's %s was kept beside the new run's summary", f)
+		}
 	}
 	if _, _, err := ResumeInfo(t.TempDir()); err == nil || !strings.Contains(err.Error(), "holds no kinfer run") {
 		t.Fatalf("resume of an empty directory: %v", err)

@@ -262,11 +262,7 @@ func clean(v reflect.Value) any {
 // (the format of dataset.Write, row by row so that no second copy of the
 // samples is built).
 func writeSamples(path string, s *study.Study, samples []abi.Sample) error {
-	cols := make([]string, 0, len(s.Free)+2)
-	for _, p := range s.Free {
-		cols = append(cols, p.Name)
-	}
-	cols = append(cols, "log_prior", "log_likelihood")
+	cols := sampleColumns(s)
 	return WriteAtomic(path, func(w io.Writer) error {
 		return encodeSamples(w, cols, samples)
 	})

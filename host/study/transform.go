@@ -8,6 +8,9 @@ import (
 
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/host/tomlx"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
 )
 
 // Transform kinds of the study's [transform] table.
@@ -213,30 +216,26 @@ func InertiaVJP(l, g [6]float64) [6]float64 {
 }
 
 // CholeskyFromInertia inverts InertiaFromCholesky: Σ_C = ½Tr(I_C)·I − I_C,
-// then the Cholesky factor (positive diagonal) of Σ_C − c·I. It fails when
-// that matrix is not positive definite.
+// then the Cholesky factor (positive diagonal) of Σ_C − c·I by gonum's
+// lapack64.Potrf. It fails when that matrix is not positive definite.
 func CholeskyFromInertia(in [6]float64, c float64) ([6]float64, bool) {
 	h := (in[0] + in[1] + in[2]) / 2
-	a00, a11, a22 := h-in[0]-c, h-in[1]-c, h-in[2]-c
-	a10, a20, a21 := -in[3], -in[4], -in[5]
+	// The lower triangle of Σ_C − c·I, row-major.
+	a := []float64{
+		h - in[0] - c, 0, 0,
+		-in[3], h - in[1] - c, 0,
+		-in[4], -in[5], h - in[2] - c,
+	}
 	var l [6]float64
-	if !(a00 > 0) {
+	if _, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Lower, N: 3, Stride: 3, Data: a}); !ok {
 		return l, false
 	}
-	l[0] = math.Sqrt(a00)
-	l[3] = a10 / l[0]
-	l[4] = a20 / l[0]
-	p := a11 - l[3]*l[3]
-	if !(p > 0) {
-		return l, false
+	l = [6]float64{a[0], a[4], a[8], a[3], a[6], a[7]}
+	for _, v := range l[:3] {
+		if !(v > 0) || math.IsInf(v, 1) {
+			return [6]float64{}, false
+		}
 	}
-	l[1] = math.Sqrt(p)
-	l[5] = (a21 - l[4]*l[3]) / l[1]
-	p = a22 - l[4]*l[4] - l[5]*l[5]
-	if !(p > 0) || math.IsInf(p, 1) {
-		return l, false
-	}
-	l[2] = math.Sqrt(p)
 	return l, true
 }
 

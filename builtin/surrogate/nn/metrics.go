@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/kinfer/kinfer/builtin/stats"
 )
 
 // OutputMetrics are the validation errors of one output, the columns of
@@ -46,13 +48,7 @@ func Metrics(pred, truth []float64, n, m int) ([]OutputMetrics, error) {
 			res[j].NMAE = math.NaN()
 		}
 		sort.Float64s(ae)
-		pos := 0.9 * float64(n-1)
-		k := int(math.Floor(pos))
-		if k+1 < n {
-			res[j].AE90 = ae[k] + (pos-float64(k))*(ae[k+1]-ae[k])
-		} else {
-			res[j].AE90 = ae[k]
-		}
+		res[j].AE90 = stats.QuantileSorted(ae, 0.9) // Hyndman & Fan type 7
 	}
 	return res, nil
 }

@@ -85,6 +85,7 @@ import (
 	"strings"
 
 	"github.com/kinfer/kinfer/builtin/models/arm"
+	"github.com/kinfer/kinfer/builtin/stats"
 )
 
 // Options are the generator's flags.
@@ -660,20 +661,9 @@ func CSV(rows []Row) string {
 }
 
 // Quantile is the p-quantile of x by linear interpolation between order
-// statistics (Hyndman & Fan type 7, R's and NumPy's default).
-func Quantile(x []float64, p float64) float64 {
-	if len(x) == 0 {
-		return math.NaN()
-	}
-	s := append([]float64(nil), x...)
-	sort.Float64s(s)
-	h := p * float64(len(s)-1)
-	lo := int(math.Floor(h))
-	if lo+1 >= len(s) {
-		return s[len(s)-1]
-	}
-	return s[lo] + (h-float64(lo))*(s[lo+1]-s[lo])
-}
+// statistics (Hyndman & Fan type 7, R's and NumPy's default): kinfer's
+// builtin/stats.Quantile, the one summary.json's percentiles use.
+func Quantile(x []float64, p float64) float64 { return stats.Quantile(x, p) }
 
 // Table is the summary: per method the median and the quartiles of each
 // criterion over the runs (as the paper's Fig. 3–4 show them), Markdown.

@@ -6,6 +6,9 @@ import (
 	"math/rand/v2"
 
 	"github.com/kinfer/kinfer/abi"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
 )
 
 // SplitMix64 is output k of the SplitMix64 generator started at seed
@@ -77,26 +80,27 @@ func (b Bounds) Contains(x []float64) bool {
 	return true
 }
 
-// Cholesky returns the lower-triangular L (row-major d×d) with L·Lᵀ = a, by
-// the Cholesky–Banachiewicz order (Golub & Van Loan 2013, Sec. 4.2), or
-// false when a is not numerically positive definite. Only the lower
-// triangle of a is read.
+// Cholesky returns the lower-triangular L (row-major d×d) with L·Lᵀ = a, or
+// false when a is not numerically positive definite (or L not finite).
+// Only the lower triangle of a is read. The factorisation is LAPACK's
+// unblocked dpotf2 through gonum's lapack64.Potrf on a copy of a's lower
+// triangle: no allocation beyond L and no condition estimate, which
+// mat.Cholesky.Factorize adds (3–50× the time for d = 2…30;
+// RATIONALE.md, "Why lapack64.Potrf and not mat.Cholesky?").
 func Cholesky(a []float64, d int) ([]float64, bool) {
 	l := make([]float64, d*d)
 	for i := range d {
-		for j := 0; j <= i; j++ {
-			s := a[i*d+j]
-			for k := range j {
-				s -= l[i*d+k] * l[j*d+k]
-			}
-			if i == j {
-				if !(s > 0) || math.IsInf(s, 1) {
-					return nil, false
-				}
-				l[i*d+i] = math.Sqrt(s)
-			} else {
-				l[i*d+j] = s / l[j*d+j]
-			}
+		copy(l[i*d:i*d+i+1], a[i*d:i*d+i+1])
+	}
+	if d == 0 {
+		return l, true
+	}
+	if _, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Lower, N: d, Stride: d, Data: l}); !ok {
+		return nil, false
+	}
+	for i := range d {
+		if v := l[i*d+i]; !(v > 0) || math.IsInf(v, 1) {
+			return nil, false
 		}
 	}
 	return l, true
