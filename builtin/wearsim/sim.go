@@ -50,7 +50,7 @@ type Options struct {
 	Extrapolate float64
 	// Elements: also the element-based wear (needs an *EF contact).
 	Elements bool
-	// Tol is Newton's tolerance on the step increment (mm, rad; default 1e-7).
+	// Tol is Newton's tolerance on the step increment (mm, rad; default 1e-6).
 	Tol float64
 	// History: keep the last cycle's time histories.
 	History bool
@@ -70,7 +70,7 @@ func (o *Options) defaults() {
 		o.Extrapolate = 5e6
 	}
 	if o.Tol == 0 {
-		o.Tol = 1e-7
+		o.Tol = 1e-6
 	}
 }
 
@@ -97,7 +97,14 @@ type Result struct {
 // Total is the medial plus lateral CoP-based wear.
 func (r Result) Total() float64 { return r.WearCoP[0] + r.WearCoP[1] }
 
-// ErrNewton: a step's Newton iteration failed even with a fresh Jacobian.
+// Newton's iteration limit per step, and the iterations after which a
+// Jacobian is refreshed at the current iterate.
+const (
+	maxNewton    = 16
+	refreshEvery = 4
+)
+
+// ErrNewton: a step's Newton iteration failed even with fresh Jacobians.
 var ErrNewton = errors.New("wearsim: Newton iteration did not converge")
 
 // sim is one simulation's state.
@@ -111,7 +118,6 @@ type sim struct {
 	evals int
 	lu    mat.LU
 	jac   *mat.Dense
-	fresh bool
 }
 
 func (s *sim) pose(t float64, q [5]float64) efound.Pose {
@@ -159,13 +165,14 @@ func (s *sim) force(t float64, q, v [5]float64, cop bool) ([5]float64, error) {
 
 // stepJacobian forms J = c2·M − ∂F/∂q − c1·∂F/∂v for an implicit step
 // with q̈ = c2·q + …, q̇ = c1·q + …: ∂F/∂q by forward differences of the
-// contact model (1e-4 mm, 1e-5 rad) plus the springs, ∂F/∂v = −damping.
+// contact model (1e-3 mm, 1e-4 rad: steps well above a Kriging
+// predictor's rounding noise) plus the springs, ∂F/∂v = −damping.
 func (s *sim) stepJacobian(t float64, q, v [5]float64, f0 [5]float64, c1, c2 float64) error {
 	J := mat.NewDense(5, 5, nil)
 	for j := 0; j < 5; j++ {
-		h := 1e-4
+		h := 1e-3
 		if j >= 3 {
-			h = 1e-5
+			h = 1e-4
 		}
 		qp := q
 		qp[j] += h
@@ -183,7 +190,6 @@ func (s *sim) stepJacobian(t float64, q, v [5]float64, f0 [5]float64, c1, c2 flo
 	if s.lu.Det() == 0 {
 		return fmt.Errorf("wearsim: singular step matrix at t %g s", t)
 	}
-	s.fresh = true
 	return nil
 }
 
@@ -260,49 +266,34 @@ func Simulate(c Contact, m Machine, in Inputs, opt Options) (Result, error) {
 			q1[i] += h * v[i]
 		}
 		converged := false
-		s.fresh = false
-		for attempt := 0; attempt < 2 && !converged; attempt++ {
-			if attempt == 1 || s.jac == nil {
-				q1 = q
-				v1, _ := vel(q1)
-				f0, err := s.force(t1, q1, v1, false)
-				if err != nil {
-					return res, err
-				}
-				if err := s.stepJacobian(t1, q1, v1, f0, c1, c2); err != nil {
+		for it := 0; it < maxNewton && !converged; it++ {
+			v1, a1 := vel(q1)
+			f, err := s.force(t1, q1, v1, false)
+			if err != nil {
+				return res, err
+			}
+			if s.jac == nil || (it > 0 && it%refreshEvery == 0) {
+				// a stalled (or first) iteration: fresh Jacobian at the iterate
+				if err := s.stepJacobian(t1, q1, v1, f, c1, c2); err != nil {
 					return res, err
 				}
 				res.Jacobians++
 			}
-			for it := 0; it < 6; it++ {
-				v1, a1 := vel(q1)
-				f, err := s.force(t1, q1, v1, false)
-				if err != nil {
-					break
-				}
-				r := mat.NewVecDense(5, nil)
-				for i := range f {
-					r.SetVec(i, s.mass[i]*a1[i]-f[i])
-				}
-				var dq mat.VecDense
-				if err := s.lu.SolveVecTo(&dq, false, r); err != nil {
-					break
-				}
-				small := true
-				for i := 0; i < 5; i++ {
-					d := dq.AtVec(i)
-					q1[i] -= d
-					if math.Abs(d) > opt.Tol {
-						small = false
-					}
-				}
-				if small {
-					converged = true
-					break
-				}
+			r := mat.NewVecDense(5, nil)
+			for i := range f {
+				r.SetVec(i, s.mass[i]*a1[i]-f[i])
 			}
-			if !converged && s.fresh {
-				break
+			var dq mat.VecDense
+			if err := s.lu.SolveVecTo(&dq, false, r); err != nil {
+				return res, fmt.Errorf("wearsim: step matrix at t %g s: %w", t1, err)
+			}
+			converged = true
+			for i := 0; i < 5; i++ {
+				d := dq.AtVec(i)
+				q1[i] -= d
+				if !(math.Abs(d) <= opt.Tol) {
+					converged = false
+				}
 			}
 		}
 		if !converged {
@@ -350,13 +341,13 @@ func Simulate(c Contact, m Machine, in Inputs, opt Options) (Result, error) {
 }
 
 // preload finds y at which the net contact F_y equals w at the neutral
-// pose (x = z = α = β = 0, γ(0)), by bisection on y ∈ [−2, 1] mm.
+// pose (x = z = α = β = 0, γ(0)), by bisection on y ∈ [−0.4, −0.01] mm (inside the surrogates' data).
 func (s *sim) preload(w float64) (float64, error) {
 	f := func(y float64) (float64, error) {
 		fo, err := s.force(0, [5]float64{0, y, 0, 0, 0}, [5]float64{}, false)
 		return fo[1], err // fc_y − w
 	}
-	lo, hi := -2.0, 1.0
+	lo, hi := -0.4, -0.01
 	flo, err := f(lo)
 	if err != nil {
 		return 0, err
@@ -366,7 +357,7 @@ func (s *sim) preload(w float64) (float64, error) {
 		return 0, err
 	}
 	if !(flo > 0 && fhi < 0) {
-		return 0, fmt.Errorf("wearsim: initial axial load %g N not bracketed by y ∈ [−2, 1] mm", w)
+		return 0, fmt.Errorf("wearsim: initial axial load %g N not bracketed by y ∈ [−0.4, −0.01] mm", w)
 	}
 	for hi-lo > 1e-10 {
 		mid := 0.5 * (lo + hi)
