@@ -12,10 +12,12 @@ import (
 	"github.com/kinfer/kinfer/builtin/methods/gaussnewton"
 	"github.com/kinfer/kinfer/builtin/methods/levmar"
 	"github.com/kinfer/kinfer/builtin/methods/metropolis"
+	"github.com/kinfer/kinfer/builtin/methods/montecarlo"
 	"github.com/kinfer/kinfer/builtin/methods/tmcmc"
 	"github.com/kinfer/kinfer/builtin/models/arm"
 	"github.com/kinfer/kinfer/builtin/models/foot"
 	"github.com/kinfer/kinfer/builtin/models/knee"
+	"github.com/kinfer/kinfer/builtin/models/kneewear"
 	"github.com/kinfer/kinfer/builtin/models/ligament"
 	"github.com/kinfer/kinfer/builtin/models/nist"
 	"github.com/kinfer/kinfer/builtin/models/tkrcontact"
@@ -35,6 +37,7 @@ var (
 		"arm":      {arm.Spec, arm.New},
 		"foot":     {foot.Spec, foot.New},
 		"knee":     {knee.Spec, knee.New},
+		"kneewear": {kneewear.Spec, kneewear.New},
 		"ligament": {ligament.Spec, ligament.New},
 		"nist":     {nist.Spec, nist.New},
 
@@ -53,6 +56,7 @@ var (
 		"gaussnewton": {gaussnewton.Spec, gaussnewton.New},
 		"levmar":      {levmar.Spec, levmar.New},
 		"metropolis":  {metropolis.Spec, metropolis.New},
+		"montecarlo":  {montecarlo.Spec, montecarlo.New},
 		"tmcmc":       {tmcmc.Spec, tmcmc.New},
 	}
 )
