@@ -98,7 +98,7 @@ func TestTriangular(t *testing.T) {
 		name      string
 		got, want float64
 		se        float64
-	}{{"p10", s.Pct["p10"], q10, se10}, {"p50", s.Pct["p50"], 1, se50}, {"p90", s.Pct["p90"], 2 - q10, se10}, {"mean", s.Mean, 1, math.Sqrt(1.0/6/n)}} {
+	}{{"p10", s.Pct["p10"], q10, se10}, {"p50", s.Pct["p50"], 1, se50}, {"p90", s.Pct["p90"], 2 - q10, se10}, {"mean", s.Mean, 1, math.Sqrt(1.0 / 6 / n)}} {
 		if math.Abs(c.got-c.want) > 3*c.se {
 			t.Errorf("%s %g, want %g ± %g", c.name, c.got, c.want, 3*c.se)
 		}
