@@ -118,6 +118,7 @@ type sim struct {
 	evals int
 	lu    mat.LU
 	jac   *mat.Dense
+	c2    float64 // step-matrix coefficient of the current Jacobian
 }
 
 func (s *sim) pose(t float64, q [5]float64) efound.Pose {
@@ -234,72 +235,24 @@ func Simulate(c Contact, m Machine, in Inputs, opt Options) (Result, error) {
 		}
 		elem = e
 	}
+	restart := true // the next step is a backward-Euler one (no history)
 	for n := 0; n < total; n++ {
 		t1 := float64(n+1) * h
-		var c1, c2 float64
-		var qb, vb [5]float64 // q̇₁ = c1·q₁ − qb, q̈₁ = c2·q₁ − vb·… (see below)
-		if n == 0 {
-			// backward Euler: v₁ = (q₁ − q₀)/h, a₁ = (v₁ − v₀)/h
-			c1, c2 = 1/h, 1/(h*h)
-			for i := range qb {
-				qb[i] = q[i] / h
-				vb[i] = q[i]/(h*h) + v[i]/h
-			}
-		} else {
-			// BDF2: v₁ = (3q₁ − 4q₀ + q₋₁)/(2h), a₁ = (3v₁ − 4v₀ + v₋₁)/(2h)
-			c1 = 3 / (2 * h)
-			c2 = 9 / (4 * h * h)
-			for i := range qb {
-				qb[i] = (4*q[i] - qPrev[i]) / (2 * h)
-				vb[i] = 3/(2*h)*qb[i] + (4*v[i]-vPrev[i])/(2*h)
-			}
-		}
-		vel := func(q1 [5]float64) (v1, a1 [5]float64) {
-			for i := range q1 {
-				v1[i] = c1*q1[i] - qb[i]
-				a1[i] = c2*q1[i] - vb[i]
-			}
-			return
-		}
-		q1 := q
-		for i := range q1 { // predictor: q + h·v
-			q1[i] += h * v[i]
-		}
-		converged := false
-		for it := 0; it < maxNewton && !converged; it++ {
-			v1, a1 := vel(q1)
-			f, err := s.force(t1, q1, v1, false)
-			if err != nil {
-				return res, err
-			}
-			if s.jac == nil || (it > 0 && it%refreshEvery == 0) {
-				// a stalled (or first) iteration: fresh Jacobian at the iterate
-				if err := s.stepJacobian(t1, q1, v1, f, c1, c2); err != nil {
-					return res, err
-				}
-				res.Jacobians++
-			}
-			r := mat.NewVecDense(5, nil)
-			for i := range f {
-				r.SetVec(i, s.mass[i]*a1[i]-f[i])
-			}
-			var dq mat.VecDense
-			if err := s.lu.SolveVecTo(&dq, false, r); err != nil {
-				return res, fmt.Errorf("wearsim: step matrix at t %g s: %w", t1, err)
-			}
-			converged = true
-			for i := 0; i < 5; i++ {
-				d := dq.AtVec(i)
-				q1[i] -= d
-				if !(math.Abs(d) <= opt.Tol) {
-					converged = false
+		q1, v1, err := s.step(t1, h, q, v, qPrev, vPrev, !restart, &res)
+		restart = false
+		if errors.Is(err, ErrNewton) {
+			// a hard step: four backward-Euler substeps, then restart BDF2
+			q1, v1 = q, v
+			for k := 1; k <= 4; k++ {
+				if q1, v1, err = s.step(t1-h+float64(k)*h/4, h/4, q1, v1, q1, v1, false, &res); err != nil {
+					break
 				}
 			}
+			restart = true
 		}
-		if !converged {
-			return res, fmt.Errorf("%w at t %g s", ErrNewton, t1)
+		if err != nil {
+			return res, err
 		}
-		v1, _ := vel(q1)
 		qPrev, vPrev = q, v
 		q, v = q1, v1
 		res.Steps++
@@ -338,6 +291,80 @@ func Simulate(c Contact, m Machine, in Inputs, opt Options) (Result, error) {
 	}
 	res.Evals = s.evals
 	return res, nil
+}
+
+// step takes one implicit step of size h to t1 from (q, v): BDF2 with the
+// history (qPrev, vPrev) one step back when bdf2, else backward Euler.
+func (s *sim) step(t1, h float64, q, v, qPrev, vPrev [5]float64, bdf2 bool, res *Result) (q1, v1 [5]float64, err error) {
+	var c1, c2 float64
+	var qb, vb [5]float64 // q̇₁ = c1·q₁ − qb, q̈₁ = c2·q₁ − vb
+	if !bdf2 {
+		// backward Euler: v₁ = (q₁ − q₀)/h, a₁ = (v₁ − v₀)/h
+		c1, c2 = 1/h, 1/(h*h)
+		for i := range qb {
+			qb[i] = q[i] / h
+			vb[i] = q[i]/(h*h) + v[i]/h
+		}
+	} else {
+		// BDF2: v₁ = (3q₁ − 4q₀ + q₋₁)/(2h), a₁ = (3v₁ − 4v₀ + v₋₁)/(2h)
+		c1 = 3 / (2 * h)
+		c2 = 9 / (4 * h * h)
+		for i := range qb {
+			qb[i] = (4*q[i] - qPrev[i]) / (2 * h)
+			vb[i] = 3/(2*h)*qb[i] + (4*v[i]-vPrev[i])/(2*h)
+		}
+	}
+	if c2 != s.c2 {
+		s.jac = nil // another step size or formula: the step matrix changes
+		s.c2 = c2
+	}
+	vel := func(q1 [5]float64) (v1, a1 [5]float64) {
+		for i := range q1 {
+			v1[i] = c1*q1[i] - qb[i]
+			a1[i] = c2*q1[i] - vb[i]
+		}
+		return
+	}
+	q1 = q
+	for i := range q1 { // predictor: q + h·v
+		q1[i] += h * v[i]
+	}
+	converged := false
+	for it := 0; it < maxNewton && !converged; it++ {
+		v1, a1 := vel(q1)
+		f, err := s.force(t1, q1, v1, false)
+		if err != nil {
+			return q1, v1, err
+		}
+		if s.jac == nil || (it > 0 && it%refreshEvery == 0) {
+			// a stalled (or first) iteration: fresh Jacobian at the iterate
+			if err := s.stepJacobian(t1, q1, v1, f, c1, c2); err != nil {
+				return q1, v1, err
+			}
+			res.Jacobians++
+		}
+		r := mat.NewVecDense(5, nil)
+		for i := range f {
+			r.SetVec(i, s.mass[i]*a1[i]-f[i])
+		}
+		var dq mat.VecDense
+		if err := s.lu.SolveVecTo(&dq, false, r); err != nil {
+			return q1, v1, fmt.Errorf("%w: step matrix at t %g s: %v", ErrNewton, t1, err)
+		}
+		converged = true
+		for i := 0; i < 5; i++ {
+			d := dq.AtVec(i)
+			q1[i] -= d
+			if !(math.Abs(d) <= s.opt.Tol) {
+				converged = false
+			}
+		}
+	}
+	if !converged {
+		return q1, v1, fmt.Errorf("%w at t %g s", ErrNewton, t1)
+	}
+	v1, _ = vel(q1)
+	return q1, v1, nil
 }
 
 // preload finds y at which the net contact F_y equals w at the neutral
