@@ -44,6 +44,9 @@ var DefaultMachine = Machine{
 type Options struct {
 	Steps  int // time steps per cycle (default 500: 2 ms at 1 Hz)
 	Cycles int // cycles simulated (default 2); wear and histories are those of the last
+	// Warmup, when > 0, replaces Cycles: the simulation runs Warmup cycles
+	// (a fraction is allowed, e.g. 0.25) and then the measured cycle.
+	Warmup float64
 	// WearFactor k of Archard's law, mm³/(N·m) (default 1e-7, Lin 2010 Sec. 2.3.5)
 	WearFactor float64
 	// Extrapolate the one-cycle wear to this many cycles (default 5e6).
@@ -225,8 +228,12 @@ func Simulate(c Contact, m Machine, in Inputs, opt Options) (Result, error) {
 	}
 	q := [5]float64{0, y0, 0, 0, 0}
 	var v, qPrev, vPrev [5]float64
-	total := opt.Steps * opt.Cycles
-	last := total - opt.Steps
+	warm := opt.Steps * (opt.Cycles - 1)
+	if opt.Warmup > 0 {
+		warm = int(math.Round(opt.Warmup * float64(opt.Steps)))
+	}
+	total := warm + opt.Steps
+	last := warm
 	var elem *EF
 	if opt.Elements {
 		e, ok := c.(*EF)
@@ -265,7 +272,7 @@ func Simulate(c Contact, m Machine, in Inputs, opt Options) (Result, error) {
 		}
 		p := s.pose(t1, q)
 		gd := s.in[InFlexion].Slope(t1) * deg
-		fr := Frame{T: t1 - float64(opt.Cycles-1)*period, Pose: p, Loads: s.loads}
+		fr := Frame{T: t1 - float64(warm)*h, Pose: p, Loads: s.loads}
 		for side := 0; side < 2; side++ {
 			l := s.loads[side]
 			sv := pointVelocity(p, v, gd, c.LiftOff(), l.CoP)

@@ -20,7 +20,8 @@
 // sample points in wearsim.WearBox, static analyses and 18 fits, minutes
 // at n = 1 000 — then shared by all instances; ef: the elastic-foundation
 // model itself), cell_mm (EF element size), samples (n), steps (time
-// steps per cycle). A simulation that fails (Newton, contact) is a Failed
+// steps per cycle), warmup (cycles before the measured one, 0.25: the
+// same wear as a whole warm-up cycle within 0.2 %, wearsim tests). A simulation that fails (Newton, contact) is a Failed
 // evaluation, counted by the host.
 //
 // A Monte Carlo propagation study uses it with the montecarlo method and

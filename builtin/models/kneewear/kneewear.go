@@ -25,6 +25,7 @@ var Spec = func() abi.Spec {
 			{Name: "cell_mm", Unit: "mm", Default: 0.5, Doc: "element size of the elastic-foundation mesh"},
 			{Name: "samples", Default: 1000, Doc: "Hammersley sample points of the surrogate"},
 			{Name: "steps", Default: 250, Doc: "time steps per 1 s cycle"},
+			{Name: "warmup", Default: 0.25, Doc: "cycles simulated before the measured one (the start transients decay in ~0.1 s)"},
 		},
 		Conditions: []abi.Column{{Name: "cycle", Unit: "1", Doc: "ignored (one row per evaluation)"}},
 		Outputs: []abi.Column{
@@ -48,12 +49,16 @@ type Model struct {
 	Cell    float64
 	Samples int
 	Steps   int
+	Warmup  float64
 }
 
 // New builds the model from its settings (contact, cell_mm, samples, steps).
 func New(settings []float64) (abi.Model, error) {
-	if len(settings) != 4 {
-		return nil, fmt.Errorf("kneewear: want 4 settings (contact, cell_mm, samples, steps), got %d", len(settings))
+	if len(settings) != 5 {
+		return nil, fmt.Errorf("kneewear: want 5 settings (contact, cell_mm, samples, steps, warmup), got %d", len(settings))
+	}
+	if !(settings[4] > 0 && settings[4] <= 10) {
+		return nil, fmt.Errorf("kneewear: warmup must be in (0, 10] cycles, got %g", settings[4])
 	}
 	if settings[0] != 0 && settings[0] != 1 {
 		return nil, fmt.Errorf("kneewear: contact must be surrogate or ef, got index %g", settings[0])
@@ -67,7 +72,7 @@ func New(settings []float64) (abi.Model, error) {
 	if !(settings[3] >= 50 && settings[3] <= 10000) || settings[3] != math.Trunc(settings[3]) {
 		return nil, fmt.Errorf("kneewear: steps must be an integer in [50, 10000], got %g", settings[3])
 	}
-	return &Model{EF: settings[0] == 1, Cell: settings[1], Samples: int(settings[2]), Steps: int(settings[3])}, nil
+	return &Model{EF: settings[0] == 1, Cell: settings[1], Samples: int(settings[2]), Steps: int(settings[3]), Warmup: settings[4]}, nil
 }
 
 // Spec implements abi.Model.
@@ -141,7 +146,7 @@ func (m *Model) Eval(theta, x, y []float64) abi.Status {
 	if err != nil {
 		return abi.Invalid
 	}
-	r, err := wearsim.Simulate(c, wearsim.DefaultMachine, in, wearsim.Options{Steps: m.Steps})
+	r, err := wearsim.Simulate(c, wearsim.DefaultMachine, in, wearsim.Options{Steps: m.Steps, Warmup: m.Warmup})
 	if err != nil {
 		return abi.Failed
 	}
