@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/builtin/methods/conformance"
 )
 
 func defaults() []float64 {
@@ -202,4 +203,12 @@ func TestSettings(t *testing.T) {
 	if err := m.Init(p); err == nil {
 		t.Error("no residuals accepted")
 	}
+}
+
+// The shared spec check of kinfer's methods: the spec validates, has the
+// checkpoint capability, and each bad setting is refused naming it.
+func TestSpec(t *testing.T) {
+	conformance.CheckSpec(t, Spec, New, defaults(), map[string]float64{
+		"batch": 0, "min_samples": 5, "max_samples": math.Inf(1), "output": math.NaN(), "window": 1, "tol": 0,
+	})
 }
