@@ -53,7 +53,7 @@ type Options struct {
 	Extrapolate float64
 	// Elements: also the element-based wear (needs an *EF contact).
 	Elements bool
-	// Tol is Newton's tolerance on the step increment (mm, rad; default 1e-6).
+	// Tol is Newton's tolerance on the step increment (mm, rad; default 1e-5: above the rounding noise of a Kriging surrogate on ~1 000 sites, far below the motions that matter for wear).
 	Tol float64
 	// History: keep the last cycle's time histories.
 	History bool
@@ -73,7 +73,7 @@ func (o *Options) defaults() {
 		o.Extrapolate = 5e6
 	}
 	if o.Tol == 0 {
-		o.Tol = 1e-6
+		o.Tol = 1e-5
 	}
 }
 
