@@ -26,7 +26,7 @@
 // relative coordinates), bumpers k_AP = 2 × 14.48 N/mm (Lin 2010) and a
 // rotational restraint k_IE. The model neglects the gyroscopic and
 // frame-rotation terms of Kane's equations that Lin et al. derived with
-// Autolev: the rotations α, β stay below 5° here. DefaultMachine documents
+// Autolev: the rotations α, β stay below about 6° here. DefaultMachine documents
 // the values (masses, inertias and damping are our estimates: the paper
 // does not give them).
 //
