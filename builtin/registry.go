@@ -12,10 +12,12 @@ import (
 	"github.com/kinfer/kinfer/builtin/methods/gaussnewton"
 	"github.com/kinfer/kinfer/builtin/methods/levmar"
 	"github.com/kinfer/kinfer/builtin/methods/metropolis"
+	"github.com/kinfer/kinfer/builtin/methods/montecarlo"
 	"github.com/kinfer/kinfer/builtin/methods/tmcmc"
 	"github.com/kinfer/kinfer/builtin/models/arm"
 	"github.com/kinfer/kinfer/builtin/models/foot"
 	"github.com/kinfer/kinfer/builtin/models/knee"
+	"github.com/kinfer/kinfer/builtin/models/kneewear"
 	"github.com/kinfer/kinfer/builtin/models/ligament"
 	"github.com/kinfer/kinfer/builtin/models/line"
 	"github.com/kinfer/kinfer/builtin/models/nist"
@@ -36,6 +38,7 @@ var (
 		"arm":      {arm.Spec, arm.New},
 		"foot":     {foot.Spec, foot.New},
 		"knee":     {knee.Spec, knee.New},
+		"kneewear": {kneewear.Spec, kneewear.New},
 		"ligament": {ligament.Spec, ligament.New},
 		"line":     {line.Spec, line.New},
 		"nist":     {nist.Spec, nist.New},
@@ -55,6 +58,7 @@ var (
 		"gaussnewton": {gaussnewton.Spec, gaussnewton.New},
 		"levmar":      {levmar.Spec, levmar.New},
 		"metropolis":  {metropolis.Spec, metropolis.New},
+		"montecarlo":  {montecarlo.Spec, montecarlo.New},
 		"tmcmc":       {tmcmc.Spec, tmcmc.New},
 	}
 )

@@ -138,6 +138,14 @@ const maxNewton = 30
 // element's pressure p(d) (Foundation.Pressure) acts along n on its surface
 // area A: force p·A·n on the femur, applied at c.
 func (s Side) Contact(f Foundation, R [3][3]float64, t [3]float64) (Loads, error) {
+	return s.ContactVisit(f, R, t, nil)
+}
+
+// ContactVisit is Contact that also calls visit, when not nil, for every
+// loaded element with its centre c (tibial frame, mm) and its normal force
+// p·A (N): the element-level data of element-based wear (Lin et al. 2010,
+// Sec. 2.3.5, refs. 18–19).
+func (s Side) ContactVisit(f Foundation, R [3][3]float64, t [3]float64, visit func(c [3]float64, fn float64)) (Loads, error) {
 	var L Loads
 	d := s.Dish
 	dx := 2 * d.HalfX / float64(s.NX)
@@ -173,6 +181,9 @@ func (s Side) Contact(f Foundation, R [3][3]float64, t [3]float64) (Loads, error
 			}
 			area := dx * dz / inv
 			fn := p * area
+			if visit != nil {
+				visit(c, fn)
+			}
 			fe := [3]float64{fn * n[0], fn * n[1], fn * n[2]}
 			r := [3]float64{c[0] - t[0], c[1] - t[1], c[2] - t[2]}
 			for k := 0; k < 3; k++ {

@@ -79,7 +79,11 @@ func (k Knee) LiftOff() float64 {
 }
 
 // Contact evaluates both sides at a pose.
-func (k Knee) Contact(p Pose) ([2]Loads, error) {
+func (k Knee) Contact(p Pose) ([2]Loads, error) { return k.ContactVisit(p, nil) }
+
+// ContactVisit is Contact that also calls visit, when not nil, for every
+// loaded element of each side (Side.ContactVisit).
+func (k Knee) ContactVisit(p Pose, visit func(side int, c [3]float64, fn float64)) ([2]Loads, error) {
 	var out [2]Loads
 	for _, v := range []float64{p.X, p.Y, p.Z, p.Alpha, p.Beta, p.Gamma} {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -89,7 +93,12 @@ func (k Knee) Contact(p Pose) ([2]Loads, error) {
 	R := p.Rotation()
 	t := [3]float64{p.X, p.Y + k.LiftOff(), p.Z}
 	for i, s := range k.Sides {
-		l, err := s.Contact(k.Foundation, R, t)
+		var v func(c [3]float64, fn float64)
+		if visit != nil {
+			side := i
+			v = func(c [3]float64, fn float64) { visit(side, c, fn) }
+		}
+		l, err := s.ContactVisit(k.Foundation, R, t, v)
 		if err != nil {
 			return out, fmt.Errorf("%s side: %w", SideNames[i], err)
 		}

@@ -1,0 +1,302 @@
+package montecarlo
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/kinfer/kinfer/abi"
+)
+
+// Spec describes the method.
+var Spec = abi.Spec{
+	Kind:    abi.KindMethod,
+	Name:    "montecarlo",
+	Version: "1.0.0",
+	Doc:     "Monte Carlo propagation: prior draws evaluated in batches, one quantity of interest read from the residuals; stops when the running mean and coefficient of variation over the last 10 % of draws stay within 2 % of the final ones (Lin et al. 2010); percentiles in summary.json",
+	Settings: []abi.Setting{
+		{Name: "batch", Default: 50, Doc: "prior draws per batch (evaluated in parallel by the host's workers)"},
+		{Name: "min_samples", Default: 1000, Doc: "draws before the stopping rule is tried"},
+		{Name: "max_samples", Default: 20000, Doc: "stop here even if the rule does not hold (converged false)"},
+		{Name: "output", Default: 0, Doc: "index of the quantity of interest in a point's residual vector"},
+		{Name: "window", Default: 0.1, Doc: "fraction of the last draws over which the rule is checked (Lin 2010: 10 %)"},
+		{Name: "tol", Default: 0.02, Doc: "relative tolerance of the running mean and coefficient of variation against the final ones (Lin 2010: 2 %)"},
+	},
+	Capabilities: []abi.Capability{abi.CapCheckpoint, abi.CapLeastSquares},
+}
+
+// Config is the validated settings.
+type Config struct {
+	Batch      int     `json:"batch"`
+	MinSamples int     `json:"min_samples"`
+	MaxSamples int     `json:"max_samples"`
+	Output     int     `json:"output"`
+	Window     float64 `json:"window"`
+	Tol        float64 `json:"tol"`
+}
+
+// New builds the method from its settings (Spec.Settings order).
+func New(settings []float64) (abi.Method, error) {
+	if len(settings) != len(Spec.Settings) {
+		return nil, fmt.Errorf("montecarlo: want %d settings (batch, min_samples, max_samples, output, window, tol), got %d", len(Spec.Settings), len(settings))
+	}
+	for i, v := range settings {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			return nil, fmt.Errorf("montecarlo: setting %s must be finite and ≥ 0, got %g", Spec.Settings[i].Name, v)
+		}
+	}
+	c := Config{Batch: int(settings[0]), MinSamples: int(settings[1]), MaxSamples: int(settings[2]), Output: int(settings[3]), Window: settings[4], Tol: settings[5]}
+	switch {
+	case c.Batch < 1:
+		return nil, fmt.Errorf("montecarlo: batch must be ≥ 1, got %d", c.Batch)
+	case c.MinSamples < 10:
+		return nil, fmt.Errorf("montecarlo: min_samples must be ≥ 10, got %d", c.MinSamples)
+	case c.MaxSamples < c.MinSamples:
+		return nil, fmt.Errorf("montecarlo: max_samples %d below min_samples %d", c.MaxSamples, c.MinSamples)
+	case !(c.Window > 0 && c.Window < 1):
+		return nil, fmt.Errorf("montecarlo: window must be in (0, 1), got %g", c.Window)
+	case !(c.Tol > 0):
+		return nil, fmt.Errorf("montecarlo: tol must be > 0, got %g", c.Tol)
+	}
+	return &Method{cfg: c}, nil
+}
+
+// state is everything a run needs to continue (the checkpoint).
+type state struct {
+	Format    int         `json:"format"`
+	Config    Config      `json:"config"`
+	D         int         `json:"d"`
+	Seed      uint64      `json:"seed"`
+	Values    []float64   `json:"values"`
+	Draws     [][]float64 `json:"draws"`
+	LogPrior  []float64   `json:"log_prior"`
+	Failed    int         `json:"failed"`
+	Converged bool        `json:"converged"`
+	Done      bool        `json:"done"`
+}
+
+const stateFormat = 1
+
+// Method is the Monte Carlo propagation method.
+type Method struct {
+	cfg    Config
+	st     state
+	inited bool
+}
+
+// Spec implements abi.Method.
+func (m *Method) Spec() abi.Spec { return Spec }
+
+// Init implements abi.Method.
+func (m *Method) Init(p abi.Problem) error {
+	if p.Residuals <= m.cfg.Output {
+		return fmt.Errorf("montecarlo: output %d, but a point has %d residuals (write the quantity of interest as a Gaussian term's residual: observation 0, σ 1)", m.cfg.Output, p.Residuals)
+	}
+	need := int64(m.cfg.MaxSamples) * int64(len(p.Params)+3) * 8
+	if need > p.Budget() {
+		return fmt.Errorf("montecarlo: max_samples %d of %d parameters need %d bytes, over the memory budget %d", m.cfg.MaxSamples, len(p.Params), need, p.Budget())
+	}
+	m.st = state{Format: stateFormat, Config: m.cfg, D: len(p.Params), Seed: p.Seed}
+	m.inited = true
+	return nil
+}
+
+// Ask implements abi.Method: the next batch of prior draws.
+func (m *Method) Ask() (abi.Batch, error) {
+	if !m.inited {
+		return abi.Batch{}, fmt.Errorf("montecarlo: Ask before Init")
+	}
+	if m.st.Done {
+		return abi.Batch{}, fmt.Errorf("montecarlo: Ask after Done")
+	}
+	n := m.cfg.Batch
+	if left := m.cfg.MaxSamples - len(m.st.Values) - m.st.Failed; left < n {
+		n = left
+	}
+	return abi.Batch{Draw: n, Want: abi.WantResiduals}, nil
+}
+
+// Tell implements abi.Method.
+func (m *Method) Tell(res []abi.Result) error {
+	if !m.inited || m.st.Done {
+		return fmt.Errorf("montecarlo: Tell out of turn")
+	}
+	for _, r := range res {
+		if r.Status != abi.OK || len(r.Residuals) <= m.cfg.Output || math.IsNaN(r.Residuals[m.cfg.Output]) {
+			m.st.Failed++
+			continue
+		}
+		m.st.Values = append(m.st.Values, r.Residuals[m.cfg.Output])
+		m.st.Draws = append(m.st.Draws, append([]float64(nil), r.Theta...))
+		m.st.LogPrior = append(m.st.LogPrior, r.LogPrior)
+	}
+	n := len(m.st.Values)
+	if n >= m.cfg.MinSamples {
+		if ok, _ := Rule(m.st.Values, m.cfg.Window, m.cfg.Tol); ok {
+			m.st.Converged, m.st.Done = true, true
+		}
+	}
+	if n+m.st.Failed >= m.cfg.MaxSamples {
+		m.st.Done = true
+	}
+	return nil
+}
+
+// Done implements abi.Method.
+func (m *Method) Done() bool { return m.inited && m.st.Done }
+
+// Running returns the running mean and coefficient of variation
+// (100·sd/mean, sd with n − 1) after each of the first 2, 3, …, n values
+// (index k holds the statistics of v[:k+1]; index 0 has cv 0).
+func Running(v []float64) (mean, cv []float64) {
+	mean = make([]float64, len(v))
+	cv = make([]float64, len(v))
+	var m, s2 float64 // Welford
+	for i, x := range v {
+		d := x - m
+		m += d / float64(i+1)
+		s2 += d * (x - m)
+		mean[i] = m
+		if i > 0 && m != 0 {
+			cv[i] = 100 * math.Sqrt(s2/float64(i)) / math.Abs(m)
+		}
+	}
+	return mean, cv
+}
+
+// Rule is Lin et al. (2010)'s stopping rule on the values v: over the last
+// window·n values, the running mean and coefficient of variation are all
+// within tol (relative) of the final mean and coefficient of variation.
+// It returns whether the rule holds and the largest relative deviation
+// found (of either statistic).
+func Rule(v []float64, window, tol float64) (bool, float64) {
+	n := len(v)
+	if n < 10 {
+		return false, math.Inf(1)
+	}
+	mean, cv := Running(v)
+	fm, fc := mean[n-1], cv[n-1]
+	start := n - int(math.Ceil(window*float64(n)))
+	var worst float64
+	for k := max(start, 1); k < n; k++ {
+		dm := math.Abs(mean[k]-fm) / math.Abs(fm)
+		dc := 0.0
+		if fc != 0 {
+			dc = math.Abs(cv[k]-fc) / fc
+		}
+		worst = math.Max(worst, math.Max(dm, dc))
+	}
+	return worst <= tol, worst
+}
+
+// Percentiles reported in summary.json.
+var Percentiles = []float64{5, 10, 25, 50, 75, 90, 95}
+
+// Summary are the statistics of the values.
+type Summary struct {
+	N          int                `json:"n"`
+	Failed     int                `json:"failed"`
+	Converged  bool               `json:"converged"`
+	RuleDev    float64            `json:"rule_largest_relative_deviation"`
+	Mean       float64            `json:"mean"`
+	SD         float64            `json:"sd"`
+	CV         float64            `json:"cv_percent"`
+	Min        float64            `json:"min"`
+	Max        float64            `json:"max"`
+	Pct        map[string]float64 `json:"percentiles"`
+	Span1090   float64            `json:"span_10_90"`
+	HistEdges  []float64          `json:"histogram_edges"`
+	HistCounts []int              `json:"histogram_counts"`
+	Values     []float64          `json:"values"`
+}
+
+// Summarise computes the summary of values v (failed counts evaluations
+// left out) with the stopping rule's window and tolerance.
+func Summarise(v []float64, failed int, window, tol float64) Summary {
+	s := Summary{N: len(v), Failed: failed, Pct: map[string]float64{}, Values: v}
+	if len(v) == 0 {
+		return s
+	}
+	s.Converged, s.RuleDev = Rule(v, window, tol)
+	s.Mean, s.SD = stat.MeanStdDev(v, nil)
+	if s.Mean != 0 {
+		s.CV = 100 * s.SD / math.Abs(s.Mean)
+	}
+	x := append([]float64(nil), v...)
+	sort.Float64s(x)
+	s.Min, s.Max = x[0], x[len(x)-1]
+	for _, p := range Percentiles {
+		s.Pct[fmt.Sprintf("p%g", p)] = stat.Quantile(p/100, stat.Empirical, x, nil)
+	}
+	s.Span1090 = s.Pct["p90"] - s.Pct["p10"]
+	const bins = 20
+	s.HistEdges = make([]float64, bins+1)
+	s.HistCounts = make([]int, bins)
+	w := (s.Max - s.Min) / bins
+	for i := range s.HistEdges {
+		s.HistEdges[i] = s.Min + float64(i)*w
+	}
+	for _, y := range x {
+		b := bins - 1
+		if w > 0 {
+			b = min(int((y-s.Min)/w), bins-1)
+		}
+		s.HistCounts[b]++
+	}
+	return s
+}
+
+// Report implements abi.Method: the draws as samples, the statistics in
+// Extra.
+func (m *Method) Report() (abi.Report, error) {
+	if !m.inited {
+		return abi.Report{}, fmt.Errorf("montecarlo: Report before Init")
+	}
+	samples := make([]abi.Sample, len(m.st.Draws))
+	for i, d := range m.st.Draws {
+		samples[i] = abi.Sample{Theta: d, LogPrior: m.st.LogPrior[i], LogLik: -0.5 * m.st.Values[i] * m.st.Values[i]}
+	}
+	s := Summarise(m.st.Values, m.st.Failed, m.cfg.Window, m.cfg.Tol)
+	s.Converged = m.st.Converged
+	return abi.Report{Samples: samples, Extra: map[string]any{"montecarlo": s}}, nil
+}
+
+// SaveState implements abi.Checkpointer.
+func (m *Method) SaveState() ([]byte, error) {
+	if !m.inited {
+		return nil, fmt.Errorf("montecarlo: SaveState before Init")
+	}
+	return json.Marshal(&m.st)
+}
+
+// LoadState implements abi.Checkpointer: the state must come from a run
+// with the same settings, dimension and seed.
+func (m *Method) LoadState(b []byte) error {
+	if !m.inited {
+		return fmt.Errorf("montecarlo: LoadState before Init")
+	}
+	var s state
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("montecarlo: checkpoint: %w", err)
+	}
+	switch {
+	case s.Format != stateFormat:
+		return fmt.Errorf("montecarlo: checkpoint format %d, this version reads %d", s.Format, stateFormat)
+	case s.Config != m.st.Config:
+		return fmt.Errorf("montecarlo: checkpoint settings %+v differ from this run's %+v", s.Config, m.st.Config)
+	case s.D != m.st.D || s.Seed != m.st.Seed:
+		return fmt.Errorf("montecarlo: checkpoint of dimension %d, seed %d; this run %d, %d", s.D, s.Seed, m.st.D, m.st.Seed)
+	case len(s.Draws) != len(s.Values) || len(s.LogPrior) != len(s.Values):
+		return fmt.Errorf("montecarlo: checkpoint damaged: %d values, %d draws, %d log priors", len(s.Values), len(s.Draws), len(s.LogPrior))
+	}
+	for _, d := range s.Draws {
+		if len(d) != s.D {
+			return fmt.Errorf("montecarlo: checkpoint damaged: a draw of length %d, dimension %d", len(d), s.D)
+		}
+	}
+	m.st = s
+	return nil
+}

@@ -1,0 +1,214 @@
+package montecarlo
+
+import (
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/builtin/methods/conformance"
+)
+
+func defaults() []float64 {
+	s := make([]float64, len(Spec.Settings))
+	for i, v := range Spec.Settings {
+		s[i] = v.Default
+	}
+	return s
+}
+
+// fakeHost drives a method as the host does: prior draws from its own
+// seeded stream (uniform on [0, 1]^d), residual 0 the quantity q(θ).
+type fakeHost struct {
+	rng *rand.Rand
+	q   func(th []float64) float64
+	d   int
+}
+
+func (h *fakeHost) eval(b abi.Batch) []abi.Result {
+	out := make([]abi.Result, b.Draw)
+	for i := range out {
+		th := make([]float64, h.d)
+		for j := range th {
+			th[j] = h.rng.Float64()
+		}
+		v := h.q(th)
+		st := abi.OK
+		if math.IsNaN(v) {
+			st = abi.NonFinite
+		}
+		out[i] = abi.Result{Theta: th, Status: st, Residuals: []float64{v}}
+	}
+	return out
+}
+
+func problem(d int) abi.Problem {
+	p := abi.Problem{Seed: 7, Residuals: 1}
+	for i := 0; i < d; i++ {
+		p.Params = append(p.Params, abi.Param{Name: "w", Lower: 0, Upper: 1})
+	}
+	return p
+}
+
+// The quantity θ₁ + θ₂ of two uniform draws (triangular on [0, 2]) has
+// known percentiles: p10 = √0.2 = 0.4472, p50 = 1, p90 = 2 − √0.2. The
+// run stops by the rule at or after min_samples, every reported value is
+// within 3 standard errors of the truth (SE of a quantile ≈
+// √(p(1−p)/n)/f(q)), failures are counted, and the rule holds on the
+// reported values.
+func TestTriangular(t *testing.T) {
+	m, err := New(defaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Init(problem(2)); err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	h := &fakeHost{rng: rand.New(rand.NewPCG(1, 2)), d: 2, q: func(th []float64) float64 {
+		calls++
+		if calls%97 == 0 {
+			return math.NaN()
+		}
+		return th[0] + th[1]
+	}}
+	for !m.Done() {
+		b, err := m.Ask()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Tell(h.eval(b)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := m.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := r.Extra["montecarlo"].(Summary)
+	t.Logf("n %d failed %d converged %v dev %.4f mean %.4f p10 %.4f p50 %.4f p90 %.4f", s.N, s.Failed, s.Converged, s.RuleDev, s.Mean, s.Pct["p10"], s.Pct["p50"], s.Pct["p90"])
+	if !s.Converged || s.N < 1000 || s.Failed == 0 || len(r.Samples) != s.N {
+		t.Fatalf("converged %v, n %d, failed %d, samples %d", s.Converged, s.N, s.Failed, len(r.Samples))
+	}
+	n := float64(s.N)
+	q10 := math.Sqrt(0.2)
+	se10 := math.Sqrt(0.1*0.9/n) / q10 // density at p10 is q10
+	se50 := math.Sqrt(0.25/n) / 1
+	for _, c := range []struct {
+		name      string
+		got, want float64
+		se        float64
+	}{{"p10", s.Pct["p10"], q10, se10}, {"p50", s.Pct["p50"], 1, se50}, {"p90", s.Pct["p90"], 2 - q10, se10}, {"mean", s.Mean, 1, math.Sqrt(1.0 / 6 / n)}} {
+		if math.Abs(c.got-c.want) > 3*c.se {
+			t.Errorf("%s %g, want %g ± %g", c.name, c.got, c.want, 3*c.se)
+		}
+	}
+	if math.Abs(s.Span1090-(2-2*q10)) > 6*se10 {
+		t.Errorf("span %g, want %g", s.Span1090, 2-2*q10)
+	}
+}
+
+// The rule: an i.i.d. sequence of 5 000 converges; a drifting one (the
+// running mean still moving by more than 2 % over the last 10 %) does not.
+func TestRule(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	v := make([]float64, 5000)
+	for i := range v {
+		v[i] = 30 + 3*rng.NormFloat64()
+	}
+	if ok, dev := Rule(v, 0.1, 0.02); !ok {
+		t.Errorf("i.i.d. sequence: rule fails (deviation %g)", dev)
+	}
+	for i := range v {
+		v[i] = float64(i + 1)
+	}
+	if ok, dev := Rule(v, 0.1, 0.02); ok {
+		t.Errorf("drifting sequence passes (deviation %g)", dev)
+	}
+	mean, cv := Running([]float64{1, 2, 3})
+	if mean[2] != 2 || math.Abs(cv[2]-50) > 1e-12 {
+		t.Errorf("running mean %v, cv %v", mean, cv)
+	}
+}
+
+// A run checkpointed between batches (also between Ask and Tell) and
+// resumed in a fresh method ends with the same report.
+func TestCheckpoint(t *testing.T) {
+	run := func(stopAt int) abi.Report {
+		m, _ := New(defaults())
+		if err := m.Init(problem(3)); err != nil {
+			t.Fatal(err)
+		}
+		h := &fakeHost{rng: rand.New(rand.NewPCG(5, 6)), d: 3, q: func(th []float64) float64 { return th[0] * (1 + th[1]) }}
+		for k := 0; !m.Done(); k++ {
+			b, err := m.Ask()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if k == stopAt {
+				st, err := m.(abi.Checkpointer).SaveState()
+				if err != nil {
+					t.Fatal(err)
+				}
+				m2, _ := New(defaults())
+				if err := m2.Init(problem(3)); err != nil {
+					t.Fatal(err)
+				}
+				if err := m2.(abi.Checkpointer).LoadState(st); err != nil {
+					t.Fatal(err)
+				}
+				m = m2
+				if b2, _ := m.Ask(); b2.Draw != b.Draw {
+					t.Fatalf("resumed Ask %d, before %d", b2.Draw, b.Draw)
+				}
+			}
+			if err := m.Tell(h.eval(b)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r, err := m.Report()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	a, b := run(-1), run(7)
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if string(ja) != string(jb) {
+		t.Error("resumed run differs")
+	}
+	m, _ := New(defaults())
+	m.Init(problem(3))
+	if err := m.(abi.Checkpointer).LoadState([]byte(`{"format":1,"config":{"batch":1}}`)); err == nil {
+		t.Error("foreign settings accepted")
+	}
+}
+
+func TestSettings(t *testing.T) {
+	s := defaults()
+	s[0] = 0
+	if _, err := New(s); err == nil {
+		t.Error("batch 0 accepted")
+	}
+	s = defaults()
+	s[4] = 1
+	if _, err := New(s); err == nil {
+		t.Error("window 1 accepted")
+	}
+	m, _ := New(defaults())
+	p := problem(2)
+	p.Residuals = 0
+	if err := m.Init(p); err == nil {
+		t.Error("no residuals accepted")
+	}
+}
+
+// The shared spec check of kinfer's methods: the spec validates, has the
+// checkpoint capability, and each bad setting is refused naming it.
+func TestSpec(t *testing.T) {
+	conformance.CheckSpec(t, Spec, New, defaults(), map[string]float64{
+		"batch": 0, "min_samples": 5, "max_samples": math.Inf(1), "output": math.NaN(), "window": 1, "tol": 0,
+	})
+}
