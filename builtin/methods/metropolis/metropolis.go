@@ -232,6 +232,30 @@ func (m *Method) allStarted() bool {
 
 func (m *Method) totalSteps() int { return m.cfg.BurnIn + m.cfg.Samples*m.cfg.Thin }
 
+// Progress is the status of the progress line (host/run.Progresser): the
+// step of every chain out of burn-in plus kept steps, the phase, and the
+// acceptance rate of the kept steps so far, with the fraction of steps
+// done.
+func (m *Method) Progress() (string, float64) {
+	if !m.inited || !m.allStarted() {
+		return "drawing starting points", 0
+	}
+	s, total := &m.st, m.totalSteps()
+	phase := "sampling"
+	if s.Step < m.cfg.BurnIn {
+		phase = "burn-in"
+	}
+	status := fmt.Sprintf("step %d/%d (%s)", s.Step, total, phase)
+	if s.ProposedKept > 0 {
+		acc := 0
+		for _, a := range s.AcceptKept {
+			acc += a
+		}
+		status += fmt.Sprintf(", acceptance %.2f", float64(acc)/float64(s.ProposedKept))
+	}
+	return status, float64(min(s.Step, total)) / float64(max(total, 1))
+}
+
 // Done implements abi.Method.
 func (m *Method) Done() bool {
 	return m.inited && m.allStarted() && m.st.Step >= m.totalSteps()
