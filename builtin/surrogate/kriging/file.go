@@ -257,3 +257,6 @@ func Load(path string) ([]*Model, Provenance, error) {
 // Order is the regression order, Correlation the correlation family.
 func (m *Model) Order() int               { return m.order }
 func (m *Model) Correlation() Correlation { return m.corr }
+
+// Sites is the number of training sites n.
+func (m *Model) Sites() int { return m.n }
