@@ -4,7 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-		"testing"
+	"testing"
 
 	"github.com/kinfer/kinfer/builtin/surrogate/kriging"
 )
