@@ -43,6 +43,7 @@ usage:
   kinfer report RUN_DIR [-o FILE] [--figures DIR]   (report.html: figures, diagnostics, provenance; kinfer run writes it)
   kinfer design STUDY.toml [-o DIR] [--design sobol] [--n N] [--space box|prior] [--seed N] [--workers N] [--resume]
   kinfer train DESIGN_DIR -o FILE [--validation DIR | --holdout 0.1] [--hidden 256,512,...] [--members 6] [--epochs N] [--seed N]
+  kinfer train DESIGN_DIR -o FILE --kind kriging [--regression 0|1|2] [--corr gaussian|exponential|matern32|matern52] [--nugget L | --estimate-nugget]
   kinfer worker --nats URL [--workers N] [--cache DIR]
   kinfer validate STUDY.toml|PLUGIN.toml
   kinfer inspect PLUGIN.toml|FILE.wasm|SURROGATE.json
@@ -553,7 +554,7 @@ func cmdList(w io.Writer) error {
 		fmt.Fprintln(w)
 	}
 	section("MODELS", builtin.Names(builtin.Models), func(n string) abi.Spec { return builtin.Models[n].Spec })
-	fmt.Fprintf(w, "== %s (a trained surrogate: [model] use = \"surrogate\", file = \"FILE.json\" from kinfer train)\n", study.SurrogateUse)
+	fmt.Fprintf(w, "== %s (a trained surrogate: [model] use = \"surrogate\", file = \"FILE.json\" from kinfer train, a network ensemble or Kriging predictors)\n", study.SurrogateUse)
 	fmt.Fprintln(w, "  parameters, conditions and outputs: the source model's, from the file; bounds: the training design's box")
 	fmt.Fprintln(w, "  optional keys: trained_on = \"MODEL\", sha256 = \"HEX\"; capabilities: jacobian, vjp")
 	for _, st := range surrogate.Settings {

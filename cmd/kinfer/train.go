@@ -9,13 +9,15 @@ import (
 	"strings"
 
 	"github.com/kinfer/kinfer/builtin/models/surrogate"
+	"github.com/kinfer/kinfer/builtin/surrogate/kriging"
 	"github.com/kinfer/kinfer/builtin/surrogate/nn"
 	"github.com/kinfer/kinfer/host/safefile"
 	"github.com/kinfer/kinfer/host/train"
 )
 
-// cmdTrain fits a neural-network surrogate to a design run (host/train)
-// and writes it with its provenance and validation report.
+// cmdTrain fits a neural-network surrogate (or with --kind kriging one
+// Kriging predictor per output) to a design run (host/train) and writes it
+// with its provenance and validation report.
 func cmdTrain(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	def := nn.DefaultConfig()
@@ -35,6 +37,11 @@ func cmdTrain(args []string, stdout io.Writer) error {
 	dropout := fs.Float64("dropout", def.Dropout, "dropout probability of the hidden layers during training")
 	delta := fs.Float64("huber-delta", def.HuberDelta, "δ of the Huber loss (Eq. 6) on normalised outputs")
 	seed := fs.Uint64("seed", 1, "seed of the initial weights, shuffles, dropout and the holdout")
+	kind := fs.String("kind", "nn", "surrogate `KIND`: nn (a neural-network ensemble) or kriging (one DACE Kriging predictor per output, θ by maximum likelihood; the network flags do not apply)")
+	order := fs.Int("regression", 0, "kriging: regression polynomial order 0 (constant), 1 (linear) or 2 (quadratic)")
+	corr := fs.String("corr", "gaussian", "kriging: correlation gaussian, exponential, matern32 or matern52")
+	nugget := fs.Float64("nugget", 0, "kriging: nugget λ relative to the process variance (0: interpolate, with DACE's (10+n)·ε only)")
+	estNugget := fs.Bool("estimate-nugget", false, "kriging: estimate the nugget by maximum likelihood in [1e-10, 0.1] (noisy outputs)")
 	pos, err := parse(fs, args, 1)
 	if err != nil {
 		return err
@@ -57,6 +64,33 @@ func cmdTrain(args []string, stdout io.Writer) error {
 		if o.Validation, err = train.ReadDesign(*val); err != nil {
 			return err
 		}
+	}
+	switch *kind {
+	case "nn":
+	case "kriging":
+		c, err := kriging.ParseCorrelation(*corr)
+		if err != nil {
+			return usageError{fmt.Errorf("--corr: %v", err)}
+		}
+		if *order < 0 || *order > 2 {
+			return usageError{fmt.Errorf("--regression %d: want 0, 1 or 2", *order)}
+		}
+		o.Kriging = kriging.Options{Order: *order, Correlation: c, Nugget: *nugget, EstimateNugget: *estNugget}
+		fmt.Fprintf(stdout, "fitting %d Kriging predictors (regression order %d, %v correlation) on %s (%d samples of %d inputs)\n",
+			ds.Data.Out, *order, c, pos[0], ds.Data.N, ds.Data.In)
+		ms, prov, rep, err := train.TrainKriging(ds, o)
+		if err != nil {
+			return err
+		}
+		rep.Command = "kinfer train " + strings.Join(args, " ")
+		if err := train.WriteKriging(*out, ms, prov, rep); err != nil {
+			return err
+		}
+		fmt.Fprint(stdout, rep.Table())
+		fmt.Fprintf(stdout, "written: %s (sha256 %s), %s\n", *out, rep.SHA256, train.ReportPath(*out))
+		return nil
+	default:
+		return usageError{fmt.Errorf("--kind %q: want nn or kriging", *kind)}
 	}
 	fmt.Fprintf(stdout, "training %d networks %v on %s (%d samples of %d inputs → %d outputs)\n",
 		cfg.Members, cfg.Hidden, pos[0], ds.Data.N, ds.Data.In, ds.Data.Out)
@@ -96,25 +130,33 @@ func parseInts(s string) ([]int, error) {
 // inspectSurrogate prints a surrogate file's model spec and provenance
 // (kinfer inspect SURROGATE.json).
 func inspectSurrogate(w io.Writer, path string) error {
-	fh, err := safefile.Open(path, nn.MaxFileBytes)
+	b, err := safefile.ReadFile(path, surrogate.MaxFileBytes)
 	if err != nil {
 		return err
 	}
-	defer fh.Close()
-	e, prov, err := nn.Read(safefile.Limit(fh, path, nn.MaxFileBytes))
+	sf, err := surrogate.ReadFile(b)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
+	prov := sf.Provenance
 	fmt.Fprintf(w, "file:         %s\n", path)
-	fmt.Fprintf(w, "kind:         neural-network ensemble, %d networks, %d → %d\n", len(e.Nets), e.In(), e.Out())
-	for k, n := range e.Nets {
-		fmt.Fprintf(w, "  network %d:  sizes %v, weight %.4g\n", k+1, n.Sizes, e.Weights[k])
+	if e := sf.Ensemble; e != nil {
+		fmt.Fprintf(w, "kind:         neural-network ensemble, %d networks, %d → %d\n", len(e.Nets), e.In(), e.Out())
+		for k, n := range e.Nets {
+			fmt.Fprintf(w, "  network %d:  sizes %v, weight %.4g\n", k+1, n.Sizes, e.Weights[k])
+		}
+	} else {
+		ms := sf.Kriging
+		fmt.Fprintf(w, "kind:         Kriging, %d predictors on %d sites, %d → %d\n", len(ms), ms[0].Sites(), ms[0].Dim(), len(ms))
+		for k, m := range ms {
+			fmt.Fprintf(w, "  output %d:   regression order %d, %v, θ %.4g, nugget %.3g\n", k+1, m.Order(), m.Correlation(), m.Theta(), m.Nugget())
+		}
 	}
 	short := prov // the names, units and box are printed with the spec below
 	short.InputNames, short.OutputNames, short.InputUnits, short.OutputUnits, short.ParamLower, short.ParamUpper = nil, nil, nil, nil, nil, nil
-	b, _ := json.MarshalIndent(short, "  ", "  ")
-	fmt.Fprintf(w, "provenance:\n  %s\n", b)
-	spec, err := surrogate.SpecOf(e, prov)
+	pj, _ := json.MarshalIndent(short, "  ", "  ")
+	fmt.Fprintf(w, "provenance:\n  %s\n", pj)
+	spec, err := sf.Spec()
 	if err != nil {
 		return fmt.Errorf("%s: not usable as a model: %w", path, err)
 	}

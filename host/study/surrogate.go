@@ -4,12 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 
 	"github.com/kinfer/kinfer/builtin/models/surrogate"
-	"github.com/kinfer/kinfer/builtin/surrogate/nn"
 	"github.com/kinfer/kinfer/host/safefile"
 	"github.com/kinfer/kinfer/host/tomlx"
 )
@@ -18,7 +16,7 @@ import (
 //
 //	[model]
 //	use = "surrogate"
-//	file = "knee-nn.json"     # written by `kinfer train`
+//	file = "knee-nn.json"     # written by `kinfer train` (a network ensemble or, with --kind kriging, Kriging predictors)
 //	trained_on = "knee"       # optional: refuse a surrogate of another model
 //	sha256 = "…"              # optional: refuse any other file
 //	outside = "invalid"       # conditions outside the training range: invalid | extrapolate
@@ -61,21 +59,17 @@ func (s *Study) loadSurrogate(d *tomlx.Decoded, r componentRef) error {
 	if err != nil {
 		return d.Errorf("model.file", "%v", err)
 	}
-	fh, err := safefile.Open(path, nn.MaxFileBytes)
+	b, err := safefile.ReadFile(path, surrogate.MaxFileBytes)
 	if err != nil {
 		return d.Errorf("model.file", "%v", err)
 	}
-	defer fh.Close()
-	h := sha256.New()
-	lr := safefile.Limit(fh, path, nn.MaxFileBytes)
-	e, prov, err := nn.Read(io.TeeReader(lr, h))
+	sf, err := surrogate.ReadFile(b)
 	if err != nil {
 		return d.Errorf("model.file", "%s: %v", path, err)
 	}
-	if _, err := io.Copy(h, lr); err != nil { // the digest covers the whole file
-		return d.Errorf("model.file", "%s: %v", path, err)
-	}
-	sum := hex.EncodeToString(h.Sum(nil))
+	prov := sf.Provenance
+	h := sha256.Sum256(b)
+	sum := hex.EncodeToString(h[:])
 	if pin != "" && !strings.EqualFold(pin, sum) {
 		return d.Errorf("model.sha256", "%s has sha256 %s, the study pins %s", path, sum, pin)
 	}
@@ -86,7 +80,7 @@ func (s *Study) loadSurrogate(d *tomlx.Decoded, r componentRef) error {
 		}
 		return d.Errorf("model.trained_on", "%s is a surrogate of %s, the study wants one of %q", path, src, want)
 	}
-	spec, err := surrogate.SpecOf(e, prov)
+	spec, err := sf.Spec()
 	if err != nil {
 		return d.Errorf("model.file", "%s: %v", path, err)
 	}
@@ -94,7 +88,7 @@ func (s *Study) loadSurrogate(d *tomlx.Decoded, r componentRef) error {
 	if err != nil {
 		return err
 	}
-	m, err := surrogate.New(e, prov, vals)
+	m, err := sf.New(vals)
 	if err != nil {
 		return settingErr(d, "model", spec, err)
 	}

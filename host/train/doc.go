@@ -23,4 +23,9 @@
 // validation design.csv, the seed and kinfer's version; the surrogate
 // model (builtin/models/surrogate) takes its parameters, conditions,
 // outputs and the parameters' box from it.
+//
+// TrainKriging fits one Kriging predictor per output instead
+// (builtin/surrogate/kriging; Lophaven, Nielsen & Søndergaard 2002, DACE)
+// on the same samples, validates it the same way and WriteKriging writes
+// it (kriging.Save) with the same provenance and report.
 package train

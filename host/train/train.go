@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kinfer/kinfer/builtin/surrogate/kriging"
 	"github.com/kinfer/kinfer/builtin/surrogate/nn"
 	"github.com/kinfer/kinfer/host/designrun"
 	"github.com/kinfer/kinfer/host/run"
@@ -167,6 +168,27 @@ type Options struct {
 	// Points > 0 keeps only the design points with index below it
 	// (training on a prefix of the design, for size studies).
 	Points int
+	// Kriging configures TrainKriging (Config.Seed still draws the
+	// holdout).
+	Kriging kriging.Options
+}
+
+// KrigingOutput is one output's fitted Kriging predictor in the report.
+type KrigingOutput struct {
+	Name        string    `json:"name"`
+	Theta       []float64 `json:"theta"`
+	Nugget      float64   `json:"nugget"`
+	Objective   float64   `json:"objective"`
+	Evaluations int       `json:"likelihood_evaluations"`
+	FitSeconds  float64   `json:"fit_seconds"`
+}
+
+// KrigingReport is the Kriging part of a report.
+type KrigingReport struct {
+	RegressionOrder int             `json:"regression_order"`
+	Correlation     string          `json:"correlation"`
+	EstimateNugget  bool            `json:"estimate_nugget,omitempty"`
+	Outputs         []KrigingOutput `json:"outputs"`
 }
 
 // OutputReport is one output's line of the validation report.
@@ -190,9 +212,11 @@ type Report struct {
 	ValidationPoints  int            `json:"validation_points"`
 	ValidationSamples int            `json:"validation_samples"`
 	Skipped           map[string]int `json:"training_rows_skipped,omitempty"`
-	Config            nn.Config      `json:"config"`
-	Members           []nn.TrainInfo `json:"members"`
-	Weights           []float64      `json:"weights"`
+	Kind              string         `json:"kind"` // "nn" or "kriging"
+	Config            *nn.Config     `json:"config,omitempty"`
+	Members           []nn.TrainInfo `json:"members,omitempty"`
+	Weights           []float64      `json:"weights,omitempty"`
+	Kriging           *KrigingReport `json:"kriging,omitempty"`
 	TrainSeconds      float64        `json:"train_seconds"`
 	Outputs           []OutputReport `json:"outputs"`
 	Provenance        nn.Provenance  `json:"provenance"`
@@ -225,26 +249,105 @@ func countPoints(pts []int) int {
 // Train fits the ensemble on ds and validates it; the returned provenance
 // is what the file records.
 func Train(ds *Design, o Options) (*nn.Ensemble, nn.Provenance, *Report, error) {
+	trainData, valData, rep, err := split(ds, o)
+	if err != nil {
+		return nil, nn.Provenance{}, nil, err
+	}
+	rep.Kind, rep.Config = "nn", &o.Config
+	start := time.Now()
+	e, err := nn.Train(o.Config, trainData, valData)
+	if err != nil {
+		return nil, nn.Provenance{}, nil, err
+	}
+	rep.TrainSeconds = time.Since(start).Seconds()
+	met, err := e.Validate(valData)
+	if err != nil {
+		return nil, nn.Provenance{}, nil, err
+	}
+	rep.Members, rep.Weights = e.Info, e.Weights
+	prov := finish(ds, o, rep, met, trainData.N)
+	return e, prov, rep, nil
+}
+
+// TrainKriging fits one Kriging predictor per output (o.Kriging: the
+// regression order, correlation and nugget, with maximum-likelihood θ) on
+// the training samples and validates them as Train does. The fit is
+// deterministic; o.Config.Seed only draws the holdout.
+func TrainKriging(ds *Design, o Options) ([]*kriging.Model, nn.Provenance, *Report, error) {
+	trainData, valData, rep, err := split(ds, o)
+	if err != nil {
+		return nil, nn.Provenance{}, nil, err
+	}
+	if n := int64(trainData.N); n > kriging.MaxSites || n*n*int64(trainData.Out) > kriging.MaxCells {
+		return nil, nn.Provenance{}, nil, fmt.Errorf("train: %d training samples and %d outputs exceed what a Kriging file holds (%d sites, %d correlation-matrix entries); use --points",
+			trainData.N, trainData.Out, kriging.MaxSites, kriging.MaxCells)
+	}
+	rep.Kind = "kriging"
+	rep.Kriging = &KrigingReport{RegressionOrder: o.Kriging.Order, Correlation: o.Kriging.Correlation.String(), EstimateNugget: o.Kriging.EstimateNugget}
+	in, out := trainData.In, trainData.Out
+	x := make([][]float64, trainData.N)
+	for i := range x {
+		x[i] = trainData.X[i*in : (i+1)*in]
+	}
+	y := make([]float64, trainData.N)
+	var ms []*kriging.Model
+	start := time.Now()
+	for j := 0; j < out; j++ {
+		for i := range y {
+			y[i] = trainData.Y[i*out+j]
+		}
+		t0 := time.Now()
+		m, err := kriging.Fit(x, y, o.Kriging)
+		if err != nil {
+			return nil, nn.Provenance{}, nil, fmt.Errorf("train: output %s: %w", ds.OutNames[j], err)
+		}
+		ms = append(ms, m)
+		inf := m.Info()
+		rep.Kriging.Outputs = append(rep.Kriging.Outputs, KrigingOutput{Name: ds.OutNames[j], Theta: m.Theta(), Nugget: m.Nugget(),
+			Objective: inf.Objective, Evaluations: inf.Evaluations, FitSeconds: time.Since(t0).Seconds()})
+	}
+	rep.TrainSeconds = time.Since(start).Seconds()
+	pred := make([]float64, valData.N*out)
+	for i := 0; i < valData.N; i++ {
+		for j, m := range ms {
+			v, err := m.Mean(valData.X[i*in : (i+1)*in])
+			if err != nil {
+				return nil, nn.Provenance{}, nil, err
+			}
+			pred[i*out+j] = v
+		}
+	}
+	met, err := nn.Metrics(pred, valData.Y, valData.N, out)
+	if err != nil {
+		return nil, nn.Provenance{}, nil, err
+	}
+	prov := finish(ds, o, rep, met, trainData.N)
+	return ms, prov, rep, nil
+}
+
+// split makes the training and validation samples and the report's
+// common part.
+func split(ds *Design, o Options) (*nn.Data, *nn.Data, *Report, error) {
 	rec := ds.Record
 	inPrefix := func(pt int) bool { return o.Points <= 0 || pt < o.Points }
 	var trainData, valData *nn.Data
 	var trainPts, valPts []int
-	rep := &Report{TrainingDir: ds.Dir, Config: o.Config, Skipped: ds.Skipped}
+	rep := &Report{TrainingDir: ds.Dir, Skipped: ds.Skipped}
 	if o.Validation != nil {
 		v := o.Validation
 		if !slices.Equal(v.InNames, ds.InNames) || !slices.Equal(v.OutNames, ds.OutNames) {
-			return nil, nn.Provenance{}, nil, fmt.Errorf("validation design %s has inputs %v and outputs %v; the training design %s has %v and %v",
+			return nil, nil, nil, fmt.Errorf("validation design %s has inputs %v and outputs %v; the training design %s has %v and %v",
 				v.Dir, v.InNames, v.OutNames, ds.Dir, ds.InNames, ds.OutNames)
 		}
 		if v.Record.Model != rec.Model || v.Record.ModelVer != rec.ModelVer {
-			return nil, nn.Provenance{}, nil, fmt.Errorf("validation design %s is of model %s %s, the training design of %s %s", v.Dir, v.Record.Model, v.Record.ModelVer, rec.Model, rec.ModelVer)
+			return nil, nil, nil, fmt.Errorf("validation design %s is of model %s %s, the training design of %s %s", v.Dir, v.Record.Model, v.Record.ModelVer, rec.Model, rec.ModelVer)
 		}
 		trainData, trainPts = subset(ds, inPrefix)
 		valData, valPts = subset(v, func(int) bool { return true })
 		rep.ValidationDir = v.Dir
 	} else {
 		if !(o.Holdout > 0 && o.Holdout < 1) {
-			return nil, nn.Provenance{}, nil, errors.New("train: give a validation design or a holdout share in (0, 1)")
+			return nil, nil, nil, errors.New("train: give a validation design or a holdout share in (0, 1)")
 		}
 		// A seeded permutation of the design's points: the first
 		// Holdout·n validate.
@@ -260,27 +363,22 @@ func Train(ds *Design, o Options) (*nn.Ensemble, nn.Provenance, *Report, error) 
 		rep.Holdout = o.Holdout
 	}
 	if trainData.N == 0 || valData.N == 0 {
-		return nil, nn.Provenance{}, nil, fmt.Errorf("train: %d training and %d validation samples", trainData.N, valData.N)
-	}
-	start := time.Now()
-	e, err := nn.Train(o.Config, trainData, valData)
-	if err != nil {
-		return nil, nn.Provenance{}, nil, err
-	}
-	rep.TrainSeconds = time.Since(start).Seconds()
-	met, err := e.Validate(valData)
-	if err != nil {
-		return nil, nn.Provenance{}, nil, err
-	}
-	for j, m := range met {
-		rep.Outputs = append(rep.Outputs, OutputReport{Name: ds.OutNames[j], Unit: ds.OutUnits[j], NMAE: m.NMAE, MAE: m.MAE, AE90: m.AE90})
+		return nil, nil, nil, fmt.Errorf("train: %d training and %d validation samples", trainData.N, valData.N)
 	}
 	rep.TrainingPoints, rep.TrainingSamples = countPoints(trainPts), trainData.N
 	rep.ValidationPoints, rep.ValidationSamples = countPoints(valPts), valData.N
-	rep.Members, rep.Weights = e.Info, e.Weights
+	return trainData, valData, rep, nil
+}
+
+// finish adds the metrics to the report and returns the provenance.
+func finish(ds *Design, o Options, rep *Report, met []nn.OutputMetrics, nTrain int) nn.Provenance {
+	rec := ds.Record
+	for j, m := range met {
+		rep.Outputs = append(rep.Outputs, OutputReport{Name: ds.OutNames[j], Unit: ds.OutUnits[j], NMAE: m.NMAE, MAE: m.MAE, AE90: m.AE90})
+	}
 	prov := nn.Provenance{
 		KinferVersion: run.Version, TrainingDataSHA256: ds.CSVSHA, Seed: o.Config.Seed,
-		Model: rec.Model, ModelVersion: rec.ModelVer, TrainingSamples: trainData.N,
+		Model: rec.Model, ModelVersion: rec.ModelVer, TrainingSamples: nTrain,
 		InputNames: ds.InNames, OutputNames: ds.OutNames, InputUnits: ds.InUnits, OutputUnits: ds.OutUnits,
 		Conditions: ds.Conditions, DesignSHA256: ds.RecordSHA,
 		Design: fmt.Sprintf("%s n=%d seed=%d space=%s", rec.Kind, rec.N, rec.Seed, rec.Space),
@@ -301,7 +399,7 @@ func Train(ds *Design, o Options) (*nn.Ensemble, nn.Provenance, *Report, error) 
 		prov.ParamUpper = append(prov.ParamUpper, p.Upper)
 	}
 	rep.Provenance = prov
-	return e, prov, rep, nil
+	return prov
 }
 
 // Write saves the ensemble to path and the report to ReportPath(path).
@@ -309,6 +407,19 @@ func Write(path string, e *nn.Ensemble, prov nn.Provenance, rep *Report) error {
 	if err := e.Save(path, prov); err != nil {
 		return err
 	}
+	return writeReport(path, rep)
+}
+
+// WriteKriging saves Kriging predictors to path (kriging.Save) and the
+// report to ReportPath(path).
+func WriteKriging(path string, ms []*kriging.Model, prov nn.Provenance, rep *Report) error {
+	if err := kriging.Save(path, ms, prov); err != nil {
+		return err
+	}
+	return writeReport(path, rep)
+}
+
+func writeReport(path string, rep *Report) error {
 	sum, err := run.FileSHA256(path)
 	if err != nil {
 		return err

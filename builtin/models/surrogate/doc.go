@@ -23,6 +23,10 @@
 // model failed (no equilibrium): it was trained on the successful
 // evaluations only and predicts everywhere in the box.
 //
-// Only neural-network ensembles are supported: builtin/surrogate/kriging
-// has no file format yet.
+// The same model is made from Kriging predictors (builtin/surrogate/kriging;
+// Lophaven, Nielsen & Søndergaard 2002, DACE, Eq. 3.2), one per output,
+// fitted on the same inputs [θ, x] and written with the same provenance
+// (kriging.Write): y is the Kriging mean ŷ and the Jacobian and VJP use its
+// exact gradient ∂ŷ/∂x (Eq. 3.8, kriging.Model.MeanGrad). The training box
+// of the conditions is the box of the Kriging sites.
 package surrogate

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/builtin/surrogate/kriging"
 	"github.com/kinfer/kinfer/builtin/surrogate/nn"
 )
 
@@ -16,10 +17,12 @@ var Settings = []abi.Setting{
 		Doc: "a data row whose conditions lie outside the range seen in training: invalid (the evaluation's status) or extrapolate (predict anyway)"},
 }
 
-// Model is a trained ensemble as an abi.Model. It is read-only and safe
-// for concurrent use.
+// Model is a trained ensemble, or a set of Kriging predictors (one per
+// output), as an abi.Model. It is read-only and safe for concurrent use.
 type Model struct {
 	e           *nn.Ensemble
+	km          []*kriging.Model // instead of e
+	inLo, inHi  []float64        // training box of the inputs (nil: none)
 	prov        nn.Provenance
 	spec        abi.Spec
 	d, c, m     int
@@ -37,7 +40,27 @@ type buffers struct {
 // provenance, or says why the file cannot be a model (no input or output
 // names, counts that do not match the network, missing parameter box).
 func SpecOf(e *nn.Ensemble, p nn.Provenance) (abi.Spec, error) {
-	nIn, nOut := e.In(), e.Out()
+	src := p.Model
+	if src == "" {
+		src = "an unnamed model"
+	}
+	return spec(e.In(), e.Out(), p, fmt.Sprintf("neural-network ensemble (%d networks) trained on %s (%s; %d samples)", len(e.Nets), src, p.Design, p.TrainingSamples))
+}
+
+// SpecOfKriging is SpecOf for Kriging predictors read by kriging.Read.
+func SpecOfKriging(ms []*kriging.Model, p nn.Provenance) (abi.Spec, error) {
+	if len(ms) == 0 {
+		return abi.Spec{}, fmt.Errorf("surrogate: no Kriging predictor")
+	}
+	src := p.Model
+	if src == "" {
+		src = "an unnamed model"
+	}
+	return spec(ms[0].Dim(), len(ms), p, fmt.Sprintf("Kriging (%d predictors, regression order %d, %v correlation) fitted to %s (%s; %d samples)",
+		len(ms), ms[0].Order(), ms[0].Correlation(), src, p.Design, p.TrainingSamples))
+}
+
+func spec(nIn, nOut int, p nn.Provenance, doc string) (abi.Spec, error) {
 	if len(p.InputNames) != nIn {
 		return abi.Spec{}, fmt.Errorf("surrogate: the file names %d inputs, the network has %d (a surrogate of a kinfer model is written by `kinfer train`)", len(p.InputNames), nIn)
 	}
@@ -60,13 +83,9 @@ func SpecOf(e *nn.Ensemble, p nn.Provenance) (abi.Spec, error) {
 		}
 		return u[i]
 	}
-	src := p.Model
-	if src == "" {
-		src = "an unnamed model"
-	}
 	s := abi.Spec{
 		Kind: abi.KindModel, Name: "surrogate", Version: "1.0.0",
-		Doc:          fmt.Sprintf("neural-network ensemble (%d networks) trained on %s (%s; %d samples)", len(e.Nets), src, p.Design, p.TrainingSamples),
+		Doc:          doc,
 		Settings:     Settings,
 		Capabilities: []abi.Capability{abi.CapJacobian, abi.CapVJP},
 	}
@@ -97,10 +116,32 @@ func New(e *nn.Ensemble, p nn.Provenance, settings []float64) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	md := &Model{e: e, prov: p, spec: s, d: len(s.Params), c: len(s.Conditions), m: len(s.Outputs), extrapolate: settings[0] == 1}
+	md := &Model{e: e, prov: p, spec: s, d: len(s.Params), c: len(s.Conditions), m: len(s.Outputs), extrapolate: settings[0] == 1,
+		inLo: e.InputLo, inHi: e.InputHi}
 	md.pool.New = func() any { return &buffers{} }
 	return md, nil
 }
+
+// NewKriging makes the model from Kriging predictors (one per output, as
+// kriging.Read returns them), their provenance and the setting values.
+// The training box of the conditions is the box of the sites.
+func NewKriging(ms []*kriging.Model, p nn.Provenance, settings []float64) (*Model, error) {
+	if len(settings) != len(Settings) {
+		return nil, fmt.Errorf("surrogate: %d settings, want %d", len(settings), len(Settings))
+	}
+	s, err := SpecOfKriging(ms, p)
+	if err != nil {
+		return nil, err
+	}
+	lo, hi := ms[0].Box()
+	md := &Model{km: ms, prov: p, spec: s, d: len(s.Params), c: len(s.Conditions), m: len(s.Outputs), extrapolate: settings[0] == 1,
+		inLo: lo, inHi: hi}
+	md.pool.New = func() any { return &buffers{} }
+	return md, nil
+}
+
+// Kriging is the Kriging predictors (nil for an ensemble).
+func (md *Model) Kriging() []*kriging.Model { return md.km }
 
 // Spec implements abi.Model.
 func (md *Model) Spec() abi.Spec { return md.spec }
@@ -108,7 +149,7 @@ func (md *Model) Spec() abi.Spec { return md.spec }
 // Provenance is the file's provenance.
 func (md *Model) Provenance() nn.Provenance { return md.prov }
 
-// Ensemble is the network ensemble.
+// Ensemble is the network ensemble (nil for Kriging).
 func (md *Model) Ensemble() *nn.Ensemble { return md.e }
 
 // inputs builds the K network input rows [θ, x_k] and checks the
@@ -140,7 +181,7 @@ func (md *Model) inputs(b *buffers, theta, x []float64) (int, abi.Status) {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return 0, abi.Invalid
 			}
-			if !md.extrapolate && md.e.InputLo != nil && (v < md.e.InputLo[j] || v > md.e.InputHi[j]) {
+			if !md.extrapolate && md.inLo != nil && (v < md.inLo[j] || v > md.inHi[j]) {
 				return 0, abi.Invalid
 			}
 		}
@@ -152,13 +193,13 @@ func (md *Model) inputs(b *buffers, theta, x []float64) (int, abi.Status) {
 // whose conditions lie outside the range seen in training.
 func (md *Model) OutsideConditions(x []float64) []int {
 	var out []int
-	if md.c == 0 || md.e.InputLo == nil {
+	if md.c == 0 || md.inLo == nil {
 		return nil
 	}
 	for k := 0; k < len(x)/md.c; k++ {
 		for j := 0; j < md.c; j++ {
 			v := x[k*md.c+j]
-			if v < md.e.InputLo[md.d+j] || v > md.e.InputHi[md.d+j] {
+			if v < md.inLo[md.d+j] || v > md.inHi[md.d+j] {
 				out = append(out, k)
 				break
 			}
@@ -178,7 +219,34 @@ func (md *Model) Eval(theta, x, y []float64) abi.Status {
 	if len(y) != K*md.m {
 		return abi.Invalid
 	}
+	if md.km != nil {
+		n := md.d + md.c
+		for k := 0; k < K; k++ {
+			for i, km := range md.km {
+				v, err := km.Mean(b.in[k*n : (k+1)*n])
+				if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+					return abi.Failed
+				}
+				y[k*md.m+i] = v
+			}
+		}
+		return abi.OK
+	}
 	md.e.Predict(y, b.in, K, &b.ws)
+	return abi.OK
+}
+
+// krigingRow writes the m outputs of input row in and their gradients
+// (m × (d + c), row-major) into y and gx.
+func (md *Model) krigingRow(in, y, gx []float64) abi.Status {
+	n := md.d + md.c
+	for i, km := range md.km {
+		v, err := km.MeanGrad(in, gx[i*n:(i+1)*n])
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return abi.Failed
+		}
+		y[i] = v
+	}
 	return abi.OK
 }
 
@@ -194,6 +262,21 @@ func (md *Model) Jacobian(theta, x, y, jac []float64) abi.Status {
 	n, d, m := md.d+md.c, md.d, md.m
 	if len(y) != K*m || len(jac) != K*m*d {
 		return abi.Invalid
+	}
+	if md.km != nil {
+		if cap(b.gx) < m*n {
+			b.gx = make([]float64, m*n)
+		}
+		gx := b.gx[:m*n]
+		for k := 0; k < K; k++ {
+			if st := md.krigingRow(b.in[k*n:(k+1)*n], y[k*m:(k+1)*m], gx); st != abi.OK {
+				return st
+			}
+			for i := 0; i < m; i++ {
+				copy(jac[(k*m+i)*d:(k*m+i+1)*d], gx[i*n:i*n+d])
+			}
+		}
+		return abi.OK
 	}
 	for k := 0; k < K; k++ {
 		yk, jk := md.e.Jacobian(b.in[k*n:(k+1)*n], &b.ws)
@@ -222,6 +305,25 @@ func (md *Model) VJP(theta, x, v, y, g []float64) abi.Status {
 		if math.IsNaN(vi) || math.IsInf(vi, 0) {
 			return abi.Invalid
 		}
+	}
+	if md.km != nil {
+		if cap(b.gx) < m*n {
+			b.gx = make([]float64, m*n)
+		}
+		gx := b.gx[:m*n]
+		clear(g)
+		for k := 0; k < K; k++ {
+			if st := md.krigingRow(b.in[k*n:(k+1)*n], y[k*m:(k+1)*m], gx); st != abi.OK {
+				clear(g)
+				return st
+			}
+			for i := 0; i < m; i++ {
+				for j := 0; j < d; j++ {
+					g[j] += v[k*m+i] * gx[i*n+j]
+				}
+			}
+		}
+		return abi.OK
 	}
 	var gx []float64
 	b.y, gx = md.e.VJP(b.y, b.in, K, v, b.gx, &b.ws)

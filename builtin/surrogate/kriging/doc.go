@@ -34,6 +34,14 @@
 // the gradients of both with respect to x. The mean costs O(n·d) per
 // point, the MSE a triangular solve, O(n²).
 //
+// File format (file.go): Write/Save store predictors fitted on the same
+// sites (one per output) as JSON with the provenance of the network
+// ensembles (nn.Provenance): the sites and responses (exact), the
+// regression order, correlation, θ and λ. Read/Load refit at exactly
+// that θ and λ, so a loaded predictor is bit-identical to the written
+// one; the stored β and σ² only check the file. Reading is bounded
+// (MaxFileBytes, MaxSites, MaxDim, MaxOutputs, MaxCells).
+//
 // Everything is deterministic: no random numbers are drawn. A fitted Model
 // is read-only: Predict and PredictGrad are safe for concurrent use.
 package kriging

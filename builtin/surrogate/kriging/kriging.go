@@ -86,6 +86,9 @@ type Model struct {
 	lChol   mat.TriDense
 	info    Info
 	lo, hi  []float64 // training box (original units)
+	// xRaw (n×d row-major) and yRaw are the training data as given, kept
+	// for Write: a file stores them and Read refits at the stored θ and λ.
+	xRaw, yRaw []float64
 }
 
 // Fit fits a Kriging model to sites x (n rows of d) and responses y with
@@ -156,6 +159,10 @@ func Fit(x [][]float64, y []float64, opt Options) (*Model, error) {
 		m.yStd = 1
 	}
 	m.x = make([]float64, n*d)
+	m.xRaw, m.yRaw = make([]float64, 0, n*d), append([]float64(nil), y...)
+	for _, row := range x {
+		m.xRaw = append(m.xRaw, row...)
+	}
 	yn := make([]float64, n)
 	for i, row := range x {
 		for j, v := range row {
@@ -228,14 +235,15 @@ func Fit(x [][]float64, y []float64, opt Options) (*Model, error) {
 			return nil, fmt.Errorf("kriging: FixTheta needs Theta0 with %d values and no nugget estimation", d)
 		}
 		pb := m.problem(yn, nil, nug, false)
-		phi := make([]float64, d)
 		for j, t := range opt.Theta0 {
-			if !(t > 0) {
-				return nil, fmt.Errorf("kriging: Theta0[%d] = %g, need > 0", j, t)
+			if !(t > 0) || math.IsInf(t, 1) {
+				return nil, fmt.Errorf("kriging: Theta0[%d] = %g, need > 0 and finite", j, t)
 			}
-			phi[j] = math.Log(t)
 		}
-		st, err := pb.state(phi)
+		// θ and λ are used as given, not through ln θ, so that Read
+		// rebuilds a written model bit for bit.
+		pb.nEval++
+		st, err := pb.computeAt(append([]float64(nil), opt.Theta0...), nug)
 		if err != nil {
 			return nil, fmt.Errorf("kriging: fit at the given θ: %w", err)
 		}

@@ -80,8 +80,13 @@ func (pb *problem) state(phi []float64) (*fitState, error) {
 }
 
 func (pb *problem) compute(phi []float64) (*fitState, error) {
-	n, d, p := pb.n, pb.d, pb.p
 	theta, nug := pb.params(phi)
+	return pb.computeAt(theta, nug)
+}
+
+// computeAt is compute at θ and λ themselves.
+func (pb *problem) computeAt(theta []float64, nug float64) (*fitState, error) {
+	n, d, p := pb.n, pb.d, pb.p
 	st := &fitState{theta: theta, nugget: nug}
 	r := mat.NewSymDense(n, nil)
 	raw := r.RawSymmetric()

@@ -1,0 +1,262 @@
+package kriging
+
+import (
+	"bufio"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+
+	"github.com/kinfer/kinfer/builtin/surrogate/nn"
+)
+
+// The file format of fitted Kriging predictors (one per output, on shared
+// sites). A file stores what Fit needs to rebuild each predictor without a
+// likelihood search: the training sites and responses in original units
+// (little-endian float64 in base64, exact), the regression order, the
+// correlation family, θ and the nugget λ. Read refits at exactly that θ
+// and λ (Options.FixTheta): the normalisation, R, its Cholesky factor, the
+// QR factor of C⁻¹F, β, γ and σ² are recomputed by the same code from the
+// same bits, so a loaded predictor predicts bit for bit as the one that
+// was written (on the same machine and gonum build; elsewhere up to the
+// rounding of the BLAS kernels). The file also records β and σ²: Read
+// refuses a file whose data do not reproduce them (relative 1e-8), which
+// catches edited or corrupted data. Loading costs one O(n³) factorisation
+// per output.
+const (
+	Format        = "kinfer-kriging"
+	FormatVersion = 1
+	// MaxFileBytes bounds what Read reads.
+	MaxFileBytes = 1 << 30
+	// MaxSites, MaxDim and MaxOutputs bound the counts in a file, and
+	// MaxCells the sum over outputs of n² (the correlation matrices and
+	// their factors Read allocates: ≈ 3·8·MaxCells bytes).
+	MaxSites   = 20000
+	MaxDim     = 1000
+	MaxOutputs = 1000
+	MaxCells   = 1 << 27
+)
+
+// maxFileBytes is MaxFileBytes, lowered by a test.
+var maxFileBytes int64 = MaxFileBytes
+
+// Provenance is the surrogate file provenance shared with the network
+// ensembles (builtin/surrogate/nn), so that both kinds become the same
+// study model (builtin/models/surrogate).
+type Provenance = nn.Provenance
+
+type fileOutput struct {
+	Order       int       `json:"regression_order"`
+	Correlation string    `json:"correlation"`
+	Theta       []float64 `json:"theta"`
+	Nugget      float64   `json:"nugget"`
+	Y           string    `json:"y"`
+	Beta        []float64 `json:"beta"`
+	Sigma2      float64   `json:"sigma2"`
+	Objective   float64   `json:"objective"`
+}
+
+type fileSet struct {
+	Format        string       `json:"format"`
+	FormatVersion int          `json:"format_version"`
+	Provenance    Provenance   `json:"provenance"`
+	Sites         int          `json:"sites"`
+	Dim           int          `json:"dim"`
+	X             string       `json:"x"`
+	Outputs       []fileOutput `json:"outputs"`
+}
+
+func encodeFloats(v []float64) string {
+	b := make([]byte, 8*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(x))
+	}
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+func decodeFloats(s string, n int, what string) ([]float64, error) {
+	if len(s) != base64.StdEncoding.EncodedLen(8*n) {
+		return nil, fmt.Errorf("kriging: %s: %d base64 characters, want %d for %d values", what, len(s), base64.StdEncoding.EncodedLen(8*n), n)
+	}
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("kriging: %s: %v", what, err)
+	}
+	if len(b) != 8*n {
+		return nil, fmt.Errorf("kriging: %s: %d bytes, want %d", what, len(b), 8*n)
+	}
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+		if math.IsNaN(v[i]) || math.IsInf(v[i], 0) {
+			return nil, fmt.Errorf("kriging: %s: value %d is %v", what, i+1, v[i])
+		}
+	}
+	return v, nil
+}
+
+// Write encodes predictors fitted on the same sites (one per output) with
+// their provenance as one JSON document.
+func Write(w io.Writer, models []*Model, prov Provenance) error {
+	if len(models) == 0 {
+		return errors.New("kriging: no model to write")
+	}
+	m0 := models[0]
+	f := fileSet{Format: Format, FormatVersion: FormatVersion, Provenance: prov, Sites: m0.n, Dim: m0.d, X: encodeFloats(m0.xRaw)}
+	for k, m := range models {
+		if m.n != m0.n || m.d != m0.d || !sameBits(m.xRaw, m0.xRaw) {
+			return fmt.Errorf("kriging: model %d was fitted on other sites than model 1", k+1)
+		}
+		f.Outputs = append(f.Outputs, fileOutput{Order: m.order, Correlation: m.corr.String(), Theta: m.st.theta,
+			Nugget: m.st.nugget, Y: encodeFloats(m.yRaw), Beta: m.st.beta, Sigma2: m.st.sigma2, Objective: m.st.obj})
+	}
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetIndent("", " ")
+	if err := enc.Encode(&f); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// Save writes the predictors to path (see Write).
+func Save(path string, models []*Model, prov Provenance) error {
+	fh, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := Write(fh, models, prov); err != nil {
+		fh.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return fh.Close()
+}
+
+func sameBits(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// Read decodes predictors written by Write and refits each at its stored
+// θ and λ. The input is untrusted: at most MaxFileBytes are read, unknown
+// keys are refused, and the site, coordinate and output counts are checked
+// against MaxSites, MaxDim, MaxOutputs and MaxCells before any array is
+// decoded or matrix allocated.
+func Read(r io.Reader) ([]*Model, Provenance, error) {
+	lr := &io.LimitedReader{R: r, N: maxFileBytes + 1}
+	var f fileSet
+	dec := json.NewDecoder(lr)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		if lr.N <= 0 {
+			return nil, Provenance{}, fmt.Errorf("kriging: file larger than %d bytes", maxFileBytes)
+		}
+		return nil, Provenance{}, fmt.Errorf("kriging: %v", err)
+	}
+	p := f.Provenance
+	if f.Format != Format {
+		return nil, p, fmt.Errorf("kriging: format %q, want %q", f.Format, Format)
+	}
+	if f.FormatVersion != FormatVersion {
+		return nil, p, fmt.Errorf("kriging: format version %d, this kinfer reads %d", f.FormatVersion, FormatVersion)
+	}
+	n, d := f.Sites, f.Dim
+	if n < 2 || n > MaxSites {
+		return nil, p, fmt.Errorf("kriging: %d sites, must be in [2, %d]", n, MaxSites)
+	}
+	if d < 1 || d > MaxDim {
+		return nil, p, fmt.Errorf("kriging: %d coordinates, must be in [1, %d]", d, MaxDim)
+	}
+	if len(f.Outputs) < 1 || len(f.Outputs) > MaxOutputs {
+		return nil, p, fmt.Errorf("kriging: %d outputs, must be in [1, %d]", len(f.Outputs), MaxOutputs)
+	}
+	if int64(n)*int64(n)*int64(len(f.Outputs)) > MaxCells {
+		return nil, p, fmt.Errorf("kriging: %d outputs on %d sites exceed %d correlation-matrix entries", len(f.Outputs), n, MaxCells)
+	}
+	xs, err := decodeFloats(f.X, n*d, "sites")
+	if err != nil {
+		return nil, p, err
+	}
+	x := make([][]float64, n)
+	for i := range x {
+		x[i] = xs[i*d : (i+1)*d : (i+1)*d]
+	}
+	var out []*Model
+	for k, fo := range f.Outputs {
+		what := fmt.Sprintf("output %d", k+1)
+		c, err := ParseCorrelation(fo.Correlation)
+		if err != nil {
+			return nil, p, fmt.Errorf("%s: %w", what, err)
+		}
+		if fo.Order < 0 || fo.Order > 2 {
+			return nil, p, fmt.Errorf("kriging: %s: regression order %d, want 0, 1 or 2", what, fo.Order)
+		}
+		if len(fo.Theta) != d {
+			return nil, p, fmt.Errorf("kriging: %s: %d θ values for %d coordinates", what, len(fo.Theta), d)
+		}
+		if !(fo.Nugget > 0) || fo.Nugget > 1e6 {
+			return nil, p, fmt.Errorf("kriging: %s: nugget %g, want in (0, 1e6]", what, fo.Nugget)
+		}
+		if len(fo.Beta) != nBasis(fo.Order, d) {
+			return nil, p, fmt.Errorf("kriging: %s: %d β values, regression order %d in %d-D has %d", what, len(fo.Beta), fo.Order, d, nBasis(fo.Order, d))
+		}
+		y, err := decodeFloats(fo.Y, n, what+" responses")
+		if err != nil {
+			return nil, p, err
+		}
+		m, err := Fit(x, y, Options{Order: fo.Order, Correlation: c, FixTheta: true, Theta0: fo.Theta, Nugget: fo.Nugget})
+		if err != nil {
+			return nil, p, fmt.Errorf("%s: %w", what, err)
+		}
+		if m.st.nugget != fo.Nugget {
+			return nil, p, fmt.Errorf("kriging: %s: nugget %g is below the regularisation (10 + n)·ε = %g", what, fo.Nugget, m.st.nugget)
+		}
+		if !close8(m.st.sigma2, fo.Sigma2) {
+			return nil, p, fmt.Errorf("kriging: %s: the data and θ give σ² = %g, the file records %g (edited or corrupted file)", what, m.st.sigma2, fo.Sigma2)
+		}
+		for a := range fo.Beta {
+			if !close8(m.st.beta[a], fo.Beta[a]) {
+				return nil, p, fmt.Errorf("kriging: %s: the data and θ give β[%d] = %g, the file records %g (edited or corrupted file)", what, a, m.st.beta[a], fo.Beta[a])
+			}
+		}
+		out = append(out, m)
+	}
+	return out, p, nil
+}
+
+// close8 is |a − b| ≤ 1e-8·max(1, |a|, |b|).
+func close8(a, b float64) bool {
+	return math.Abs(a-b) <= 1e-8*max(1, math.Abs(a), math.Abs(b))
+}
+
+// Load reads a file written by Save (see Read); errors name the file.
+func Load(path string) ([]*Model, Provenance, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, Provenance{}, err
+	}
+	defer fh.Close()
+	ms, p, err := Read(fh)
+	if err != nil {
+		return nil, p, fmt.Errorf("%s: %w", path, err)
+	}
+	return ms, p, nil
+}
+
+// Order is the regression order, Correlation the correlation family.
+func (m *Model) Order() int               { return m.order }
+func (m *Model) Correlation() Correlation { return m.corr }
+
+// Sites is the number of training sites n.
+func (m *Model) Sites() int { return m.n }
