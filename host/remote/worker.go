@@ -42,6 +42,10 @@ type WorkerOptions struct {
 	// MaxStudies bounds the studies kept loaded (default 4); the least
 	// recently used is closed.
 	MaxStudies int
+	// MaxFileBytes bounds each file (dataset, plugin, study) the worker
+	// fetches for a run (default DefaultMaxFileBytes): files are read
+	// into memory.
+	MaxFileBytes int64
 
 	// hold delays each evaluation (tests: a worker killed while it
 	// certainly holds a chunk).
@@ -89,6 +93,9 @@ func Work(ctx context.Context, cfg Config, o WorkerOptions) error {
 	}
 	if o.MaxStudies < 1 {
 		o.MaxStudies = 4
+	}
+	if o.MaxFileBytes <= 0 {
+		o.MaxFileBytes = DefaultMaxFileBytes
 	}
 	if o.ID == "" {
 		host, _ := os.Hostname()
@@ -198,8 +205,18 @@ func (w *worker) pull(ctx context.Context, id string) {
 func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
 	h := msg.Headers()
 	run, batch, chunk := h.Get(hdrRun), h.Get(hdrBatch), h.Get(hdrChunk)
-	b, _ := strconv.Atoi(batch)
-	k, _ := strconv.Atoi(chunk)
+	b, errB := strconv.Atoi(batch)
+	k, errK := strconv.Atoi(chunk)
+	// Whoever can publish to the work stream can publish anything: the
+	// run id names the subject the result goes to, so it must be the
+	// chunk's own subject's (one token, no wildcard), else a chunk could
+	// answer into another run's results or make every publication of its
+	// result fail (and the slot retry it for ever).
+	if !validRunID(run) || msg.Subject() != workPrefix+run || errB != nil || errK != nil || b < 1 || k < 0 {
+		w.logf("%s: dropping a message on %s that is not a kinfer chunk (run %q, batch %q, chunk %q)", id, msg.Subject(), run, batch, chunk)
+		msg.Term()
+		return
+	}
 	delivered := uint64(1)
 	if md, err := msg.Metadata(); err == nil {
 		delivered = md.NumDelivered
@@ -243,10 +260,6 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
 			msg.Term()
 		}
 	}
-	if run == "" || batch == "" || chunk == "" {
-		msg.Term() // not a kinfer chunk
-		return
-	}
 	// Say the chunk is alive while the study loads and the chunk is
 	// evaluated.
 	stop := make(chan struct{})
@@ -280,6 +293,9 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
 	}
 	defer w.release(l)
 	want, pts, err := decodePoints(msg.Data())
+	if err == nil {
+		err = fitChunk(l.s, len(pts[0]), len(pts), want, w.nc.MaxPayload())
+	}
 	if err != nil {
 		refuse(err)
 		return
@@ -418,7 +434,7 @@ func (w *worker) evict() {
 func (w *worker) load(ctx context.Context, sum string) (*study.Study, error) {
 	fctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	b, path, err := materialize(fctx, w.obs, w.o.CacheDir, sum)
+	b, path, err := materialize(fctx, w.obs, w.o.CacheDir, sum, w.o.MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -439,4 +455,34 @@ func (w *worker) load(ctx context.Context, sum string) (*study.Study, error) {
 	}
 	w.logf("loaded study %s (bundle %s)", s.Name, sum[:12])
 	return s, nil
+}
+
+// validRunID reports whether run can be a run id: one subject token of
+// at most 64 characters, without wildcards or white space.
+func validRunID(run string) bool {
+	if run == "" || len(run) > 64 {
+		return false
+	}
+	for _, r := range run {
+		if r <= ' ' || r == '.' || r == '*' || r == '>' || r > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// fitChunk checks a decoded chunk of n points of d values against the
+// study it names: d must be the study's dimension (a local run's
+// points always are), and its results must fit in one message of the
+// server's max payload, else the worker would evaluate it and then fail
+// to store the result for ever.
+func fitChunk(s *study.Study, d, n int, want abi.Want, maxPayload int64) error {
+	if d != len(s.XParams) {
+		return fmt.Errorf("chunk: points of %d values, the study has %d parameters", d, len(s.XParams))
+	}
+	R, _ := s.ResidualCount()
+	if size := 20 + int64(n)*resultBytes(d, R, want); size > maxPayload-4096 {
+		return fmt.Errorf("chunk: the results of %d points would take %d bytes, more than the server's max_payload of %d", n, size, maxPayload)
+	}
+	return nil
 }
