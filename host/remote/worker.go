@@ -265,7 +265,7 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() {
-		t := time.NewTicker(w.cfg.AckWait / 3)
+		t := time.NewTicker(max(w.cfg.AckWait/3, time.Millisecond)) // --ack-wait 2ns: no panic
 		defer t.Stop()
 		for {
 			select {
