@@ -45,6 +45,7 @@ func cmdWorker(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.Slots, "workers", runtime.NumCPU(), "chunks evaluated at once")
 	fs.StringVar(&o.CacheDir, "cache", "", "directory of fetched studies, data and plugins (by sha256) and compiled modules (default: the user cache directory, kinfer/worker)")
 	fs.StringVar(&o.ID, "id", "", "the worker's name on the run's progress line (default host:pid)")
+	fs.BoolVar(&o.TrustPlugins, "trust-plugins", false, "let a run's study lift the sandbox's limits of a plugin it marks trusted = true (no timeout or fuel budget, more memory); without it the worker refuses such runs")
 	fs.Int64Var(&o.MaxFileBytes, "max-file-bytes", remote.DefaultMaxFileBytes, "refuse runs with a file (study, dataset, plugin) larger than this many bytes")
 	fs.BoolVar(&verbose, "verbose", false, "show plugin log lines")
 	if _, err := parse(fs, args, 0); err != nil {

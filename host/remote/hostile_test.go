@@ -5,11 +5,14 @@ package remote
 // the server, so every one of them is treated as hostile.
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -20,6 +23,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/host/wasm"
 )
 
 // chunkBody is a chunk body with a forged header: want, n, d, then body
@@ -354,4 +358,46 @@ func TestResultsHostile(t *testing.T) {
 	}
 	cancel()
 	<-done
+}
+
+// A study that marks its plugin trusted (allowed to lift the sandbox's
+// limits) is refused by a worker not started with TrustPlugins, and
+// evaluated by one that is.
+func TestTrustedPluginNeedsWorkerConsent(t *testing.T) {
+	text, _ := os.ReadFile("../../examples/quickstart-wasm/study.toml")
+	text = bytes.Replace(text, []byte(`plugin = "../../plugins/go/ligament/plugin.toml"`),
+		[]byte(`plugin = "../../plugins/go/ligament/plugin.toml"
+trusted = true`), 1)
+	if !bytes.Contains(text, []byte("trusted = true")) {
+		t.Fatal("the quickstart-wasm study changed: no plugin line to mark trusted")
+	}
+	path, _ := filepath.Abs("../../examples/quickstart-wasm/remote-trusted-test.toml")
+	os.WriteFile(path, text, 0o644)
+	defer os.Remove(path)
+	s := load(t, path)
+	for _, trust := range []bool{false, true} {
+		srv := startServer(t, t.TempDir(), 0)
+		cfg := testConfig(srv.ClientURL())
+		ctx, cancel := context.WithCancel(context.Background())
+		stopped := make(chan struct{})
+		go func() {
+			defer close(stopped)
+			Work(ctx, cfg, WorkerOptions{Slots: 1, CacheDir: t.TempDir(), TrustPlugins: trust, Runtime: wasm.Options{CacheDir: compiled}})
+		}()
+		c, err := Dial(context.Background(), cfg, s, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = c.Evaluate(context.Background(), [][]float64{{5000, 0.1}}, abi.WantLogTarget)
+		switch {
+		case !trust && (err == nil || !strings.Contains(err.Error(), "--trust-plugins")):
+			t.Errorf("untrusting worker: %v, want a refusal naming --trust-plugins", err)
+		case trust && err != nil:
+			t.Errorf("trusting worker: %v", err)
+		}
+		c.Close()
+		cancel()
+		<-stopped
+		srv.Shutdown()
+	}
 }

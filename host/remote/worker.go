@@ -42,6 +42,12 @@ type WorkerOptions struct {
 	// MaxStudies bounds the studies kept loaded (default 4); the least
 	// recently used is closed.
 	MaxStudies int
+	// TrustPlugins lets a run's study lift the sandbox's limits for a
+	// plugin (trusted = true in its table: no timeout, no fuel budget,
+	// more memory). Off, a worker refuses such a study: the study comes
+	// from whoever can publish to the server, and lifting limits on this
+	// machine is its operator's decision.
+	TrustPlugins bool
 	// MaxFileBytes bounds each file (dataset, plugin, study) the worker
 	// fetches for a run (default DefaultMaxFileBytes): files are read
 	// into memory.
@@ -442,6 +448,11 @@ func (w *worker) load(ctx context.Context, sum string) (*study.Study, error) {
 	if err := checkRefs(path, b, dir); err != nil {
 		return nil, refusal{err}
 	}
+	if !w.o.TrustPlugins {
+		if err := checkUntrusted(path); err != nil {
+			return nil, refusal{err}
+		}
+	}
 	s, err := study.Load(ctx, path, study.Options{Workers: w.o.Slots, Runtime: w.rt, Interrupt: ctx, Previous: b.Previous})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -485,4 +496,26 @@ func fitChunk(s *study.Study, d, n int, want abi.Want, maxPayload int64) error {
 		return fmt.Errorf("chunk: the results of %d points would take %d bytes, more than the server's max_payload of %d", n, size, maxPayload)
 	}
 	return nil
+}
+
+// checkUntrusted refuses a study that marks a plugin trusted (allowed to
+// lift the sandbox's limits): a worker not started with --trust-plugins
+// evaluates under the limits a local run has without trusted = true.
+func checkUntrusted(studyPath string) error {
+	f, _, err := study.Decode(studyPath)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	check := func(table string, m map[string]any) {
+		if v, ok := m["trusted"].(bool); ok && v {
+			errs = append(errs, fmt.Errorf("%s: the run's study trusts plugin %v to lift the sandbox's limits; this worker runs plugins under them only (start it with --trust-plugins to allow this)", table, m["plugin"]))
+		}
+	}
+	check("[model]", f.Model)
+	for i, l := range f.Likelihood {
+		check(fmt.Sprintf("[[likelihood]] %d", i+1), l)
+	}
+	check("[method]", f.Method)
+	return errors.Join(errs...)
 }
