@@ -435,6 +435,19 @@ func (c *Client) checkResults(rs []abi.Result, pts [][]float64, want abi.Want, j
 				return bad("θ is not the chunk's point")
 			}
 		}
+		// A local OK point's log likelihood is never NaN or +∞, and its
+		// residuals are finite (host/target makes such a point NonFinite);
+		// a +∞ would win every comparison of a sampler or optimiser.
+		if r.Status == abi.OK && (math.IsNaN(r.LogLik) || math.IsInf(r.LogLik, 1)) {
+			return bad("status ok with log likelihood %v", r.LogLik)
+		}
+		if r.Status == abi.OK {
+			for _, v := range r.Residuals {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return bad("status ok with a residual %v", v)
+				}
+			}
+		}
 		if r.Grad != nil && (want&abi.WantGradient == 0 || len(r.Grad) != d) {
 			return bad("a gradient of %d values (want %#x, %d parameters)", len(r.Grad), uint32(want), d)
 		}

@@ -272,6 +272,9 @@ func TestCheckResults(t *testing.T) {
 		{"jacobian length", func(rs []abi.Result) []abi.Result { rs[0].Jacobian = make([]float64, 5); return rs }, all, 0, 0},
 		{"negative jacobian evals", func(rs []abi.Result) []abi.Result { return rs }, all, -1, 0},
 		{"huge jacobian evals", func(rs []abi.Result) []abi.Result { return rs }, all, math.MaxInt, 0},
+		{"ok with NaN log likelihood", func(rs []abi.Result) []abi.Result { rs[0].LogLik = math.NaN(); return rs }, all, 0, 0},
+		{"ok with +Inf log likelihood", func(rs []abi.Result) []abi.Result { rs[0].LogLik = math.Inf(1); return rs }, all, 0, 0},
+		{"ok with a NaN residual", func(rs []abi.Result) []abi.Result { rs[0].Residuals[2] = math.NaN(); return rs }, all, 0, 0},
 		{"NaN seconds", func(rs []abi.Result) []abi.Result { return rs }, all, 0, math.NaN()},
 		{"negative seconds", func(rs []abi.Result) []abi.Result { return rs }, all, 0, -1},
 	} {
