@@ -23,6 +23,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/host/target"
 	"github.com/kinfer/kinfer/host/wasm"
 )
 
@@ -402,5 +403,36 @@ trusted = true`), 1)
 		cancel()
 		<-stopped
 		srv.Shutdown()
+	}
+}
+
+// Honest results with gradients, residuals and Jacobians pass the run's
+// checks and are the local ones bit for bit (the checks refuse nothing a
+// local evaluation returns), points out of support and NaN included.
+func TestChecksPassHonestDerivatives(t *testing.T) {
+	c, _ := hostileRig(t)
+	s := load(t, "../../examples/quickstart-tmcmc/study.toml")
+	pts := [][]float64{{5000, 0.1}, {6000, 0.05}, {1, 0.1}, {math.NaN(), 0.1}, {8000, -0.1}}
+	for _, want := range []abi.Want{abi.WantLogTarget | abi.WantGradient, abi.WantLogTarget | abi.WantResiduals | abi.WantJacobian, abi.WantGradient | abi.WantResiduals | abi.WantJacobian} {
+		local, err := target.New(s, 1).Evaluate(context.Background(), pts, want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want&abi.WantJacobian != 0 {
+			want |= abi.WantResiduals // as target.Evaluate passes it on
+			if local[0].Jacobian == nil || len(local[0].Residuals) == 0 {
+				t.Fatal("the quickstart gave no Jacobian: the test checks nothing")
+			}
+		}
+		if want&abi.WantGradient != 0 && local[0].Grad == nil {
+			t.Fatal("the quickstart gave no gradient: the test checks nothing")
+		}
+		got, _, err := c.Evaluate(context.Background(), pts, want)
+		if err != nil {
+			t.Fatalf("want %#x: %v", uint32(want), err)
+		}
+		if !bytes.Equal(encodeResults(got, 0, 0), encodeResults(local, 0, 0)) {
+			t.Errorf("want %#x: remote results differ from local ones", uint32(want))
+		}
 	}
 }
