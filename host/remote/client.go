@@ -353,7 +353,7 @@ func (c *Client) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 			if err1 != nil || err2 != nil || b != batch || k < 0 || k >= nChunks {
 				continue // a previous batch's late duplicate
 			}
-			worker := h.Get(hdrWorker)
+			worker := printable(h.Get(hdrWorker), 200)
 			if done[k] {
 				// A late answer to a chunk already answered (its first
 				// worker went silent, then both answered), error or not.
@@ -367,7 +367,7 @@ func (c *Client) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 				if h.Get(hdrRefused) != "" {
 					what = "refused"
 				}
-				return nil, tally, fmt.Errorf("remote run: worker %s %s chunk %d of batch %d: %s", worker, what, k+1, batch, e)
+				return nil, tally, fmt.Errorf("remote run: worker %s %s chunk %d of batch %d: %s", worker, what, k+1, batch, printable(e, 8000))
 			}
 			lo, hi := k*size, min((k+1)*size, n)
 			rs, jev, secs, err := decodeResults(m.Data())
@@ -400,6 +400,24 @@ func (c *Client) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 		c.rstr.Purge(ctx, jetstream.WithPurgeSubject(resultPrefix+c.run))
 	}
 	return res, tally, nil
+}
+
+// printable is s, from a message header, fit for the run's terminal and
+// logs: control characters (escape sequences) shown as \uXXXX, and at most
+// max bytes.
+func printable(s string, max int) string {
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	var b strings.Builder
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		if r != '\n' && r != '\t' && (r < ' ' || r == 0x7f || (r >= 0x80 && r < 0xa0)) {
+			fmt.Fprintf(&b, "\\u%04x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // checkResults checks a chunk's decoded results against the chunk's
