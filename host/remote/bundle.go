@@ -191,9 +191,9 @@ func fetchVerified(ctx context.Context, obs jetstream.ObjectStore, cache, sum st
 	if s := sha256.Sum256(data); hex.EncodeToString(s[:]) != sum {
 		return nil, refusal{fmt.Errorf("object %s: content has sha256 %x", sum, s)}
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err == nil {
 		tmp := path + ".tmp" + newRunID()
-		if os.WriteFile(tmp, data, 0o644) == nil {
+		if os.WriteFile(tmp, data, 0o600) == nil {
 			os.Rename(tmp, path)
 		}
 	}
@@ -236,11 +236,11 @@ func materialize(ctx context.Context, obs jetstream.ObjectStore, cache, sum stri
 		if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, data) {
 			continue
 		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			return nil, "", err
 		}
 		tmp := p + ".tmp" + newRunID()
-		if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		if err := os.WriteFile(tmp, data, 0o600); err != nil {
 			return nil, "", err
 		}
 		if err := os.Rename(tmp, p); err != nil {

@@ -448,3 +448,38 @@ func TestPrintable(t *testing.T) {
 		t.Errorf("printable: %d bytes", len(got))
 	}
 }
+
+// A worker's copies of a run's study, data and plugins are its user's
+// alone: a shared machine's other users cannot read a run's data there.
+func TestWorkerCachePrivate(t *testing.T) {
+	srv := startServer(t, t.TempDir(), 0)
+	defer srv.Shutdown()
+	cfg := testConfig(srv.ClientURL())
+	cache := filepath.Join(t.TempDir(), "cache")
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		Work(ctx, cfg, WorkerOptions{Slots: 1, CacheDir: cache, Runtime: wasm.Options{CacheDir: compiled}})
+	}()
+	defer func() { cancel(); <-stopped }()
+	c, err := Dial(context.Background(), cfg, load(t, "../../examples/quickstart-tmcmc/study.toml"), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, _, err := c.Evaluate(context.Background(), [][]float64{{5000, 0.1}}, abi.WantLogTarget); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	filepath.Walk(cache, func(p string, info os.FileInfo, err error) error {
+		if err == nil && info.Mode().Perm()&0o077 != 0 {
+			t.Errorf("%s: mode %v, readable by others", p, info.Mode().Perm())
+		}
+		n++
+		return nil
+	})
+	if n < 4 {
+		t.Errorf("%d entries in the worker's cache: nothing fetched?", n)
+	}
+}

@@ -120,7 +120,7 @@ func Work(ctx context.Context, cfg Config, o WorkerOptions) error {
 	if cfg.Name == "" {
 		cfg.Name = "kinfer worker " + o.ID
 	}
-	if err := os.MkdirAll(o.CacheDir, 0o755); err != nil {
+	if err := os.MkdirAll(o.CacheDir, 0o700); err != nil {
 		return err
 	}
 	w := &worker{cfg: cfg, o: o, studies: map[string]*loaded{}}
