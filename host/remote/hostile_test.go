@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -481,5 +482,45 @@ func TestWorkerCachePrivate(t *testing.T) {
 	})
 	if n < 4 {
 		t.Errorf("%d entries in the worker's cache: nothing fetched?", n)
+	}
+}
+
+// A worker that cannot store a result (here: no permission to publish on
+// kinfer.result.>) hands the chunk back after storeFor instead of keeping
+// it alive for ever, so that the run is told at MaxDeliver rather than
+// waiting without end.
+func TestResultNotStorable(t *testing.T) {
+	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true,
+		Users: []*server.User{{Username: "run", Password: "r"},
+			{Username: "worker", Password: "w", Permissions: &server.Permissions{Publish: &server.SubjectPermission{Deny: []string{resultPrefix + ">"}}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Start()
+	defer s.Shutdown()
+	if !s.ReadyForConnections(10 * time.Second) {
+		t.Fatal("not ready")
+	}
+	cfg := Config{AckWait: 500 * time.Millisecond, MaxDeliver: 2}
+	wcfg, rcfg := cfg, cfg
+	wcfg.URL = strings.Replace(s.ClientURL(), "nats://", "nats://worker:w@", 1)
+	rcfg.URL = strings.Replace(s.ClientURL(), "nats://", "nats://run:r@", 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		Work(ctx, wcfg, WorkerOptions{Slots: 1, CacheDir: t.TempDir(), Runtime: wasm.Options{CacheDir: compiled}, storeFor: 300 * time.Millisecond})
+	}()
+	defer func() { cancel(); <-stopped }()
+	c, err := Dial(context.Background(), rcfg, load(t, "../../examples/quickstart-tmcmc/study.toml"), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ectx, ecancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer ecancel()
+	_, _, err = c.Evaluate(ectx, [][]float64{{5000, 0.1}}, abi.WantLogTarget)
+	if err == nil || !strings.Contains(err.Error(), "MaxDeliver") {
+		t.Fatalf("run error %v, want a MaxDeliver report", err)
 	}
 }

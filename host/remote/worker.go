@@ -56,6 +56,8 @@ type WorkerOptions struct {
 	// hold delays each evaluation (tests: a worker killed while it
 	// certainly holds a chunk).
 	hold time.Duration
+	// storeFor, if set, replaces storeFor's default (tests).
+	storeFor time.Duration
 }
 
 // worker is a running Work.
@@ -244,9 +246,15 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
 		return m
 	}
 	// store publishes a result until the server has stored it.
+	// It gives up after storeFor (a server that refuses it: no permission
+	// on kinfer.result.>, a full stream) and hands the chunk back, so that
+	// it reaches MaxDeliver and the run is told instead of waiting for
+	// ever on a slot that keeps its chunk alive.
 	store := func(m *nats.Msg) bool {
-		for ctx.Err() == nil {
-			pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		sctx, scancel := context.WithTimeout(ctx, w.storeFor())
+		defer scancel()
+		for sctx.Err() == nil {
+			pctx, cancel := context.WithTimeout(sctx, 5*time.Second)
 			_, err := w.js.PublishMsg(pctx, m)
 			cancel()
 			if err == nil {
@@ -254,6 +262,10 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
 			}
 			w.logf("%s: storing the result of chunk %s.%s.%s: %v (retrying)", id, run, batch, chunk, err)
 			time.Sleep(200 * time.Millisecond)
+		}
+		if ctx.Err() == nil {
+			w.logf("%s: could not store the result of chunk %s.%s.%s for %v: handing it back", id, run, batch, chunk, w.storeFor())
+			msg.Nak()
 		}
 		return false
 	}
@@ -518,4 +530,13 @@ func checkUntrusted(studyPath string) error {
 	}
 	check("[method]", f.Method)
 	return errors.Join(errs...)
+}
+
+// storeFor is how long a worker tries to store a result before it hands
+// the chunk back: 4 AckWait, at least 10 s (a server restart).
+func (w *worker) storeFor() time.Duration {
+	if w.o.storeFor > 0 {
+		return w.o.storeFor
+	}
+	return max(4*w.cfg.AckWait, 10*time.Second)
 }
