@@ -72,6 +72,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if f.workers < 1 {
 		return usageError{fmt.Errorf("--workers must be ≥ 1")}
 	}
+	if err := checkNATSFlags(f.nats); err != nil {
+		return err
+	}
 	var budget int64
 	if f.budget != "" {
 		if budget, err = run.ParseBytes(f.budget); err != nil {

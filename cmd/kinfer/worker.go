@@ -24,6 +24,18 @@ func natsFlags(fs *flag.FlagSet, c *remote.Config, urlDoc string) {
 	fs.IntVar(&c.MaxDeliver, "max-deliver", remote.DefaultMaxDeliver, "deliveries of a chunk without a result before the run reports it and stops (give run and workers the same value)")
 }
 
+// checkNATSFlags refuses delivery settings the server or the worker's
+// keep-alive cannot honour.
+func checkNATSFlags(c remote.Config) error {
+	if c.AckWait < 100*time.Millisecond {
+		return usageError{fmt.Errorf("--ack-wait must be at least 100ms (a worker says it is alive every third of it)")}
+	}
+	if c.MaxDeliver < 1 {
+		return usageError{fmt.Errorf("--max-deliver must be ≥ 1")}
+	}
+	return nil
+}
+
 func cmdWorker(args []string, stdout, stderr io.Writer) error {
 	var c remote.Config
 	var o remote.WorkerOptions
@@ -33,12 +45,20 @@ func cmdWorker(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.Slots, "workers", runtime.NumCPU(), "chunks evaluated at once")
 	fs.StringVar(&o.CacheDir, "cache", "", "directory of fetched studies, data and plugins (by sha256) and compiled modules (default: the user cache directory, kinfer/worker)")
 	fs.StringVar(&o.ID, "id", "", "the worker's name on the run's progress line (default host:pid)")
+	fs.BoolVar(&o.TrustPlugins, "trust-plugins", false, "let a run's study lift the sandbox's limits of a plugin it marks trusted = true (no timeout or fuel budget, more memory); without it the worker refuses such runs")
+	fs.Int64Var(&o.MaxFileBytes, "max-file-bytes", remote.DefaultMaxFileBytes, "refuse runs with a file (study, dataset, plugin) larger than this many bytes")
 	fs.BoolVar(&verbose, "verbose", false, "show plugin log lines")
 	if _, err := parse(fs, args, 0); err != nil {
 		return err
 	}
 	if c.URL == "" {
 		return usageError{fmt.Errorf("--nats URL is required")}
+	}
+	if err := checkNATSFlags(c); err != nil {
+		return err
+	}
+	if o.MaxFileBytes < 1 {
+		return usageError{fmt.Errorf("--max-file-bytes must be ≥ 1")}
 	}
 	if o.Slots < 1 {
 		return usageError{fmt.Errorf("--workers must be ≥ 1")}

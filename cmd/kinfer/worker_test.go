@@ -23,6 +23,16 @@ func TestWorkerHelp(t *testing.T) {
 	if code, _, e := kinfer(t, "worker"); code != 2 || !strings.Contains(e, "--nats URL is required") {
 		t.Fatalf("worker without --nats: %d %s", code, e)
 	}
+	for _, args := range [][]string{
+		{"worker", "--nats", "nats://127.0.0.1:1", "--ack-wait", "2ns"},
+		{"worker", "--nats", "nats://127.0.0.1:1", "--max-deliver", "-1"},
+		{"worker", "--nats", "nats://127.0.0.1:1", "--max-file-bytes", "0"},
+		{"run", "x.toml", "--nats", "nats://127.0.0.1:1", "--ack-wait", "1ns"},
+	} {
+		if code, _, e := kinfer(t, args...); code != 2 || !strings.Contains(e, "must be") {
+			t.Errorf("%v: %d %s, want a usage error", args, code, e)
+		}
+	}
 	if code, out, _ := kinfer(t, "run", "--help"); code != 0 || !strings.Contains(out, "-nats") {
 		t.Fatalf("run --help lacks --nats: %s", out)
 	}

@@ -8,7 +8,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -150,7 +152,10 @@ func (b *Bundle) sameProgram() error {
 
 // fetchVerified gets object name (a sha256) from the object store, or from
 // the cache directory, and checks its content against the name.
-func fetchVerified(ctx context.Context, obs jetstream.ObjectStore, cache, sum string) ([]byte, error) {
+//
+// max bounds the object's size: the object store is written by whoever can
+// publish to the server, and the object is read into memory.
+func fetchVerified(ctx context.Context, obs jetstream.ObjectStore, cache, sum string, max int64) ([]byte, error) {
 	if len(sum) != 64 {
 		return nil, refusal{fmt.Errorf("%q is not a sha256", sum)}
 	}
@@ -158,24 +163,37 @@ func fetchVerified(ctx context.Context, obs jetstream.ObjectStore, cache, sum st
 		return nil, refusal{fmt.Errorf("%q is not a sha256", sum)}
 	}
 	path := filepath.Join(cache, "objects", sum)
-	if data, err := os.ReadFile(path); err == nil {
-		if s := sha256.Sum256(data); hex.EncodeToString(s[:]) == sum {
-			return data, nil
+	if st, err := os.Stat(path); err == nil && st.Size() <= max {
+		if data, err := os.ReadFile(path); err == nil {
+			if s := sha256.Sum256(data); hex.EncodeToString(s[:]) == sum {
+				return data, nil
+			}
 		}
 	}
-	data, err := obs.GetBytes(ctx, sum)
+	obj, err := obs.Get(ctx, sum)
 	if errors.Is(err, jetstream.ErrObjectNotFound) {
 		return nil, refusal{fmt.Errorf("object %s is not on the server", sum)}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("object %s: %w", sum, err)
 	}
+	defer obj.Close()
+	if info, err := obj.Info(); err == nil && info.Size > uint64(max) {
+		return nil, refusal{fmt.Errorf("object %s: %d bytes, more than the %d expected", sum, info.Size, max)}
+	}
+	data, err := io.ReadAll(io.LimitReader(obj, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("object %s: %w", sum, err)
+	}
+	if int64(len(data)) > max {
+		return nil, refusal{fmt.Errorf("object %s: more than the %d bytes expected", sum, max)}
+	}
 	if s := sha256.Sum256(data); hex.EncodeToString(s[:]) != sum {
 		return nil, refusal{fmt.Errorf("object %s: content has sha256 %x", sum, s)}
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err == nil {
 		tmp := path + ".tmp" + newRunID()
-		if os.WriteFile(tmp, data, 0o644) == nil {
+		if os.WriteFile(tmp, data, 0o600) == nil {
 			os.Rename(tmp, path)
 		}
 	}
@@ -185,8 +203,8 @@ func fetchVerified(ctx context.Context, obs jetstream.ObjectStore, cache, sum st
 // materialize fetches bundle sum and its files into cache/bundles/<sum>/
 // (verifying each digest) and returns the bundle and the study file's
 // local path.
-func materialize(ctx context.Context, obs jetstream.ObjectStore, cache, sum string) (*Bundle, string, error) {
-	data, err := fetchVerified(ctx, obs, cache, sum)
+func materialize(ctx context.Context, obs jetstream.ObjectStore, cache, sum string, maxFile int64) (*Bundle, string, error) {
+	data, err := fetchVerified(ctx, obs, cache, sum, maxBundleBytes)
 	if err != nil {
 		return nil, "", fmt.Errorf("study bundle: %w", err)
 	}
@@ -202,34 +220,68 @@ func materialize(ctx context.Context, obs jetstream.ObjectStore, cache, sum stri
 	if err := b.sameProgram(); err != nil {
 		return nil, "", err
 	}
+	if err := b.check(maxFile); err != nil {
+		return nil, "", refusal{fmt.Errorf("study bundle %s: %w", sum, err)}
+	}
 	dir := filepath.Join(cache, "bundles", sum)
 	for _, f := range b.Files {
 		p := filepath.Join(dir, filepath.FromSlash(f.Path))
 		if !filepath.IsLocal(filepath.FromSlash(f.Path)) {
 			return nil, "", refusal{fmt.Errorf("study bundle %s: file path %q leaves the bundle", sum, f.Path)}
 		}
-		data, err := fetchVerified(ctx, obs, cache, f.SHA256)
+		data, err := fetchVerified(ctx, obs, cache, f.SHA256, f.Size)
 		if err != nil {
 			return nil, "", fmt.Errorf("%s %s: %w", f.Role, f.Path, err)
 		}
 		if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, data) {
 			continue
 		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			return nil, "", err
 		}
 		tmp := p + ".tmp" + newRunID()
-		if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		if err := os.WriteFile(tmp, data, 0o600); err != nil {
 			return nil, "", err
 		}
 		if err := os.Rename(tmp, p); err != nil {
 			return nil, "", err
 		}
 	}
-	if b.Study == "" {
-		return nil, "", refusal{fmt.Errorf("study bundle %s names no study file", sum)}
-	}
 	return &b, filepath.Join(dir, filepath.FromSlash(b.Study)), nil
+}
+
+// maxBundleBytes bounds a bundle's JSON (a study's file list).
+const maxBundleBytes = 16 << 20
+
+// DefaultMaxFileBytes is WorkerOptions.MaxFileBytes's default.
+const DefaultMaxFileBytes = 1 << 30
+
+// check checks a fetched bundle before any of its files is fetched: every
+// path is local and named once, every digest a sha256, every size within
+// maxFile, and the study file is one of the files (a study path outside
+// them would be read, and its errors sent to whoever published the
+// chunk, from anywhere on the worker's file system).
+func (b *Bundle) check(maxFile int64) error {
+	paths := map[string]bool{}
+	for _, f := range b.Files {
+		if !filepath.IsLocal(filepath.FromSlash(f.Path)) || strings.Contains(f.Path, "\\") || path.Clean(f.Path) != f.Path || f.Path == "." {
+			return fmt.Errorf("file path %q leaves the bundle", f.Path)
+		}
+		if paths[f.Path] {
+			return fmt.Errorf("file path %q named twice", f.Path)
+		}
+		paths[f.Path] = true
+		if f.Size < 0 || f.Size > maxFile {
+			return fmt.Errorf("file %s: size %d is not between 0 and the worker's limit of %d bytes (kinfer worker --max-file-bytes)", f.Path, f.Size, maxFile)
+		}
+	}
+	if b.Study == "" {
+		return errors.New("names no study file")
+	}
+	if !slices.ContainsFunc(b.Files, func(f BundleFile) bool { return f.Path == b.Study && f.Role == "study" }) {
+		return fmt.Errorf("study file %q is not one of its files", b.Study)
+	}
+	return nil
 }
 
 // checkPinned checks that the study loaded from a bundle read only the

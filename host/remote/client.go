@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -352,24 +353,26 @@ func (c *Client) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 			if err1 != nil || err2 != nil || b != batch || k < 0 || k >= nChunks {
 				continue // a previous batch's late duplicate
 			}
-			worker := h.Get(hdrWorker)
-			if e := h.Get(hdrError); e != "" {
-				what := "failed on"
-				if h.Get(hdrRefused) != "" {
-					what = "refused"
-				}
-				return nil, tally, fmt.Errorf("remote run: worker %s %s chunk %d of batch %d: %s", worker, what, k+1, batch, e)
-			}
+			worker := printable(h.Get(hdrWorker), 200)
 			if done[k] {
+				// A late answer to a chunk already answered (its first
+				// worker went silent, then both answered), error or not.
 				c.mu.Lock()
 				c.stats.Duplicates++
 				c.mu.Unlock()
 				continue
 			}
+			if e := h.Get(hdrError); e != "" {
+				what := "failed on"
+				if h.Get(hdrRefused) != "" {
+					what = "refused"
+				}
+				return nil, tally, fmt.Errorf("remote run: worker %s %s chunk %d of batch %d: %s", worker, what, k+1, batch, printable(e, 8000))
+			}
 			lo, hi := k*size, min((k+1)*size, n)
 			rs, jev, secs, err := decodeResults(m.Data())
-			if err == nil && len(rs) != hi-lo {
-				err = fmt.Errorf("%d results for %d points", len(rs), hi-lo)
+			if err == nil {
+				err = c.checkResults(rs, points[lo:hi], want, jev, secs)
 			}
 			if err != nil {
 				return nil, tally, fmt.Errorf("remote run: worker %s: chunk %d of batch %d: %w", worker, k+1, batch, err)
@@ -397,6 +400,83 @@ func (c *Client) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 		c.rstr.Purge(ctx, jetstream.WithPurgeSubject(resultPrefix+c.run))
 	}
 	return res, tally, nil
+}
+
+// printable is s, from a message header, fit for the run's terminal and
+// logs: control characters (escape sequences) shown as \uXXXX, and at most
+// max bytes.
+func printable(s string, max int) string {
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	var b strings.Builder
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		if r != '\n' && r != '\t' && (r < ' ' || r == 0x7f || (r >= 0x80 && r < 0xa0)) {
+			fmt.Fprintf(&b, "\\u%04x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// checkResults checks a chunk's decoded results against the chunk's
+// points: whoever can publish to the run's result subject can publish
+// anything there, and a result of the wrong shape would make the method
+// index out of range, a non-finite tally would spoil summary.json. A
+// local evaluation's results always pass: one per point, Theta the
+// point itself bit for bit, a known status, Grad of d values,
+// Residuals of R, Jacobian of len(Residuals)·d, where present.
+func (c *Client) checkResults(rs []abi.Result, pts [][]float64, want abi.Want, jev int, secs float64) error {
+	if len(rs) != len(pts) {
+		return fmt.Errorf("%d results for %d points", len(rs), len(pts))
+	}
+	d := c.d
+	if jev < 0 || int64(jev) > 16*int64(d+1)*int64(len(pts)) {
+		return fmt.Errorf("%d finite-difference Jacobian evaluations for %d points", jev, len(pts))
+	}
+	if math.IsNaN(secs) || math.IsInf(secs, 0) || secs < 0 {
+		return fmt.Errorf("model time %v s", secs)
+	}
+	for i, r := range rs {
+		bad := func(format string, args ...any) error {
+			return fmt.Errorf("result %d: "+format, append([]any{i + 1}, args...)...)
+		}
+		if r.Status < abi.OK || r.Status > abi.OutOfSupport {
+			return bad("unknown status %d", int32(r.Status))
+		}
+		if len(r.Theta) != len(pts[i]) {
+			return bad("θ of %d values for a point of %d", len(r.Theta), len(pts[i]))
+		}
+		for j, v := range r.Theta {
+			if math.Float64bits(v) != math.Float64bits(pts[i][j]) {
+				return bad("θ is not the chunk's point")
+			}
+		}
+		// A local OK point's log likelihood is never NaN or +∞, and its
+		// residuals are finite (host/target makes such a point NonFinite);
+		// a +∞ would win every comparison of a sampler or optimiser.
+		if r.Status == abi.OK && (math.IsNaN(r.LogLik) || math.IsInf(r.LogLik, 1)) {
+			return bad("status ok with log likelihood %v", r.LogLik)
+		}
+		if r.Status == abi.OK {
+			for _, v := range r.Residuals {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return bad("status ok with a residual %v", v)
+				}
+			}
+		}
+		if r.Grad != nil && (want&abi.WantGradient == 0 || len(r.Grad) != d) {
+			return bad("a gradient of %d values (want %#x, %d parameters)", len(r.Grad), uint32(want), d)
+		}
+		if r.Residuals != nil && (want&(abi.WantResiduals|abi.WantJacobian) == 0 || len(r.Residuals) != c.R) {
+			return bad("%d residuals (want %#x, %d residuals)", len(r.Residuals), uint32(want), c.R)
+		}
+		if r.Jacobian != nil && (want&abi.WantJacobian == 0 || len(r.Jacobian) != len(r.Residuals)*d) {
+			return bad("a Jacobian of %d values for %d residuals of %d parameters", len(r.Jacobian), len(r.Residuals), d)
+		}
+	}
+	return nil
 }
 
 // workerNames lists worker slots (for messages and tests).

@@ -183,15 +183,27 @@ func encodePoints(want abi.Want, pts [][]float64) []byte {
 	return b
 }
 
+// wantKnown are the abi.Want bits a chunk may carry.
+const wantKnown = abi.WantLogTarget | abi.WantGradient | abi.WantResiduals | abi.WantJacobian
+
 func decodePoints(b []byte) (abi.Want, [][]float64, error) {
 	if len(b) < 12 {
 		return 0, nil, errors.New("chunk: short body")
 	}
 	want := abi.Want(binary.LittleEndian.Uint32(b[0:]))
-	n, d := int(binary.LittleEndian.Uint32(b[4:])), int(binary.LittleEndian.Uint32(b[8:]))
-	if int64(n)*int64(d)*8 != int64(len(b)-12) {
-		return 0, nil, fmt.Errorf("chunk: %d points of %d values do not fill a body of %d bytes", n, d, len(b))
+	un, ud := uint64(binary.LittleEndian.Uint32(b[4:])), uint64(binary.LittleEndian.Uint32(b[8:]))
+	// n·d < 2⁶⁴ always, n·d·8 not: compare values, not bytes, so that a
+	// header whose byte count wraps around cannot pass. A chunk has at
+	// least one point of at least one value: n points of no values would
+	// allocate n slices from a 12-byte body.
+	body := uint64(len(b) - 12)
+	if un == 0 || ud == 0 || body%8 != 0 || un*ud != body/8 {
+		return 0, nil, fmt.Errorf("chunk: %d points of %d values do not fill a body of %d bytes", un, ud, len(b))
 	}
+	if want&^wantKnown != 0 {
+		return 0, nil, fmt.Errorf("chunk: unknown want bits %#x", uint32(want))
+	}
+	n, d := int(un), int(ud)
 	flat := make([]float64, n*d)
 	for i := range flat {
 		flat[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[12+8*i:]))

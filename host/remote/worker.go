@@ -42,10 +42,22 @@ type WorkerOptions struct {
 	// MaxStudies bounds the studies kept loaded (default 4); the least
 	// recently used is closed.
 	MaxStudies int
+	// TrustPlugins lets a run's study lift the sandbox's limits for a
+	// plugin (trusted = true in its table: no timeout, no fuel budget,
+	// more memory). Off, a worker refuses such a study: the study comes
+	// from whoever can publish to the server, and lifting limits on this
+	// machine is its operator's decision.
+	TrustPlugins bool
+	// MaxFileBytes bounds each file (dataset, plugin, study) the worker
+	// fetches for a run (default DefaultMaxFileBytes): files are read
+	// into memory.
+	MaxFileBytes int64
 
 	// hold delays each evaluation (tests: a worker killed while it
 	// certainly holds a chunk).
 	hold time.Duration
+	// storeFor, if set, replaces storeFor's default (tests).
+	storeFor time.Duration
 }
 
 // worker is a running Work.
@@ -90,6 +102,9 @@ func Work(ctx context.Context, cfg Config, o WorkerOptions) error {
 	if o.MaxStudies < 1 {
 		o.MaxStudies = 4
 	}
+	if o.MaxFileBytes <= 0 {
+		o.MaxFileBytes = DefaultMaxFileBytes
+	}
 	if o.ID == "" {
 		host, _ := os.Hostname()
 		o.ID = host + ":" + strconv.Itoa(os.Getpid())
@@ -107,7 +122,7 @@ func Work(ctx context.Context, cfg Config, o WorkerOptions) error {
 	if cfg.Name == "" {
 		cfg.Name = "kinfer worker " + o.ID
 	}
-	if err := os.MkdirAll(o.CacheDir, 0o755); err != nil {
+	if err := os.MkdirAll(o.CacheDir, 0o700); err != nil {
 		return err
 	}
 	w := &worker{cfg: cfg, o: o, studies: map[string]*loaded{}}
@@ -198,8 +213,18 @@ func (w *worker) pull(ctx context.Context, id string) {
 func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
 	h := msg.Headers()
 	run, batch, chunk := h.Get(hdrRun), h.Get(hdrBatch), h.Get(hdrChunk)
-	b, _ := strconv.Atoi(batch)
-	k, _ := strconv.Atoi(chunk)
+	b, errB := strconv.Atoi(batch)
+	k, errK := strconv.Atoi(chunk)
+	// Whoever can publish to the work stream can publish anything: the
+	// run id names the subject the result goes to, so it must be the
+	// chunk's own subject's (one token, no wildcard), else a chunk could
+	// answer into another run's results or make every publication of its
+	// result fail (and the slot retry it for ever).
+	if !validRunID(run) || msg.Subject() != workPrefix+run || errB != nil || errK != nil || b < 1 || k < 0 {
+		w.logf("%s: dropping a message on %s that is not a kinfer chunk (run %q, batch %q, chunk %q)", id, msg.Subject(), run, batch, chunk)
+		msg.Term()
+		return
+	}
 	delivered := uint64(1)
 	if md, err := msg.Metadata(); err == nil {
 		delivered = md.NumDelivered
@@ -221,9 +246,15 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
 		return m
 	}
 	// store publishes a result until the server has stored it.
+	// It gives up after storeFor (a server that refuses it: no permission
+	// on kinfer.result.>, a full stream) and hands the chunk back, so that
+	// it reaches MaxDeliver and the run is told instead of waiting for
+	// ever on a slot that keeps its chunk alive.
 	store := func(m *nats.Msg) bool {
-		for ctx.Err() == nil {
-			pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		sctx, scancel := context.WithTimeout(ctx, w.storeFor())
+		defer scancel()
+		for sctx.Err() == nil {
+			pctx, cancel := context.WithTimeout(sctx, 5*time.Second)
 			_, err := w.js.PublishMsg(pctx, m)
 			cancel()
 			if err == nil {
@@ -231,6 +262,10 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
 			}
 			w.logf("%s: storing the result of chunk %s.%s.%s: %v (retrying)", id, run, batch, chunk, err)
 			time.Sleep(200 * time.Millisecond)
+		}
+		if ctx.Err() == nil {
+			w.logf("%s: could not store the result of chunk %s.%s.%s for %v: handing it back", id, run, batch, chunk, w.storeFor())
+			msg.Nak()
 		}
 		return false
 	}
@@ -243,16 +278,12 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
 			msg.Term()
 		}
 	}
-	if run == "" || batch == "" || chunk == "" {
-		msg.Term() // not a kinfer chunk
-		return
-	}
 	// Say the chunk is alive while the study loads and the chunk is
 	// evaluated.
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() {
-		t := time.NewTicker(w.cfg.AckWait / 3)
+		t := time.NewTicker(max(w.cfg.AckWait/3, time.Millisecond)) // --ack-wait 2ns: no panic
 		defer t.Stop()
 		for {
 			select {
@@ -280,6 +311,9 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
 	}
 	defer w.release(l)
 	want, pts, err := decodePoints(msg.Data())
+	if err == nil {
+		err = fitChunk(l.s, len(pts[0]), len(pts), want, w.nc.MaxPayload())
+	}
 	if err != nil {
 		refuse(err)
 		return
@@ -418,13 +452,18 @@ func (w *worker) evict() {
 func (w *worker) load(ctx context.Context, sum string) (*study.Study, error) {
 	fctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	b, path, err := materialize(fctx, w.obs, w.o.CacheDir, sum)
+	b, path, err := materialize(fctx, w.obs, w.o.CacheDir, sum, w.o.MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}
 	dir := filepath.Join(w.o.CacheDir, "bundles", sum)
 	if err := checkRefs(path, b, dir); err != nil {
 		return nil, refusal{err}
+	}
+	if !w.o.TrustPlugins {
+		if err := checkUntrusted(path); err != nil {
+			return nil, refusal{err}
+		}
 	}
 	s, err := study.Load(ctx, path, study.Options{Workers: w.o.Slots, Runtime: w.rt, Interrupt: ctx, Previous: b.Previous})
 	if err != nil {
@@ -439,4 +478,65 @@ func (w *worker) load(ctx context.Context, sum string) (*study.Study, error) {
 	}
 	w.logf("loaded study %s (bundle %s)", s.Name, sum[:12])
 	return s, nil
+}
+
+// validRunID reports whether run can be a run id: one subject token of
+// at most 64 characters, without wildcards or white space.
+func validRunID(run string) bool {
+	if run == "" || len(run) > 64 {
+		return false
+	}
+	for _, r := range run {
+		if r <= ' ' || r == '.' || r == '*' || r == '>' || r > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// fitChunk checks a decoded chunk of n points of d values against the
+// study it names: d must be the study's dimension (a local run's
+// points always are), and its results must fit in one message of the
+// server's max payload, else the worker would evaluate it and then fail
+// to store the result for ever.
+func fitChunk(s *study.Study, d, n int, want abi.Want, maxPayload int64) error {
+	if d != len(s.XParams) {
+		return fmt.Errorf("chunk: points of %d values, the study has %d parameters", d, len(s.XParams))
+	}
+	R, _ := s.ResidualCount()
+	if size := 20 + int64(n)*resultBytes(d, R, want); size > maxPayload-4096 {
+		return fmt.Errorf("chunk: the results of %d points would take %d bytes, more than the server's max_payload of %d", n, size, maxPayload)
+	}
+	return nil
+}
+
+// checkUntrusted refuses a study that marks a plugin trusted (allowed to
+// lift the sandbox's limits): a worker not started with --trust-plugins
+// evaluates under the limits a local run has without trusted = true.
+func checkUntrusted(studyPath string) error {
+	f, _, err := study.Decode(studyPath)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	check := func(table string, m map[string]any) {
+		if v, ok := m["trusted"].(bool); ok && v {
+			errs = append(errs, fmt.Errorf("%s: the run's study trusts plugin %v to lift the sandbox's limits; this worker runs plugins under them only (start it with --trust-plugins to allow this)", table, m["plugin"]))
+		}
+	}
+	check("[model]", f.Model)
+	for i, l := range f.Likelihood {
+		check(fmt.Sprintf("[[likelihood]] %d", i+1), l)
+	}
+	check("[method]", f.Method)
+	return errors.Join(errs...)
+}
+
+// storeFor is how long a worker tries to store a result before it hands
+// the chunk back: 4 AckWait, at least 10 s (a server restart).
+func (w *worker) storeFor() time.Duration {
+	if w.o.storeFor > 0 {
+		return w.o.storeFor
+	}
+	return max(4*w.cfg.AckWait, 10*time.Second)
 }
