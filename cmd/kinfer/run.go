@@ -14,8 +14,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/kinfer/kinfer/host/report"
 	"github.com/kinfer/kinfer/host/remote"
+	"github.com/kinfer/kinfer/host/report"
 	"github.com/kinfer/kinfer/host/run"
 	"github.com/kinfer/kinfer/host/study"
 	"github.com/kinfer/kinfer/host/wasm"
