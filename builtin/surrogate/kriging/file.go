@@ -2,11 +2,10 @@ package kriging
 
 import (
 	"bufio"
-	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kinfer/kinfer/builtin/surrogate/internal/floatcode"
 	"io"
 	"math"
 	"os"
@@ -70,35 +69,6 @@ type fileSet struct {
 	Outputs       []fileOutput `json:"outputs"`
 }
 
-func encodeFloats(v []float64) string {
-	b := make([]byte, 8*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(x))
-	}
-	return base64.StdEncoding.EncodeToString(b)
-}
-
-func decodeFloats(s string, n int, what string) ([]float64, error) {
-	if len(s) != base64.StdEncoding.EncodedLen(8*n) {
-		return nil, fmt.Errorf("kriging: %s: %d base64 characters, want %d for %d values", what, len(s), base64.StdEncoding.EncodedLen(8*n), n)
-	}
-	b, err := base64.StdEncoding.DecodeString(s)
-	if err != nil {
-		return nil, fmt.Errorf("kriging: %s: %v", what, err)
-	}
-	if len(b) != 8*n {
-		return nil, fmt.Errorf("kriging: %s: %d bytes, want %d", what, len(b), 8*n)
-	}
-	v := make([]float64, n)
-	for i := range v {
-		v[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
-		if math.IsNaN(v[i]) || math.IsInf(v[i], 0) {
-			return nil, fmt.Errorf("kriging: %s: value %d is %v", what, i+1, v[i])
-		}
-	}
-	return v, nil
-}
-
 // Write encodes predictors fitted on the same sites (one per output) with
 // their provenance as one JSON document.
 func Write(w io.Writer, models []*Model, prov Provenance) error {
@@ -106,13 +76,13 @@ func Write(w io.Writer, models []*Model, prov Provenance) error {
 		return errors.New("kriging: no model to write")
 	}
 	m0 := models[0]
-	f := fileSet{Format: Format, FormatVersion: FormatVersion, Provenance: prov, Sites: m0.n, Dim: m0.d, X: encodeFloats(m0.xRaw)}
+	f := fileSet{Format: Format, FormatVersion: FormatVersion, Provenance: prov, Sites: m0.n, Dim: m0.d, X: floatcode.Encode(m0.xRaw)}
 	for k, m := range models {
 		if m.n != m0.n || m.d != m0.d || !sameBits(m.xRaw, m0.xRaw) {
 			return fmt.Errorf("kriging: model %d was fitted on other sites than model 1", k+1)
 		}
 		f.Outputs = append(f.Outputs, fileOutput{Order: m.order, Correlation: m.corr.String(), Theta: m.st.theta,
-			Nugget: m.st.nugget, Y: encodeFloats(m.yRaw), Beta: m.st.beta, Sigma2: m.st.sigma2, Objective: m.st.obj})
+			Nugget: m.st.nugget, Y: floatcode.Encode(m.yRaw), Beta: m.st.beta, Sigma2: m.st.sigma2, Objective: m.st.obj})
 	}
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
@@ -184,7 +154,7 @@ func Read(r io.Reader) ([]*Model, Provenance, error) {
 	if int64(n)*int64(n)*int64(len(f.Outputs)) > MaxCells {
 		return nil, p, fmt.Errorf("kriging: %d outputs on %d sites exceed %d correlation-matrix entries", len(f.Outputs), n, MaxCells)
 	}
-	xs, err := decodeFloats(f.X, n*d, "sites")
+	xs, err := floatcode.Decode(f.X, n*d, "kriging: sites")
 	if err != nil {
 		return nil, p, err
 	}
@@ -211,7 +181,7 @@ func Read(r io.Reader) ([]*Model, Provenance, error) {
 		if len(fo.Beta) != nBasis(fo.Order, d) {
 			return nil, p, fmt.Errorf("kriging: %s: %d β values, regression order %d in %d-D has %d", what, len(fo.Beta), fo.Order, d, nBasis(fo.Order, d))
 		}
-		y, err := decodeFloats(fo.Y, n, what+" responses")
+		y, err := floatcode.Decode(fo.Y, n, "kriging: "+what+" responses")
 		if err != nil {
 			return nil, p, err
 		}

@@ -3,6 +3,7 @@ package kriging
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/kinfer/kinfer/builtin/surrogate/internal/floatcode"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -157,14 +158,14 @@ func TestReadRefusesBadFiles(t *testing.T) {
 		}), "correlation-matrix entries"},
 		{"no output", mod(func(g *fileSet) { g.Outputs = nil }), "0 outputs"},
 		{"short sites", mod(func(g *fileSet) { g.X = g.X[:len(g.X)-12] }), "base64 characters"},
-		{"NaN site", mod(func(g *fileSet) { g.X = encodeFloats(append([]float64{math.NaN()}, make([]float64, 59)...)) }), "is NaN"},
+		{"NaN site", mod(func(g *fileSet) { g.X = floatcode.Encode(append([]float64{math.NaN()}, make([]float64, 59)...)) }), "is NaN"},
 		{"bad correlation", mod(func(g *fileSet) { g.Outputs[0].Correlation = "cubic" }), "unknown correlation"},
 		{"bad order", mod(func(g *fileSet) { g.Outputs[0].Order = 3 }), "regression order 3"},
 		{"θ count", mod(func(g *fileSet) { g.Outputs[0].Theta = []float64{1} }), "θ values"},
 		{"negative θ", mod(func(g *fileSet) { g.Outputs[0].Theta = []float64{-1, 1} }), "need > 0"},
 		{"zero nugget", mod(func(g *fileSet) { g.Outputs[0].Nugget = 0 }), "nugget"},
 		{"β count", mod(func(g *fileSet) { g.Outputs[0].Beta = []float64{1} }), "β values"},
-		{"edited responses", mod(func(g *fileSet) { g.Outputs[0].Y = encodeFloats(y) }), "edited or corrupted"},
+		{"edited responses", mod(func(g *fileSet) { g.Outputs[0].Y = floatcode.Encode(y) }), "edited or corrupted"},
 	}
 	for _, c := range cases {
 		_, _, err := Read(strings.NewReader(c.file))

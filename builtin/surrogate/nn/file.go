@@ -3,12 +3,11 @@ package nn
 import (
 	"bufio"
 	"crypto/sha256"
-	"encoding/base64"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kinfer/kinfer/builtin/surrogate/internal/floatcode"
 	"io"
 	"math"
 	"os"
@@ -80,35 +79,6 @@ type fileEnsemble struct {
 	Info          []TrainInfo `json:"training,omitempty"`
 }
 
-func encodeFloats(v []float64) string {
-	b := make([]byte, 8*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(x))
-	}
-	return base64.StdEncoding.EncodeToString(b)
-}
-
-func decodeFloats(s string, n int, what string) ([]float64, error) {
-	if base64.StdEncoding.DecodedLen(len(s)) > 8*n+2 || len(s) != base64.StdEncoding.EncodedLen(8*n) {
-		return nil, fmt.Errorf("%s: %d base64 characters, want %d for %d values", what, len(s), base64.StdEncoding.EncodedLen(8*n), n)
-	}
-	b, err := base64.StdEncoding.DecodeString(s)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", what, err)
-	}
-	if len(b) != 8*n {
-		return nil, fmt.Errorf("%s: %d bytes, want %d", what, len(b), 8*n)
-	}
-	v := make([]float64, n)
-	for i := range v {
-		v[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
-		if math.IsNaN(v[i]) || math.IsInf(v[i], 0) {
-			return nil, fmt.Errorf("%s: value %d is %v", what, i+1, v[i])
-		}
-	}
-	return v, nil
-}
-
 // Write encodes the ensemble with its provenance as one JSON document.
 func (e *Ensemble) Write(w io.Writer, prov Provenance) error {
 	if err := e.check(); err != nil {
@@ -119,8 +89,8 @@ func (e *Ensemble) Write(w io.Writer, prov Provenance) error {
 	for _, n := range e.Nets {
 		fn := fileNet{Sizes: n.Sizes, XMean: n.XMean, XSD: n.XSD, YMean: n.YMean, YSD: n.YSD}
 		for l := range n.W {
-			fn.W = append(fn.W, encodeFloats(n.W[l]))
-			fn.B = append(fn.B, encodeFloats(n.B[l]))
+			fn.W = append(fn.W, floatcode.Encode(n.W[l]))
+			fn.B = append(fn.B, floatcode.Encode(n.B[l]))
 		}
 		f.Nets = append(f.Nets, fn)
 	}
@@ -194,10 +164,10 @@ func Read(r io.Reader) (*Ensemble, Provenance, error) {
 		n := &Net{Sizes: fn.Sizes, XMean: fn.XMean, XSD: fn.XSD, YMean: fn.YMean, YSD: fn.YSD, W: make([][]float64, L), B: make([][]float64, L)}
 		for l := 0; l < L; l++ {
 			var err error
-			if n.W[l], err = decodeFloats(fn.W[l], fn.Sizes[l]*fn.Sizes[l+1], fmt.Sprintf("nn: network %d layer %d weights", k+1, l+1)); err != nil {
+			if n.W[l], err = floatcode.Decode(fn.W[l], fn.Sizes[l]*fn.Sizes[l+1], fmt.Sprintf("nn: network %d layer %d weights", k+1, l+1)); err != nil {
 				return nil, f.Provenance, err
 			}
-			if n.B[l], err = decodeFloats(fn.B[l], fn.Sizes[l+1], fmt.Sprintf("nn: network %d layer %d biases", k+1, l+1)); err != nil {
+			if n.B[l], err = floatcode.Decode(fn.B[l], fn.Sizes[l+1], fmt.Sprintf("nn: network %d layer %d biases", k+1, l+1)); err != nil {
 				return nil, f.Provenance, err
 			}
 		}
