@@ -29,36 +29,8 @@ import (
 
 	"github.com/kinfer/kinfer/builtin/design"
 	"github.com/kinfer/kinfer/builtin/surrogate/kriging"
+	"github.com/kinfer/kinfer/builtin/testfunc"
 )
-
-// hartmann6 is the Hartmann 6-D function on [0,1]^6 (Dixon & Szegö 1978;
-// constants as in Surjanovic & Bingham's Virtual Library of Simulation
-// Experiments), minimum −3.32237.
-func hartmann6(x []float64) float64 {
-	alpha := [4]float64{1.0, 1.2, 3.0, 3.2}
-	a := [4][6]float64{
-		{10, 3, 17, 3.5, 1.7, 8},
-		{0.05, 10, 17, 0.1, 8, 14},
-		{3, 3.5, 1.7, 10, 17, 8},
-		{17, 8, 0.05, 10, 0.1, 14},
-	}
-	p := [4][6]float64{
-		{1312, 1696, 5569, 124, 8283, 5886},
-		{2329, 4135, 8307, 3736, 1004, 9991},
-		{2348, 1451, 3522, 2883, 3047, 6650},
-		{4047, 8828, 8732, 5743, 1091, 381},
-	}
-	var s float64
-	for i := range 4 {
-		var e float64
-		for j := range 6 {
-			t := x[j] - p[i][j]*1e-4
-			e += a[i][j] * t * t
-		}
-		s += alpha[i] * math.Exp(-e)
-	}
-	return -s
-}
 
 func writeCSV(path string, x [][]float64, y []float64) error {
 	f, err := os.Create(path)
@@ -107,7 +79,7 @@ func main() {
 	x := h.Points(0, *n)
 	y := make([]float64, *n)
 	for i := range x {
-		y[i] = hartmann6(x[i])
+		y[i] = testfunc.Hartmann6(x[i])
 	}
 	rng := rand.New(rand.NewPCG(*seed, 0))
 	xt := make([][]float64, *m)
@@ -117,7 +89,7 @@ func main() {
 		for j := range xt[i] {
 			xt[i][j] = rng.Float64()
 		}
-		yt[i] = hartmann6(xt[i])
+		yt[i] = testfunc.Hartmann6(xt[i])
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -8,45 +8,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kinfer/kinfer/builtin/design"
+	"github.com/kinfer/kinfer/builtin/testfunc"
 )
-
-// hartmann6 is the Hartmann 6-D test function on [0,1]^6 (Dixon & Szegö
-// 1978, "The global optimisation problem: an introduction", in Towards
-// Global Optimisation 2, pp. 1–15; constants as in Surjanovic & Bingham's
-// Virtual Library of Simulation Experiments). Global minimum −3.32237 at
-// (0.20169, 0.150011, 0.476874, 0.275332, 0.311652, 0.6573).
-func hartmann6(x []float64) float64 {
-	alpha := [4]float64{1.0, 1.2, 3.0, 3.2}
-	a := [4][6]float64{
-		{10, 3, 17, 3.5, 1.7, 8},
-		{0.05, 10, 17, 0.1, 8, 14},
-		{3, 3.5, 1.7, 10, 17, 8},
-		{17, 8, 0.05, 10, 0.1, 14},
-	}
-	p := [4][6]float64{
-		{1312, 1696, 5569, 124, 8283, 5886},
-		{2329, 4135, 8307, 3736, 1004, 9991},
-		{2348, 1451, 3522, 2883, 3047, 6650},
-		{4047, 8828, 8732, 5743, 1091, 381},
-	}
-	var s float64
-	for i := range 4 {
-		var e float64
-		for j := range 6 {
-			t := x[j] - p[i][j]*1e-4
-			e += a[i][j] * t * t
-		}
-		s += alpha[i] * math.Exp(-e)
-	}
-	return -s
-}
-
-func TestHartmann6Minimum(t *testing.T) {
-	xs := []float64{0.20169, 0.150011, 0.476874, 0.275332, 0.311652, 0.6573}
-	if v := hartmann6(xs); math.Abs(v+3.32237) > 1e-5 {
-		t.Fatalf("hartmann6 at its minimiser = %v, want −3.32237", v)
-	}
-}
 
 func branin2(x []float64) float64 { // a smooth 2-D test function
 	return math.Sin(3*x[0])*math.Cos(2*x[1]) + x[0]*x[1] + 0.5*x[1]*x[1]
@@ -324,7 +287,7 @@ func hartmannData(n int, seed uint64) ([][]float64, []float64) {
 	x := s.Points(0, n)
 	y := make([]float64, n)
 	for i := range x {
-		y[i] = hartmann6(x[i])
+		y[i] = testfunc.Hartmann6(x[i])
 	}
 	return x, y
 }
