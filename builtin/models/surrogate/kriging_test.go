@@ -91,39 +91,5 @@ func TestKrigingEvalAndSpec(t *testing.T) {
 func TestKrigingJacobianAndVJP(t *testing.T) {
 	ms, p := krigingToy(t)
 	m, _ := NewKriging(ms, p, []float64{0})
-	theta, x := []float64{0.31, 0.62}, []float64{0.1, 0.8, 1.7}
-	K, d, o := 3, 2, 2
-	y := make([]float64, K*o)
-	jac := make([]float64, K*o*d)
-	if st := m.Jacobian(theta, x, y, jac); st != abi.OK {
-		t.Fatal(st)
-	}
-	yp, ym := make([]float64, K*o), make([]float64, K*o)
-	for j := 0; j < d; j++ {
-		tp, tm := append([]float64(nil), theta...), append([]float64(nil), theta...)
-		tp[j] += fdStep
-		tm[j] -= fdStep
-		m.Eval(tp, x, yp)
-		m.Eval(tm, x, ym)
-		for r := 0; r < K*o; r++ {
-			fd := (yp[r] - ym[r]) / (2 * fdStep)
-			if math.Abs(jac[r*d+j]-fd) > fdTol*(1+math.Abs(fd)) {
-				t.Errorf("∂y[%d]/∂θ%d: %v, FD %v", r, j, jac[r*d+j], fd)
-			}
-		}
-	}
-	v := []float64{0.3, -1, 2, 0.5, -0.7, 1.1}
-	y2, g := make([]float64, K*o), make([]float64, d)
-	if st := m.VJP(theta, x, v, y2, g); st != abi.OK {
-		t.Fatal(st)
-	}
-	for j := 0; j < d; j++ {
-		want := 0.0
-		for r := 0; r < K*o; r++ {
-			want += v[r] * jac[r*d+j]
-		}
-		if math.Abs(g[j]-want) > 1e-12*(1+math.Abs(want)) {
-			t.Errorf("VJP g[%d] %v, vᵀJ %v", j, g[j], want)
-		}
-	}
+	checkJacobianAndVJP(t, m)
 }

@@ -148,6 +148,14 @@ func TestOutsideTrainingConditions(t *testing.T) {
 func TestJacobianAndVJPAgainstFiniteDifferences(t *testing.T) {
 	e, p := trained(t)
 	m, _ := New(e, p, []float64{0})
+	checkJacobianAndVJP(t, m)
+}
+
+// checkJacobianAndVJP: m's Jacobian against central differences of Eval
+// (fdStep, fdTol), and its VJP's y equal to the Jacobian's and g = vᵀJ,
+// at one θ and three conditions of the two-parameter, two-output toys.
+func checkJacobianAndVJP(t *testing.T, m *Model) {
+	t.Helper()
 	theta, x := []float64{0.31, 0.62}, []float64{0.1, 0.8, 1.7}
 	K, d, o := 3, 2, 2
 	y := make([]float64, K*o)
