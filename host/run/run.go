@@ -298,7 +298,13 @@ func (r *runner) setup() error {
 		return err
 	}
 	R, _ := s.ResidualCount()
-	if err := s.Method.Init(abi.Problem{Params: s.XParams, Seed: s.Seed, MemoryBudget: r.budget, Residuals: R, Starts: starts}); err != nil {
+	outs := make([]string, len(s.ModelInfo.Spec.Outputs))
+	for i, o := range s.ModelInfo.Spec.Outputs {
+		outs[i] = o.Name
+	}
+	p := abi.Problem{Params: s.XParams, Seed: s.Seed, MemoryBudget: r.budget, Residuals: R, Starts: starts,
+		OutputNames: outs, OutputRows: r.t.OutputRows(), Likelihoods: len(s.Terms)}
+	if err := s.Method.Init(p); err != nil {
 		return fmt.Errorf("method %s: init: %w", r.method(), err)
 	}
 	if r.o.Resume {
@@ -342,7 +348,7 @@ func (r *runner) checkBatch(b abi.Batch) error {
 // batchBytes estimates the host memory of evaluating n points: each point
 // (drawn or transformed) and its result with what is wanted — gradient d
 // values, residuals R, Jacobian R·d, R the study's observed values plus
-// its soft constraints' residuals — twice,
+// its soft constraints' residuals, outputs rows·m — twice,
 // for the collector's headroom (as mcmc.GCFactor).
 func batchBytes(s *study.Study, n int, want abi.Want) int64 {
 	d := int64(len(s.Free))
@@ -362,6 +368,13 @@ func batchBytes(s *study.Study, n int, want abi.Want) int64 {
 	}
 	if want&abi.WantJacobian != 0 {
 		per += 8 * res * d
+	}
+	if want&abi.WantOutputs != 0 {
+		rows := int64(0)
+		for _, ds := range s.Data {
+			rows += int64(ds.K)
+		}
+		per += 8 * rows * int64(len(s.ModelInfo.Spec.Outputs))
 	}
 	per *= 2
 	if per > 0 && int64(n) > math.MaxInt64/per {
