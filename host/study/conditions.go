@@ -127,6 +127,9 @@ func (s *Study) checkPropagation(f *File, d *tomlx.Decoded) error {
 	if s.NoData {
 		what = "[[data]] and [[likelihood]] tables"
 	}
-	return &tomlx.Error{File: d.File, Line: d.Line("method"), Key: "likelihood",
-		Msg: fmt.Sprintf("method %q needs %s (it explores the posterior); only a propagation method (such as montecarlo with quantity = \"<output>\") runs without", s.MethodInfo.Spec.Name, what)}
+	key := "method.use"
+	if _, ok := f.Method["plugin"]; ok {
+		key = "method.plugin"
+	}
+	return d.Errorf(key, "method %q needs %s (it explores a posterior); a study without [[likelihood]] is a propagation study, for a propagation method such as montecarlo with quantity = \"<output>\"", s.MethodInfo.Spec.Name, what)
 }
