@@ -195,12 +195,22 @@ type Sample struct {
 	Theta    []float64
 	LogPrior float64
 	LogLik   float64
+	// Extra are the sample's values of Report.Columns, in their order
+	// (nil when the method names no columns).
+	Extra []float64
 }
 
 // Report is what a method leaves when it is done.
 type Report struct {
 	// Samples are written to samples.csv and summarised in summary.json.
 	Samples []Sample
+	// Columns name values per sample that samples.csv and samples.parquet
+	// carry after log_likelihood (Sample.Extra: every sample has one value
+	// per column), such as montecarlo's quantity of interest. Names are
+	// unique, and neither a free parameter's nor log_prior or
+	// log_likelihood. Not for a SampleStream method (its journal holds the
+	// parameters and the two log densities only).
+	Columns []string
 	// Extra is the method-specific block of summary.json (acceptance rates,
 	// stage diagnostics, evidence...). It must marshal to JSON.
 	Extra map[string]any

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/builtin/methods/montecarlo"
 	"github.com/kinfer/kinfer/host/study"
 )
@@ -140,6 +141,25 @@ func TestPropagationAnalyticPercentiles(t *testing.T) {
 		if mc.N != n || mc.Failed != 0 || mc.Quantity != "y" || mc.Condition != cond {
 			t.Fatalf("condition %d: n %d failed %d quantity %q condition %d", cond, mc.N, mc.Failed, mc.Quantity, mc.Condition)
 		}
+		// samples.csv and samples.parquet carry the quantity as a column
+		// named after the output, in summary.json's values order.
+		names, cols, err := ReadParquet(filepath.Join(out, ParquetFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(names, ",") != "a,b,log_prior,log_likelihood,y" {
+			t.Fatalf("samples.parquet columns %v", names)
+		}
+		lines := strings.Split(strings.TrimSpace(string(read(t, filepath.Join(out, "samples.csv")))), "\n")
+		if lines[0] != "a,b,log_prior,log_likelihood,y" || len(lines) != n+1 {
+			t.Fatalf("samples.csv header %q, %d lines", lines[0], len(lines))
+		}
+		for i, v := range mc.Values {
+			a, b, y := cols[0][i], cols[1][i], cols[4][i]
+			if y != v || cols[3][i] != 0 || y != a+b*float64(cond+1) {
+				t.Fatalf("condition %d sample %d: y %v, value %v, a + b·x %v, log likelihood %v", cond, i, y, v, a+b*float64(cond+1), cols[3][i])
+			}
+		}
 		for _, pc := range montecarlo.Percentiles {
 			pr := pc / 100
 			q, f := quant(pr)
@@ -213,6 +233,30 @@ func TestPropagationOldFormWorkersResume(t *testing.T) {
 			if got[i] != newMC.Values[i] {
 				t.Fatalf("stop at %d: resumed quantities differ at %d", stopAt, i)
 			}
+		}
+	}
+}
+
+// A method's extra sample columns may not repeat a column of samples.csv,
+// and every sample needs one value per column.
+func TestCheckColumns(t *testing.T) {
+	dir := t.TempDir()
+	s := loadPath(t, writeStudy(t, dir, propagation, "CONDITION", "0", "MIN", "10", "MAX", "10"))
+	one := []abi.Sample{{Theta: []float64{0, 0}, Extra: []float64{1}}}
+	for _, c := range []struct {
+		cols    []string
+		samples []abi.Sample
+		ok      bool
+	}{
+		{[]string{"y"}, one, true},
+		{[]string{"a"}, one, false},
+		{[]string{"log_likelihood"}, one, false},
+		{[]string{""}, one, false},
+		{[]string{"y", "z"}, one, false},
+		{nil, one, false},
+	} {
+		if err := checkColumns(s, c.cols, c.samples); (err == nil) != c.ok {
+			t.Errorf("columns %q: error %v", c.cols, err)
 		}
 	}
 }

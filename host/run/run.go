@@ -177,15 +177,21 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 		loopErr = fmt.Errorf("method %s: report: %w", r.method(), repErr)
 	}
 	samples := rep.Samples
+	var extra []string // the method's extra sample columns
 	if r.stream != nil {
 		samples = r.taken
 	} else {
+		extra = rep.Columns
 		for i, smp := range samples {
 			if len(smp.Theta) != len(s.XParams) {
 				loopErr = errors.Join(loopErr, fmt.Errorf("method %s: report: sample %d has %d values, want %d", r.method(), i+1, len(smp.Theta), len(s.XParams)))
 				samples = nil
 				break
 			}
+		}
+		if err := checkColumns(s, extra, samples); err != nil {
+			loopErr = errors.Join(loopErr, fmt.Errorf("method %s: %w", r.method(), err))
+			samples, extra = nil, nil
 		}
 	}
 	// The method works in x when the study has transforms; samples.csv and
@@ -212,7 +218,7 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 	if loopErr != nil {
 		sum.Error = loopErr.Error()
 	}
-	werr := writeOutputs(o.OutDir, s, sum, samples)
+	werr := writeOutputs(o.OutDir, s, sum, extra, samples)
 	rs.State, rs.Error = StateComplete, ""
 	if !sum.Complete {
 		rs.State, rs.Error = StateStopped, sum.Error
@@ -477,13 +483,13 @@ func (r *runner) resume() error {
 // same samples, columnar), each atomically. The two sample files are
 // written concurrently from the same (read-only) samples: on a second core
 // the Parquet file, a third of the CSV's work, adds no wall time.
-func writeOutputs(dir string, s *study.Study, sum *Summary, samples []abi.Sample) error {
+func writeOutputs(dir string, s *study.Study, sum *Summary, extra []string, samples []abi.Sample) error {
 	if err := writeJSON(filepath.Join(dir, "summary.json"), sum); err != nil {
 		return err
 	}
 	perr := make(chan error, 1)
-	go func() { perr <- writeParquet(parquetPath(dir), s, samples) }()
-	cerr := writeSamples(filepath.Join(dir, "samples.csv"), s, samples)
+	go func() { perr <- writeParquet(parquetPath(dir), s, extra, samples) }()
+	cerr := writeSamples(filepath.Join(dir, "samples.csv"), s, extra, samples)
 	return errors.Join(cerr, <-perr)
 }
 

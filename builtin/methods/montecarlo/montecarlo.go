@@ -107,6 +107,7 @@ type Method struct {
 	inited bool
 	m      int    // outputs per condition row (with quantity)
 	name   string // the quantity's name (with quantity)
+	column string // its samples.csv column (with quantity)
 }
 
 // Spec implements abi.Method.
@@ -121,7 +122,14 @@ func (m *Method) Init(p abi.Problem) error {
 		if m.cfg.Condition >= p.OutputRows {
 			return fmt.Errorf("montecarlo: condition %d, but the study has %d condition rows (0 to %d: the rows of its [[data]] tables in order, or of its [conditions] table)", m.cfg.Condition, p.OutputRows, p.OutputRows-1)
 		}
-		m.m, m.name = len(p.OutputNames), p.OutputNames[q]
+		m.m, m.name, m.column = len(p.OutputNames), p.OutputNames[q], p.OutputNames[q]
+		taken := map[string]bool{"log_prior": true, "log_likelihood": true}
+		for _, par := range p.Params {
+			taken[par.Name] = true
+		}
+		for taken[m.column] {
+			m.column = "quantity_" + m.column
+		}
 	} else if p.Residuals <= m.cfg.Output && p.Likelihoods == 0 {
 		return fmt.Errorf("montecarlo: the study has no [[likelihood]]: name the quantity of interest, quantity = \"<output>\" (outputs: %s)", strings.Join(p.OutputNames, ", "))
 	} else if p.Residuals <= m.cfg.Output {
@@ -311,7 +319,9 @@ func Summarise(v []float64, failed int, window, tol float64) Summary {
 }
 
 // Report implements abi.Method: the draws as samples, the statistics in
-// Extra.
+// Extra. With quantity the samples carry the quantity as an extra column
+// named after the output ("quantity_" prepended while the name is taken by
+// a parameter); the old way they carry none.
 func (m *Method) Report() (abi.Report, error) {
 	if !m.inited {
 		return abi.Report{}, fmt.Errorf("montecarlo: Report before Init")
@@ -323,11 +333,18 @@ func (m *Method) Report() (abi.Report, error) {
 			ll = m.st.LogLik[i]
 		}
 		samples[i] = abi.Sample{Theta: d, LogPrior: m.st.LogPrior[i], LogLik: ll}
+		if m.cfg.Quantity >= 0 {
+			samples[i].Extra = m.st.Values[i : i+1 : i+1]
+		}
 	}
 	s := Summarise(m.st.Values, m.st.Failed, m.cfg.Window, m.cfg.Tol)
 	s.Converged = m.st.Converged
 	s.Quantity, s.Condition = m.name, m.cfg.Condition
-	return abi.Report{Samples: samples, Extra: map[string]any{"montecarlo": s}}, nil
+	rep := abi.Report{Samples: samples, Extra: map[string]any{"montecarlo": s}}
+	if m.cfg.Quantity >= 0 {
+		rep.Columns = []string{m.column}
+	}
+	return rep, nil
 }
 
 // SaveState implements abi.Checkpointer.
