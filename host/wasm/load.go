@@ -488,6 +488,13 @@ func decodeSpec(b []byte) (abi.Spec, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return s, errors.New("invalid JSON: data after the object")
 	}
+	for _, st := range s.Settings {
+		if st.Output {
+			// abi.Setting.Output (a setting naming a model output) is for
+			// built-in methods: ABI version 1 has no such key (ABI.md §10).
+			return s, fmt.Errorf("setting %q: unknown key \"output\" (not part of ABI version 1)", st.Name)
+		}
+	}
 	return s, nil
 }
 
