@@ -1,10 +1,14 @@
 package study
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/host/wasm"
 )
 
 // A propagation study: the line model, no [[data]], no [[likelihood]].
@@ -81,5 +85,31 @@ func TestPropagationStudyErrors(t *testing.T) {
 		if !strings.Contains(err.Error(), c.want) {
 			t.Errorf("case %d:\n got %v\nwant %s", i, err, c.want)
 		}
+	}
+}
+
+// A method plugin cannot run a propagation study (ABI version 1 gives a
+// plugin no outputs): refused at its key, with what to do instead.
+func TestPropagationRefusesMethodPlugin(t *testing.T) {
+	dir := t.TempDir()
+	man, err := filepath.Abs(filepath.Join("..", "testdata", "plugins", "nockpt", "plugin.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(strings.Replace(prop, `use = "montecarlo"`, `plugin = "`+man+`"`, 1), `quantity = "y"`, "", 1)
+	p := filepath.Join(dir, "study.toml")
+	os.WriteFile(p, []byte(text), 0o644)
+	rt, err := wasm.NewRuntime(context.Background(), wasm.Options{CacheDir: "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close(context.Background())
+	s, err := Load(context.Background(), p, Options{Workers: 1, Runtime: rt})
+	if err == nil {
+		s.Close()
+		t.Fatal("a method plugin ran a study without likelihood")
+	}
+	if want := `study.toml:10: key "method.plugin": the study has no [[likelihood]], and a method plugin cannot run a propagation study`; !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v\nwant %s", err, want)
 	}
 }
