@@ -39,5 +39,6 @@
 // Outputs. With abi.WantOutputs a point's result carries the model's
 // outputs, copied from the buffers the likelihoods read (every dataset's
 // K×m in study order), so they are the model's own evaluation bit for bit;
-// such a batch never takes the fused path. Remote evaluation refuses it.
+// such a batch never takes the fused path. Remote workers return them too
+// (host/remote).
 package target

@@ -5,7 +5,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/kinfer/kinfer/abi"
@@ -152,22 +151,3 @@ func TestWantOutputsFailures(t *testing.T) {
 	}
 }
 
-// stubRemote stands for remote workers, which do not return outputs.
-type stubRemote struct{ called bool }
-
-func (r *stubRemote) Evaluate(context.Context, [][]float64, abi.Want) ([]abi.Result, RemoteTally, error) {
-	r.called = true
-	return nil, RemoteTally{}, nil
-}
-
-// A batch that wants outputs is refused on remote workers, with the way
-// out, before anything is sent.
-func TestWantOutputsRefusedRemotely(t *testing.T) {
-	tg := New(loadTwo(t), 1)
-	r := &stubRemote{}
-	tg.Remote = r
-	_, err := tg.Evaluate(context.Background(), [][]float64{{5000, 0}}, abi.WantOutputs)
-	if err == nil || r.called || !strings.Contains(err.Error(), "run it without --nats") {
-		t.Fatalf("err %v, sent %v", err, r.called)
-	}
-}

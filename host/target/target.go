@@ -229,9 +229,6 @@ func (t *Target) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 		want |= abi.WantResiduals
 	}
 	if t.Remote != nil {
-		if want&abi.WantOutputs != 0 {
-			return nil, errors.New("the method asks for the model's outputs (a propagation method such as montecarlo with quantity), which remote workers do not return yet: run it without --nats")
-		}
 		res, tally, err := t.Remote.Evaluate(ctx, points, want)
 		if err != nil {
 			return nil, err
