@@ -150,4 +150,3 @@ func TestWantOutputsFailures(t *testing.T) {
 		}
 	}
 }
-
