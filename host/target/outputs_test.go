@@ -38,7 +38,9 @@ eps_r = { truncnormal = [0.0, 0.05, -0.2, 0.3] }
 use = "metropolis"
 `
 
-func loadTwo(t *testing.T) *study.Study {
+func loadTwo(t *testing.T) *study.Study { return loadTwoB(t) }
+
+func loadTwoB(t testing.TB) *study.Study {
 	t.Helper()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "d.csv"), []byte("length_mm,force_N,strain\n29.5,5,\n30.3,60,0.04\n31.0,150,\n32.2,420,0.11\n33.0,560,\n"), 0o644)
@@ -148,5 +150,30 @@ func TestWantOutputsFailures(t *testing.T) {
 		if res[i].Status != want || (res[i].Outputs != nil) != (want == abi.OK) {
 			t.Errorf("point %d: status %v with %d outputs, want %v", i, res[i].Status, len(res[i].Outputs), want)
 		}
+	}
+}
+
+// BenchmarkEvaluateOutputs: a batch of 256 points of the two-dataset
+// ligament study (7 rows × 2 outputs) with and without WantOutputs — the
+// cost of copying the outputs into the results.
+func BenchmarkEvaluateOutputs(b *testing.B) {
+	s := loadTwoB(b)
+	pts := make([][]float64, 256)
+	for i := range pts {
+		pts[i] = []float64{4000 + 8*float64(i), 0.01}
+	}
+	for _, c := range []struct {
+		name string
+		want abi.Want
+	}{{"logtarget", abi.WantLogTarget}, {"outputs", abi.WantOutputs}} {
+		b.Run(c.name, func(b *testing.B) {
+			tg := New(s, 1)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := tg.Evaluate(context.Background(), pts, c.want); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
