@@ -14,6 +14,7 @@ import (
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/builtin/methods/montecarlo"
 	"github.com/kinfer/kinfer/host/study"
+	"github.com/kinfer/kinfer/host/wasm"
 )
 
 // A propagation study: the builtin line model y = a + b·x with a and b
@@ -259,4 +260,69 @@ func TestCheckColumns(t *testing.T) {
 			t.Errorf("columns %q: error %v", c.cols, err)
 		}
 	}
+}
+
+// The builtin montecarlo served as a method plugin through the Go SDK
+// (host/testdata/plugins/mcprop, capability propagation, ABI.md §6.5;
+// quantity is the output's index there) gives the builtin's quantities
+// bit for bit, certified deterministic, and resumes from its checkpoint
+// to the same quantities.
+func TestPropagationMethodPlugin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles a plugin")
+	}
+	repl := []string{"CONDITION", "1", "MIN", "300", "MAX", "500"}
+	dir := t.TempDir()
+	builtinOut := filepath.Join(dir, "builtin")
+	if _, err := Run(context.Background(), loadPath(t, writeStudy(t, dir, propagation, repl...)), Options{OutDir: builtinOut, Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	man, err := filepath.Abs("../testdata/plugins/mcprop/plugin.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pdir := t.TempDir()
+	text := strings.Replace(strings.Replace(propagation, `use = "montecarlo"`, "plugin = \""+man+"\"\ncertify = true", 1), `quantity = "y"`, "quantity = 0", 1)
+	path := writeStudy(t, pdir, text, repl...)
+	rt, err := wasm.NewRuntime(context.Background(), wasm.Options{CacheDir: "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close(context.Background())
+	loadP := func() *study.Study {
+		s, err := study.Load(context.Background(), path, study.Options{Workers: 2, Runtime: rt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	pluginOut := filepath.Join(pdir, "plugin")
+	if _, err := Run(context.Background(), loadP(), Options{OutDir: pluginOut, Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	want := mcSummary(t, builtinOut)
+	same := func(what string, got montecarlo.Summary) {
+		t.Helper()
+		if len(got.Values) != len(want.Values) || got.Quantity != "y" || got.Condition != 1 || got.Pct["p90"] != want.Pct["p90"] {
+			t.Fatalf("%s: %d values (builtin %d), quantity %q condition %d", what, len(got.Values), len(want.Values), got.Quantity, got.Condition)
+		}
+		for i := range got.Values {
+			if got.Values[i] != want.Values[i] {
+				t.Fatalf("%s: value %d %v, builtin %v", what, i, got.Values[i], want.Values[i])
+			}
+		}
+	}
+	same("plugin", mcSummary(t, pluginOut))
+	stopped := filepath.Join(pdir, "stopped")
+	ctx, cancel := context.WithCancel(context.Background())
+	s := loadP()
+	s.Model = &cancelAfter{Model: s.Model, n: 120, cancel: cancel}
+	if sum, err := Run(ctx, s, Options{OutDir: stopped, Workers: 2, CheckpointEvery: -1}); err == nil || sum.Complete {
+		t.Fatalf("want a cancelled run, got %v", err)
+	}
+	if _, err := Run(context.Background(), loadP(), Options{OutDir: stopped, Workers: 1, Resume: true}); err != nil {
+		t.Fatal(err)
+	}
+	same("resumed plugin", mcSummary(t, stopped))
 }

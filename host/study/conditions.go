@@ -117,15 +117,12 @@ func conditionNames(s abi.Spec) string {
 }
 
 // checkPropagation refuses a study without [[likelihood]] unless its
-// method is a built-in propagation method (abi.CapPropagation), which
-// reads the model's outputs instead of a posterior.
+// method is a propagation method (abi.CapPropagation, a built-in or a
+// plugin, abi/ABI.md §6.5), which reads the model's outputs instead of a
+// posterior.
 func (s *Study) checkPropagation(f *File, d *tomlx.Decoded) error {
-	builtin := strings.HasPrefix(s.MethodInfo.Ref, "builtin:")
-	if len(s.Terms) > 0 || builtin && s.MethodInfo.Spec.Has(abi.CapPropagation) {
+	if len(s.Terms) > 0 || s.MethodInfo.Spec.Has(abi.CapPropagation) {
 		return nil
-	}
-	if !builtin {
-		return d.Errorf("method.plugin", "the study has no [[likelihood]], and a method plugin cannot run a propagation study (in ABI version 1 a plugin cannot ask for the model's outputs; abi/ABI.md §10): add [[data]] and [[likelihood]] tables, or use montecarlo with quantity = \"<output>\"")
 	}
 	what := "a [[likelihood]] table"
 	if s.NoData {

@@ -88,8 +88,8 @@ func TestPropagationStudyErrors(t *testing.T) {
 	}
 }
 
-// A method plugin cannot run a propagation study (ABI version 1 gives a
-// plugin no outputs): refused at its key, with what to do instead.
+// A method plugin without capability propagation (nockpt, a Metropolis
+// sampler) cannot run a study without likelihood: refused at its key.
 func TestPropagationRefusesMethodPlugin(t *testing.T) {
 	dir := t.TempDir()
 	man, err := filepath.Abs(filepath.Join("..", "testdata", "plugins", "nockpt", "plugin.toml"))
@@ -109,7 +109,7 @@ func TestPropagationRefusesMethodPlugin(t *testing.T) {
 		s.Close()
 		t.Fatal("a method plugin ran a study without likelihood")
 	}
-	if want := `study.toml:10: key "method.plugin": the study has no [[likelihood]], and a method plugin cannot run a propagation study`; !strings.Contains(err.Error(), want) {
+	if want := `study.toml:10: key "method.plugin": method "nockpt" needs [[data]] and [[likelihood]] tables`; !strings.Contains(err.Error(), want) {
 		t.Fatalf("got %v\nwant %s", err, want)
 	}
 }

@@ -782,7 +782,15 @@ func (s *Study) loadMethod(ctx, ictx context.Context, f *File, d *tomlx.Decoded,
 		if s.Method, err = p.Method(ctx, vals); err != nil {
 			return err
 		}
-		s.certifyLater(d, r, p, vals, nil)
+		s.certifyLater(d, r, p, vals, func(c *wasm.CertifyOptions) {
+			// A propagation method sees the study's outputs and rows.
+			for _, o := range s.ModelInfo.Spec.Outputs {
+				c.OutputNames = append(c.OutputNames, o.Name)
+			}
+			for _, ds := range s.Data {
+				c.OutputRows += ds.K
+			}
+		})
 		s.closers = append(s.closers, s.Method.(io.Closer))
 		s.MethodInfo = Component{Ref: s.resolvePath(r.plugin), Spec: p.Spec}
 		return nil

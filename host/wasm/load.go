@@ -255,6 +255,7 @@ var capExport = map[abi.Capability]struct {
 	abi.CapPullback:        {abi.KindModel, []export{exModelForward, exModelPullback}},
 	abi.CapCheckpoint:      {abi.KindMethod, []export{exMethodSave, exMethodLoad}},
 	abi.CapLeastSquares:    {abi.KindMethod, []export{exMethodProblem, exMethodTellLSQ}},
+	abi.CapPropagation:     {abi.KindMethod, []export{exMethodOutputs, exMethodTellOutputs}},
 }
 
 // checkExports checks the exports the spec requires: the role's, configure

@@ -28,25 +28,25 @@ func TestParseBatchLeastSquares(t *testing.T) {
 		return mem[p : uint64(p)+n], nil
 	}
 	header(1, 1|8)
-	if _, err := parseBatch(read, 0, 2, -1); err == nil || !strings.Contains(err.Error(), `need capability "least_squares"`) {
+	if _, err := parseBatch(read, 0, 2, -1, -1); err == nil || !strings.Contains(err.Error(), `need capability "least_squares"`) {
 		t.Fatalf("want bit 3 without the capability: %v", err)
 	}
-	b, err := parseBatch(read, 0, 2, 40)
+	b, err := parseBatch(read, 0, 2, 40, -1)
 	if err != nil || b.Want != abi.WantLogTarget|abi.WantResiduals|abi.WantJacobian {
 		t.Fatalf("with the capability: %v %v", b.Want, err)
 	}
 	header(1, 1|16)
-	if _, err := parseBatch(read, 0, 2, 40); err == nil || !strings.Contains(err.Error(), "reserved") {
+	if _, err := parseBatch(read, 0, 2, 40, -1); err == nil || !strings.Contains(err.Error(), "reserved") {
 		t.Fatalf("bit 4: %v", err)
 	}
 	// 2^27 values: 1 point, R = 2^26, d = 1 wanting Jacobians is 2^27 (ok);
 	// 3 such points are not.
 	header(1, 1|8)
-	if _, err := parseBatch(read, 0, 1, 1<<26); err != nil {
+	if _, err := parseBatch(read, 0, 1, 1<<26, -1); err != nil {
 		t.Fatalf("at the limit: %v", err)
 	}
 	header(3, 1|8)
-	if _, err := parseBatch(read, 0, 1, 1<<26); err == nil || !strings.Contains(err.Error(), "more than") {
+	if _, err := parseBatch(read, 0, 1, 1<<26, -1); err == nil || !strings.Contains(err.Error(), "more than") {
 		t.Fatalf("over the limit: %v", err)
 	}
 }
@@ -165,5 +165,43 @@ func BenchmarkGaussNewtonTell(b *testing.B) {
 			b.Fatalf("after the first step: %+v %v (want a trial point)", bt.Want, err)
 		}
 		m.(*method).Close()
+	}
+}
+
+// The batch header's want bit 4 (ABI.md §6.5): refused without the
+// capability propagation (o < 0), accepted with it, never with bits 2-3,
+// and bounded by n·o values.
+func TestParseBatchOutputs(t *testing.T) {
+	mem := make([]byte, 64)
+	header := func(n, want uint32) {
+		binary.LittleEndian.PutUint32(mem[0:], n)
+		binary.LittleEndian.PutUint32(mem[4:], 1) // draw from the prior
+		binary.LittleEndian.PutUint32(mem[8:], want)
+	}
+	read := func(_ string, p uint32, n uint64) ([]byte, error) {
+		if uint64(p)+n > uint64(len(mem)) {
+			return nil, errors.New("out of range")
+		}
+		return mem[p : uint64(p)+n], nil
+	}
+	header(2, 1|16)
+	if _, err := parseBatch(read, 0, 2, 5, -1); err == nil || !strings.Contains(err.Error(), `needs capability "propagation"`) {
+		t.Fatalf("bit 4 without the capability: %v", err)
+	}
+	b, err := parseBatch(read, 0, 2, -1, 6)
+	if err != nil || b.Want != abi.WantLogTarget|abi.WantOutputs || b.Draw != 2 {
+		t.Fatalf("with the capability: %v %v", b, err)
+	}
+	header(2, 1|16|4)
+	if _, err := parseBatch(read, 0, 2, 5, 6); err == nil || !strings.Contains(err.Error(), "cannot be combined") {
+		t.Fatalf("bits 4 and 2: %v", err)
+	}
+	header(2, 1|32)
+	if _, err := parseBatch(read, 0, 2, 5, 6); err == nil || !strings.Contains(err.Error(), "reserved") {
+		t.Fatalf("bit 5: %v", err)
+	}
+	header(3, 1|16)
+	if _, err := parseBatch(read, 0, 2, -1, 1<<26); err == nil || !strings.Contains(err.Error(), "more than") {
+		t.Fatalf("over the limit: %v", err)
 	}
 }
