@@ -81,8 +81,8 @@ const (
 	// WantOutputs: the model's outputs at the point (Result.Outputs), all
 	// Problem.OutputNames at every one of the Problem.OutputRows condition
 	// rows, for a method that reads what the model predicts rather than
-	// how well it fits (Monte Carlo propagation). Built-in methods only:
-	// a method plugin cannot ask for it in ABI version 1 (ABI.md §10).
+	// how well it fits (Monte Carlo propagation). A method plugin asks for
+	// it with capability CapPropagation (ABI.md §6.5, want bit 4).
 	WantOutputs
 )
 

@@ -313,8 +313,8 @@ const CapLeastSquares Capability = "least_squares"
 // CapPropagation: the method reads the model's outputs (WantOutputs) and
 // can run on a propagation study, one without [[likelihood]] and possibly
 // without [[data]] (docs/STUDY.md). A study without [[likelihood]] is
-// refused for any other method. Built-in methods only in ABI version 1: a
-// method plugin cannot ask for outputs (ABI.md §10).
+// refused for any other method. For a WASM method the exports
+// kinfer_method_outputs and kinfer_method_tell_outputs (ABI.md §6.5).
 const CapPropagation Capability = "propagation"
 
 // CapPullback: the model evaluates y and keeps what its backward pass

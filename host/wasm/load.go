@@ -492,7 +492,8 @@ func decodeSpec(b []byte) (abi.Spec, error) {
 	for _, st := range s.Settings {
 		if st.Output {
 			// abi.Setting.Output (a setting naming a model output) is for
-			// built-in methods: ABI version 1 has no such key (ABI.md §10).
+			// built-in methods: ABI version 1 has no such key (ABI.md §4,
+			// §6.5).
 			return s, fmt.Errorf("setting %q: unknown key \"output\" (not part of ABI version 1)", st.Name)
 		}
 	}
