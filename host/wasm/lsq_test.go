@@ -205,3 +205,68 @@ func TestParseBatchOutputs(t *testing.T) {
 		t.Fatalf("over the limit: %v", err)
 	}
 }
+
+// The Go SDK's montecarlo (host/testdata/plugins/mcprop) through the host
+// adapter (ABI.md §6.5): Init passes the outputs to kinfer_method_outputs
+// and a problem without them is refused; Ask wants outputs (bit 4) as
+// prior draws; Tell refuses a result whose outputs have the wrong length
+// before the guest is called, and hands the right ones to the method,
+// which reads output 1 at row 1 (settings quantity = 1, condition = 1).
+func TestPropagationAdapter(t *testing.T) {
+	p := loadPlugin(t, "host/testdata/plugins/mcprop")
+	if !p.Spec.Has(abi.CapPropagation) {
+		t.Fatalf("capabilities %v", p.Spec.Capabilities)
+	}
+	ctx := context.Background()
+	// batch, min_samples, max_samples, output, window, tol, quantity, condition
+	settings := []float64{4, 10, 12, 0, 0.1, 0.02, 1, 1}
+	newM := func() *method {
+		m, err := p.Method(ctx, settings)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { m.(methodCkpt).Close() })
+		return m.(methodCkpt).method
+	}
+	params := []abi.Param{{Name: "a", Lower: 0, Upper: 1}}
+	if err := newM().Init(abi.Problem{Params: params}); err == nil || !strings.Contains(err.Error(), "gives 0 outputs at 0 condition rows") {
+		t.Fatalf("problem without outputs: %v", err)
+	}
+	m := newM()
+	if err := m.Init(abi.Problem{Params: params, OutputNames: []string{"u", "v"}, OutputRows: 2}); err != nil {
+		t.Fatal(err)
+	}
+	for k := 0; !m.Done(); k++ {
+		b, err := m.Ask()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Want != abi.WantLogTarget|abi.WantOutputs || b.Draw != 4 {
+			t.Fatalf("ask %d: %+v", k, b)
+		}
+		res := make([]abi.Result, b.Draw)
+		for i := range res {
+			x := float64(4*k + i)
+			res[i] = abi.Result{Theta: []float64{x / 100}, Status: abi.OK, Outputs: []float64{-1, -2, -3, x}}
+		}
+		if k == 0 {
+			bad := append([]abi.Result(nil), res...)
+			bad[2].Outputs = bad[2].Outputs[:3]
+			if err := m.Tell(bad); err == nil || !strings.Contains(err.Error(), "has 3 outputs, want 4") {
+				t.Fatalf("short outputs: %v", err)
+			}
+		}
+		if err := m.Tell(res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := m.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc, _ := r.Extra["montecarlo"].(map[string]any)
+	vals, _ := mc["values"].([]any)
+	if mc["quantity"] != "v" || len(vals) != 12 || vals[5] != 5.0 || len(r.Samples) != 12 {
+		t.Fatalf("report %v, %d samples", mc, len(r.Samples))
+	}
+}
