@@ -6,8 +6,7 @@ import (
 	"runtime"
 	"sync"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
+	"github.com/kinfer/kinfer/builtin/internal/dgemm"
 )
 
 // Net is one dense multilayer perceptron: Sizes[0] inputs, hidden layers
@@ -94,15 +93,19 @@ func sigmoid(z float64) float64 {
 	return e / (1 + e)
 }
 
-func general(rows, cols int, data []float64) blas64.General {
-	return blas64.General{Rows: rows, Cols: cols, Stride: cols, Data: data[:rows*cols]}
-}
-
-// gemm: C = alpha·op(A)·op(B) + beta·C (gonum's Dgemm; its parallel kernel
-// splits C into blocks whose sums run in a fixed order, so results do not
-// depend on GOMAXPROCS).
-func gemm(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
-	blas64.Gemm(tA, tB, alpha, a, b, beta, c)
+// gemm: C = op(A)·op(B) (+ C when add), row-major with packed rows (the
+// stride of a matrix is its width); dgemm sums every element in a fixed
+// order with one FMA a term, so results are bit-identical on every machine
+// and for any GOMAXPROCS.
+func gemm(tA, tB bool, m, n, k int, a, b []float64, add bool, c []float64) {
+	lda, ldb := k, n
+	if tA {
+		lda = m
+	}
+	if tB {
+		ldb = k
+	}
+	dgemm.Gemm(tA, tB, m, n, k, a, max(lda, 1), b, max(ldb, 1), add, c, max(n, 1))
 }
 
 // workspace holds the per-layer pre-activations Z and activations A for a
@@ -154,7 +157,7 @@ func (n *Net) forward(ws *workspace, rows int, masks [][]float64) {
 		for i := 0; i < rows; i++ {
 			copy(z[i*m:(i+1)*m], b)
 		}
-		gemm(blas.NoTrans, blas.NoTrans, 1, general(rows, k, in), general(k, m, n.W[l]), 1, general(rows, m, z))
+		gemm(false, false, rows, m, k, in, n.W[l], true, z)
 		a := ws.a[l][:rows*m]
 		if l < L-1 {
 			parallelFor(len(z), func(lo, hi int) {
@@ -184,7 +187,6 @@ func (n *Net) backward(ws *workspace, rows int, masks [][]float64, gw, gb [][]fl
 	h := ws.h
 	for l := L - 1; l >= 0; l-- {
 		k, m := n.Sizes[l], n.Sizes[l+1]
-		G := general(rows, m, g)
 		var aPrev []float64
 		if l == 0 {
 			aPrev = ws.x0
@@ -192,7 +194,7 @@ func (n *Net) backward(ws *workspace, rows int, masks [][]float64, gw, gb [][]fl
 			aPrev = ws.a[l-1]
 		}
 		if gw != nil {
-			gemm(blas.Trans, blas.NoTrans, 1, general(rows, k, aPrev), G, 0, general(k, m, gw[l]))
+			gemm(true, false, k, m, rows, aPrev, g, false, gw[l])
 			db := gb[l]
 			for j := range db {
 				db[j] = 0
@@ -212,7 +214,7 @@ func (n *Net) backward(ws *workspace, rows int, masks [][]float64, gw, gb [][]fl
 		if l == 0 {
 			out = dx
 		}
-		gemm(blas.NoTrans, blas.Trans, 1, G, general(k, m, n.W[l]), 0, general(rows, k, out))
+		gemm(false, true, rows, k, m, g, n.W[l], false, out)
 		if l > 0 {
 			z := ws.z[l-1][:rows*k]
 			o := out[:rows*k]
