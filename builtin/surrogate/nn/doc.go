@@ -30,15 +30,16 @@
 // Products: a batch of n rows goes through layer l as Z = A·W + 1bᵀ, one
 // matrix product per layer forward and two backward (dW = AᵀG, dA = GWᵀ),
 // by builtin/internal/dgemm (AVX-512/AVX2 kernels, portable Go twin).
-// The input Jacobian of the ensemble is exact: the Out unit seeds are propagated back to the inputs as one matrix per layer.
+// The input Jacobian of the ensemble is exact: the Out unit seeds are
+// propagated back to the inputs as one matrix per layer.
 //
 // Determinism: all randomness (initial weights, the shuffle of every
 // epoch, dropout masks) comes from a PCG stream (Seed, k+1) per member k.
 // Members train concurrently, each sequentially; dgemm sums every element
 // in a fixed order (one FMA a term) whatever the kernel or the split of its
-// output over goroutines, and the softplus of a
-// large batch is split over the cores element by element, so weights and
-// predictions are bit-identical for any GOMAXPROCS (tested with 1 and 2).
+// output over goroutines, and the softplus of a large batch is split over
+// the cores element by element, so weights and predictions are
+// bit-identical for any GOMAXPROCS (tested with 1 and 2).
 //
 // Files: net.go (the network, forward and backward), train.go (config,
 // Huber loss, Adam, training), ensemble.go (ensemble, prediction,
