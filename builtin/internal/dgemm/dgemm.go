@@ -17,6 +17,9 @@ const mr = 4
 // back, unrounded, for the next.
 const kc = 128
 
+// mc is the height of a block of rows of C (a multiple of 4).
+const mc = 256
+
 // packRows: B is copied into contiguous panels when op(A) has at least this
 // many rows (the copy is then amortised over the rows); for fewer rows,
 // and always when B is not transposed and fits the panel width, the kernels
@@ -37,11 +40,56 @@ type kernels struct {
 	k4 func(k int, a, b []float64, ldb int, c []float64, ldc int, load bool)
 	// k1: one row of nr values from k contiguous values of a.
 	k1 func(k int, a, b []float64, ldb int, c []float64, load bool)
+	// k4s, k1s: k4 and k1 with B in float32, widened exactly to float64.
+	k4s func(k int, a []float64, b []float32, ldb int, c []float64, ldc int, load bool)
+	k1s func(k int, a []float64, b []float32, ldb int, c []float64, load bool)
 }
 
 // portable is the Go implementation (math.FMA), the twin of the assembly
 // kernels; nr = 8.
-var portable = &kernels{name: "portable", nr: 8, k4: k4Go, k1: k1Go}
+var portable = &kernels{name: "portable", nr: 8, k4: k4Go, k1: k1Go, k4s: k4F32Go, k1s: k1F32Go}
+
+// k4F32Go is k4Go with B in float32 (float64(b) is exact).
+func k4F32Go(k int, a []float64, b []float32, ldb int, c []float64, ldc int, load bool) {
+	const nr = 8
+	var acc [mr * nr]float64
+	if load {
+		for r := range mr {
+			copy(acc[r*nr:(r+1)*nr], c[r*ldc:r*ldc+nr])
+		}
+	}
+	for p := range k {
+		bp := b[p*ldb : p*ldb+nr]
+		ap := a[p*mr : p*mr+mr]
+		for r := range mr {
+			ar := ap[r]
+			row := acc[r*nr : (r+1)*nr]
+			for j, bv := range bp {
+				row[j] = math.FMA(ar, float64(bv), row[j])
+			}
+		}
+	}
+	for r := range mr {
+		copy(c[r*ldc:r*ldc+nr], acc[r*nr:(r+1)*nr])
+	}
+}
+
+// k1F32Go is k1Go with B in float32.
+func k1F32Go(k int, a []float64, b []float32, ldb int, c []float64, load bool) {
+	const nr = 8
+	var acc [nr]float64
+	if load {
+		copy(acc[:], c[:nr])
+	}
+	for p := range k {
+		bp := b[p*ldb : p*ldb+nr]
+		ar := a[p]
+		for j, bv := range bp {
+			acc[j] = math.FMA(ar, float64(bv), acc[j])
+		}
+	}
+	copy(c[:nr], acc[:])
+}
 
 // k4Go: c[r][j] (+)= Σ_p a[p·4+r]·b[p·ldb+j] for r < 4, j < 8, the sum
 // taken in order p = 0 … k−1 by one fused multiply-add per term.
@@ -152,14 +200,74 @@ func gemm(ks *kernels, procs int, tA, tB bool, m, n, k int, a []float64, lda int
 		return
 	}
 	nr := ks.nr
-	mt := m / mr // full row tiles
 	np := (n + nr - 1) / nr
+	// B: packed panels of nr columns (k rows of nr values, zero padded), or
+	// read in place with only a partial last panel packed.
+	packed := tB || m >= packRows
+	first := 0 // first packed panel
+	if !packed {
+		first = n / nr
+	}
+	var bp []float64
+	if first < np {
+		bbuf := getBuf((np - first) * k * nr)
+		defer pool.Put(bbuf)
+		bp = *bbuf
+		packPanels(bp, nil, nr, first, np, tB, k, n, b, ldb)
+	}
+	multiply(&job{ks: ks, tA: tA, m: m, n: n, k: k, a: a, lda: lda,
+		b: b, ldb: ldb, bp: bp, first: first, add: add, c: c, ldc: ldc}, procs)
+}
+
+// packPanels copies the column panels first ≤ jp < np of op(B) into dst
+// (float64) or dst32 (float32, rounded to nearest), panel jp at offset
+// (jp − first)·k·nr, k rows of nr values, zero padded.
+func packPanels(dst []float64, dst32 []float32, nr, first, np int, tB bool, k, n int, b []float64, ldb int) {
+	for jp := first; jp < np; jp++ {
+		off := (jp - first) * k * nr
+		j0 := jp * nr
+		w := min(nr, n-j0)
+		if dst32 == nil && !tB {
+			for p := range k {
+				d := dst[off+p*nr : off+(p+1)*nr]
+				copy(d[:w], b[p*ldb+j0:p*ldb+j0+w])
+				clear(d[w:])
+			}
+			continue
+		}
+		for p := range k {
+			for j := range nr {
+				v := 0.0
+				if j < w {
+					if tB {
+						v = b[(j0+j)*ldb+p]
+					} else {
+						v = b[p*ldb+j0+j]
+					}
+				}
+				if dst32 != nil {
+					dst32[off+p*nr+j] = float32(v)
+				} else {
+					dst[off+p*nr+j] = v
+				}
+			}
+		}
+	}
+}
+
+// multiply packs A and runs the job, split over procs goroutines when large.
+func multiply(g *job, procs int) {
+	m, n, k, mr := g.m, g.n, g.k, mr
+	nr := g.ks.nr
+	np := (n + nr - 1) / nr
+	g.mt = m / mr // full row tiles
 	// Pack A: tile t holds rows 4t … 4t+3 as k steps of 4 values; the
 	// remaining rows follow, each as k contiguous values (only needed when
 	// A is transposed: otherwise they are read in place).
 	abuf := getBuf(m * k)
 	defer pool.Put(abuf)
 	ap := *abuf
+	a, lda, tA, mt := g.a, g.lda, g.tA, g.mt
 	for t := range mt {
 		dst := ap[t*mr*k : (t+1)*mr*k]
 		for r := range mr {
@@ -185,37 +293,7 @@ func gemm(ks *kernels, procs int, tA, tB bool, m, n, k int, a []float64, lda int
 			}
 		}
 	}
-	// B: packed panels of nr columns (k rows of nr values, zero padded), or
-	// read in place with only a partial last panel packed.
-	packed := tB || m >= packRows
-	var bp []float64
-	first := 0 // first packed panel
-	if !packed {
-		first = n / nr
-	}
-	if first < np {
-		bbuf := getBuf((np - first) * k * nr)
-		defer pool.Put(bbuf)
-		bp = *bbuf
-		for jp := first; jp < np; jp++ {
-			dst := bp[(jp-first)*k*nr : (jp-first+1)*k*nr]
-			j0 := jp * nr
-			w := min(nr, n-j0)
-			for p := range k {
-				d := dst[p*nr : (p+1)*nr]
-				if tB {
-					for j := range w {
-						d[j] = b[(j0+j)*ldb+p]
-					}
-				} else {
-					copy(d[:w], b[p*ldb+j0:p*ldb+j0+w])
-				}
-				clear(d[w:])
-			}
-		}
-	}
-	g := &job{ks: ks, tA: tA, m: m, n: n, k: k, mt: mt, a: a, lda: lda, ap: ap, rest: rest,
-		b: b, ldb: ldb, bp: bp, first: first, add: add, c: c, ldc: ldc}
+	g.ap, g.rest = ap, rest
 	rowTiles := (m + mr - 1) / mr
 	switch {
 	case procs < 2 || m*n*k < parallelFMAs:
@@ -227,6 +305,83 @@ func gemm(ks *kernels, procs int, tA, tB bool, m, n, k int, a []float64, lda int
 	default:
 		g.run(0, np, 0, m)
 	}
+}
+
+// Packed is op(B) (k×n) copied once into the panel layout of this
+// machine's kernels, in float64 or rounded to float32, for repeated
+// products with the same B (a network's weights at inference): GemmPacked
+// then reads it sequentially and packs nothing. With float32, each product
+// term is fma(a_ip, float64(b32_pj), s): B is rounded once, to nearest, the
+// sums stay in float64.
+type Packed struct {
+	K, N int
+	ks   *kernels
+	d64  []float64
+	d32  []float32
+}
+
+// Pack copies op(B) (B k×n with stride ldb, or n×k when tB) into a Packed,
+// rounded to float32 when f32.
+func Pack(tB bool, k, n int, b []float64, ldb int, f32 bool) *Packed {
+	return pack(best, tB, k, n, b, ldb, f32)
+}
+
+func pack(ks *kernels, tB bool, k, n int, b []float64, ldb int, f32 bool) *Packed {
+	if k < 0 || n < 0 {
+		panic(fmt.Sprintf("dgemm: Pack: negative dimension k=%d n=%d", k, n))
+	}
+	if tB {
+		need("B", b, n, k, ldb)
+	} else {
+		need("B", b, k, n, ldb)
+	}
+	nr := ks.nr
+	np := (n + nr - 1) / nr
+	p := &Packed{K: k, N: n, ks: ks}
+	if f32 {
+		p.d32 = make([]float32, np*k*nr)
+	} else {
+		p.d64 = make([]float64, np*k*nr)
+	}
+	packPanels(p.d64, p.d32, nr, 0, np, tB, k, n, b, ldb)
+	return p
+}
+
+// Float32 reports whether the packed B is rounded to float32.
+func (p *Packed) Float32() bool { return p.d32 != nil }
+
+// GemmPacked is Gemm with op(B) from Pack: C = op(A)·B (+ C), op(A) m×K,
+// C m×N. Every C element is summed as in Gemm (with B's float32 values
+// when packed so), so the result does not depend on the kernel or on the
+// number of goroutines.
+func GemmPacked(tA bool, m int, a []float64, lda int, pb *Packed, add bool, c []float64, ldc int) {
+	gemmPacked(runtime.GOMAXPROCS(0), tA, m, a, lda, pb, add, c, ldc)
+}
+
+func gemmPacked(procs int, tA bool, m int, a []float64, lda int, pb *Packed, add bool, c []float64, ldc int) {
+	n, k := pb.N, pb.K
+	if m < 0 {
+		panic(fmt.Sprintf("dgemm: negative dimension m=%d", m))
+	}
+	if tA {
+		need("A", a, k, m, lda)
+	} else {
+		need("A", a, m, k, lda)
+	}
+	need("C", c, m, n, ldc)
+	if m == 0 || n == 0 {
+		return
+	}
+	if k == 0 {
+		if !add {
+			for i := range m {
+				clear(c[i*ldc : i*ldc+n])
+			}
+		}
+		return
+	}
+	multiply(&job{ks: pb.ks, tA: tA, m: m, n: n, k: k, a: a, lda: lda,
+		bp: pb.d64, bp32: pb.d32, add: add, c: c, ldc: ldc}, procs)
 }
 
 // split runs f over p contiguous, nearly equal parts of [0, n), the last on
@@ -258,6 +413,7 @@ type job struct {
 	b           []float64
 	ldb         int
 	bp          []float64
+	bp32        []float32 // packed float32 panels (then bp is nil)
 	first       int
 	add         bool
 	c           []float64
@@ -267,9 +423,18 @@ type job struct {
 // run computes the C block of column panels [jp0, jp1) and rows [i0, i1)
 // (i0 a multiple of 4).
 func (g *job) run(jp0, jp1, i0, i1 int) {
+	var tile [mr * 32]float64
+	// Blocks of mc rows, so the packed A block (mc·kc values) stays in
+	// the L2 cache while the column panels go by.
+	for ib := i0; ib < i1; ib += mc {
+		g.block(jp0, jp1, ib, min(ib+mc, i1), &tile)
+	}
+}
+
+// block is run for the rows [i0, i1).
+func (g *job) block(jp0, jp1, i0, i1 int, tile *[mr * 32]float64) {
 	nr := g.ks.nr
 	k := g.k
-	var tile [mr * 32]float64
 	for p0 := 0; p0 < k; p0 += kc {
 		kb := min(kc, k-p0)
 		load := g.add || p0 > 0
@@ -277,8 +442,11 @@ func (g *job) run(jp0, jp1, i0, i1 int) {
 			j0 := jp * nr
 			w := min(nr, g.n-j0)
 			var bpan []float64
+			var bpan32 []float32
 			lb := nr
-			if jp >= g.first {
+			if g.bp32 != nil {
+				bpan32 = g.bp32[jp*k*nr+p0*nr:]
+			} else if jp >= g.first {
 				bpan = g.bp[(jp-g.first)*k*nr+p0*nr:]
 			} else {
 				bpan = g.b[p0*g.ldb+j0:]
@@ -288,14 +456,14 @@ func (g *job) run(jp0, jp1, i0, i1 int) {
 				if i+mr <= g.mt*mr {
 					apan := g.ap[(i/mr)*mr*k+p0*mr:]
 					if w == nr {
-						g.ks.k4(kb, apan, bpan, lb, g.c[i*g.ldc+j0:], g.ldc, load)
+						g.k4(kb, apan, bpan, bpan32, lb, g.c[i*g.ldc+j0:], g.ldc, load)
 					} else {
 						if load {
 							for r := range mr {
 								copy(tile[r*nr:r*nr+w], g.c[(i+r)*g.ldc+j0:(i+r)*g.ldc+j0+w])
 							}
 						}
-						g.ks.k4(kb, apan, bpan, lb, tile[:], nr, load)
+						g.k4(kb, apan, bpan, bpan32, lb, tile[:], nr, load)
 						for r := range mr {
 							copy(g.c[(i+r)*g.ldc+j0:(i+r)*g.ldc+j0+w], tile[r*nr:r*nr+w])
 						}
@@ -311,16 +479,32 @@ func (g *job) run(jp0, jp1, i0, i1 int) {
 				}
 				crow := g.c[i*g.ldc+j0:]
 				if w == nr {
-					g.ks.k1(kb, arow, bpan, lb, crow, load)
+					g.k1(kb, arow, bpan, bpan32, lb, crow, load)
 				} else {
 					if load {
 						copy(tile[:w], crow[:w])
 					}
-					g.ks.k1(kb, arow, bpan, lb, tile[:], load)
+					g.k1(kb, arow, bpan, bpan32, lb, tile[:], load)
 					copy(crow[:w], tile[:w])
 				}
 				i++
 			}
 		}
+	}
+}
+
+func (g *job) k4(k int, a, b []float64, b32 []float32, ldb int, c []float64, ldc int, load bool) {
+	if b32 != nil {
+		g.ks.k4s(k, a, b32, ldb, c, ldc, load)
+	} else {
+		g.ks.k4(k, a, b, ldb, c, ldc, load)
+	}
+}
+
+func (g *job) k1(k int, a, b []float64, b32 []float32, ldb int, c []float64, load bool) {
+	if b32 != nil {
+		g.ks.k1s(k, a, b32, ldb, c, load)
+	} else {
+		g.ks.k1(k, a, b, ldb, c, load)
 	}
 }

@@ -18,6 +18,18 @@ func k4x8AVX2(k int, a, b *float64, ldb int, c *float64, ldc int, load int)
 //go:noescape
 func k1x8AVX2(k int, a, b *float64, ldb int, c *float64, load int)
 
+//go:noescape
+func k4x32AVX512F32(k int, a *float64, b *float32, ldb int, c *float64, ldc int, load int)
+
+//go:noescape
+func k1x32AVX512F32(k int, a *float64, b *float32, ldb int, c *float64, load int)
+
+//go:noescape
+func k4x8AVX2F32(k int, a *float64, b *float32, ldb int, c *float64, ldc int, load int)
+
+//go:noescape
+func k1x8AVX2F32(k int, a *float64, b *float32, ldb int, c *float64, load int)
+
 func flag(b bool) int {
 	if b {
 		return 1
@@ -35,6 +47,14 @@ var avx512 = &kernels{name: "avx512", nr: 32,
 		_, _, _ = a[k-1], b[(k-1)*ldb+31], c[31]
 		k1x32AVX512(k, &a[0], &b[0], ldb, &c[0], flag(load))
 	},
+	k4s: func(k int, a []float64, b []float32, ldb int, c []float64, ldc int, load bool) {
+		_, _, _ = a[4*k-1], b[(k-1)*ldb+31], c[3*ldc+31]
+		k4x32AVX512F32(k, &a[0], &b[0], ldb, &c[0], ldc, flag(load))
+	},
+	k1s: func(k int, a []float64, b []float32, ldb int, c []float64, load bool) {
+		_, _, _ = a[k-1], b[(k-1)*ldb+31], c[31]
+		k1x32AVX512F32(k, &a[0], &b[0], ldb, &c[0], flag(load))
+	},
 }
 
 var avx2 = &kernels{name: "avx2", nr: 8,
@@ -45,6 +65,14 @@ var avx2 = &kernels{name: "avx2", nr: 8,
 	k1: func(k int, a, b []float64, ldb int, c []float64, load bool) {
 		_, _, _ = a[k-1], b[(k-1)*ldb+7], c[7]
 		k1x8AVX2(k, &a[0], &b[0], ldb, &c[0], flag(load))
+	},
+	k4s: func(k int, a []float64, b []float32, ldb int, c []float64, ldc int, load bool) {
+		_, _, _ = a[4*k-1], b[(k-1)*ldb+7], c[3*ldc+7]
+		k4x8AVX2F32(k, &a[0], &b[0], ldb, &c[0], ldc, flag(load))
+	},
+	k1s: func(k int, a []float64, b []float32, ldb int, c []float64, load bool) {
+		_, _, _ = a[k-1], b[(k-1)*ldb+7], c[7]
+		k1x8AVX2F32(k, &a[0], &b[0], ldb, &c[0], flag(load))
 	},
 }
 

@@ -5,14 +5,16 @@
 // The micro-kernels of dgemm.go: C tile = A panel · B panel (+ C tile).
 // Every C element is one accumulator that takes the terms p = 0, 1, …, k−1
 // in order, one fused multiply-add each (acc = a[p]·b[p] + acc), exactly as
-// the portable kernels k4Go and k1Go; so all give the same bits.
+// the portable kernels k4Go and k1Go; so all give the same bits. The *F32
+// kernels read B as float32 and widen it to float64 (exact) before the
+// multiply-add, as k4F32Go and k1F32Go.
 //
 // a: packed A, k steps of 4 values (k4) or k contiguous values (k1).
 // b: B panel, k rows of NR values, row stride ldb elements.
 // c: C tile, 4 rows (k4) or 1 row (k1) of NR values, row stride ldc.
 // load ≠ 0: the accumulators start from C, else from zero.
 
-// func k4x32AVX512(k int, a, b *float64, ldb int, c *float64, ldc int, load int)
+// func k4x32AVX512(k int, a *float64, b *float64, ldb int, c *float64, ldc int, load int)
 TEXT ·k4x32AVX512(SB), NOSPLIT, $0-56
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
@@ -114,7 +116,7 @@ store:
 	VZEROUPPER
 	RET
 
-// func k1x32AVX512(k int, a, b *float64, ldb int, c *float64, load int)
+// func k1x32AVX512(k int, a *float64, b *float64, ldb int, c *float64, load int)
 TEXT ·k1x32AVX512(SB), NOSPLIT, $0-48
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
@@ -156,7 +158,7 @@ store:
 	VZEROUPPER
 	RET
 
-// func k4x8AVX2(k int, a, b *float64, ldb int, c *float64, ldc int, load int)
+// func k4x8AVX2(k int, a *float64, b *float64, ldb int, c *float64, ldc int, load int)
 TEXT ·k4x8AVX2(SB), NOSPLIT, $0-56
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
@@ -224,7 +226,7 @@ store:
 	VZEROUPPER
 	RET
 
-// func k1x8AVX2(k int, a, b *float64, ldb int, c *float64, load int)
+// func k1x8AVX2(k int, a *float64, b *float64, ldb int, c *float64, load int)
 TEXT ·k1x8AVX2(SB), NOSPLIT, $0-48
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
@@ -258,3 +260,254 @@ store:
 	VZEROUPPER
 	RET
 
+// func k4x32AVX512F32(k int, a *float64, b *float32, ldb int, c *float64, ldc int, load int)
+TEXT ·k4x32AVX512F32(SB), NOSPLIT, $0-56
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ ldb+24(FP), R8
+	SHLQ $2, R8
+	MOVQ c+32(FP), DX
+	MOVQ ldc+40(FP), R9
+	SHLQ $3, R9
+	MOVQ load+48(FP), AX
+	LEAQ (DX)(R9*1), R10
+	LEAQ (R10)(R9*1), R11
+	LEAQ (R11)(R9*1), R12
+	TESTQ AX, AX
+	JZ zero
+	VMOVUPD 0(DX), Z0
+	VMOVUPD 64(DX), Z1
+	VMOVUPD 128(DX), Z2
+	VMOVUPD 192(DX), Z3
+	VMOVUPD 0(R10), Z4
+	VMOVUPD 64(R10), Z5
+	VMOVUPD 128(R10), Z6
+	VMOVUPD 192(R10), Z7
+	VMOVUPD 0(R11), Z8
+	VMOVUPD 64(R11), Z9
+	VMOVUPD 128(R11), Z10
+	VMOVUPD 192(R11), Z11
+	VMOVUPD 0(R12), Z12
+	VMOVUPD 64(R12), Z13
+	VMOVUPD 128(R12), Z14
+	VMOVUPD 192(R12), Z15
+	JMP start
+zero:
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+	VPXORQ Z8, Z8, Z8
+	VPXORQ Z9, Z9, Z9
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+start:
+	TESTQ CX, CX
+	JZ store
+loop:
+	VCVTPS2PD 0(DI), Z16
+	VCVTPS2PD 32(DI), Z17
+	VCVTPS2PD 64(DI), Z18
+	VCVTPS2PD 96(DI), Z19
+	VBROADCASTSD 0(SI), Z20
+	VFMADD231PD Z16, Z20, Z0
+	VFMADD231PD Z17, Z20, Z1
+	VFMADD231PD Z18, Z20, Z2
+	VFMADD231PD Z19, Z20, Z3
+	VBROADCASTSD 8(SI), Z20
+	VFMADD231PD Z16, Z20, Z4
+	VFMADD231PD Z17, Z20, Z5
+	VFMADD231PD Z18, Z20, Z6
+	VFMADD231PD Z19, Z20, Z7
+	VBROADCASTSD 16(SI), Z20
+	VFMADD231PD Z16, Z20, Z8
+	VFMADD231PD Z17, Z20, Z9
+	VFMADD231PD Z18, Z20, Z10
+	VFMADD231PD Z19, Z20, Z11
+	VBROADCASTSD 24(SI), Z20
+	VFMADD231PD Z16, Z20, Z12
+	VFMADD231PD Z17, Z20, Z13
+	VFMADD231PD Z18, Z20, Z14
+	VFMADD231PD Z19, Z20, Z15
+	ADDQ $32, SI
+	ADDQ R8, DI
+	DECQ CX
+	JNZ loop
+store:
+	VMOVUPD Z0, 0(DX)
+	VMOVUPD Z1, 64(DX)
+	VMOVUPD Z2, 128(DX)
+	VMOVUPD Z3, 192(DX)
+	VMOVUPD Z4, 0(R10)
+	VMOVUPD Z5, 64(R10)
+	VMOVUPD Z6, 128(R10)
+	VMOVUPD Z7, 192(R10)
+	VMOVUPD Z8, 0(R11)
+	VMOVUPD Z9, 64(R11)
+	VMOVUPD Z10, 128(R11)
+	VMOVUPD Z11, 192(R11)
+	VMOVUPD Z12, 0(R12)
+	VMOVUPD Z13, 64(R12)
+	VMOVUPD Z14, 128(R12)
+	VMOVUPD Z15, 192(R12)
+	VZEROUPPER
+	RET
+
+// func k1x32AVX512F32(k int, a *float64, b *float32, ldb int, c *float64, load int)
+TEXT ·k1x32AVX512F32(SB), NOSPLIT, $0-48
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ ldb+24(FP), R8
+	SHLQ $2, R8
+	MOVQ c+32(FP), DX
+	MOVQ load+40(FP), AX
+	TESTQ AX, AX
+	JZ zero
+	VMOVUPD 0(DX), Z0
+	VMOVUPD 64(DX), Z1
+	VMOVUPD 128(DX), Z2
+	VMOVUPD 192(DX), Z3
+	JMP start
+zero:
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+start:
+	TESTQ CX, CX
+	JZ store
+loop:
+	VBROADCASTSD (SI), Z4
+	VCVTPS2PD 0(DI), Z5
+	VFMADD231PD Z5, Z4, Z0
+	VCVTPS2PD 32(DI), Z6
+	VFMADD231PD Z6, Z4, Z1
+	VCVTPS2PD 64(DI), Z7
+	VFMADD231PD Z7, Z4, Z2
+	VCVTPS2PD 96(DI), Z8
+	VFMADD231PD Z8, Z4, Z3
+	ADDQ $8, SI
+	ADDQ R8, DI
+	DECQ CX
+	JNZ loop
+store:
+	VMOVUPD Z0, 0(DX)
+	VMOVUPD Z1, 64(DX)
+	VMOVUPD Z2, 128(DX)
+	VMOVUPD Z3, 192(DX)
+	VZEROUPPER
+	RET
+
+// func k4x8AVX2F32(k int, a *float64, b *float32, ldb int, c *float64, ldc int, load int)
+TEXT ·k4x8AVX2F32(SB), NOSPLIT, $0-56
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ ldb+24(FP), R8
+	SHLQ $2, R8
+	MOVQ c+32(FP), DX
+	MOVQ ldc+40(FP), R9
+	SHLQ $3, R9
+	MOVQ load+48(FP), AX
+	LEAQ (DX)(R9*1), R10
+	LEAQ (R10)(R9*1), R11
+	LEAQ (R11)(R9*1), R12
+	TESTQ AX, AX
+	JZ zero
+	VMOVUPD 0(DX), Y0
+	VMOVUPD 32(DX), Y1
+	VMOVUPD 0(R10), Y2
+	VMOVUPD 32(R10), Y3
+	VMOVUPD 0(R11), Y4
+	VMOVUPD 32(R11), Y5
+	VMOVUPD 0(R12), Y6
+	VMOVUPD 32(R12), Y7
+	JMP start
+zero:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+start:
+	TESTQ CX, CX
+	JZ store
+loop:
+	VCVTPS2PD 0(DI), Y8
+	VCVTPS2PD 16(DI), Y9
+	VBROADCASTSD 0(SI), Y10
+	VFMADD231PD Y8, Y10, Y0
+	VFMADD231PD Y9, Y10, Y1
+	VBROADCASTSD 8(SI), Y10
+	VFMADD231PD Y8, Y10, Y2
+	VFMADD231PD Y9, Y10, Y3
+	VBROADCASTSD 16(SI), Y10
+	VFMADD231PD Y8, Y10, Y4
+	VFMADD231PD Y9, Y10, Y5
+	VBROADCASTSD 24(SI), Y10
+	VFMADD231PD Y8, Y10, Y6
+	VFMADD231PD Y9, Y10, Y7
+	ADDQ $32, SI
+	ADDQ R8, DI
+	DECQ CX
+	JNZ loop
+store:
+	VMOVUPD Y0, 0(DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD Y2, 0(R10)
+	VMOVUPD Y3, 32(R10)
+	VMOVUPD Y4, 0(R11)
+	VMOVUPD Y5, 32(R11)
+	VMOVUPD Y6, 0(R12)
+	VMOVUPD Y7, 32(R12)
+	VZEROUPPER
+	RET
+
+// func k1x8AVX2F32(k int, a *float64, b *float32, ldb int, c *float64, load int)
+TEXT ·k1x8AVX2F32(SB), NOSPLIT, $0-48
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ ldb+24(FP), R8
+	SHLQ $2, R8
+	MOVQ c+32(FP), DX
+	MOVQ load+40(FP), AX
+	TESTQ AX, AX
+	JZ zero
+	VMOVUPD 0(DX), Y0
+	VMOVUPD 32(DX), Y1
+	JMP start
+zero:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+start:
+	TESTQ CX, CX
+	JZ store
+loop:
+	VBROADCASTSD (SI), Y2
+	VCVTPS2PD 0(DI), Y3
+	VFMADD231PD Y3, Y2, Y0
+	VCVTPS2PD 16(DI), Y4
+	VFMADD231PD Y4, Y2, Y1
+	ADDQ $8, SI
+	ADDQ R8, DI
+	DECQ CX
+	JNZ loop
+store:
+	VMOVUPD Y0, 0(DX)
+	VMOVUPD Y1, 32(DX)
+	VZEROUPPER
+	RET

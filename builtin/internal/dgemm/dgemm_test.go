@@ -117,6 +117,46 @@ func TestKernelsBitIdentical(t *testing.T) {
 	}
 }
 
+// TestPackedBitIdentical: GemmPacked with B packed in float64 gives the bits
+// of the definition, and with B rounded to float32 the bits of the
+// definition applied to float64(float32(B)), for every kernel, 1 to 3
+// goroutines, both transposes of A and of the packed B, add or not.
+func TestPackedBitIdentical(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 2))
+	for _, s := range shapes(r) {
+		for _, tA := range []bool{false, true} {
+			for _, tB := range []bool{false, true} {
+				for _, f32 := range []bool{false, true} {
+					add := r.IntN(2) == 1
+					a, lda, b, ldb, c0, ldc := operands(r, tA, tB, s.m, s.n, s.k)
+					bw := b
+					if f32 {
+						bw = make([]float64, len(b))
+						for i, v := range b {
+							bw[i] = float64(float32(v))
+						}
+					}
+					want := append([]float64(nil), c0...)
+					naive(tA, tB, s.m, s.n, s.k, a, lda, bw, ldb, add, want, ldc)
+					for _, ks := range available {
+						pb := pack(ks, tB, s.k, s.n, b, ldb, f32)
+						for procs := 1; procs <= 3; procs++ {
+							got := append([]float64(nil), c0...)
+							gemmPacked(procs, tA, s.m, a, lda, pb, add, got, ldc)
+							for i := range got {
+								if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+									t.Fatalf("%s procs=%d %dx%dx%d tA=%v tB=%v f32=%v add=%v: C[%d,%d] = %v, definition %v",
+										ks.name, procs, s.m, s.n, s.k, tA, tB, f32, add, i/ldc, i%ldc, got[i], want[i])
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestAgainstGonum: Gemm agrees with gonum's Dgemm (blocked, another
 // summation order) within the forward error bound of a dot product,
 // |Δ| ≤ 2γ_{k+1}·(Σ_p|a_ip·b_pj| + |c_ij|), γ_n = nε/(1−nε) (Higham 2002,
@@ -231,6 +271,21 @@ func BenchmarkLayers(b *testing.B) {
 			}
 			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})
+		if !p.tB {
+			for _, f32 := range []bool{false, true} {
+				pb := Pack(false, p.k, p.n, bm, ldb, f32)
+				name := "/packed64"
+				if f32 {
+					name = "/packed32"
+				}
+				b.Run(p.name+name, func(b *testing.B) {
+					for range b.N {
+						GemmPacked(p.tA, p.m, a, lda, pb, false, c, ldc)
+					}
+					b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+				})
+			}
+		}
 		b.Run(p.name+"/gonum", func(b *testing.B) {
 			tr := func(t bool) blas.Transpose {
 				if t {
