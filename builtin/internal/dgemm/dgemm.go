@@ -424,15 +424,20 @@ type job struct {
 // (i0 a multiple of 4).
 func (g *job) run(jp0, jp1, i0, i1 int) {
 	var tile [mr * 32]float64
+	var wbuf *[]float64
+	if g.bp32 != nil {
+		wbuf = getBuf(kc * g.ks.nr)
+		defer pool.Put(wbuf)
+	}
 	// Blocks of mc rows, so the packed A block (mc·kc values) stays in
 	// the L2 cache while the column panels go by.
 	for ib := i0; ib < i1; ib += mc {
-		g.block(jp0, jp1, ib, min(ib+mc, i1), &tile)
+		g.block(jp0, jp1, ib, min(ib+mc, i1), &tile, wbuf)
 	}
 }
 
 // block is run for the rows [i0, i1).
-func (g *job) block(jp0, jp1, i0, i1 int, tile *[mr * 32]float64) {
+func (g *job) block(jp0, jp1, i0, i1 int, tile *[mr * 32]float64, wbuf *[]float64) {
 	nr := g.ks.nr
 	k := g.k
 	for p0 := 0; p0 < k; p0 += kc {
@@ -446,6 +451,15 @@ func (g *job) block(jp0, jp1, i0, i1 int, tile *[mr * 32]float64) {
 			lb := nr
 			if g.bp32 != nil {
 				bpan32 = g.bp32[jp*k*nr+p0*nr:]
+				if i1-i0 >= 64 {
+					// Several row tiles use this panel: widen it once
+					// (exactly) rather than in every tile's kernel.
+					wide := (*wbuf)[:kb*nr]
+					for q, v := range bpan32[:kb*nr] {
+						wide[q] = float64(v)
+					}
+					bpan, bpan32 = wide, nil
+				}
 			} else if jp >= g.first {
 				bpan = g.bp[(jp-g.first)*k*nr+p0*nr:]
 			} else {
