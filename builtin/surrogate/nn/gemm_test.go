@@ -129,3 +129,72 @@ func TestWorkerCountIndependent(t *testing.T) {
 		}
 	}
 }
+
+// frozenTol bounds |Δy|/YSD between the float32-weight and the float64
+// predictions of the knee ensemble: each weight is rounded by at most
+// 2⁻²⁴ relative (6e-8), and the errors of eight layers add up, largely at
+// random; measured 1.5e-7, so 5e-6 leaves a margin of about 30.
+const frozenTol = 5e-6
+
+// TestFrozen: a Frozen ensemble with float64 weights predicts the bits of
+// Ensemble.Predict (batch 1, 12 and 600, over several chunks), with
+// float32 weights within frozenTol of them, and either does so with
+// GOMAXPROCS 1 and 2 alike.
+func TestFrozen(t *testing.T) {
+	const path = "../../../examples/knee-surrogate/knee-nn.json"
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("no %s: %v", path, err)
+	}
+	e, _, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, m := e.In(), e.Out()
+	const n = 600
+	x := make([]float64, n*d)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			u := math.Mod(float64(i+1)*(0.5+0.1*float64(j%7))*math.Sqrt2, 1)
+			x[i*d+j] = e.InputLo[j] + u*(e.InputHi[j]-e.InputLo[j])
+		}
+	}
+	f64, f32 := e.Freeze(false), e.Freeze(true)
+	old := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(old)
+	var first [][]float64
+	for _, procs := range []int{1, 2} {
+		runtime.GOMAXPROCS(procs)
+		var outs [][]float64
+		worst := 0.0
+		for _, rows := range []int{1, 12, n} {
+			want := e.Predict(nil, x, rows, nil)
+			got := f64.Predict(nil, x, rows, nil)
+			for i := range want {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("batch %d: float64 Frozen %v, Predict %v", rows, got[i], want[i])
+				}
+			}
+			g32 := f32.Predict(nil, x, rows, nil)
+			for i := range want {
+				r := math.Abs(g32[i]-want[i]) / e.Nets[0].YSD[i%m]
+				worst = math.Max(worst, r)
+				if !(r <= frozenTol) {
+					t.Fatalf("batch %d row %d output %d: float32 weights %v, float64 %v (|Δ|/YSD %g > %g)", rows, i/m, i%m, g32[i], want[i], r, frozenTol)
+				}
+			}
+			outs = append(outs, want, g32)
+		}
+		t.Logf("GOMAXPROCS %d: worst |Δ|/YSD of the float32 weights: %.3g", procs, worst)
+		if first == nil {
+			first = outs
+			continue
+		}
+		for q := range outs {
+			for i := range outs[q] {
+				if math.Float64bits(outs[q][i]) != math.Float64bits(first[q][i]) {
+					t.Fatalf("result %d value %d differs between GOMAXPROCS 1 and 2", q, i)
+				}
+			}
+		}
+	}
+}

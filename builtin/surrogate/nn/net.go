@@ -136,6 +136,24 @@ func newWorkspace(sizes []int, rows int, dropout bool) *workspace {
 // hidden activation is multiplied by its mask entry (inverted dropout: 0 or
 // 1/(1−p)).
 func (n *Net) forward(ws *workspace, rows int, masks [][]float64) {
+	n.forwardPacked(ws, rows, masks, nil)
+}
+
+// packWeights packs every layer's W for dgemm.GemmPacked, rounded to
+// float32 when f32.
+func (n *Net) packWeights(f32 bool) []*dgemm.Packed {
+	pw := make([]*dgemm.Packed, n.NumLayers())
+	for l := range pw {
+		k, m := n.Sizes[l], n.Sizes[l+1]
+		pw[l] = dgemm.Pack(false, k, m, n.W[l], m, f32)
+	}
+	return pw
+}
+
+// forwardPacked is forward with the weights from packWeights (nil: the
+// weights of n in place). With float64 packing the results are the same
+// bits.
+func (n *Net) forwardPacked(ws *workspace, rows int, masks [][]float64, pw []*dgemm.Packed) {
 	L := n.NumLayers()
 	in := ws.x0
 	for l := 0; l < L; l++ {
@@ -145,7 +163,11 @@ func (n *Net) forward(ws *workspace, rows int, masks [][]float64) {
 		for i := 0; i < rows; i++ {
 			copy(z[i*m:(i+1)*m], b)
 		}
-		gemm(false, false, rows, m, k, in, n.W[l], true, z)
+		if pw != nil {
+			dgemm.GemmPacked(false, rows, in, k, pw[l], true, z, m)
+		} else {
+			gemm(false, false, rows, m, k, in, n.W[l], true, z)
+		}
 		a := ws.a[l][:rows*m]
 		if l < L-1 {
 			parallelFor(len(z), func(lo, hi int) {
