@@ -235,6 +235,26 @@ func packPanels(dst []float64, dst32 []float32, nr, first, np int, tB bool, k, n
 			}
 			continue
 		}
+		if dst32 == nil {
+			// tB: column j of the panel is row j0 + j of B, read in order.
+			// Blocks of 8 rows of the panel (8 × nr values, in L1).
+			d := dst[off : off+k*nr]
+			for p0 := 0; p0 < k; p0 += 8 {
+				p1 := min(p0+8, k)
+				for j := range w {
+					src := b[(j0+j)*ldb+p0 : (j0+j)*ldb+p1]
+					for q, v := range src {
+						d[(p0+q)*nr+j] = v
+					}
+				}
+			}
+			if w < nr {
+				for p := range k {
+					clear(d[p*nr+w : (p+1)*nr])
+				}
+			}
+			continue
+		}
 		for p := range k {
 			for j := range nr {
 				v := 0.0
