@@ -2,6 +2,7 @@ package nn
 
 import (
 	"math"
+	"math/rand/v2"
 	"os"
 	"runtime"
 	"testing"
@@ -193,6 +194,33 @@ func TestFrozen(t *testing.T) {
 			for i := range outs[q] {
 				if math.Float64bits(outs[q][i]) != math.Float64bits(first[q][i]) {
 					t.Fatalf("result %d value %d differs between GOMAXPROCS 1 and 2", q, i)
+				}
+			}
+		}
+	}
+}
+
+// TestAdamKernel: the Adam update (AVX-512 kernel where the CPU has it,
+// split over the cores) gives the bits of the portable adamGo, with and
+// without the L2 term, for lengths around the vector width and beyond the
+// parallel threshold.
+func TestAdamKernel(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	for _, n := range []int{1, 7, 8, 9, 31, 100, parallelMin + 13} {
+		for _, l2x2 := range []float64{0, 2e-6} {
+			p, g, m, v := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+			for i := range p {
+				p[i], g[i], m[i], v[i] = r.NormFloat64(), r.NormFloat64()*math.Exp(3*r.NormFloat64()), r.NormFloat64()*0.1, r.Float64()*0.01
+			}
+			p2, m2, v2 := append([]float64(nil), p...), append([]float64(nil), m...), append([]float64(nil), v...)
+			b1, b2 := 0.9, 0.999 // variables: 1 − b1 rounded at run time, as in training
+			adam(p, g, m, v, b1, b2, 1e-3, 1e-7, l2x2)
+			c := [8]float64{b1, b2, 1 - b1, 1 - b2, 1e-3, 1e-7, l2x2}
+			adamGo(p2, g, m2, v2, &c)
+			for i := range p {
+				if math.Float64bits(p[i]) != math.Float64bits(p2[i]) || math.Float64bits(m[i]) != math.Float64bits(m2[i]) ||
+					math.Float64bits(v[i]) != math.Float64bits(v2[i]) {
+					t.Fatalf("n=%d l2x2=%v element %d: kernel (%v, %v, %v), portable (%v, %v, %v)", n, l2x2, i, p[i], m[i], v[i], p2[i], m2[i], v2[i])
 				}
 			}
 		}

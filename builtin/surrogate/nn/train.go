@@ -384,18 +384,25 @@ func trainOne(cfg Config, sizes []int, norm *Net, train *Data, seed, stream uint
 // correspondingly scaled ε (Kingma & Ba's efficient form, as Keras). Each
 // element is updated alone, with every product rounded by itself (no
 // fused multiply-add, whatever GOAMD64), so splitting the elements over
-// goroutines does not change a bit.
+// goroutines does not change a bit; the AVX-512 kernel (adam_amd64.s) does
+// the same operations eight elements at a time.
 func adam(p, g, m, v []float64, b1, b2, a, eps, l2x2 float64) {
-	c1, c2 := 1-b1, 1-b2
+	c := [8]float64{b1, b2, 1 - b1, 1 - b2, a, eps, l2x2}
 	parallelFor(len(g), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			gi := g[i]
-			if l2x2 != 0 {
-				gi += float64(l2x2 * p[i])
-			}
-			m[i] = float64(b1*m[i]) + float64(c1*gi)
-			v[i] = float64(b2*v[i]) + float64(float64(c2*gi)*gi)
-			p[i] -= float64(a*m[i]) / (math.Sqrt(v[i]) + eps)
-		}
+		done := adamVector(p[lo:hi], g[lo:hi], m[lo:hi], v[lo:hi], &c)
+		adamGo(p[lo+done:hi], g[lo+done:hi], m[lo+done:hi], v[lo+done:hi], &c)
 	})
+}
+
+// adamGo is the portable update, c = {b1, b2, 1 − b1, 1 − b2, a, eps, l2x2}.
+func adamGo(p, g, m, v []float64, c *[8]float64) {
+	b1, b2, c1, c2, a, eps, l2x2 := c[0], c[1], c[2], c[3], c[4], c[5], c[6]
+	for i, gi := range g {
+		if l2x2 != 0 {
+			gi += float64(l2x2 * p[i])
+		}
+		m[i] = float64(b1*m[i]) + float64(c1*gi)
+		v[i] = float64(b2*v[i]) + float64(float64(c2*gi)*gi)
+		p[i] -= float64(a*m[i]) / (math.Sqrt(v[i]) + eps)
+	}
 }
