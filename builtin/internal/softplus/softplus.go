@@ -6,7 +6,7 @@ import "math"
 // polynomial) and of log1p (fdlibm's e_log1p.c, Sun Microsystems 1993; as
 // Go's math.Log1p).
 const (
-	invLn2 = 1.4426950408889634       // 1/ln 2
+	invLn2 = 1.4426950408889634         // 1/ln 2
 	ln2Hi  = 6.93147180369123816490e-01 // ln 2 = ln2Hi + ln2Lo
 	ln2Lo  = 1.90821492927058770002e-10
 	minX   = -746.0 // exp(x) rounds to 0 below: the argument is clamped here
