@@ -378,6 +378,12 @@ func GemmPacked(tA bool, m int, a []float64, lda int, pb *Packed, add bool, c []
 	gemmPacked(runtime.GOMAXPROCS(0), tA, m, a, lda, pb, add, c, ldc)
 }
 
+// GemmPackedSerial is GemmPacked on the calling goroutine only (for
+// callers that already run one product per core); the same bits.
+func GemmPackedSerial(tA bool, m int, a []float64, lda int, pb *Packed, add bool, c []float64, ldc int) {
+	gemmPacked(1, tA, m, a, lda, pb, add, c, ldc)
+}
+
 func gemmPacked(procs int, tA bool, m int, a []float64, lda int, pb *Packed, add bool, c []float64, ldc int) {
 	n, k := pb.N, pb.K
 	if m < 0 {

@@ -161,9 +161,10 @@ func Train(cfg Config, train, val *Data) (*Ensemble, error) {
 // Workspace holds the buffers of Predict and Jacobian; reuse one per
 // goroutine to avoid allocation. The zero value is ready.
 type Workspace struct {
-	ws  *workspace
-	key []int
-	out []float64
+	ws   *workspace
+	key  []int
+	out  []float64
+	more []*Workspace // one per extra goroutine of a large prediction
 }
 
 func (w *Workspace) get(sizes []int, rows int) *workspace {
@@ -252,24 +253,52 @@ func (e *Ensemble) predict(dst, x []float64, n int, ws *Workspace, pw [][]*dgemm
 	if ws == nil {
 		ws = &Workspace{}
 	}
+	nchunks := (n + chunk - 1) / chunk
+	workers := 1
+	if pw != nil {
+		// Packed weights: the chunks go to one goroutine per core, each
+		// through the whole network (no synchronisation per layer). Each
+		// row is computed alone, and the members in order, so the result
+		// does not depend on the split.
+		workers = max(1, min(runtime.GOMAXPROCS(0), nchunks))
+	}
+	for len(ws.more) < workers-1 {
+		ws.more = append(ws.more, &Workspace{})
+	}
 	for k, net := range e.Nets {
-		w := ws.get(net.Sizes, min(n, chunk))
-		for s := 0; s < n; s += chunk {
-			rows := min(chunk, n-s)
-			net.normIn(w, x[s*d:(s+rows)*d], rows)
-			var p []*dgemm.Packed
-			if pw != nil {
-				p = pw[k]
-			}
-			net.forwardPacked(w, rows, nil, p)
-			out := w.a[net.NumLayers()-1]
-			c := e.Weights[k]
-			for i := 0; i < rows; i++ {
-				for j := 0; j < m; j++ {
-					dst[(s+i)*m+j] += c * (net.YMean[j] + net.YSD[j]*out[i*m+j])
+		var p []*dgemm.Packed
+		if pw != nil {
+			p = pw[k]
+		}
+		c := e.Weights[k]
+		run := func(w *workspace, q int) {
+			for ci := q; ci < nchunks; ci += workers {
+				s := ci * chunk
+				rows := min(chunk, n-s)
+				net.normIn(w, x[s*d:(s+rows)*d], rows)
+				net.forwardPacked(w, rows, nil, p, workers > 1)
+				out := w.a[net.NumLayers()-1]
+				for i := 0; i < rows; i++ {
+					for j := 0; j < m; j++ {
+						dst[(s+i)*m+j] += c * (net.YMean[j] + net.YSD[j]*out[i*m+j])
+					}
 				}
 			}
 		}
+		if workers == 1 {
+			run(ws.get(net.Sizes, min(n, chunk)), 0)
+			continue
+		}
+		var wg sync.WaitGroup
+		for q := 1; q < workers; q++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				run(ws.more[q-1].get(net.Sizes, chunk), q)
+			}()
+		}
+		run(ws.get(net.Sizes, chunk), 0)
+		wg.Wait()
 	}
 	return dst
 }

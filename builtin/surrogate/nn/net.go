@@ -136,7 +136,7 @@ func newWorkspace(sizes []int, rows int, dropout bool) *workspace {
 // hidden activation is multiplied by its mask entry (inverted dropout: 0 or
 // 1/(1−p)).
 func (n *Net) forward(ws *workspace, rows int, masks [][]float64) {
-	n.forwardPacked(ws, rows, masks, nil)
+	n.forwardPacked(ws, rows, masks, nil, false)
 }
 
 // packWeights packs every layer's W for dgemm.GemmPacked, rounded to
@@ -151,9 +151,9 @@ func (n *Net) packWeights(f32 bool) []*dgemm.Packed {
 }
 
 // forwardPacked is forward with the weights from packWeights (nil: the
-// weights of n in place). With float64 packing the results are the same
-// bits.
-func (n *Net) forwardPacked(ws *workspace, rows int, masks [][]float64, pw []*dgemm.Packed) {
+// weights of n in place), on the calling goroutine only when serial. With
+// float64 packing, and serial or not, the results are the same bits.
+func (n *Net) forwardPacked(ws *workspace, rows int, masks [][]float64, pw []*dgemm.Packed, serial bool) {
 	L := n.NumLayers()
 	in := ws.x0
 	for l := 0; l < L; l++ {
@@ -163,16 +163,22 @@ func (n *Net) forwardPacked(ws *workspace, rows int, masks [][]float64, pw []*dg
 		for i := 0; i < rows; i++ {
 			copy(z[i*m:(i+1)*m], b)
 		}
-		if pw != nil {
+		if pw != nil && serial {
+			dgemm.GemmPackedSerial(false, rows, in, k, pw[l], true, z, m)
+		} else if pw != nil {
 			dgemm.GemmPacked(false, rows, in, k, pw[l], true, z, m)
 		} else {
 			gemm(false, false, rows, m, k, in, n.W[l], true, z)
 		}
 		a := ws.a[l][:rows*m]
 		if l < L-1 {
-			parallelFor(len(z), func(lo, hi int) {
-				softplus.Softplus(a[lo:hi], z[lo:hi])
-			})
+			if serial {
+				softplus.Softplus(a, z)
+			} else {
+				parallelFor(len(z), func(lo, hi int) {
+					softplus.Softplus(a[lo:hi], z[lo:hi])
+				})
+			}
 			if masks != nil {
 				mk := masks[l][:rows*m]
 				for i := range a {
