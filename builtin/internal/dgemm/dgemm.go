@@ -43,6 +43,9 @@ type kernels struct {
 	// k4s, k1s: k4 and k1 with B in float32, widened exactly to float64.
 	k4s func(k int, a []float64, b []float32, ldb int, c []float64, ldc int, load bool)
 	k1s func(k int, a []float64, b []float32, ldb int, c []float64, load bool)
+	// k1p (nil: not available): k1 over two panels b, b2 (float64) or
+	// b32, b232 (float32) into 2·nr contiguous values of c.
+	k1p func(k int, a, b, b2 []float64, b32, b232 []float32, ldb int, c []float64, load bool)
 }
 
 // portable is the Go implementation (math.FMA), the twin of the assembly
@@ -469,48 +472,52 @@ func (g *job) block(jp0, jp1, i0, i1 int, tile *[mr * 32]float64, wbuf *[]float6
 	for p0 := 0; p0 < k; p0 += kc {
 		kb := min(kc, k-p0)
 		load := g.add || p0 > 0
+		paired := false // the single rows of this panel were done with the previous one
 		for jp := jp0; jp < jp1; jp++ {
 			j0 := jp * nr
 			w := min(nr, g.n-j0)
-			var bpan []float64
-			var bpan32 []float32
-			lb := nr
-			if g.bp32 != nil {
-				bpan32 = g.bp32[jp*k*nr+p0*nr:]
-				if i1-i0 >= 64 {
-					// Several row tiles use this panel: widen it once
-					// (exactly) rather than in every tile's kernel.
-					wide := (*wbuf)[:kb*nr]
-					for q, v := range bpan32[:kb*nr] {
-						wide[q] = float64(v)
-					}
-					bpan, bpan32 = wide, nil
+			bpan, bpan32, lb := g.panel(jp, p0)
+			if bpan32 != nil && i1-i0 >= 64 {
+				// Several row tiles use this panel: widen it once
+				// (exactly) rather than in every tile's kernel.
+				wide := (*wbuf)[:kb*nr]
+				for q, v := range bpan32[:kb*nr] {
+					wide[q] = float64(v)
 				}
-			} else if jp >= g.first {
-				bpan = g.bp[(jp-g.first)*k*nr+p0*nr:]
-			} else {
-				bpan = g.b[p0*g.ldb+j0:]
-				lb = g.ldb
+				bpan, bpan32 = wide, nil
 			}
-			for i := i0; i < i1; {
-				if i+mr <= g.mt*mr {
-					apan := g.ap[(i/mr)*mr*k+p0*mr:]
-					if w == nr {
-						g.k4(kb, apan, bpan, bpan32, lb, g.c[i*g.ldc+j0:], g.ldc, load)
-					} else {
-						if load {
-							for r := range mr {
-								copy(tile[r*nr:r*nr+w], g.c[(i+r)*g.ldc+j0:(i+r)*g.ldc+j0+w])
-							}
-						}
-						g.k4(kb, apan, bpan, bpan32, lb, tile[:], nr, load)
-						for r := range mr {
-							copy(g.c[(i+r)*g.ldc+j0:(i+r)*g.ldc+j0+w], tile[r*nr:r*nr+w])
-						}
-					}
-					i += mr
+			for i := i0; i < min(i1, g.mt*mr); i += mr {
+				apan := g.ap[(i/mr)*mr*k+p0*mr:]
+				if w == nr {
+					g.k4(kb, apan, bpan, bpan32, lb, g.c[i*g.ldc+j0:], g.ldc, load)
 					continue
 				}
+				if load {
+					for r := range mr {
+						copy(tile[r*nr:r*nr+w], g.c[(i+r)*g.ldc+j0:(i+r)*g.ldc+j0+w])
+					}
+				}
+				g.k4(kb, apan, bpan, bpan32, lb, tile[:], nr, load)
+				for r := range mr {
+					copy(g.c[(i+r)*g.ldc+j0:(i+r)*g.ldc+j0+w], tile[r*nr:r*nr+w])
+				}
+			}
+			if paired {
+				paired = false
+				continue
+			}
+			// The single rows beyond the last whole tile; two whole panels
+			// at once where the CPU has the paired kernel (twice the
+			// independent sums in flight; the same operations per element).
+			pair := g.ks.k1p != nil && w == nr && jp+1 < jp1 && g.n-(j0+nr) >= nr
+			var b2 []float64
+			var b2s []float32
+			if pair {
+				bpan, bpan32, _ = g.panel(jp, p0)
+				b2, b2s, _ = g.panel(jp+1, p0)
+				paired = true
+			}
+			for i := max(i0, g.mt*mr); i < i1; i++ {
 				var arow []float64
 				if g.tA {
 					arow = g.rest[(i-g.mt*mr)*k+p0:]
@@ -518,18 +525,34 @@ func (g *job) block(jp0, jp1, i0, i1 int, tile *[mr * 32]float64, wbuf *[]float6
 					arow = g.a[i*g.lda+p0:]
 				}
 				crow := g.c[i*g.ldc+j0:]
-				if w == nr {
+				switch {
+				case pair:
+					g.ks.k1p(kb, arow, bpan, b2, bpan32, b2s, lb, crow, load)
+				case w == nr:
 					g.k1(kb, arow, bpan, bpan32, lb, crow, load)
-				} else {
+				default:
 					if load {
 						copy(tile[:w], crow[:w])
 					}
 					g.k1(kb, arow, bpan, bpan32, lb, tile[:], load)
 					copy(crow[:w], tile[:w])
 				}
-				i++
 			}
 		}
+	}
+}
+
+// panel is the B panel jp from row p0 on, as stored: packed float64 or
+// float32 (stride nr), or in place (stride ldb).
+func (g *job) panel(jp, p0 int) ([]float64, []float32, int) {
+	nr, k := g.ks.nr, g.k
+	switch {
+	case g.bp32 != nil:
+		return nil, g.bp32[jp*k*nr+p0*nr:], nr
+	case jp >= g.first:
+		return g.bp[(jp-g.first)*k*nr+p0*nr:], nil, nr
+	default:
+		return g.b[p0*g.ldb+jp*nr:], nil, g.ldb
 	}
 }
 

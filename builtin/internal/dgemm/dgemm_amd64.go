@@ -30,6 +30,12 @@ func k4x8AVX2F32(k int, a *float64, b *float32, ldb int, c *float64, ldc int, lo
 //go:noescape
 func k1x8AVX2F32(k int, a *float64, b *float32, ldb int, c *float64, load int)
 
+//go:noescape
+func k1x64AVX512(k int, a *float64, b, b2 *float64, ldb int, c *float64, load int)
+
+//go:noescape
+func k1x64AVX512F32(k int, a *float64, b, b2 *float32, ldb int, c *float64, load int)
+
 func flag(b bool) int {
 	if b {
 		return 1
@@ -54,6 +60,16 @@ var avx512 = &kernels{name: "avx512", nr: 32,
 	k1s: func(k int, a []float64, b []float32, ldb int, c []float64, load bool) {
 		_, _, _ = a[k-1], b[(k-1)*ldb+31], c[31]
 		k1x32AVX512F32(k, &a[0], &b[0], ldb, &c[0], flag(load))
+	},
+	k1p: func(k int, a, b, b2 []float64, b32, b232 []float32, ldb int, c []float64, load bool) {
+		_, _ = a[k-1], c[63]
+		if b32 != nil {
+			_, _ = b32[(k-1)*ldb+31], b232[(k-1)*ldb+31]
+			k1x64AVX512F32(k, &a[0], &b32[0], &b232[0], ldb, &c[0], flag(load))
+			return
+		}
+		_, _ = b[(k-1)*ldb+31], b2[(k-1)*ldb+31]
+		k1x64AVX512(k, &a[0], &b[0], &b2[0], ldb, &c[0], flag(load))
 	},
 }
 
