@@ -29,7 +29,19 @@
 //
 // Products: a batch of n rows goes through layer l as Z = A·W + 1bᵀ, one
 // matrix product per layer forward and two backward (dW = AᵀG, dA = GWᵀ),
-// by builtin/internal/dgemm (AVX-512/AVX2 kernels, portable Go twin).
+// by builtin/internal/dgemm (AVX-512/AVX2 kernels, portable Go twin); the
+// softplus and its derivative by builtin/internal/softplus (AVX-512 kernel,
+// Go twin, within 4 ulp of math.Log1p(math.Exp(z))); Adam by an AVX-512
+// kernel with the portable update's operations (adam_amd64.s). Predict
+// packs the weights once per call when it has several chunks of rows and
+// runs the chunks on one goroutine per core.
+//
+// Frozen (Ensemble.Freeze): the weights packed once for many predictions,
+// in float64 (the same bits as Predict) or rounded to float32, PyTorch's
+// default precision, with sums and activations still in float64 (within
+// 1.5e-7·YSD of the float64 prediction on the knee ensemble). The float32
+// weights halve the bytes read per prediction, which is what limits batch
+// 1; gradients, Jacobians and training stay in float64.
 // The input Jacobian of the ensemble is exact: the Out unit seeds are
 // propagated back to the inputs as one matrix per layer.
 //
