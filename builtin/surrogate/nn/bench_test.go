@@ -39,14 +39,13 @@ func BenchmarkTrainEpochBartsoen(b *testing.B) {
 	norm.XMean, norm.XSD = meanSD(data.X, n, 51)
 	norm.YMean, norm.YSD = meanSD(data.Y, n, 13)
 	b.ResetTimer()
-	start, cpu0 := time.Now(), cpuSeconds()
+	start := time.Now()
 	for i := 0; i < b.N; i++ {
 		trainOne(cfg, bartsoenSizes(), norm, data, 1, 1)
 	}
 	per := time.Since(start).Seconds() / float64(b.N) / n
 	b.ReportMetric(per*1e6, "µs/sample")
 	b.ReportMetric(per*50000, "s/epoch50k")
-	b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N)/n*1e6, "CPU-µs/sample")
 }
 
 // BenchmarkPredictBartsoen: inference throughput of one paper-sized
@@ -69,12 +68,11 @@ func BenchmarkPredictBartsoen(b *testing.B) {
 				ws := &Workspace{}
 				e.Predict(dst, x, batch, ws)
 				b.ResetTimer()
-				start, cpu0 := time.Now(), cpuSeconds()
+				start := time.Now()
 				for i := 0; i < b.N; i++ {
 					e.Predict(dst, x, batch, ws)
 				}
 				b.ReportMetric(float64(b.N*batch)/time.Since(start).Seconds(), "samples/s")
-				b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N*batch)*1e6, "CPU-µs/sample")
 			})
 		}
 	}
@@ -97,12 +95,11 @@ func BenchmarkPredictFrozenBartsoen(b *testing.B) {
 				ws := &Workspace{}
 				f.Predict(dst, x, batch, ws)
 				b.ResetTimer()
-				start, cpu0 := time.Now(), cpuSeconds()
+				start := time.Now()
 				for i := 0; i < b.N; i++ {
 					f.Predict(dst, x, batch, ws)
 				}
 				b.ReportMetric(float64(b.N*batch)/time.Since(start).Seconds(), "samples/s")
-				b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N*batch)*1e6, "CPU-µs/sample")
 			})
 		}
 	}
