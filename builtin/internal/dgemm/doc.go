@@ -9,11 +9,19 @@
 // of 4 rows; op(B) into panels of NR columns (NR = 32 for AVX-512, 8 for
 // AVX2 and portable Go) when B is transposed or op(A) has 16 rows or more,
 // otherwise read in place; the sum over p is cut in blocks of 128 so a B
-// panel stays in the L1 cache. A register-blocked micro-kernel computes a
-// 4×NR tile of C (k4) or one row of NR values (k1) with one fused
-// multiply-add per term. The kernels are Go assembly for AVX-512 and for
-// AVX2+FMA (dgemm_amd64.s), chosen at run time with golang.org/x/sys/cpu,
-// and portable Go with math.FMA (build tag purego, or other architectures).
+// panel stays in the L1 cache, and the rows in blocks of 256 so a packed A
+// block stays in L2. A register-blocked micro-kernel computes a 4×NR tile
+// of C (k4) or one row of NR values (k1; on AVX-512 two panels at once,
+// for eight independent sums in flight) with one fused multiply-add per
+// term. The kernels are Go assembly for AVX-512 and for AVX2+FMA
+// (dgemm_amd64.s), chosen at run time with golang.org/x/sys/cpu, and
+// portable Go with math.FMA (build tag purego, or other architectures).
+//
+// Pack and GemmPacked: op(B) packed once for many products (a network's
+// weights at inference), in float64 or rounded to float32; float32 panels
+// are widened exactly to float64 as the kernels load them, so the sums
+// stay in float64 and only B is rounded (half the bytes to read, which is
+// what limits a product with one row).
 //
 // Determinism: every C element is computed as s = C_ij (or 0), then s =
 // fma(a_ip, b_pj, s) for p = 0, 1, …, k−1, by every kernel, tile shape and
