@@ -20,6 +20,7 @@ import (
 //	trained_on = "knee"       # optional: refuse a surrogate of another model
 //	sha256 = "…"              # optional: refuse any other file
 //	outside = "invalid"       # conditions outside the training range: invalid | extrapolate
+//	weights = "float64"       # a network's weights: float64 | float32 (rounded; faster, within ~1e-6 of the spread)
 const SurrogateUse = "surrogate"
 
 // SurrogatePrefix starts the Component.Ref of a surrogate model; the rest

@@ -53,7 +53,7 @@ func krigingToy(t testing.TB) ([]*kriging.Model, nn.Provenance) {
 // names itself in its spec and refuses conditions outside the sites' box.
 func TestKrigingEvalAndSpec(t *testing.T) {
 	ms, p := krigingToy(t)
-	m, err := NewKriging(ms, p, []float64{0})
+	m, err := NewKriging(ms, p, []float64{0, 0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,6 +90,6 @@ func TestKrigingEvalAndSpec(t *testing.T) {
 // Kriging Jacobian against central differences of Eval; VJP = vᵀJ.
 func TestKrigingJacobianAndVJP(t *testing.T) {
 	ms, p := krigingToy(t)
-	m, _ := NewKriging(ms, p, []float64{0})
+	m, _ := NewKriging(ms, p, []float64{0, 0})
 	checkJacobianAndVJP(t, m)
 }

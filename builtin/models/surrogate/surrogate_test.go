@@ -63,7 +63,7 @@ const (
 
 func TestSpecFromProvenance(t *testing.T) {
 	e, p := trained(t)
-	m, err := New(e, p, []float64{0})
+	m, err := New(e, p, []float64{0, 0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestSpecRefusesMismatch(t *testing.T) {
 
 func TestEvalIsTheEnsembleRowByRow(t *testing.T) {
 	e, p := trained(t)
-	m, _ := New(e, p, []float64{0})
+	m, _ := New(e, p, []float64{0, 0})
 	theta, x := []float64{0.3, 0.7}, []float64{0.2, 0.5, 1.5}
 	y := make([]float64, 6)
 	if st := m.Eval(theta, x, y); st != abi.OK {
@@ -127,8 +127,8 @@ func TestEvalIsTheEnsembleRowByRow(t *testing.T) {
 
 func TestOutsideTrainingConditions(t *testing.T) {
 	e, p := trained(t)
-	strict, _ := New(e, p, []float64{0})
-	loose, _ := New(e, p, []float64{1})
+	strict, _ := New(e, p, []float64{0, 0})
+	loose, _ := New(e, p, []float64{1, 0})
 	x := []float64{0.5, 2.5} // 2.5 beyond the training range [≈0, ≈2]
 	y := make([]float64, 4)
 	if st := strict.Eval([]float64{0.5, 0.5}, x, y); st != abi.Invalid {
@@ -147,7 +147,7 @@ func TestOutsideTrainingConditions(t *testing.T) {
 
 func TestJacobianAndVJPAgainstFiniteDifferences(t *testing.T) {
 	e, p := trained(t)
-	m, _ := New(e, p, []float64{0})
+	m, _ := New(e, p, []float64{0, 0})
 	checkJacobianAndVJP(t, m)
 }
 
@@ -225,7 +225,7 @@ func BenchmarkEvalKneeSized(b *testing.B) {
 	for j := 0; j < 50; j++ {
 		p.ParamLower, p.ParamUpper = append(p.ParamLower, 0), append(p.ParamUpper, 1)
 	}
-	m, err := New(e, p, []float64{1})
+	m, err := New(e, p, []float64{1, 0})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -234,5 +234,42 @@ func BenchmarkEvalKneeSized(b *testing.B) {
 	y := make([]float64, 21*13)
 	for b.Loop() {
 		m.Eval(theta, x, y)
+	}
+}
+
+// TestFloat32Weights: weights = "float32" predicts within the rounding of
+// the weights (relative 2⁻²⁴ per weight, summed over the layers: a bound
+// of 1e-5 of each output's training spread YSD, nn's own Frozen test
+// measures ~1e-7), differs from the float64 network somewhere (it is not
+// silently the float64 path), and is refused for Kriging.
+func TestFloat32Weights(t *testing.T) {
+	e, p := trained(t)
+	m64, err := New(e, p, []float64{0, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m32, err := New(e, p, []float64{0, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	theta, x := []float64{0.3, 0.7}, []float64{0.2, 0.5, 1.5}
+	y64, y32 := make([]float64, 6), make([]float64, 6)
+	if m64.Eval(theta, x, y64) != abi.OK || m32.Eval(theta, x, y32) != abi.OK {
+		t.Fatal("eval failed")
+	}
+	const tol = 1e-5
+	differ := false
+	for i := range y64 {
+		if d := math.Abs(y32[i] - y64[i]); d > tol*e.Nets[0].YSD[i%2] {
+			t.Errorf("output %d: float32 weights %v, float64 %v (|Δ| %.3g > %g·YSD)", i, y32[i], y64[i], d, tol)
+		}
+		differ = differ || y32[i] != y64[i]
+	}
+	if !differ {
+		t.Error("float32 weights gave the float64 network's bits: the setting is not applied")
+	}
+	ms, pk := krigingToy(t)
+	if _, err := NewKriging(ms, pk, []float64{0, 1}); err == nil {
+		t.Error("Kriging accepted weights = float32")
 	}
 }

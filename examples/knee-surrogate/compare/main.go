@@ -223,7 +223,7 @@ func atPosterior(sdir, nnFile, dataPath string, n int, w io.Writer) (map[string]
 	if err != nil {
 		log.Fatal(err)
 	}
-	sm, err := surrogate.New(e, prov, []float64{0})
+	sm, err := surrogate.New(e, prov, []float64{0, 0})
 	if err != nil {
 		log.Fatal(err)
 	}
