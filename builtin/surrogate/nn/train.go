@@ -42,6 +42,12 @@ type Config struct {
 	// Seed: all randomness (initial weights, shuffles, dropout masks) is
 	// drawn from PCG streams derived from it.
 	Seed uint64
+	// Progress, when set, is called after every epoch of every member
+	// (member from 0, epoch from 1) with the epoch's mean training loss and
+	// the learning rate for the next epoch. It is called from the member's
+	// goroutine and must be safe for concurrent use; it does not change the
+	// training.
+	Progress func(member, epoch int, loss, rate float64) `json:"-"`
 }
 
 // BartsoenHidden is the hidden architecture of Bartsoen et al. (2023),
@@ -98,6 +104,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("nn: Epochs %d must be ≥ 1", c.Epochs)
 	case c.Members < 1:
 		return fmt.Errorf("nn: Members %d must be ≥ 1", c.Members)
+	case c.PlateauMinDelta < 0 || c.PlateauMinDelta >= 1:
+		return fmt.Errorf("nn: PlateauMinDelta %v must be in [0, 1)", c.PlateauMinDelta)
 	case !(c.Beta1 >= 0 && c.Beta1 < 1 && c.Beta2 >= 0 && c.Beta2 < 1 && c.Epsilon > 0):
 		return fmt.Errorf("nn: Adam parameters β1=%v β2=%v ε=%v out of range", c.Beta1, c.Beta2, c.Epsilon)
 	case c.DecayFactor <= 0 || c.DecayFactor >= 1:
@@ -357,6 +365,9 @@ func trainOne(cfg Config, sizes []int, norm *Net, train *Data, seed, stream uint
 					break
 				}
 			}
+		}
+		if cfg.Progress != nil {
+			cfg.Progress(int(stream)-1, epoch+1, loss, lr)
 		}
 	}
 	info.FinalRate = lr
