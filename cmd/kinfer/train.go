@@ -36,6 +36,7 @@ func cmdTrain(args []string, stdout io.Writer) error {
 	patience := fs.Int("patience", def.Patience, "epochs without a fall of the training loss before the rate is multiplied by --decay")
 	decay := fs.Float64("decay", def.DecayFactor, "learning-rate factor on a plateau")
 	plateau := fs.Float64("plateau-delta", def.PlateauMinDelta, "a plateau: the training loss has not fallen below best·(1 − this) for --patience epochs")
+	limit := fs.Duration("time-limit", 0, "stop every network after the first epoch that ends past this wall `DURATION` from the start (0: none); the report's epochs per member reproduce the result with --epochs")
 	progress := fs.Bool("progress", false, "print every member's training loss and learning rate after every epoch")
 	l2 := fs.Float64("l2", def.L2, "L2 factor on the kernels")
 	dropout := fs.Float64("dropout", def.Dropout, "dropout probability of the hidden layers during training")
@@ -60,6 +61,9 @@ func cmdTrain(args []string, stdout io.Writer) error {
 	cfg.Members, cfg.Epochs, cfg.BatchSize, cfg.LearningRate, cfg.MinLearningRate = *members, *epochs, *batch, *lr, *minLR
 	cfg.Patience, cfg.DecayFactor, cfg.L2, cfg.Dropout, cfg.HuberDelta, cfg.Seed = *patience, *decay, *l2, *dropout, *delta, *seed
 	cfg.PlateauMinDelta = *plateau
+	if *limit > 0 {
+		cfg.Deadline = time.Now().Add(*limit)
+	}
 	if *progress {
 		var mu sync.Mutex
 		t0 := time.Now()

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Huber loss of Eq. 6 by hand with δ = 0.02: quadratic inside, linear
@@ -329,6 +330,19 @@ func TestProgress(t *testing.T) {
 		}
 		if math.Float64bits(a.Nets[k].W[0][0]) != math.Float64bits(b.Nets[k].W[0][0]) {
 			t.Errorf("member %d: progress changed the weights", k)
+		}
+	}
+	// A deadline already past: one epoch per member, then "deadline".
+	d := smallConfig()
+	d.Epochs, d.Members = 5, 2
+	d.Deadline = time.Now().Add(-time.Second)
+	e, err := Train(d, train, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, in := range e.Info {
+		if in.Epochs != 1 || in.Stopped != "deadline" {
+			t.Errorf("member %d past its deadline: %d epochs, stopped %q; want 1, \"deadline\"", k, in.Epochs, in.Stopped)
 		}
 	}
 	c := smallConfig()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"time"
 )
 
 // Config sets the architecture and the training of one network; Ensemble
@@ -48,6 +49,11 @@ type Config struct {
 	// goroutine and must be safe for concurrent use; it does not change the
 	// training.
 	Progress func(member, epoch int, loss, rate float64) `json:"-"`
+	// Deadline, when not zero, ends every member's training after the
+	// first epoch that finishes past it (TrainInfo.Stopped = "deadline").
+	// The weights then depend on the machine's speed; the member's Epochs
+	// in the report reproduce them exactly as Epochs without a deadline.
+	Deadline time.Time `json:"-"`
 }
 
 // BartsoenHidden is the hidden architecture of Bartsoen et al. (2023),
@@ -218,6 +224,8 @@ type TrainInfo struct {
 	Loss           []float64 // mean training loss (Huber + L2) per epoch
 	FinalRate      float64   // learning rate at the end
 	ValidationLoss float64   // mean Huber loss on the normalised validation data (no dropout)
+	// Stopped says why training ended before Epochs: "min-rate" or "deadline".
+	Stopped string `json:",omitempty"`
 }
 
 // Loss returns the training objective of a batch without dropout: the mean
@@ -362,12 +370,17 @@ func trainOne(cfg Config, sizes []int, norm *Net, train *Data, seed, stream uint
 				lr *= cfg.DecayFactor
 				wait = 0
 				if lr < cfg.MinLearningRate {
+					info.Stopped = "min-rate"
 					break
 				}
 			}
 		}
 		if cfg.Progress != nil {
 			cfg.Progress(int(stream)-1, epoch+1, loss, lr)
+		}
+		if !cfg.Deadline.IsZero() && epoch+1 < cfg.Epochs && time.Now().After(cfg.Deadline) {
+			info.Stopped = "deadline"
+			break
 		}
 	}
 	info.FinalRate = lr
