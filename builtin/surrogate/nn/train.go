@@ -51,8 +51,9 @@ type Config struct {
 	Progress func(member, epoch int, loss, rate float64) `json:"-"`
 	// Deadline, when not zero, ends every member's training after the
 	// first epoch that finishes past it (TrainInfo.Stopped = "deadline").
-	// The weights then depend on the machine's speed; the member's Epochs
-	// in the report reproduce them exactly as Epochs without a deadline.
+	// The weights then depend on the machine's speed; a member's Epochs in
+	// the report, given as Epochs without a deadline, reproduce its weights
+	// exactly.
 	Deadline time.Time `json:"-"`
 }
 
