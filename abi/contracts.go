@@ -78,6 +78,12 @@ const (
 	WantResiduals
 	// WantJacobian: ∂residuals/∂θ (implies WantResiduals).
 	WantJacobian
+	// WantOutputs: the model's outputs at the point (Result.Outputs), all
+	// Problem.OutputNames at every one of the Problem.OutputRows condition
+	// rows, for a method that reads what the model predicts rather than
+	// how well it fits (Monte Carlo propagation). A method plugin asks for
+	// it with capability CapPropagation (ABI.md §6.5, want bit 4).
+	WantOutputs
 )
 
 // Problem is what the host tells a method when the run starts.
@@ -106,6 +112,19 @@ type Problem struct {
 	// empty when the host builds the Problem. (The init rows are also
 	// served as the first prior draws, as before.)
 	Starts [][]float64
+	// OutputNames are the model's outputs in order (its Spec().Outputs),
+	// the columns of Result.Outputs.
+	OutputNames []string
+	// OutputRows is the number of condition rows of Result.Outputs: every
+	// [[data]] table's rows, dataset after dataset in study order, or,
+	// for a study without [[data]], the rows of its [conditions] table
+	// (one row for a model without condition columns).
+	OutputRows int
+	// Likelihoods is the number of the study's likelihood terms; 0 for a
+	// propagation study without [[likelihood]] (every point's LogLik is
+	// then 0 plus its soft constraints' terms), which the host allows only
+	// for a method with capability CapPropagation.
+	Likelihoods int
 }
 
 // DefaultMemoryBudget is the budget a method assumes when Problem's is 0.
@@ -159,6 +178,12 @@ type Result struct {
 	// is not OK or the host could not compute it (a finite-difference
 	// step failed): a method treats such a point as failed.
 	Jacobian []float64
+	// Outputs are the model's outputs at the point when WantOutputs was
+	// asked and Status is OK: Problem.OutputRows × len(Problem.OutputNames)
+	// row-major (row r, output j at r·m + j), the rows of every dataset in
+	// study order. Finite (a non-finite output makes the point NonFinite,
+	// a model failure its status). nil for a point whose Status is not OK.
+	Outputs []float64
 }
 
 // LogTarget is LogPrior + LogLik.
@@ -170,12 +195,22 @@ type Sample struct {
 	Theta    []float64
 	LogPrior float64
 	LogLik   float64
+	// Extra are the sample's values of Report.Columns, in their order
+	// (nil when the method names no columns).
+	Extra []float64
 }
 
 // Report is what a method leaves when it is done.
 type Report struct {
 	// Samples are written to samples.csv and summarised in summary.json.
 	Samples []Sample
+	// Columns name values per sample that samples.csv and samples.parquet
+	// carry after log_likelihood (Sample.Extra: every sample has one value
+	// per column), such as montecarlo's quantity of interest. Names are
+	// unique, and neither a free parameter's nor log_prior or
+	// log_likelihood. Not for a SampleStream method (its journal holds the
+	// parameters and the two log densities only).
+	Columns []string
 	// Extra is the method-specific block of summary.json (acceptance rates,
 	// stage diagnostics, evidence...). It must marshal to JSON.
 	Extra map[string]any

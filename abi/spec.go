@@ -64,7 +64,12 @@ type Setting struct {
 	// Choices makes an enumerated setting: the study names one of them and
 	// the value passed is its index (0, 1, ...).
 	Choices []string `json:"choices,omitempty"`
-	Doc     string   `json:"doc,omitempty"`
+	// Output makes a method's setting name one of the study model's
+	// outputs: the study writes an output name and the value passed is its
+	// index in the model's Spec().Outputs (0, 1, ...). Default −1 stands
+	// for "none named". Methods only (montecarlo's quantity).
+	Output bool   `json:"output,omitempty"`
+	Doc    string `json:"doc,omitempty"`
 }
 
 // Spec is the self-description of a model, likelihood or method. It is what
@@ -174,6 +179,16 @@ func (s Spec) Validate() error {
 		for _, r := range ReservedSettingNames {
 			if c.Name == r {
 				return fmt.Errorf("spec %s: setting %q has a name the study reserves (%v)", s.Name, c.Name, ReservedSettingNames)
+			}
+		}
+		if c.Output {
+			switch {
+			case s.Kind != KindMethod:
+				return fmt.Errorf("spec %s: setting %q names a model output (output = true), which only a method's setting may", s.Name, c.Name)
+			case len(c.Choices) > 0:
+				return fmt.Errorf("spec %s: setting %q has both choices and output = true", s.Name, c.Name)
+			case c.Default != math.Trunc(c.Default) || c.Default < -1:
+				return fmt.Errorf("spec %s: setting %q names a model output; its default %g must be −1 (none) or an index ≥ 0", s.Name, c.Name, c.Default)
 			}
 		}
 		if len(c.Choices) > 0 {
@@ -294,6 +309,13 @@ const CapRowsIndependent Capability = "rows_independent"
 // residuals (CapResiduals). For a WASM method the exports
 // kinfer_method_problem and kinfer_method_tell_lsq (ABI.md §6.4).
 const CapLeastSquares Capability = "least_squares"
+
+// CapPropagation: the method reads the model's outputs (WantOutputs) and
+// can run on a propagation study, one without [[likelihood]] and possibly
+// without [[data]] (docs/STUDY.md). A study without [[likelihood]] is
+// refused for any other method. For a WASM method the exports
+// kinfer_method_outputs and kinfer_method_tell_outputs (ABI.md §6.5).
+const CapPropagation Capability = "propagation"
 
 // CapPullback: the model evaluates y and keeps what its backward pass
 // needs, handing it to the host, so that a gradient takes one forward pass

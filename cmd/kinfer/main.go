@@ -527,6 +527,9 @@ func printSpec(w io.Writer, s abi.Spec) {
 			if len(st.Choices) > 0 {
 				def = fmt.Sprintf("one of %q, default %q", st.Choices, st.Choices[int(st.Default)])
 			}
+			if st.Output {
+				def = "a model output's name, default none"
+			}
 			fmt.Fprintf(w, "  %-14s %-6s %s  %s\n", st.Name, unit(st.Unit), def, st.Doc)
 		}
 	}

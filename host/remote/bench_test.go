@@ -44,15 +44,15 @@ func benchResults() []abi.Result {
 func BenchmarkEncodeResults(b *testing.B) {
 	res := benchResults()
 	for b.Loop() {
-		encodeResults(res, 0, 0)
+		encodeResults(res, 0, 0, 0)
 	}
 }
 
 // BenchmarkDecodeResults decodes it (the run's side).
 func BenchmarkDecodeResults(b *testing.B) {
-	body := encodeResults(benchResults(), 0, 0)
+	body := encodeResults(benchResults(), 0, 0, 0)
 	for b.Loop() {
-		if _, _, _, err := decodeResults(body); err != nil {
+		if _, _, _, err := decodeResults(body, 0); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -38,6 +38,7 @@ type Client struct {
 	run    string
 	bundle string
 	d, R   int
+	O      int // a result's outputs (abi.WantOutputs)
 	log    io.Writer
 
 	results  chan jetstream.Msg
@@ -91,6 +92,7 @@ func Dial(ctx context.Context, cfg Config, s *study.Study, previous map[string]f
 	c := &Client{cfg: cfg, nc: nc, js: js, run: newRunID(), log: log, d: len(s.XParams),
 		results: make(chan jetstream.Msg, 1024), maxed: make(chan uint64, 64), seen: map[string]time.Time{}, started: time.Now()}
 	c.R, _ = s.ResidualCount()
+	c.O = outputCount(s)
 	ok := false
 	defer func() {
 		if !ok {
@@ -269,7 +271,7 @@ func (c *Client) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 	}
 	c.batch++
 	batch := c.batch
-	per := resultBytes(c.d, c.R, want)
+	per := resultBytes(c.d, c.R, c.O, want)
 	if per+4096 > c.maxBytes {
 		return nil, tally, fmt.Errorf("remote run: one point's result takes %d bytes, more than the server's max_payload of %d: raise max_payload in the server's configuration", per, c.maxBytes)
 	}
@@ -370,7 +372,7 @@ func (c *Client) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 				return nil, tally, fmt.Errorf("remote run: worker %s %s chunk %d of batch %d: %s", worker, what, k+1, batch, printable(e, 8000))
 			}
 			lo, hi := k*size, min((k+1)*size, n)
-			rs, jev, secs, err := decodeResults(m.Data())
+			rs, jev, secs, err := decodeResults(m.Data(), want)
 			if err == nil {
 				err = c.checkResults(rs, points[lo:hi], want, jev, secs)
 			}
@@ -426,7 +428,8 @@ func printable(s string, max int) string {
 // index out of range, a non-finite tally would spoil summary.json. A
 // local evaluation's results always pass: one per point, Theta the
 // point itself bit for bit, a known status, Grad of d values,
-// Residuals of R, Jacobian of len(Residuals)·d, where present.
+// Residuals of R, Jacobian of len(Residuals)·d, where present, and
+// Outputs of O exactly for an OK point of a batch that wants them.
 func (c *Client) checkResults(rs []abi.Result, pts [][]float64, want abi.Want, jev int, secs float64) error {
 	if len(rs) != len(pts) {
 		return fmt.Errorf("%d results for %d points", len(rs), len(pts))
@@ -465,6 +468,15 @@ func (c *Client) checkResults(rs []abi.Result, pts [][]float64, want abi.Want, j
 					return bad("status ok with a residual %v", v)
 				}
 			}
+			for _, v := range r.Outputs {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return bad("status ok with an output %v", v)
+				}
+			}
+		}
+		// Outputs: c.O of them for an OK point that asked, none otherwise.
+		if (r.Outputs != nil) != (want&abi.WantOutputs != 0 && r.Status == abi.OK) || r.Outputs != nil && len(r.Outputs) != c.O {
+			return bad("%d outputs with status %v (want %#x, %d outputs)", len(r.Outputs), r.Status, uint32(want), c.O)
 		}
 		if r.Grad != nil && (want&abi.WantGradient == 0 || len(r.Grad) != d) {
 			return bad("a gradient of %d values (want %#x, %d parameters)", len(r.Grad), uint32(want), d)

@@ -244,7 +244,7 @@ func putHuge(t *testing.T, obs jetstream.ObjectStore) string {
 // unknown status, vectors of the wrong length, a non-finite or negative
 // tally. A local evaluation's results pass.
 func TestCheckResults(t *testing.T) {
-	c := &Client{d: 2, R: 3}
+	c := &Client{d: 2, R: 3, O: 4}
 	pts := [][]float64{{1, 2}, {3, math.NaN()}}
 	good := func() []abi.Result {
 		return []abi.Result{
@@ -255,6 +255,11 @@ func TestCheckResults(t *testing.T) {
 	all := abi.WantLogTarget | abi.WantGradient | abi.WantResiduals | abi.WantJacobian
 	if err := c.checkResults(good(), pts, all, 4, 0.5); err != nil {
 		t.Fatalf("honest results: %v", err)
+	}
+	withOutputs := good()
+	withOutputs[0].Outputs = []float64{1, 2, 3, 4}
+	if err := c.checkResults(withOutputs, pts, all|abi.WantOutputs, 4, 0.5); err != nil {
+		t.Fatalf("honest results with outputs: %v", err)
 	}
 	for _, tc := range []struct {
 		name   string
@@ -279,6 +284,14 @@ func TestCheckResults(t *testing.T) {
 		{"ok with a NaN residual", func(rs []abi.Result) []abi.Result { rs[0].Residuals[2] = math.NaN(); return rs }, all, 0, 0},
 		{"NaN seconds", func(rs []abi.Result) []abi.Result { return rs }, all, 0, math.NaN()},
 		{"negative seconds", func(rs []abi.Result) []abi.Result { return rs }, all, 0, -1},
+		{"outputs unasked", func(rs []abi.Result) []abi.Result { rs[0].Outputs = make([]float64, 4); return rs }, all, 0, 0},
+		{"outputs missing", func(rs []abi.Result) []abi.Result { return rs }, all | abi.WantOutputs, 0, 0},
+		{"outputs length", func(rs []abi.Result) []abi.Result { rs[0].Outputs = make([]float64, 3); return rs }, all | abi.WantOutputs, 0, 0},
+		{"outputs of a failed point", func(rs []abi.Result) []abi.Result {
+			rs[0].Outputs, rs[1].Outputs = make([]float64, 4), make([]float64, 4)
+			return rs
+		}, all | abi.WantOutputs, 0, 0},
+		{"ok with a NaN output", func(rs []abi.Result) []abi.Result { rs[0].Outputs = []float64{0, math.NaN(), 0, 0}; return rs }, all | abi.WantOutputs, 0, 0},
 	} {
 		if err := c.checkResults(tc.change(good()), pts, tc.want, tc.jev, tc.secs); err == nil {
 			t.Errorf("%s: accepted", tc.name)
@@ -340,11 +353,11 @@ func TestResultsHostile(t *testing.T) {
 				c.js.PublishMsg(ctx, m)
 			}
 			if h.Get(hdrChunk) == "0" {
-				send(encodeResults(rs, 0, 0), "", "a"+h.Get(hdrBatch))
+				send(encodeResults(rs, 0, 0, 0), "", "a"+h.Get(hdrBatch))
 				send(nil, "late failure", "b"+h.Get(hdrBatch))
 				time.Sleep(100 * time.Millisecond) // chunk 1 answered after both
 			} else {
-				send(encodeResults(rs, 0, 0), "", "c"+h.Get(hdrBatch))
+				send(encodeResults(rs, 0, 0, 0), "", "c"+h.Get(hdrBatch))
 			}
 			msg.Ack()
 		}
@@ -432,7 +445,7 @@ func TestChecksPassHonestDerivatives(t *testing.T) {
 		if err != nil {
 			t.Fatalf("want %#x: %v", uint32(want), err)
 		}
-		if !bytes.Equal(encodeResults(got, 0, 0), encodeResults(local, 0, 0)) {
+		if !bytes.Equal(encodeResults(got, 0, 0, 0), encodeResults(local, 0, 0, 0)) {
 			t.Errorf("want %#x: remote results differ from local ones", uint32(want))
 		}
 	}

@@ -161,7 +161,7 @@ func TestPerformance(t *testing.T) {
 		cfg.ChunkPoints = c.chunk
 		size := c.chunk
 		if size == 0 {
-			size = chunkPoints(c.n, resultBytes(2, 0, abi.WantLogTarget))
+			size = chunkPoints(c.n, resultBytes(2, 0, 0, abi.WantLogTarget))
 		}
 		chunks := (c.n + size - 1) / size
 		tl := timeLocal(t, free, pts, 1, 3)

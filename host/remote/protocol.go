@@ -184,7 +184,7 @@ func encodePoints(want abi.Want, pts [][]float64) []byte {
 }
 
 // wantKnown are the abi.Want bits a chunk may carry.
-const wantKnown = abi.WantLogTarget | abi.WantGradient | abi.WantResiduals | abi.WantJacobian
+const wantKnown = abi.WantLogTarget | abi.WantGradient | abi.WantResiduals | abi.WantJacobian | abi.WantOutputs
 
 func decodePoints(b []byte) (abi.Want, [][]float64, error) {
 	if len(b) < 12 {
@@ -218,12 +218,18 @@ func decodePoints(b []byte) (abi.Want, [][]float64, error) {
 // encodeResults is a result's body: the tally (JacobianEvals as uint64,
 // ModelSeconds as float64 bits), the count n, then per result its status
 // (int32), LogPrior and LogLik bits, and Theta, Grad, Residuals, Jacobian,
-// each as an int32 length (−1 for nil) and float64 bits. Bits, not text,
-// so that a result is the local one bit for bit, ±Inf and NaN included.
-func encodeResults(res []abi.Result, jacEvals int, modelSeconds float64) []byte {
+// and, only when want has abi.WantOutputs, Outputs, each as an int32
+// length (−1 for nil) and float64 bits. Bits, not text, so that a result
+// is the local one bit for bit, ±Inf and NaN included. A body without
+// outputs is the same as before outputs existed.
+func encodeResults(res []abi.Result, jacEvals int, modelSeconds float64, want abi.Want) []byte {
+	outs := want&abi.WantOutputs != 0
 	size := 20
 	for _, r := range res {
 		size += 20 + 16 + 8*(len(r.Theta)+len(r.Grad)+len(r.Residuals)+len(r.Jacobian))
+		if outs {
+			size += 4 + 8*len(r.Outputs)
+		}
 	}
 	b := make([]byte, size)
 	le := binary.LittleEndian
@@ -254,14 +260,20 @@ func encodeResults(res []abi.Result, jacEvals int, modelSeconds float64) []byte 
 		vec(r.Grad)
 		vec(r.Residuals)
 		vec(r.Jacobian)
+		if outs {
+			vec(r.Outputs)
+		}
 	}
 	return b[:o]
 }
 
-// resultBytes bounds the encoded size of one result with d parameters and
-// R residuals (encodeResults).
-func resultBytes(d, R int, want abi.Want) int64 {
+// resultBytes bounds the encoded size of one result with d parameters, R
+// residuals and O outputs (encodeResults).
+func resultBytes(d, R, O int, want abi.Want) int64 {
 	n := int64(4 + 16 + 16 + 8*d)
+	if want&abi.WantOutputs != 0 {
+		n += 4 + 8*int64(O)
+	}
 	if want&abi.WantGradient != 0 {
 		n += 8 * int64(d)
 	}
@@ -317,7 +329,7 @@ func (d *decoder) vec() []float64 {
 	return v
 }
 
-func decodeResults(b []byte) (res []abi.Result, jacEvals int, modelSeconds float64, err error) {
+func decodeResults(b []byte, want abi.Want) (res []abi.Result, jacEvals int, modelSeconds float64, err error) {
 	d := &decoder{b: b}
 	jacEvals = int(d.u64())
 	modelSeconds = math.Float64frombits(d.u64())
@@ -332,6 +344,9 @@ func decodeResults(b []byte) (res []abi.Result, jacEvals int, modelSeconds float
 		r.LogPrior = math.Float64frombits(d.u64())
 		r.LogLik = math.Float64frombits(d.u64())
 		r.Theta, r.Grad, r.Residuals, r.Jacobian = d.vec(), d.vec(), d.vec(), d.vec()
+		if want&abi.WantOutputs != 0 {
+			r.Outputs = d.vec()
+		}
 	}
 	if d.err == nil && len(d.b) != 0 {
 		d.err = errors.New("result: trailing bytes")

@@ -253,7 +253,7 @@ func TestCodecRoundTrip(t *testing.T) {
 		{Theta: []float64{3, 4}, Status: abi.OutOfSupport, LogPrior: inf, LogLik: inf},
 		{Theta: []float64{5, 6}, Status: abi.NonFinite, LogPrior: 0, LogLik: math.NaN(), Residuals: []float64{}, Jacobian: []float64{1, 2, 3, 4}},
 	}
-	got, jev, secs, err := decodeResults(encodeResults(res, 7, 0.125))
+	got, jev, secs, err := decodeResults(encodeResults(res, 7, 0.125, 0), 0)
 	if err != nil || jev != 7 || secs != 0.125 || len(got) != len(res) {
 		t.Fatalf("decode: %v %d %g %d", err, jev, secs, len(got))
 	}
@@ -275,8 +275,19 @@ func TestCodecRoundTrip(t *testing.T) {
 			t.Errorf("result %d: %+v, want %+v", i, g, r)
 		}
 	}
-	if _, _, _, err := decodeResults(encodeResults(res, 0, 0)[:50]); err == nil {
+	if _, _, _, err := decodeResults(encodeResults(res, 0, 0, 0)[:50], 0); err == nil {
 		t.Error("truncated body accepted")
+	}
+	// With WantOutputs each result also carries its outputs (nil for a
+	// failed point); without it the body is as before outputs existed.
+	res[0].Outputs, res[2].Outputs = []float64{1.5, -0.25, math.Inf(1)}, nil
+	outs := abi.WantLogTarget | abi.WantOutputs
+	got, _, _, err = decodeResults(encodeResults(res, 0, 0, outs), outs)
+	if err != nil || !same(got[0].Outputs, res[0].Outputs) || got[1].Outputs != nil || got[2].Outputs != nil {
+		t.Errorf("outputs: %v %+v", err, got)
+	}
+	if _, _, _, err := decodeResults(encodeResults(res, 0, 0, outs), 0); err == nil {
+		t.Error("a body with outputs decoded as one without")
 	}
 	pts := [][]float64{{1, math.Inf(1)}, {3, 4}}
 	w, p, err := decodePoints(encodePoints(abi.WantGradient, pts))
@@ -652,5 +663,49 @@ func TestCredentials(t *testing.T) {
 	}
 	if sum := c.Summary().(RunSummary); sum.Server != plain {
 		t.Fatalf("summary server %q, want %q", sum.Server, plain)
+	}
+}
+
+// A propagation study (montecarlo with quantity: the batches want the
+// model's outputs; no data, no likelihood) on 2 remote workers gives
+// samples.csv — whose last column is the quantity — byte-identical to a
+// local run.
+func TestRemotePropagationMatchesLocal(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "study.toml")
+	os.WriteFile(path, []byte(`name = "line-propagation"
+seed = 5
+[model]
+use = "line"
+[conditions]
+x = [1.0, 2.0]
+[prior]
+a = { uniform = [0.0, 1.0] }
+b = { uniform = [0.0, 1.0] }
+[method]
+use = "montecarlo"
+quantity = "y"
+condition = 1
+batch = 40
+min_samples = 200
+max_samples = 400
+`), 0o644)
+	want := localSamples(t, path)
+	if !bytes.HasPrefix(want, []byte("a,b,log_prior,log_likelihood,y\n")) {
+		t.Fatalf("local samples.csv starts %q", want[:40])
+	}
+	srv := startServer(t, t.TempDir(), 0)
+	defer srv.Shutdown()
+	cfg := testConfig(srv.ClientURL())
+	goWorkers(t, cfg, "w", 2)
+	got, c, err := remoteRun(t, cfg, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("remote samples.csv (%d bytes) differs from the local one (%d bytes)", len(got), len(want))
+	}
+	if st := c.Stats(); st.Chunks == 0 {
+		t.Errorf("stats %+v", st)
 	}
 }

@@ -338,7 +338,7 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
 	}
 	// The slot takes its next chunk while the server stores this result;
 	// the chunk is acknowledged once it has.
-	m := result(encodeResults(res, jev, secs), "", false)
+	m := result(encodeResults(res, jev, secs, want), "", false)
 	fut, err := w.js.PublishMsgAsync(m)
 	if err != nil {
 		if store(m) {
@@ -499,12 +499,22 @@ func validRunID(run string) bool {
 // points always are), and its results must fit in one message of the
 // server's max payload, else the worker would evaluate it and then fail
 // to store the result for ever.
+// outputCount is the length of a result's Outputs for study s (all the
+// model's outputs at every dataset row, abi.WantOutputs).
+func outputCount(s *study.Study) int {
+	rows := 0
+	for _, ds := range s.Data {
+		rows += ds.K
+	}
+	return rows * len(s.ModelInfo.Spec.Outputs)
+}
+
 func fitChunk(s *study.Study, d, n int, want abi.Want, maxPayload int64) error {
 	if d != len(s.XParams) {
 		return fmt.Errorf("chunk: points of %d values, the study has %d parameters", d, len(s.XParams))
 	}
 	R, _ := s.ResidualCount()
-	if size := 20 + int64(n)*resultBytes(d, R, want); size > maxPayload-4096 {
+	if size := 20 + int64(n)*resultBytes(d, R, outputCount(s), want); size > maxPayload-4096 {
 		return fmt.Errorf("chunk: the results of %d points would take %d bytes, more than the server's max_payload of %d", n, size, maxPayload)
 	}
 	return nil

@@ -94,6 +94,9 @@ func Inputs(s *study.Study) ([]Input, error) {
 		return nil, err
 	}
 	for _, d := range s.Data {
+		if s.NoData {
+			break // the [conditions] rows are in the study file
+		}
 		if err := add("data "+d.Name, d.File); err != nil {
 			return nil, err
 		}

@@ -27,20 +27,44 @@ const parquetRowGroup = 1 << 17
 // writeParquet writes samples.parquet atomically: the same columns as
 // samples.csv, in the same order, as required DOUBLE columns, one row per
 // sample, the values bit for bit (NaN, ±Inf and −0 included).
-func writeParquet(path string, s *study.Study, samples []abi.Sample) error {
+func writeParquet(path string, s *study.Study, extra []string, samples []abi.Sample) error {
 	return WriteAtomic(path, func(w io.Writer) error {
-		return encodeParquet(w, sampleColumns(s), samples, parquetRowGroup)
+		return encodeParquet(w, sampleColumns(s, extra), samples, parquetRowGroup)
 	})
 }
 
 // sampleColumns are samples.csv's columns: the free parameters' names,
-// then log_prior and log_likelihood.
-func sampleColumns(s *study.Study) []string {
-	cols := make([]string, 0, len(s.Free)+2)
+// then log_prior and log_likelihood, then the method's extra columns
+// (abi.Report.Columns).
+func sampleColumns(s *study.Study, extra []string) []string {
+	cols := make([]string, 0, len(s.Free)+2+len(extra))
 	for _, p := range s.Free {
 		cols = append(cols, p.Name)
 	}
-	return append(cols, "log_prior", "log_likelihood")
+	cols = append(cols, "log_prior", "log_likelihood")
+	return append(cols, extra...)
+}
+
+// checkColumns refuses a method's extra columns (abi.Report.Columns) that
+// are empty, repeated or a name samples.csv already has, or samples
+// without one value per column.
+func checkColumns(s *study.Study, extra []string, samples []abi.Sample) error {
+	seen := map[string]bool{}
+	for _, c := range sampleColumns(s, nil) {
+		seen[c] = true
+	}
+	for _, c := range extra {
+		if c == "" || seen[c] {
+			return fmt.Errorf("report: extra sample column %q is empty or repeats a column of samples.csv", c)
+		}
+		seen[c] = true
+	}
+	for i, smp := range samples {
+		if len(smp.Extra) != len(extra) {
+			return fmt.Errorf("report: sample %d has %d extra values, want %d (%v)", i+1, len(smp.Extra), len(extra), extra)
+		}
+	}
+	return nil
 }
 
 // parquetCodec is the page compression. Snappy: every Parquet reader
@@ -50,13 +74,18 @@ func sampleColumns(s *study.Study) []string {
 var parquetCodec compress.Codec = &parquet.Snappy
 
 // encodeParquet writes the samples to w as a Parquet file of one required
-// DOUBLE column per name in cols (len(cols) = parameters + 2), in groups of
+// DOUBLE column per name in cols (len(cols) = parameters + 2 + extra
+// columns, the samples' len(Extra)), in groups of
 // rowGroup rows, column by column.
 func encodeParquet(w io.Writer, cols []string, samples []abi.Sample, rowGroup int) error {
-	d := len(cols) - 2
+	ne := 0 // extra columns (abi.Report.Columns)
+	if len(samples) > 0 {
+		ne = len(samples[0].Extra)
+	}
+	d := len(cols) - 2 - ne
 	for i, smp := range samples {
-		if len(smp.Theta) != d {
-			return fmt.Errorf("samples.parquet: sample %d has %d values, want %d", i+1, len(smp.Theta), d)
+		if len(smp.Theta) != d || len(smp.Extra) != ne {
+			return fmt.Errorf("samples.parquet: sample %d has %d+%d values, want %d+%d", i+1, len(smp.Theta), len(smp.Extra), d, ne)
 		}
 	}
 	schema := parquet.NewSchema("samples", newColumnsNode(cols))
@@ -77,8 +106,10 @@ func encodeParquet(w io.Writer, cols []string, samples []abi.Sample, rowGroup in
 					vals[k] = smp.Theta[j]
 				case j == d:
 					vals[k] = smp.LogPrior
-				default:
+				case j == d+1:
 					vals[k] = smp.LogLik
+				default:
+					vals[k] = smp.Extra[j-d-2]
 				}
 			}
 			dw, ok := cb.(parquet.DoubleWriter)

@@ -177,15 +177,21 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 		loopErr = fmt.Errorf("method %s: report: %w", r.method(), repErr)
 	}
 	samples := rep.Samples
+	var extra []string // the method's extra sample columns
 	if r.stream != nil {
 		samples = r.taken
 	} else {
+		extra = rep.Columns
 		for i, smp := range samples {
 			if len(smp.Theta) != len(s.XParams) {
 				loopErr = errors.Join(loopErr, fmt.Errorf("method %s: report: sample %d has %d values, want %d", r.method(), i+1, len(smp.Theta), len(s.XParams)))
 				samples = nil
 				break
 			}
+		}
+		if err := checkColumns(s, extra, samples); err != nil {
+			loopErr = errors.Join(loopErr, fmt.Errorf("method %s: %w", r.method(), err))
+			samples, extra = nil, nil
 		}
 	}
 	// The method works in x when the study has transforms; samples.csv and
@@ -212,7 +218,7 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 	if loopErr != nil {
 		sum.Error = loopErr.Error()
 	}
-	werr := writeOutputs(o.OutDir, s, sum, samples)
+	werr := writeOutputs(o.OutDir, s, sum, extra, samples)
 	rs.State, rs.Error = StateComplete, ""
 	if !sum.Complete {
 		rs.State, rs.Error = StateStopped, sum.Error
@@ -298,7 +304,13 @@ func (r *runner) setup() error {
 		return err
 	}
 	R, _ := s.ResidualCount()
-	if err := s.Method.Init(abi.Problem{Params: s.XParams, Seed: s.Seed, MemoryBudget: r.budget, Residuals: R, Starts: starts}); err != nil {
+	outs := make([]string, len(s.ModelInfo.Spec.Outputs))
+	for i, o := range s.ModelInfo.Spec.Outputs {
+		outs[i] = o.Name
+	}
+	p := abi.Problem{Params: s.XParams, Seed: s.Seed, MemoryBudget: r.budget, Residuals: R, Starts: starts,
+		OutputNames: outs, OutputRows: r.t.OutputRows(), Likelihoods: len(s.Terms)}
+	if err := s.Method.Init(p); err != nil {
 		return fmt.Errorf("method %s: init: %w", r.method(), err)
 	}
 	if r.o.Resume {
@@ -342,7 +354,7 @@ func (r *runner) checkBatch(b abi.Batch) error {
 // batchBytes estimates the host memory of evaluating n points: each point
 // (drawn or transformed) and its result with what is wanted — gradient d
 // values, residuals R, Jacobian R·d, R the study's observed values plus
-// its soft constraints' residuals — twice,
+// its soft constraints' residuals, outputs rows·m — twice,
 // for the collector's headroom (as mcmc.GCFactor).
 func batchBytes(s *study.Study, n int, want abi.Want) int64 {
 	d := int64(len(s.Free))
@@ -362,6 +374,13 @@ func batchBytes(s *study.Study, n int, want abi.Want) int64 {
 	}
 	if want&abi.WantJacobian != 0 {
 		per += 8 * res * d
+	}
+	if want&abi.WantOutputs != 0 {
+		rows := int64(0)
+		for _, ds := range s.Data {
+			rows += int64(ds.K)
+		}
+		per += 8 * rows * int64(len(s.ModelInfo.Spec.Outputs))
 	}
 	per *= 2
 	if per > 0 && int64(n) > math.MaxInt64/per {
@@ -464,13 +483,13 @@ func (r *runner) resume() error {
 // same samples, columnar), each atomically. The two sample files are
 // written concurrently from the same (read-only) samples: on a second core
 // the Parquet file, a third of the CSV's work, adds no wall time.
-func writeOutputs(dir string, s *study.Study, sum *Summary, samples []abi.Sample) error {
+func writeOutputs(dir string, s *study.Study, sum *Summary, extra []string, samples []abi.Sample) error {
 	if err := writeJSON(filepath.Join(dir, "summary.json"), sum); err != nil {
 		return err
 	}
 	perr := make(chan error, 1)
-	go func() { perr <- writeParquet(parquetPath(dir), s, samples) }()
-	cerr := writeSamples(filepath.Join(dir, "samples.csv"), s, samples)
+	go func() { perr <- writeParquet(parquetPath(dir), s, extra, samples) }()
+	cerr := writeSamples(filepath.Join(dir, "samples.csv"), s, extra, samples)
 	return errors.Join(cerr, <-perr)
 }
 

@@ -258,11 +258,11 @@ func clean(v reflect.Value) any {
 }
 
 // writeSamples writes samples.csv atomically: the free parameters' names,
-// then log_prior and log_likelihood; one row per sample, full precision
+// then log_prior and log_likelihood, then the method's extra columns; one row per sample, full precision
 // (the format of dataset.Write, row by row so that no second copy of the
 // samples is built).
-func writeSamples(path string, s *study.Study, samples []abi.Sample) error {
-	cols := sampleColumns(s)
+func writeSamples(path string, s *study.Study, extra []string, samples []abi.Sample) error {
+	cols := sampleColumns(s, extra)
 	return WriteAtomic(path, func(w io.Writer) error {
 		return encodeSamples(w, cols, samples)
 	})
@@ -293,6 +293,10 @@ func encodeSamples(w io.Writer, cols []string, samples []abi.Sample) error {
 		line = strconv.AppendFloat(line, smp.LogPrior, 'g', -1, 64)
 		line = append(line, ',')
 		line = strconv.AppendFloat(line, smp.LogLik, 'g', -1, 64)
+		for _, v := range smp.Extra {
+			line = append(line, ',')
+			line = strconv.AppendFloat(line, v, 'g', -1, 64)
+		}
 		line = append(line, '\n')
 		if _, err := bw.Write(line); err != nil {
 			return err

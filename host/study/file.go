@@ -22,7 +22,11 @@ type File struct {
 	Method     map[string]any                  `toml:"method"`
 	Transform  map[string]any                  `toml:"transform"`
 	Init       string                          `toml:"init"`
-	Constraint []ConstraintFile                `toml:"constraint"`
+	// Conditions are the condition rows of a study without [[data]] (a
+	// propagation study): condition name → a number or a list of numbers
+	// (all lists of one length; a number is repeated on every row).
+	Conditions map[string]any   `toml:"conditions"`
+	Constraint []ConstraintFile `toml:"constraint"`
 	// Jacobian chooses how ∂r/∂θ is computed for least-squares methods:
 	// "auto" (default), "analytic", "forward" or "central".
 	Jacobian string `toml:"jacobian"`
@@ -104,6 +108,13 @@ func parseRef(d *tomlx.Decoded, table string, raw map[string]any, reserved ...st
 // the numeric vector of its spec: numbers as they are, booleans as 0/1, a
 // string as the index of one of the setting's choices.
 func settingValues(d *tomlx.Decoded, r componentRef, spec abi.Spec) ([]float64, error) {
+	return settingValuesOf(d, r, spec, abi.Spec{})
+}
+
+// settingValuesOf is settingValues for a method of a study whose model is
+// model: a setting with Output takes the name of one of model's outputs,
+// passed as its index.
+func settingValuesOf(d *tomlx.Decoded, r componentRef, spec, model abi.Spec) ([]float64, error) {
 	given := map[string]float64{}
 	keys := make([]string, 0, len(r.settings))
 	for k := range r.settings {
@@ -132,6 +143,14 @@ func settingValues(d *tomlx.Decoded, r componentRef, spec abi.Spec) ([]float64, 
 				given[k] = 1
 			}
 		case string:
+			if s.Output {
+				i := outputIndex(model, v)
+				if i < 0 {
+					return nil, d.Errorf(key, "setting %q: model %q has no output %q (outputs: %s)", k, model.Name, v, outputNames(model))
+				}
+				given[k] = float64(i)
+				break
+			}
 			i := indexOf(s.Choices, v)
 			if i < 0 {
 				if len(s.Choices) == 0 {
@@ -142,6 +161,11 @@ func settingValues(d *tomlx.Decoded, r componentRef, spec abi.Spec) ([]float64, 
 			given[k] = float64(i)
 		default:
 			return nil, d.Errorf(key, "setting %q takes a number, got %T", k, v)
+		}
+		if s.Output {
+			if _, isStr := r.settings[k].(string); !isStr {
+				return nil, d.Errorf(key, "setting %q takes the name of one of model %q's outputs (%s)", k, model.Name, outputNames(model))
+			}
 		}
 		if len(s.Choices) > 0 {
 			if _, isStr := r.settings[k].(string); !isStr {

@@ -95,7 +95,13 @@ type Study struct {
 	// (Options.Previous).
 	Inherited []string
 
-	Data  []*Dataset
+	Data []*Dataset
+	// NoData: the study has no [[data]] table (a propagation study); Data
+	// then holds one dataset named "conditions", the rows of its
+	// [conditions] table (conditions.go), which has no observations.
+	NoData bool
+	// Terms are the likelihood terms; none in a propagation study (no
+	// [[likelihood]], for a method with abi.CapPropagation).
 	Terms []*Term
 	// Constraints are the soft constraints ([[constraint]], constraint.go),
 	// whose residuals follow the terms'.
@@ -177,7 +183,7 @@ func Decode(path string) (*File, *tomlx.Decoded, error) {
 	// The component tables hold settings checked against the component's
 	// spec (settingValues), not against File; [transform] is checked by
 	// loadTransforms.
-	d, err := tomlx.DecodeFile(path, &f, "model", "likelihood", "method", "transform")
+	d, err := tomlx.DecodeFile(path, &f, "model", "likelihood", "method", "transform", "conditions")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -222,6 +228,7 @@ func Load(ctx context.Context, path string, o Options) (_ *Study, err error) {
 		func() error { return s.loadTerms(ictx, f, d, o) },
 		func() error { return s.loadConstraints(f, d) },
 		func() error { return s.loadMethod(ctx, ictx, f, d, o) },
+		func() error { return s.checkPropagation(f, d) },
 		func() error { return s.checkLeastSquares(f, d) },
 	} {
 		if err := context.Cause(ictx); err != nil {
@@ -476,7 +483,10 @@ func paramNames(s abi.Spec) string {
 func (s *Study) loadData(f *File, d *tomlx.Decoded) error {
 	spec := s.ModelInfo.Spec
 	if len(f.Data) == 0 {
-		return &tomlx.Error{File: d.File, Key: "data", Msg: "at least one [[data]] table is needed"}
+		return s.loadConditions(f, d)
+	}
+	if f.Conditions != nil {
+		return d.Errorf("conditions", "[conditions] is for a study without [[data]]; with data the conditions are the data files' columns")
 	}
 	conds := make([]string, len(spec.Conditions))
 	for i, c := range spec.Conditions {
@@ -583,7 +593,10 @@ func outputNames(s abi.Spec) string {
 
 func (s *Study) loadTerms(ctx context.Context, f *File, d *tomlx.Decoded, o Options) error {
 	if len(f.Likelihood) == 0 {
-		return &tomlx.Error{File: d.File, Key: "likelihood", Msg: "at least one [[likelihood]] table is needed"}
+		return nil // a propagation study, if the method is one (checkPropagation)
+	}
+	if s.NoData {
+		return d.Errorf("likelihood[0]", "a [[likelihood]] compares the model with observations, but the study has no [[data]] table: add one (name, file), or drop the likelihood for a propagation study")
 	}
 	for i, raw := range f.Likelihood {
 		tbl := fmt.Sprintf("likelihood[%d]", i)
@@ -762,14 +775,22 @@ func (s *Study) loadMethod(ctx, ictx context.Context, f *File, d *tomlx.Decoded,
 		if err != nil {
 			return err
 		}
-		vals, err := settingValues(d, r, p.Spec)
+		vals, err := settingValuesOf(d, r, p.Spec, s.ModelInfo.Spec)
 		if err != nil {
 			return err
 		}
 		if s.Method, err = p.Method(ctx, vals); err != nil {
 			return err
 		}
-		s.certifyLater(d, r, p, vals, nil)
+		s.certifyLater(d, r, p, vals, func(c *wasm.CertifyOptions) {
+			// A propagation method sees the study's outputs and rows.
+			for _, o := range s.ModelInfo.Spec.Outputs {
+				c.OutputNames = append(c.OutputNames, o.Name)
+			}
+			for _, ds := range s.Data {
+				c.OutputRows += ds.K
+			}
+		})
 		s.closers = append(s.closers, s.Method.(io.Closer))
 		s.MethodInfo = Component{Ref: s.resolvePath(r.plugin), Spec: p.Spec}
 		return nil
@@ -778,7 +799,7 @@ func (s *Study) loadMethod(ctx, ictx context.Context, f *File, d *tomlx.Decoded,
 	if !ok {
 		return d.Errorf("method.use", "no built-in method %q (built-ins: %s)", r.use, strings.Join(builtin.Names(builtin.Methods), ", "))
 	}
-	vals, err := settingValues(d, r, e.Spec)
+	vals, err := settingValuesOf(d, r, e.Spec, s.ModelInfo.Spec)
 	if err != nil {
 		return err
 	}

@@ -35,4 +35,10 @@
 // constraints' exact derivatives), or forward or central differences with
 // the step rule of Dennis & Schnabel (1996, Sec. 5.4), every difference
 // point of the batch evaluated as one batch on the workers.
+//
+// Outputs. With abi.WantOutputs a point's result carries the model's
+// outputs, copied from the buffers the likelihoods read (every dataset's
+// K×m in study order), so they are the model's own evaluation bit for bit;
+// such a batch never takes the fused path. Remote workers return them too
+// (host/remote).
 package target

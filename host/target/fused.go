@@ -29,7 +29,7 @@ const FusedMaxRows = 1 << 18
 
 // fused reports whether evalChunk takes the fused path.
 func (t *Target) fused(want abi.Want) bool {
-	if want&abi.WantGradient == 0 || want&(abi.WantResiduals|abi.WantJacobian) != 0 || t.gradMode != "analytic" {
+	if want&abi.WantGradient == 0 || want&(abi.WantResiduals|abi.WantJacobian|abi.WantOutputs) != 0 || t.gradMode != "analytic" {
 		return false
 	}
 	if _, ok := t.S.Model.(abi.Pullbacker); !ok {

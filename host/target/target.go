@@ -477,11 +477,18 @@ func (t *Target) evalChunk(sc *scratch, pts [][]float64, res []abi.Result, want 
 			}
 		}
 	}
+	// Outputs before the gradients, which may reuse the scratch.
+	for j, i := range idx {
+		if want&abi.WantOutputs != 0 && status[j] == abi.OK {
+			res[i].Outputs = t.pointOutputs(sc, j)
+		}
+	}
 	for j, i := range idx {
 		res[i].Status = status[j]
 		if status[j] == abi.OK && !resOnly {
 			res[i].LogLik = logL[j]
 		}
+
 		if want&abi.WantGradient != 0 && status[j] == abi.OK {
 			ys := make([][]float64, len(t.S.Data))
 			for di := range ys {
@@ -501,6 +508,27 @@ func (t *Target) evalChunk(sc *scratch, pts [][]float64, res []abi.Result, want 
 		}
 	}
 	return nil
+}
+
+// OutputRows is the number of condition rows of a result's Outputs: the
+// rows of every dataset (abi.Problem.OutputRows).
+func (t *Target) OutputRows() int {
+	n := 0
+	for _, ds := range t.S.Data {
+		n += ds.K
+	}
+	return n
+}
+
+// pointOutputs is chunk point j's model outputs (abi.WantOutputs): every
+// dataset's K×m outputs in study order, in a new slice.
+func (t *Target) pointOutputs(sc *scratch, j int) []float64 {
+	m := len(t.S.ModelInfo.Spec.Outputs)
+	out := make([]float64, 0, t.OutputRows()*m)
+	for d := range t.S.Data {
+		out = append(out, sc.y[d][j]...)
+	}
+	return out
 }
 
 func dataIndex(s *study.Study, ds *study.Dataset) int {

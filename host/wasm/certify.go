@@ -26,6 +26,11 @@ type CertifyOptions struct {
 	Points int
 	// Seed makes the points (the draws are kinfer's, not the study's).
 	Seed uint64
+	// OutputNames and OutputRows are the study's model outputs and
+	// condition rows, for a propagation method (ABI.md §6.5); nil: one
+	// output "y" at one row.
+	OutputNames []string
+	OutputRows  int
 }
 
 // Certificate is what Certify checked.
@@ -457,7 +462,14 @@ func (p *Plugin) certifyMethod(ctx context.Context, o CertifyOptions, rng *rand.
 	}
 	// A least-squares method (ABI.md §6.4) gets the residuals r = x of
 	// the same target, −½‖x‖², and the identity as their Jacobian.
-	prob := abi.Problem{Params: params, Seed: o.Seed, Residuals: d, Starts: [][]float64{{0.5, -1, 2}}}
+	// A propagation method (ABI.md §6.5) gets the study's outputs and rows
+	// (CertifyOptions), output j of a point being −½‖x‖² + j.
+	prob := abi.Problem{Params: params, Seed: o.Seed, Residuals: d, Starts: [][]float64{{0.5, -1, 2}},
+		OutputNames: []string{"y"}, OutputRows: 1, Likelihoods: 1}
+	if len(o.OutputNames) > 0 && o.OutputRows > 0 {
+		prob.OutputNames, prob.OutputRows = o.OutputNames, o.OutputRows
+	}
+	nOut := len(prob.OutputNames) * prob.OutputRows
 	var ms [2]abi.Method
 	for k := range ms {
 		m, err := p.Method(ctx, o.Settings)
@@ -515,6 +527,12 @@ func (p *Plugin) certifyMethod(ctx context.Context, o CertifyOptions, rng *rand.
 			}
 			if asks[0].Want&(abi.WantResiduals|abi.WantJacobian) != 0 {
 				res[i].Residuals = append([]float64(nil), x...)
+			}
+			if asks[0].Want&abi.WantOutputs != 0 {
+				res[i].Outputs = make([]float64, nOut)
+				for j := range res[i].Outputs {
+					res[i].Outputs[j] = ll + float64(j)
+				}
 			}
 			if asks[0].Want&abi.WantJacobian != 0 {
 				res[i].Jacobian = make([]float64, d*d)

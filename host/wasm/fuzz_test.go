@@ -78,7 +78,7 @@ func FuzzParseBatch(f *testing.F) {
 			}
 			return mem[p : uint64(p)+n], nil
 		}
-		b, err := parseBatch(read, ptr, d, R)
+		b, err := parseBatch(read, ptr, d, R, R)
 		if err != nil {
 			return
 		}

@@ -41,6 +41,8 @@ const (
 	exMethodLoad
 	exMethodProblem
 	exMethodTellLSQ
+	exMethodOutputs
+	exMethodTellOutputs
 	exModelForward
 	exModelPullback
 	numExports
@@ -49,31 +51,33 @@ const (
 // exportSig is the name and signature of each export (ABI.md §3, §6):
 // params ":" results, i = i32, I = i64.
 var exportSig = [numExports]struct{ name, sig string }{
-	exVersion:       {"kinfer_abi_version", ":i"},
-	exDescribe:      {"kinfer_describe", ":I"},
-	exAlloc:         {"kinfer_alloc", "i:i"},
-	exFree:          {"kinfer_free", "ii:"},
-	exConfigure:     {"kinfer_configure", "ii:i"},
-	exLastError:     {"kinfer_last_error", ":I"},
-	exModelEval:     {"kinfer_model_eval", "iiiiii:i"},
-	exModelJacobian: {"kinfer_model_jacobian", "iiiii:i"},
-	exModelVJP:      {"kinfer_model_vjp", "iiiiii:i"},
-	exLikEval:       {"kinfer_likelihood_eval", "iiiiii:i"},
-	exLikGrad:       {"kinfer_likelihood_grad", "iiiiiii:i"},
-	exLikResiduals:  {"kinfer_likelihood_residuals", "iiiiii:i"},
-	exLikEvalBatch:  {"kinfer_likelihood_eval_batch", "iiiiiiii:i"},
-	exMethodInit:    {"kinfer_method_init", "iIii:i"},
-	exMethodAsk:     {"kinfer_method_ask", ":i"},
-	exMethodTell:    {"kinfer_method_tell", "iiiiii:i"},
-	exMethodDone:    {"kinfer_method_done", ":i"},
-	exMethodSamples: {"kinfer_method_samples", ":I"},
-	exMethodReport:  {"kinfer_method_report", ":I"},
-	exMethodSave:    {"kinfer_method_save", ":I"},
-	exMethodLoad:    {"kinfer_method_load", "ii:i"},
-	exMethodProblem: {"kinfer_method_problem", "iiiiiii:i"},
-	exMethodTellLSQ: {"kinfer_method_tell_lsq", "iiiiiiiii:i"},
-	exModelForward:  {"kinfer_model_forward", "iiiii:i"},
-	exModelPullback: {"kinfer_model_pullback", "iiiiiii:i"},
+	exVersion:           {"kinfer_abi_version", ":i"},
+	exDescribe:          {"kinfer_describe", ":I"},
+	exAlloc:             {"kinfer_alloc", "i:i"},
+	exFree:              {"kinfer_free", "ii:"},
+	exConfigure:         {"kinfer_configure", "ii:i"},
+	exLastError:         {"kinfer_last_error", ":I"},
+	exModelEval:         {"kinfer_model_eval", "iiiiii:i"},
+	exModelJacobian:     {"kinfer_model_jacobian", "iiiii:i"},
+	exModelVJP:          {"kinfer_model_vjp", "iiiiii:i"},
+	exLikEval:           {"kinfer_likelihood_eval", "iiiiii:i"},
+	exLikGrad:           {"kinfer_likelihood_grad", "iiiiiii:i"},
+	exLikResiduals:      {"kinfer_likelihood_residuals", "iiiiii:i"},
+	exLikEvalBatch:      {"kinfer_likelihood_eval_batch", "iiiiiiii:i"},
+	exMethodInit:        {"kinfer_method_init", "iIii:i"},
+	exMethodAsk:         {"kinfer_method_ask", ":i"},
+	exMethodTell:        {"kinfer_method_tell", "iiiiii:i"},
+	exMethodDone:        {"kinfer_method_done", ":i"},
+	exMethodSamples:     {"kinfer_method_samples", ":I"},
+	exMethodReport:      {"kinfer_method_report", ":I"},
+	exMethodSave:        {"kinfer_method_save", ":I"},
+	exMethodLoad:        {"kinfer_method_load", "ii:i"},
+	exMethodProblem:     {"kinfer_method_problem", "iiiiiii:i"},
+	exMethodTellLSQ:     {"kinfer_method_tell_lsq", "iiiiiiiii:i"},
+	exMethodOutputs:     {"kinfer_method_outputs", "iiiii:i"},
+	exMethodTellOutputs: {"kinfer_method_tell_outputs", "iiiiiiii:i"},
+	exModelForward:      {"kinfer_model_forward", "iiiii:i"},
+	exModelPullback:     {"kinfer_model_pullback", "iiiiiii:i"},
 }
 
 func (e export) String() string { return exportSig[e].name }

@@ -255,6 +255,7 @@ var capExport = map[abi.Capability]struct {
 	abi.CapPullback:        {abi.KindModel, []export{exModelForward, exModelPullback}},
 	abi.CapCheckpoint:      {abi.KindMethod, []export{exMethodSave, exMethodLoad}},
 	abi.CapLeastSquares:    {abi.KindMethod, []export{exMethodProblem, exMethodTellLSQ}},
+	abi.CapPropagation:     {abi.KindMethod, []export{exMethodOutputs, exMethodTellOutputs}},
 }
 
 // checkExports checks the exports the spec requires: the role's, configure
@@ -487,6 +488,14 @@ func decodeSpec(b []byte) (abi.Spec, error) {
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return s, errors.New("invalid JSON: data after the object")
+	}
+	for _, st := range s.Settings {
+		if st.Output {
+			// abi.Setting.Output (a setting naming a model output) is for
+			// built-in methods: ABI version 1 has no such key (ABI.md §4,
+			// §6.5).
+			return s, fmt.Errorf("setting %q: unknown key \"output\" (not part of ABI version 1)", st.Name)
+		}
 	}
 	return s, nil
 }

@@ -28,25 +28,25 @@ func TestParseBatchLeastSquares(t *testing.T) {
 		return mem[p : uint64(p)+n], nil
 	}
 	header(1, 1|8)
-	if _, err := parseBatch(read, 0, 2, -1); err == nil || !strings.Contains(err.Error(), `need capability "least_squares"`) {
+	if _, err := parseBatch(read, 0, 2, -1, -1); err == nil || !strings.Contains(err.Error(), `need capability "least_squares"`) {
 		t.Fatalf("want bit 3 without the capability: %v", err)
 	}
-	b, err := parseBatch(read, 0, 2, 40)
+	b, err := parseBatch(read, 0, 2, 40, -1)
 	if err != nil || b.Want != abi.WantLogTarget|abi.WantResiduals|abi.WantJacobian {
 		t.Fatalf("with the capability: %v %v", b.Want, err)
 	}
 	header(1, 1|16)
-	if _, err := parseBatch(read, 0, 2, 40); err == nil || !strings.Contains(err.Error(), "reserved") {
+	if _, err := parseBatch(read, 0, 2, 40, -1); err == nil || !strings.Contains(err.Error(), "reserved") {
 		t.Fatalf("bit 4: %v", err)
 	}
 	// 2^27 values: 1 point, R = 2^26, d = 1 wanting Jacobians is 2^27 (ok);
 	// 3 such points are not.
 	header(1, 1|8)
-	if _, err := parseBatch(read, 0, 1, 1<<26); err != nil {
+	if _, err := parseBatch(read, 0, 1, 1<<26, -1); err != nil {
 		t.Fatalf("at the limit: %v", err)
 	}
 	header(3, 1|8)
-	if _, err := parseBatch(read, 0, 1, 1<<26); err == nil || !strings.Contains(err.Error(), "more than") {
+	if _, err := parseBatch(read, 0, 1, 1<<26, -1); err == nil || !strings.Contains(err.Error(), "more than") {
 		t.Fatalf("over the limit: %v", err)
 	}
 }
@@ -165,5 +165,108 @@ func BenchmarkGaussNewtonTell(b *testing.B) {
 			b.Fatalf("after the first step: %+v %v (want a trial point)", bt.Want, err)
 		}
 		m.(*method).Close()
+	}
+}
+
+// The batch header's want bit 4 (ABI.md §6.5): refused without the
+// capability propagation (o < 0), accepted with it, never with bits 2-3,
+// and bounded by n·o values.
+func TestParseBatchOutputs(t *testing.T) {
+	mem := make([]byte, 64)
+	header := func(n, want uint32) {
+		binary.LittleEndian.PutUint32(mem[0:], n)
+		binary.LittleEndian.PutUint32(mem[4:], 1) // draw from the prior
+		binary.LittleEndian.PutUint32(mem[8:], want)
+	}
+	read := func(_ string, p uint32, n uint64) ([]byte, error) {
+		if uint64(p)+n > uint64(len(mem)) {
+			return nil, errors.New("out of range")
+		}
+		return mem[p : uint64(p)+n], nil
+	}
+	header(2, 1|16)
+	if _, err := parseBatch(read, 0, 2, 5, -1); err == nil || !strings.Contains(err.Error(), `needs capability "propagation"`) {
+		t.Fatalf("bit 4 without the capability: %v", err)
+	}
+	b, err := parseBatch(read, 0, 2, -1, 6)
+	if err != nil || b.Want != abi.WantLogTarget|abi.WantOutputs || b.Draw != 2 {
+		t.Fatalf("with the capability: %v %v", b, err)
+	}
+	header(2, 1|16|4)
+	if _, err := parseBatch(read, 0, 2, 5, 6); err == nil || !strings.Contains(err.Error(), "cannot be combined") {
+		t.Fatalf("bits 4 and 2: %v", err)
+	}
+	header(2, 1|32)
+	if _, err := parseBatch(read, 0, 2, 5, 6); err == nil || !strings.Contains(err.Error(), "reserved") {
+		t.Fatalf("bit 5: %v", err)
+	}
+	header(3, 1|16)
+	if _, err := parseBatch(read, 0, 2, -1, 1<<26); err == nil || !strings.Contains(err.Error(), "more than") {
+		t.Fatalf("over the limit: %v", err)
+	}
+}
+
+// The Go SDK's montecarlo (host/testdata/plugins/mcprop) through the host
+// adapter (ABI.md §6.5): Init passes the outputs to kinfer_method_outputs
+// and a problem without them is refused; Ask wants outputs (bit 4) as
+// prior draws; Tell refuses a result whose outputs have the wrong length
+// before the guest is called, and hands the right ones to the method,
+// which reads output 1 at row 1 (settings quantity = 1, condition = 1).
+func TestPropagationAdapter(t *testing.T) {
+	p := loadPlugin(t, "host/testdata/plugins/mcprop")
+	if !p.Spec.Has(abi.CapPropagation) {
+		t.Fatalf("capabilities %v", p.Spec.Capabilities)
+	}
+	ctx := context.Background()
+	// batch, min_samples, max_samples, output, window, tol, quantity, condition
+	settings := []float64{4, 10, 12, 0, 0.1, 0.02, 1, 1}
+	newM := func() *method {
+		m, err := p.Method(ctx, settings)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { m.(methodCkpt).Close() })
+		return m.(methodCkpt).method
+	}
+	params := []abi.Param{{Name: "a", Lower: 0, Upper: 1}}
+	if err := newM().Init(abi.Problem{Params: params}); err == nil || !strings.Contains(err.Error(), "gives 0 outputs at 0 condition rows") {
+		t.Fatalf("problem without outputs: %v", err)
+	}
+	m := newM()
+	if err := m.Init(abi.Problem{Params: params, OutputNames: []string{"u", "v"}, OutputRows: 2}); err != nil {
+		t.Fatal(err)
+	}
+	for k := 0; !m.Done(); k++ {
+		b, err := m.Ask()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Want != abi.WantLogTarget|abi.WantOutputs || b.Draw != 4 {
+			t.Fatalf("ask %d: %+v", k, b)
+		}
+		res := make([]abi.Result, b.Draw)
+		for i := range res {
+			x := float64(4*k + i)
+			res[i] = abi.Result{Theta: []float64{x / 100}, Status: abi.OK, Outputs: []float64{-1, -2, -3, x}}
+		}
+		if k == 0 {
+			bad := append([]abi.Result(nil), res...)
+			bad[2].Outputs = bad[2].Outputs[:3]
+			if err := m.Tell(bad); err == nil || !strings.Contains(err.Error(), "has 3 outputs, want 4") {
+				t.Fatalf("short outputs: %v", err)
+			}
+		}
+		if err := m.Tell(res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := m.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc, _ := r.Extra["montecarlo"].(map[string]any)
+	vals, _ := mc["values"].([]any)
+	if mc["quantity"] != "v" || len(vals) != 12 || vals[5] != 5.0 || len(r.Samples) != 12 {
+		t.Fatalf("report %v, %d samples", mc, len(r.Samples))
 	}
 }

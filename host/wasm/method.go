@@ -29,7 +29,8 @@ const (
 	maxState = 64 << 20
 	// maxLSQValues bounds the f64 values kinfer_method_tell_lsq passes,
 	// n·R·(d+1) (residuals and Jacobians of a batch; ABI.md §6.4): 1 GiB of
-	// the guest's 4 GiB address space.
+	// the guest's 4 GiB address space. It bounds the outputs
+	// kinfer_method_tell_outputs passes, n·rows·m, likewise (ABI.md §6.5).
 	maxLSQValues = 1 << 27
 )
 
@@ -47,7 +48,7 @@ func (p *Plugin) Method(ctx context.Context, settings []float64) (abi.Method, er
 	if err != nil {
 		return nil, err
 	}
-	w := &method{in: in, spec: p.Spec, d: -1, lsq: p.Spec.Has(abi.CapLeastSquares)}
+	w := &method{in: in, spec: p.Spec, d: -1, lsq: p.Spec.Has(abi.CapLeastSquares), prop: p.Spec.Has(abi.CapPropagation)}
 	if p.Spec.Has(abi.CapCheckpoint) {
 		return methodCkpt{w}, nil
 	}
@@ -62,6 +63,8 @@ type method struct {
 	fault *Error
 	lsq   bool // capability least_squares (ABI.md §6.4)
 	r     int  // R, the residuals per point, given by Init (lsq)
+	prop  bool // capability propagation (ABI.md §6.5)
+	o     int  // outputs per point, rows·m, given by Init (prop)
 
 	// The batch last asked for, to check Tell against.
 	askN    int
@@ -153,7 +156,52 @@ func (w *method) Init(p abi.Problem) error {
 			return err
 		}
 	}
+	if w.prop {
+		if err := w.outputs(p); err != nil {
+			return err
+		}
+	}
 	w.d = d
+	return nil
+}
+
+// outputs calls kinfer_method_outputs (ABI.md §6.5) with the model's
+// output names, the condition rows and the number of likelihood terms.
+func (w *method) outputs(p abi.Problem) error {
+	const e = exMethodOutputs
+	in, m := w.in, len(p.OutputNames)
+	if m < 1 || p.OutputRows < 1 {
+		return fmt.Errorf("plugin %s is a propagation method (capability %q), but the study gives %d outputs at %d condition rows", w.name(), abi.CapPropagation, m, p.OutputRows)
+	}
+	var names []byte
+	for i, n := range p.OutputNames {
+		if strings.IndexByte(n, 0) >= 0 {
+			return fmt.Errorf("plugin %s: output %d's name %q holds a NUL byte, which kinfer_method_outputs cannot pass", w.name(), i, n)
+		}
+		names = append(append(names, n...), 0)
+	}
+	if uint64(m)*uint64(p.OutputRows) > maxLSQValues || len(names) > math.MaxInt32 || p.Likelihoods > math.MaxInt32 {
+		return fmt.Errorf("plugin %s: %d outputs at %d condition rows are too many to pass", w.name(), m, p.OutputRows)
+	}
+	var l layout
+	oN := l.add(uint64(max(len(names), 1)))
+	base, err := in.buffer(e, l.n)
+	if err != nil {
+		return w.check(err)
+	}
+	buf, err := in.hostView(e, base, l.n)
+	if err != nil {
+		return w.check(err)
+	}
+	copy(buf[oN:], names)
+	ret, err := in.call(e, uint64(m), uint64(p.OutputRows), uint64(p.Likelihoods), uint64(base+uint32(oN)), uint64(len(names)))
+	if err != nil {
+		return w.check(err)
+	}
+	if code := i32(ret); code != 0 {
+		return w.check(in.refused(e, code))
+	}
+	w.o = m * p.OutputRows
 	return nil
 }
 
@@ -242,7 +290,11 @@ func (w *method) Ask() (abi.Batch, error) {
 	if w.lsq {
 		r = w.r
 	}
-	b, err := parseBatch(func(what string, p uint32, n uint64) ([]byte, error) { return in.view(e, what, p, n) }, uint32(ptr), w.d, r)
+	o := -1 // want bit 4 refused
+	if w.prop {
+		o = w.o
+	}
+	b, err := parseBatch(func(what string, p uint32, n uint64) ([]byte, error) { return in.view(e, what, p, n) }, uint32(ptr), w.d, r, o)
 	if err != nil {
 		var fe *Error
 		if !errors.As(err, &fe) {
@@ -258,8 +310,10 @@ func (w *method) Ask() (abi.Batch, error) {
 // for a method of d parameters; read returns a guest memory span or an
 // error. An error other than read's says what is malformed. r is the
 // number of residuals of a least-squares method (ABI.md §6.4), which may
-// set want bits 2 and 3, or −1 for any other method, which may not.
-func parseBatch(read func(what string, ptr uint32, n uint64) ([]byte, error), ptr uint32, d, r int) (abi.Batch, error) {
+// set want bits 2 and 3, or −1 for any other method, which may not; o is
+// the number of outputs per point of a propagation method (ABI.md §6.5),
+// which may set bit 4 (not with bits 2-3), or −1 for any other.
+func parseBatch(read func(what string, ptr uint32, n uint64) ([]byte, error), ptr uint32, d, r, o int) (abi.Batch, error) {
 	hdr, err := read("batch header", ptr, 16)
 	if err != nil {
 		return abi.Batch{}, err
@@ -278,10 +332,16 @@ func parseBatch(read func(what string, ptr uint32, n uint64) ([]byte, error), pt
 		return abi.Batch{}, fmt.Errorf("returned batch mode %d (want 0: points, 1: draw from the prior)", mode)
 	case mode == 0 && int64(n)*int64(d) > maxBatchValues:
 		return abi.Batch{}, fmt.Errorf("returned a batch of %d points × %d parameters (at most %d values)", n, d, maxBatchValues)
-	case r < 0 && want&^3 != 0:
+	case r < 0 && want&12 != 0:
 		return abi.Batch{}, fmt.Errorf("returned want=%#x; bit 0 is the log target and bit 1 the gradient, bits 2-3 (residuals, Jacobian) need capability %q, other bits are reserved", want, abi.CapLeastSquares)
-	case want&^15 != 0:
-		return abi.Batch{}, fmt.Errorf("returned want=%#x; bits 0-3 are defined (log target, gradient, residuals, Jacobian), the others are reserved", want)
+	case o < 0 && want&16 != 0:
+		return abi.Batch{}, fmt.Errorf("returned want=%#x; bit 4 (the model's outputs) needs capability %q, other bits are reserved", want, abi.CapPropagation)
+	case want&^31 != 0:
+		return abi.Batch{}, fmt.Errorf("returned want=%#x; bits 0-4 are defined (log target, gradient, residuals, Jacobian, outputs), the others are reserved", want)
+	case want&16 != 0 && want&12 != 0:
+		return abi.Batch{}, fmt.Errorf("returned want=%#x; bit 4 (outputs) cannot be combined with bits 2-3 (residuals, Jacobian)", want)
+	case want&16 != 0 && uint64(n)*uint64(o) > maxLSQValues:
+		return abi.Batch{}, fmt.Errorf("returned a batch of %d points wanting outputs: with %d outputs per point that is %d values, more than %d", n, o, uint64(n)*uint64(o), maxLSQValues)
 	}
 	b := abi.Batch{Want: abi.WantLogTarget | abi.Want(want)}
 	if b.Want&abi.WantJacobian != 0 {
@@ -344,16 +404,23 @@ func (w *method) Tell(results []abi.Result) error {
 	grad := w.askWant&abi.WantGradient != 0
 	lsq := w.askWant&(abi.WantResiduals|abi.WantJacobian) != 0
 	jac := w.askWant&abi.WantJacobian != 0
+	outs := w.askWant&abi.WantOutputs != 0
 	if lsq {
 		e = exMethodTellLSQ
 	}
-	R := w.r
+	if outs {
+		e = exMethodTellOutputs
+	}
+	R, O := w.r, w.o
 	in := w.in
 	var l layout
 	oT, oS, oP, oL := l.f64(n*d), l.i32(n), l.f64(n), l.f64(n)
-	var oG, oR, oJ uint64
+	var oG, oR, oJ, oO uint64
 	if grad {
 		oG = l.f64(n * d)
+	}
+	if outs {
+		oO = l.f64(n * O)
 	}
 	if lsq {
 		oR = l.f64(n * R)
@@ -398,6 +465,14 @@ func (w *method) Tell(results []abi.Result) error {
 			}
 			fillOrNaN(rr, r.Residuals, r.Status == abi.OK)
 		}
+		// ABI.md §6.5: NaN rows for a point without outputs.
+		if outs {
+			or := buf[oO+uint64(i*O*8) : oO+uint64((i+1)*O*8)]
+			if r.Status == abi.OK && len(r.Outputs) != O {
+				return fmt.Errorf("plugin %s: Tell: result %d has %d outputs, want %d", w.name(), i, len(r.Outputs), O)
+			}
+			fillOrNaN(or, r.Outputs, r.Status == abi.OK)
+		}
 		if jac {
 			jr := buf[oJ+uint64(i*R*d*8) : oJ+uint64((i+1)*R*d*8)]
 			if r.Jacobian != nil && len(r.Jacobian) != R*d {
@@ -417,6 +492,9 @@ func (w *method) Tell(results []abi.Result) error {
 			jptr = uint64(base + uint32(oJ))
 		}
 		args = append(args, uint64(R), uint64(base+uint32(oR)), jptr)
+	}
+	if outs {
+		args = append(args, uint64(O), uint64(base+uint32(oO)))
 	}
 	ret, err := in.call(e, args...)
 	if err != nil {

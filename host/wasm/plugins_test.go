@@ -44,7 +44,7 @@ var sharedRT = sync.OnceValues(func() (*Runtime, error) {
 var testPlugins = []string{
 	"plugins/go/ligament", "plugins/c/ligament", "plugins/rust/ligament", "plugins/assemblyscript/ligament",
 	"plugins/go/studentt", "plugins/go/metropolis",
-	"host/testdata/plugins/spin", "plugins/c/laplace", "plugins/c/gaussnewton",
+	"host/testdata/plugins/spin", "plugins/c/laplace", "plugins/c/gaussnewton", "host/testdata/plugins/mcprop",
 }
 
 type loadResult struct {

@@ -1132,3 +1132,14 @@ func TestDecodeSpecRequiredBounds(t *testing.T) {
 		wantErr(t, err, `params[0]: missing key "`+k+`"`)
 	}
 }
+
+// A plugin's setting cannot name a model output (abi.Setting.Output):
+// ABI version 1 has no such key; it is for built-in methods.
+func TestDecodeSpecRefusesOutputSetting(t *testing.T) {
+	spec := `{"kind":"method","name":"m","settings":[{"name":"quantity","default":-1,"output":true}]}`
+	_, err := decodeSpec([]byte(spec))
+	wantErr(t, err, `setting "quantity": unknown key "output" (not part of ABI version 1)`)
+	if _, err := decodeSpec([]byte(strings.Replace(spec, `,"output":true`, ``, 1))); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -13,12 +13,25 @@
 // stat.Quantile, empirical), the 10th–90th percentile span, mean, standard
 // deviation and a histogram in summary.json.
 //
-// The quantity of interest is read from the residuals (abi.WantResiduals):
-// entry `output` of a point's residual vector. With the Gaussian
-// likelihood against an observation of 0 with σ = 1 the residual is the
-// model output itself, which is how a propagation study is written
-// (examples/wear-sim/mc-*.toml). Points whose evaluation fails are
-// counted (summary: failed) and left out of the statistics.
+// The quantity of interest is a model output, named by the setting
+// quantity (an output name, which the study resolves to its index,
+// abi.Setting.Output) and read at condition row `condition` (default 0)
+// of the outputs the host evaluates for each draw (abi.WantOutputs: all
+// outputs at every condition row, the rows of the study's [[data]] tables
+// in order, or of its [conditions] table). Such a study needs neither data
+// nor a likelihood (capability propagation, docs/STUDY.md); with a
+// likelihood, samples.csv's log_likelihood is each draw's. The quantity
+// is also a column of samples.csv (abi.Report.Columns).
+//
+// The old way, still accepted: without quantity, the quantity is entry
+// `output` of a point's residual vector (abi.WantResiduals); with the
+// Gaussian likelihood against an observation of 0 with σ = 1 that
+// residual is the model output itself, bit for bit, so an old study and
+// its quantity form give the same values with the same seed. samples.csv's
+// log_likelihood is then −½·value², and it has no quantity column.
+//
+// Points whose evaluation fails (a model status, a non-finite output)
+// are counted (summary: failed) and left out of the statistics.
 //
 // Ask/tell: each Ask is a batch of `batch` prior draws; Tell appends the
 // quantities in draw order; Done after min_samples once the rule holds, or

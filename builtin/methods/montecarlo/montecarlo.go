@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/gonum/stat"
 
@@ -16,16 +17,18 @@ var Spec = abi.Spec{
 	Kind:    abi.KindMethod,
 	Name:    "montecarlo",
 	Version: "1.0.0",
-	Doc:     "Monte Carlo propagation: prior draws evaluated in batches, one quantity of interest read from the residuals; stops when the running mean and coefficient of variation over the last 10 % of draws stay within 2 % of the final ones (Lin et al. 2010); percentiles in summary.json",
+	Doc:     "Monte Carlo propagation: prior draws evaluated in batches, one model output per draw (quantity) as the quantity of interest; stops when the running mean and coefficient of variation over the last 10 % of draws stay within 2 % of the final ones (Lin et al. 2010); percentiles in summary.json",
 	Settings: []abi.Setting{
 		{Name: "batch", Default: 50, Doc: "prior draws per batch (evaluated in parallel by the host's workers)"},
 		{Name: "min_samples", Default: 1000, Doc: "draws before the stopping rule is tried"},
 		{Name: "max_samples", Default: 20000, Doc: "stop here even if the rule does not hold (converged false)"},
-		{Name: "output", Default: 0, Doc: "index of the quantity of interest in a point's residual vector"},
+		{Name: "output", Default: 0, Doc: "the old way, without quantity: index of the quantity of interest in a point's residual vector (a Gaussian term against 0 with σ 1 makes it the model output)"},
 		{Name: "window", Default: 0.1, Doc: "fraction of the last draws over which the rule is checked (Lin 2010: 10 %)"},
 		{Name: "tol", Default: 0.02, Doc: "relative tolerance of the running mean and coefficient of variation against the final ones (Lin 2010: 2 %)"},
+		{Name: "quantity", Default: -1, Output: true, Doc: "the model output that is the quantity of interest, read from the model's outputs (no likelihood needed); when given, output is ignored"},
+		{Name: "condition", Default: 0, Doc: "with quantity: the condition row the output is read at (0: the first row of the first [[data]] table, or of [conditions])"},
 	},
-	Capabilities: []abi.Capability{abi.CapCheckpoint, abi.CapLeastSquares},
+	Capabilities: []abi.Capability{abi.CapCheckpoint, abi.CapPropagation},
 }
 
 // Config is the validated settings.
@@ -36,19 +39,33 @@ type Config struct {
 	Output     int     `json:"output"`
 	Window     float64 `json:"window"`
 	Tol        float64 `json:"tol"`
+	// Quantity is the index of the model output read (abi.WantOutputs),
+	// −1 for the old way (residual Output).
+	Quantity  int `json:"quantity"`
+	Condition int `json:"condition"`
 }
 
 // New builds the method from its settings (Spec.Settings order).
 func New(settings []float64) (abi.Method, error) {
 	if len(settings) != len(Spec.Settings) {
-		return nil, fmt.Errorf("montecarlo: want %d settings (batch, min_samples, max_samples, output, window, tol), got %d", len(Spec.Settings), len(settings))
+		return nil, fmt.Errorf("montecarlo: want %d settings (batch, min_samples, max_samples, output, window, tol, quantity, condition), got %d", len(Spec.Settings), len(settings))
 	}
 	for i, v := range settings {
-		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-			return nil, fmt.Errorf("montecarlo: setting %s must be finite and ≥ 0, got %g", Spec.Settings[i].Name, v)
+		lo := 0.0
+		if Spec.Settings[i].Name == "quantity" {
+			lo = -1 // none: the old way
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < lo {
+			return nil, fmt.Errorf("montecarlo: setting %s must be finite and ≥ %g, got %g", Spec.Settings[i].Name, lo, v)
 		}
 	}
-	c := Config{Batch: int(settings[0]), MinSamples: int(settings[1]), MaxSamples: int(settings[2]), Output: int(settings[3]), Window: settings[4], Tol: settings[5]}
+	c := Config{Batch: int(settings[0]), MinSamples: int(settings[1]), MaxSamples: int(settings[2]), Output: int(settings[3]), Window: settings[4], Tol: settings[5],
+		Quantity: int(settings[6]), Condition: int(settings[7])}
+	for i, v := range []float64{settings[3], settings[6], settings[7]} {
+		if v != math.Trunc(v) {
+			return nil, fmt.Errorf("montecarlo: setting %s must be an integer, got %g", []string{"output", "quantity", "condition"}[i], v)
+		}
+	}
 	switch {
 	case c.Batch < 1:
 		return nil, fmt.Errorf("montecarlo: batch must be ≥ 1, got %d", c.Batch)
@@ -66,16 +83,19 @@ func New(settings []float64) (abi.Method, error) {
 
 // state is everything a run needs to continue (the checkpoint).
 type state struct {
-	Format    int         `json:"format"`
-	Config    Config      `json:"config"`
-	D         int         `json:"d"`
-	Seed      uint64      `json:"seed"`
-	Values    []float64   `json:"values"`
-	Draws     [][]float64 `json:"draws"`
-	LogPrior  []float64   `json:"log_prior"`
-	Failed    int         `json:"failed"`
-	Converged bool        `json:"converged"`
-	Done      bool        `json:"done"`
+	Format   int         `json:"format"`
+	Config   Config      `json:"config"`
+	D        int         `json:"d"`
+	Seed     uint64      `json:"seed"`
+	Values   []float64   `json:"values"`
+	Draws    [][]float64 `json:"draws"`
+	LogPrior []float64   `json:"log_prior"`
+	// LogLik is each kept draw's log likelihood with quantity (the old way
+	// reports −½·value² instead and leaves it empty).
+	LogLik    []float64 `json:"log_lik,omitempty"`
+	Failed    int       `json:"failed"`
+	Converged bool      `json:"converged"`
+	Done      bool      `json:"done"`
 }
 
 const stateFormat = 1
@@ -85,6 +105,9 @@ type Method struct {
 	cfg    Config
 	st     state
 	inited bool
+	m      int    // outputs per condition row (with quantity)
+	name   string // the quantity's name (with quantity)
+	column string // its samples.csv column (with quantity)
 }
 
 // Spec implements abi.Method.
@@ -92,8 +115,25 @@ func (m *Method) Spec() abi.Spec { return Spec }
 
 // Init implements abi.Method.
 func (m *Method) Init(p abi.Problem) error {
-	if p.Residuals <= m.cfg.Output {
-		return fmt.Errorf("montecarlo: output %d, but a point has %d residuals (write the quantity of interest as a Gaussian term's residual: observation 0, σ 1)", m.cfg.Output, p.Residuals)
+	if q := m.cfg.Quantity; q >= 0 {
+		if q >= len(p.OutputNames) {
+			return fmt.Errorf("montecarlo: quantity %d, but the model has %d outputs (%s)", q, len(p.OutputNames), strings.Join(p.OutputNames, ", "))
+		}
+		if m.cfg.Condition >= p.OutputRows {
+			return fmt.Errorf("montecarlo: condition %d, but the study has %d condition rows (0 to %d: the rows of its [[data]] tables in order, or of its [conditions] table)", m.cfg.Condition, p.OutputRows, p.OutputRows-1)
+		}
+		m.m, m.name, m.column = len(p.OutputNames), p.OutputNames[q], p.OutputNames[q]
+		taken := map[string]bool{"log_prior": true, "log_likelihood": true}
+		for _, par := range p.Params {
+			taken[par.Name] = true
+		}
+		for taken[m.column] {
+			m.column = "quantity_" + m.column
+		}
+	} else if p.Residuals <= m.cfg.Output && p.Likelihoods == 0 {
+		return fmt.Errorf("montecarlo: the study has no [[likelihood]]: name the quantity of interest, quantity = \"<output>\" (outputs: %s)", strings.Join(p.OutputNames, ", "))
+	} else if p.Residuals <= m.cfg.Output {
+		return fmt.Errorf("montecarlo: output %d, but a point has %d residuals (name the quantity of interest instead, quantity = \"<output>\")", m.cfg.Output, p.Residuals)
 	}
 	need := int64(m.cfg.MaxSamples) * int64(len(p.Params)+3) * 8
 	if need > p.Budget() {
@@ -116,6 +156,9 @@ func (m *Method) Ask() (abi.Batch, error) {
 	if left := m.cfg.MaxSamples - len(m.st.Values) - m.st.Failed; left < n {
 		n = left
 	}
+	if m.cfg.Quantity >= 0 {
+		return abi.Batch{Draw: n, Want: abi.WantOutputs}, nil
+	}
 	return abi.Batch{Draw: n, Want: abi.WantResiduals}, nil
 }
 
@@ -125,11 +168,15 @@ func (m *Method) Tell(res []abi.Result) error {
 		return fmt.Errorf("montecarlo: Tell out of turn")
 	}
 	for _, r := range res {
-		if r.Status != abi.OK || len(r.Residuals) <= m.cfg.Output || math.IsNaN(r.Residuals[m.cfg.Output]) {
+		v, ok := m.value(r)
+		if !ok {
 			m.st.Failed++
 			continue
 		}
-		m.st.Values = append(m.st.Values, r.Residuals[m.cfg.Output])
+		m.st.Values = append(m.st.Values, v)
+		if m.cfg.Quantity >= 0 {
+			m.st.LogLik = append(m.st.LogLik, r.LogLik)
+		}
 		m.st.Draws = append(m.st.Draws, append([]float64(nil), r.Theta...))
 		m.st.LogPrior = append(m.st.LogPrior, r.LogPrior)
 	}
@@ -143,6 +190,26 @@ func (m *Method) Tell(res []abi.Result) error {
 		m.st.Done = true
 	}
 	return nil
+}
+
+// value is a result's quantity of interest, and whether it has one: with
+// quantity, output Quantity at row Condition of r.Outputs; else entry
+// Output of r.Residuals.
+func (m *Method) value(r abi.Result) (float64, bool) {
+	if r.Status != abi.OK {
+		return 0, false
+	}
+	var v []float64
+	i := m.cfg.Output
+	if m.cfg.Quantity >= 0 {
+		v, i = r.Outputs, m.cfg.Condition*m.m+m.cfg.Quantity
+	} else {
+		v = r.Residuals
+	}
+	if i >= len(v) || math.IsNaN(v[i]) || math.IsInf(v[i], 0) {
+		return 0, false
+	}
+	return v[i], true
 }
 
 // Done implements abi.Method.
@@ -197,6 +264,8 @@ var Percentiles = []float64{5, 10, 25, 50, 75, 90, 95}
 
 // Summary are the statistics of the values.
 type Summary struct {
+	Quantity   string             `json:"quantity,omitempty"`
+	Condition  int                `json:"condition,omitempty"`
 	N          int                `json:"n"`
 	Failed     int                `json:"failed"`
 	Converged  bool               `json:"converged"`
@@ -250,18 +319,32 @@ func Summarise(v []float64, failed int, window, tol float64) Summary {
 }
 
 // Report implements abi.Method: the draws as samples, the statistics in
-// Extra.
+// Extra. With quantity the samples carry the quantity as an extra column
+// named after the output ("quantity_" prepended while the name is taken by
+// a parameter); the old way they carry none.
 func (m *Method) Report() (abi.Report, error) {
 	if !m.inited {
 		return abi.Report{}, fmt.Errorf("montecarlo: Report before Init")
 	}
 	samples := make([]abi.Sample, len(m.st.Draws))
 	for i, d := range m.st.Draws {
-		samples[i] = abi.Sample{Theta: d, LogPrior: m.st.LogPrior[i], LogLik: -0.5 * m.st.Values[i] * m.st.Values[i]}
+		ll := -0.5 * m.st.Values[i] * m.st.Values[i] // the old way: the Gaussian term's
+		if m.cfg.Quantity >= 0 {
+			ll = m.st.LogLik[i]
+		}
+		samples[i] = abi.Sample{Theta: d, LogPrior: m.st.LogPrior[i], LogLik: ll}
+		if m.cfg.Quantity >= 0 {
+			samples[i].Extra = m.st.Values[i : i+1 : i+1]
+		}
 	}
 	s := Summarise(m.st.Values, m.st.Failed, m.cfg.Window, m.cfg.Tol)
 	s.Converged = m.st.Converged
-	return abi.Report{Samples: samples, Extra: map[string]any{"montecarlo": s}}, nil
+	s.Quantity, s.Condition = m.name, m.cfg.Condition
+	rep := abi.Report{Samples: samples, Extra: map[string]any{"montecarlo": s}}
+	if m.cfg.Quantity >= 0 {
+		rep.Columns = []string{m.column}
+	}
+	return rep, nil
 }
 
 // SaveState implements abi.Checkpointer.
@@ -291,6 +374,8 @@ func (m *Method) LoadState(b []byte) error {
 		return fmt.Errorf("montecarlo: checkpoint of dimension %d, seed %d; this run %d, %d", s.D, s.Seed, m.st.D, m.st.Seed)
 	case len(s.Draws) != len(s.Values) || len(s.LogPrior) != len(s.Values):
 		return fmt.Errorf("montecarlo: checkpoint damaged: %d values, %d draws, %d log priors", len(s.Values), len(s.Draws), len(s.LogPrior))
+	case s.Config.Quantity >= 0 && len(s.LogLik) != len(s.Values):
+		return fmt.Errorf("montecarlo: checkpoint damaged: %d values, %d log likelihoods", len(s.Values), len(s.LogLik))
 	}
 	for _, d := range s.Draws {
 		if len(d) != s.D {

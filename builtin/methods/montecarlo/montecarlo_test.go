@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/kinfer/kinfer/abi"
@@ -210,5 +211,108 @@ func TestSettings(t *testing.T) {
 func TestSpec(t *testing.T) {
 	conformance.CheckSpec(t, Spec, New, defaults(), map[string]float64{
 		"batch": 0, "min_samples": 5, "max_samples": math.Inf(1), "output": math.NaN(), "window": 1, "tol": 0,
+		"quantity": -2, "condition": 0.5,
 	})
+}
+
+// outputsHost is fakeHost for a method with quantity: it answers
+// WantOutputs with 2 condition rows × 3 outputs per point, where output 1
+// at row 1 is q(θ) and every other entry something else, and a log
+// likelihood of −θ₀ that samples.csv must carry.
+func (h *fakeHost) outputs(t *testing.T, b abi.Batch) []abi.Result {
+	if b.Want != abi.WantOutputs {
+		t.Fatalf("want %b, not outputs", b.Want)
+	}
+	res := h.eval(b)
+	for i := range res {
+		q := res[i].Residuals[0]
+		res[i].Residuals = nil
+		res[i].LogLik = -res[i].Theta[0]
+		if res[i].Status == abi.OK {
+			res[i].Outputs = []float64{q + 100, q + 200, q + 300, q + 400, q, q + 500}
+		}
+	}
+	return res
+}
+
+func quantityProblem(d int) abi.Problem {
+	p := problem(d)
+	p.Residuals, p.OutputNames, p.OutputRows = 0, []string{"u", "v", "w"}, 2
+	return p
+}
+
+// With quantity = 1 (output v) and condition = 1 the method asks for
+// outputs, reads v at row 1 — the triangular θ₁ + θ₂, with the known
+// percentiles of TestTriangular —, names the quantity in its summary,
+// gives the samples the host's log likelihood, and resumes exactly from a
+// checkpoint.
+func TestQuantityFromOutputs(t *testing.T) {
+	set := defaults()
+	set[6], set[7] = 1, 1
+	run := func(stopAt int) abi.Report {
+		m, err := New(set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Init(quantityProblem(2)); err != nil {
+			t.Fatal(err)
+		}
+		h := &fakeHost{rng: rand.New(rand.NewPCG(1, 2)), d: 2, q: func(th []float64) float64 { return th[0] + th[1] }}
+		for k := 0; !m.Done(); k++ {
+			b, err := m.Ask()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if k == stopAt {
+				st, _ := m.(abi.Checkpointer).SaveState()
+				m, _ = New(set)
+				m.Init(quantityProblem(2))
+				if err := m.(abi.Checkpointer).LoadState(st); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := m.Tell(h.outputs(t, b)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r, err := m.Report()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	r := run(-1)
+	s := r.Extra["montecarlo"].(Summary)
+	if s.Quantity != "v" || s.Condition != 1 || !s.Converged || s.N < 1000 {
+		t.Fatalf("quantity %q condition %d converged %v n %d", s.Quantity, s.Condition, s.Converged, s.N)
+	}
+	q10 := math.Sqrt(0.2)
+	if se := math.Sqrt(0.09/float64(s.N)) / q10; math.Abs(s.Pct["p10"]-q10) > 4*se || math.Abs(s.Pct["p90"]-(2-q10)) > 4*se {
+		t.Errorf("p10 %g p90 %g, want %g, %g ± %g", s.Pct["p10"], s.Pct["p90"], q10, 2-q10, 4*se)
+	}
+	for i, smp := range r.Samples {
+		if smp.LogLik != -smp.Theta[0] || s.Values[i] != smp.Theta[0]+smp.Theta[1] {
+			t.Fatalf("sample %d: log likelihood %g, value %g, θ %v", i, smp.LogLik, s.Values[i], smp.Theta)
+		}
+	}
+	ja, _ := json.Marshal(r)
+	jb, _ := json.Marshal(run(5))
+	if string(ja) != string(jb) {
+		t.Error("resumed run differs")
+	}
+	// Init refuses an output or a row the study does not have.
+	for _, c := range []struct{ q, row float64 }{{3, 0}, {0, 2}} {
+		set := defaults()
+		set[6], set[7] = c.q, c.row
+		m, _ := New(set)
+		if err := m.Init(quantityProblem(2)); err == nil {
+			t.Errorf("quantity %g at row %g accepted", c.q, c.row)
+		}
+	}
+	// The old way without a likelihood names the fix.
+	m, _ := New(defaults())
+	p := quantityProblem(2)
+	if err := m.Init(p); err == nil || !strings.Contains(err.Error(), `quantity = "<output>" (outputs: u, v, w)`) {
+		t.Errorf("no likelihood, no quantity: %v", err)
+	}
 }

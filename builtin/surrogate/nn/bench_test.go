@@ -78,6 +78,33 @@ func BenchmarkPredictBartsoen(b *testing.B) {
 	}
 }
 
+// BenchmarkPredictFrozenBartsoen: BenchmarkPredictBartsoen for one network
+// frozen (weights packed once) in float64 and with float32 weights.
+func BenchmarkPredictFrozenBartsoen(b *testing.B) {
+	for _, f32 := range []bool{false, true} {
+		for _, batch := range []int{1, 12, 10000} {
+			name := "float64"
+			if f32 {
+				name = "float32"
+			}
+			b.Run(fmt.Sprintf("%s/batch=%d", name, batch), func(b *testing.B) {
+				e := &Ensemble{Nets: []*Net{randNet(bartsoenSizes(), 0)}, Weights: []float64{1}}
+				f := e.Freeze(f32)
+				x := randData(batch, 51, 13, 2).X
+				dst := make([]float64, batch*13)
+				ws := &Workspace{}
+				f.Predict(dst, x, batch, ws)
+				b.ResetTimer()
+				start := time.Now()
+				for i := 0; i < b.N; i++ {
+					f.Predict(dst, x, batch, ws)
+				}
+				b.ReportMetric(float64(b.N*batch)/time.Since(start).Seconds(), "samples/s")
+			})
+		}
+	}
+}
+
 // BenchmarkJacobianBartsoen: the exact 13 × 51 input Jacobian of one
 // paper-sized network at one point.
 func BenchmarkJacobianBartsoen(b *testing.B) {

@@ -28,16 +28,30 @@
 // data).
 //
 // Products: a batch of n rows goes through layer l as Z = A·W + 1bᵀ, one
-// gonum blas64.Gemm per layer forward and two backward (dW = AᵀG,
-// dA = GWᵀ). The input Jacobian of the ensemble is exact: the Out unit
-// seeds are propagated back to the inputs as one matrix per layer.
+// matrix product per layer forward and two backward (dW = AᵀG, dA = GWᵀ),
+// by builtin/internal/dgemm (AVX-512/AVX2 kernels, portable Go twin); the
+// softplus and its derivative by builtin/internal/softplus (AVX-512 kernel,
+// Go twin, within 4 ulp of math.Log1p(math.Exp(z))); Adam by an AVX-512
+// kernel with the portable update's operations (adam_amd64.s). Predict
+// packs the weights once per call when it has several chunks of rows and
+// runs the chunks on one goroutine per core.
+//
+// Frozen (Ensemble.Freeze): the weights packed once for many predictions,
+// in float64 (the same bits as Predict) or rounded to float32, PyTorch's
+// default precision, with sums and activations still in float64 (within
+// 1.5e-7·YSD of the float64 prediction on the knee ensemble). The float32
+// weights halve the bytes read per prediction, which is what limits batch
+// 1; gradients, Jacobians and training stay in float64.
+// The input Jacobian of the ensemble is exact: the Out unit seeds are
+// propagated back to the inputs as one matrix per layer.
 //
 // Determinism: all randomness (initial weights, the shuffle of every
 // epoch, dropout masks) comes from a PCG stream (Seed, k+1) per member k.
-// Members train concurrently, each sequentially; gonum's Dgemm splits its
-// output into blocks that each sum in a fixed order, and the softplus of a
-// large batch is split over the cores element by element, so weights and
-// predictions are bit-identical for any GOMAXPROCS (tested with 1 and 2).
+// Members train concurrently, each sequentially; dgemm sums every element
+// in a fixed order (one FMA a term) whatever the kernel or the split of its
+// output over goroutines, and the softplus of a large batch is split over
+// the cores element by element, so weights and predictions are
+// bit-identical for any GOMAXPROCS (tested with 1 and 2).
 //
 // Files: net.go (the network, forward and backward), train.go (config,
 // Huber loss, Adam, training), ensemble.go (ensemble, prediction,

@@ -5,6 +5,8 @@ import (
 	"math"
 	"runtime"
 	"sync"
+
+	"github.com/kinfer/kinfer/builtin/internal/dgemm"
 )
 
 // Limits on a network, checked on training and on load (a file is input).
@@ -159,9 +161,10 @@ func Train(cfg Config, train, val *Data) (*Ensemble, error) {
 // Workspace holds the buffers of Predict and Jacobian; reuse one per
 // goroutine to avoid allocation. The zero value is ready.
 type Workspace struct {
-	ws  *workspace
-	key []int
-	out []float64
+	ws   *workspace
+	key  []int
+	out  []float64
+	more []*Workspace // one per extra goroutine of a large prediction
 }
 
 func (w *Workspace) get(sizes []int, rows int) *workspace {
@@ -193,6 +196,49 @@ const chunk = 256
 // ws may be nil. An Ensemble is read-only: Predict is safe for concurrent
 // use with distinct workspaces.
 func (e *Ensemble) Predict(dst, x []float64, n int, ws *Workspace) []float64 {
+	var pw [][]*dgemm.Packed
+	if n > chunk {
+		// Several chunks: pack each layer's weights once for all of them
+		// (float64, so the same bits as multiplying in place).
+		pw = make([][]*dgemm.Packed, len(e.Nets))
+		for k, net := range e.Nets {
+			pw[k] = net.packWeights(false)
+		}
+	}
+	return e.predict(dst, x, n, ws, pw)
+}
+
+// Frozen is an ensemble prepared for many predictions: every layer's
+// weights packed once into the layout of the matrix kernels, in float64
+// (the same bits as Ensemble.Predict) or rounded to float32, the precision
+// PyTorch's default float32 networks use (sums and activations stay in
+// float64). It is a snapshot: later changes to the ensemble's weights are
+// not seen. A Frozen is read-only; Predict is safe for concurrent use with
+// distinct workspaces.
+type Frozen struct {
+	e       *Ensemble
+	pw      [][]*dgemm.Packed
+	float32 bool
+}
+
+// Freeze packs the ensemble's weights, rounded to float32 when f32.
+func (e *Ensemble) Freeze(f32 bool) *Frozen {
+	f := &Frozen{e: e, pw: make([][]*dgemm.Packed, len(e.Nets)), float32: f32}
+	for k, net := range e.Nets {
+		f.pw[k] = net.packWeights(f32)
+	}
+	return f
+}
+
+// Float32 reports whether the weights were rounded to float32.
+func (f *Frozen) Float32() bool { return f.float32 }
+
+// Predict is Ensemble.Predict with the packed weights.
+func (f *Frozen) Predict(dst, x []float64, n int, ws *Workspace) []float64 {
+	return f.e.predict(dst, x, n, ws, f.pw)
+}
+
+func (e *Ensemble) predict(dst, x []float64, n int, ws *Workspace, pw [][]*dgemm.Packed) []float64 {
 	d, m := e.In(), e.Out()
 	if len(x) < n*d {
 		panic(fmt.Sprintf("nn: Predict: %d values for %d rows of %d inputs", len(x), n, d))
@@ -207,20 +253,52 @@ func (e *Ensemble) Predict(dst, x []float64, n int, ws *Workspace) []float64 {
 	if ws == nil {
 		ws = &Workspace{}
 	}
+	nchunks := (n + chunk - 1) / chunk
+	workers := 1
+	if pw != nil {
+		// Packed weights: the chunks go to one goroutine per core, each
+		// through the whole network (no synchronisation per layer). Each
+		// row is computed alone, and the members in order, so the result
+		// does not depend on the split.
+		workers = max(1, min(runtime.GOMAXPROCS(0), nchunks))
+	}
+	for len(ws.more) < workers-1 {
+		ws.more = append(ws.more, &Workspace{})
+	}
 	for k, net := range e.Nets {
-		w := ws.get(net.Sizes, min(n, chunk))
-		for s := 0; s < n; s += chunk {
-			rows := min(chunk, n-s)
-			net.normIn(w, x[s*d:(s+rows)*d], rows)
-			net.forward(w, rows, nil)
-			out := w.a[net.NumLayers()-1]
-			c := e.Weights[k]
-			for i := 0; i < rows; i++ {
-				for j := 0; j < m; j++ {
-					dst[(s+i)*m+j] += c * (net.YMean[j] + net.YSD[j]*out[i*m+j])
+		var p []*dgemm.Packed
+		if pw != nil {
+			p = pw[k]
+		}
+		c := e.Weights[k]
+		run := func(w *workspace, q int) {
+			for ci := q; ci < nchunks; ci += workers {
+				s := ci * chunk
+				rows := min(chunk, n-s)
+				net.normIn(w, x[s*d:(s+rows)*d], rows)
+				net.forwardPacked(w, rows, nil, p, workers > 1)
+				out := w.a[net.NumLayers()-1]
+				for i := 0; i < rows; i++ {
+					for j := 0; j < m; j++ {
+						dst[(s+i)*m+j] += c * (net.YMean[j] + net.YSD[j]*out[i*m+j])
+					}
 				}
 			}
 		}
+		if workers == 1 {
+			run(ws.get(net.Sizes, min(n, chunk)), 0)
+			continue
+		}
+		var wg sync.WaitGroup
+		for q := 1; q < workers; q++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				run(ws.more[q-1].get(net.Sizes, chunk), q)
+			}()
+		}
+		run(ws.get(net.Sizes, chunk), 0)
+		wg.Wait()
 	}
 	return dst
 }

@@ -6,8 +6,8 @@ import (
 	"runtime"
 	"sync"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
+	"github.com/kinfer/kinfer/builtin/internal/dgemm"
+	"github.com/kinfer/kinfer/builtin/internal/softplus"
 )
 
 // Net is one dense multilayer perceptron: Sizes[0] inputs, hidden layers
@@ -77,32 +77,23 @@ func (n *Net) check() error {
 	return nil
 }
 
-// softplus is Eq. 5, a(z) = ln(1 + eᶻ), evaluated without overflow.
-func softplus(z float64) float64 {
-	if z > 0 {
-		return z + math.Log1p(math.Exp(-z))
+// The softplus of Eq. 5, a(z) = ln(1 + eᶻ), and its derivative, the
+// sigmoid 1/(1 + e⁻ᶻ), come from builtin/internal/softplus (AVX-512 kernel
+// and its bit-identical Go twin, within 4 ulp of math.Log1p(math.Exp(z))).
+
+// gemm: C = op(A)·op(B) (+ C when add), row-major with packed rows (the
+// stride of a matrix is its width); dgemm sums every element in a fixed
+// order with one FMA a term, so results are bit-identical on every machine
+// and for any GOMAXPROCS.
+func gemm(tA, tB bool, m, n, k int, a, b []float64, add bool, c []float64) {
+	lda, ldb := k, n
+	if tA {
+		lda = m
 	}
-	return math.Log1p(math.Exp(z))
-}
-
-// sigmoid is softplus′(z) = 1/(1 + e⁻ᶻ).
-func sigmoid(z float64) float64 {
-	if z >= 0 {
-		return 1 / (1 + math.Exp(-z))
+	if tB {
+		ldb = k
 	}
-	e := math.Exp(z)
-	return e / (1 + e)
-}
-
-func general(rows, cols int, data []float64) blas64.General {
-	return blas64.General{Rows: rows, Cols: cols, Stride: cols, Data: data[:rows*cols]}
-}
-
-// gemm: C = alpha·op(A)·op(B) + beta·C (gonum's Dgemm; its parallel kernel
-// splits C into blocks whose sums run in a fixed order, so results do not
-// depend on GOMAXPROCS).
-func gemm(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
-	blas64.Gemm(tA, tB, alpha, a, b, beta, c)
+	dgemm.Gemm(tA, tB, m, n, k, a, max(lda, 1), b, max(ldb, 1), add, c, max(n, 1))
 }
 
 // workspace holds the per-layer pre-activations Z and activations A for a
@@ -145,6 +136,24 @@ func newWorkspace(sizes []int, rows int, dropout bool) *workspace {
 // hidden activation is multiplied by its mask entry (inverted dropout: 0 or
 // 1/(1−p)).
 func (n *Net) forward(ws *workspace, rows int, masks [][]float64) {
+	n.forwardPacked(ws, rows, masks, nil, false)
+}
+
+// packWeights packs every layer's W for dgemm.GemmPacked, rounded to
+// float32 when f32.
+func (n *Net) packWeights(f32 bool) []*dgemm.Packed {
+	pw := make([]*dgemm.Packed, n.NumLayers())
+	for l := range pw {
+		k, m := n.Sizes[l], n.Sizes[l+1]
+		pw[l] = dgemm.Pack(false, k, m, n.W[l], m, f32)
+	}
+	return pw
+}
+
+// forwardPacked is forward with the weights from packWeights (nil: the
+// weights of n in place), on the calling goroutine only when serial. With
+// float64 packing, and serial or not, the results are the same bits.
+func (n *Net) forwardPacked(ws *workspace, rows int, masks [][]float64, pw []*dgemm.Packed, serial bool) {
 	L := n.NumLayers()
 	in := ws.x0
 	for l := 0; l < L; l++ {
@@ -154,14 +163,22 @@ func (n *Net) forward(ws *workspace, rows int, masks [][]float64) {
 		for i := 0; i < rows; i++ {
 			copy(z[i*m:(i+1)*m], b)
 		}
-		gemm(blas.NoTrans, blas.NoTrans, 1, general(rows, k, in), general(k, m, n.W[l]), 1, general(rows, m, z))
+		if pw != nil && serial {
+			dgemm.GemmPackedSerial(false, rows, in, k, pw[l], true, z, m)
+		} else if pw != nil {
+			dgemm.GemmPacked(false, rows, in, k, pw[l], true, z, m)
+		} else {
+			gemm(false, false, rows, m, k, in, n.W[l], true, z)
+		}
 		a := ws.a[l][:rows*m]
 		if l < L-1 {
-			parallelFor(len(z), func(lo, hi int) {
-				for i := lo; i < hi; i++ {
-					a[i] = softplus(z[i])
-				}
-			})
+			if serial {
+				softplus.Softplus(a, z)
+			} else {
+				parallelFor(len(z), func(lo, hi int) {
+					softplus.Softplus(a[lo:hi], z[lo:hi])
+				})
+			}
 			if masks != nil {
 				mk := masks[l][:rows*m]
 				for i := range a {
@@ -184,7 +201,6 @@ func (n *Net) backward(ws *workspace, rows int, masks [][]float64, gw, gb [][]fl
 	h := ws.h
 	for l := L - 1; l >= 0; l-- {
 		k, m := n.Sizes[l], n.Sizes[l+1]
-		G := general(rows, m, g)
 		var aPrev []float64
 		if l == 0 {
 			aPrev = ws.x0
@@ -192,7 +208,7 @@ func (n *Net) backward(ws *workspace, rows int, masks [][]float64, gw, gb [][]fl
 			aPrev = ws.a[l-1]
 		}
 		if gw != nil {
-			gemm(blas.Trans, blas.NoTrans, 1, general(rows, k, aPrev), G, 0, general(k, m, gw[l]))
+			gemm(true, false, k, m, rows, aPrev, g, false, gw[l])
 			db := gb[l]
 			for j := range db {
 				db[j] = 0
@@ -212,18 +228,24 @@ func (n *Net) backward(ws *workspace, rows int, masks [][]float64, gw, gb [][]fl
 		if l == 0 {
 			out = dx
 		}
-		gemm(blas.NoTrans, blas.Trans, 1, G, general(k, m, n.W[l]), 0, general(rows, k, out))
+		gemm(false, true, rows, k, m, g, n.W[l], false, out)
 		if l > 0 {
 			z := ws.z[l-1][:rows*k]
 			o := out[:rows*k]
-			if masks != nil {
-				mk := masks[l-1]
-				for i := range o {
-					o[i] *= mk[i] * sigmoid(z[i])
-				}
-			} else {
-				for i := range o {
-					o[i] *= sigmoid(z[i])
+			var sg [512]float64
+			for lo := 0; lo < len(o); lo += len(sg) {
+				hi := min(lo+len(sg), len(o))
+				s := sg[:hi-lo]
+				softplus.Sigmoid(s, z[lo:hi])
+				if masks != nil {
+					mk := masks[l-1][lo:hi]
+					for i, v := range s {
+						o[lo+i] *= mk[i] * v
+					}
+				} else {
+					for i, v := range s {
+						o[lo+i] *= v
+					}
 				}
 			}
 			g, h = h, g
@@ -242,9 +264,10 @@ func (n *Net) normIn(ws *workspace, x []float64, rows int) {
 }
 
 // parallelMin is the element count above which element-wise loops (the
-// softplus, ≈ 40 ns an element) are split over GOMAXPROCS goroutines. Each
+// softplus, ≈ 2–5 ns an element with the AVX-512 kernel) are split over
+// GOMAXPROCS goroutines. Each
 // element is computed alone, so the result does not depend on the split.
-const parallelMin = 1 << 15
+const parallelMin = 1 << 14
 
 func parallelFor(n int, f func(lo, hi int)) {
 	p := runtime.GOMAXPROCS(0)

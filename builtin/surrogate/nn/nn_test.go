@@ -226,8 +226,8 @@ func TestLearnsSmooth2D(t *testing.T) {
 
 // Same seed → bit-identical weights and predictions, with GOMAXPROCS 1 and
 // 2 and with dropout on; another seed → different weights. The widths (256)
-// are large enough for gonum's Dgemm to take its parallel path (≥ 4 output
-// blocks of 64 × 64) and for the prediction's softplus to be split over the
+// are large enough for dgemm to take its parallel path (≥ 2^16
+// multiply-adds) and for the prediction's softplus to be split over the
 // cores (256 rows × 256 ≥ parallelMin).
 func TestDeterministic(t *testing.T) {
 	cfg := smallConfig()

@@ -236,12 +236,30 @@ type TrainInfo struct {
 func (n *Net) Loss(x, y []float64, rows int, delta, l2 float64, gw, gb [][]float64) float64 {
 	ws := newWorkspace(n.Sizes, rows, false)
 	n.normIn(ws, x, rows)
-	return n.lossGrad(ws, y, rows, delta, l2, nil, gw, gb)
+	return n.lossGrad(ws, y, rows, delta, l2, nil, gw, gb, true)
+}
+
+// sumSquares is Σ w_i² in eight interleaved partial sums (lane i mod 8),
+// added in a fixed order at the end: a fixed order, so the same bits
+// everywhere, and eight independent chains of additions instead of one.
+func sumSquares(w []float64) float64 {
+	var s [8]float64
+	i := 0
+	for ; i+8 <= len(w); i += 8 {
+		for q := range 8 {
+			s[q] += float64(w[i+q] * w[i+q])
+		}
+	}
+	for q := 0; i < len(w); i, q = i+1, q+1 {
+		s[q] += float64(w[i] * w[i])
+	}
+	return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
 }
 
 // lossGrad runs forward, the loss and (if gw != nil) backward on the rows
-// in ws.x0, with y in original units.
-func (n *Net) lossGrad(ws *workspace, y []float64, rows int, delta, l2 float64, masks [][]float64, gw, gb [][]float64) float64 {
+// in ws.x0, with y in original units. The gradient includes the L2 term
+// 2·L2·w when l2Grad (training leaves it to adam).
+func (n *Net) lossGrad(ws *workspace, y []float64, rows int, delta, l2 float64, masks [][]float64, gw, gb [][]float64, l2Grad bool) float64 {
 	n.forward(ws, rows, masks)
 	m := n.Out()
 	out := ws.a[n.NumLayers()-1]
@@ -257,14 +275,12 @@ func (n *Net) lossGrad(ws *workspace, y []float64, rows int, delta, l2 float64, 
 	loss *= scale
 	reg := 0.0
 	for _, w := range n.W {
-		for _, v := range w {
-			reg += v * v
-		}
+		reg += sumSquares(w)
 	}
 	loss += l2 * reg
 	if gw != nil {
 		n.backward(ws, rows, masks, gw, gb, nil)
-		if l2 != 0 {
+		if l2 != 0 && l2Grad {
 			for l, w := range n.W {
 				g := gw[l]
 				for i, v := range w {
@@ -347,7 +363,7 @@ func trainOne(cfg Config, sizes []int, norm *Net, train *Data, seed, stream uint
 					}
 				}
 			}
-			sum += n.lossGrad(ws, yb, rows, cfg.HuberDelta, cfg.L2, masks, gw, gb)
+			sum += n.lossGrad(ws, yb, rows, cfg.HuberDelta, cfg.L2, masks, gw, gb, false)
 			batches++
 			// Adam (Kingma & Ba 2015, Algorithm 1).
 			step++
@@ -356,8 +372,8 @@ func trainOne(cfg Config, sizes []int, norm *Net, train *Data, seed, stream uint
 			a := lr * math.Sqrt(c2) / c1
 			eps := cfg.Epsilon * math.Sqrt(c2)
 			for l := 0; l < L; l++ {
-				adam(n.W[l], gw[l], mw[l], vw[l], cfg.Beta1, cfg.Beta2, a, eps)
-				adam(n.B[l], gb[l], mb[l], vb[l], cfg.Beta1, cfg.Beta2, a, eps)
+				adam(n.W[l], gw[l], mw[l], vw[l], cfg.Beta1, cfg.Beta2, a, eps, 2*cfg.L2)
+				adam(n.B[l], gb[l], mb[l], vb[l], cfg.Beta1, cfg.Beta2, a, eps, 0)
 			}
 		}
 		loss := sum / float64(batches)
@@ -388,13 +404,30 @@ func trainOne(cfg Config, sizes []int, norm *Net, train *Data, seed, stream uint
 	return n, info
 }
 
-// adam updates p with gradient g and moments m, v; a is the bias-corrected
-// step and eps the correspondingly scaled ε (Kingma & Ba's efficient form,
-// as Keras).
-func adam(p, g, m, v []float64, b1, b2, a, eps float64) {
+// adam updates p with gradient g (plus the L2 term l2x2·p when l2x2 ≠ 0)
+// and moments m, v; a is the bias-corrected step and eps the
+// correspondingly scaled ε (Kingma & Ba's efficient form, as Keras). Each
+// element is updated alone, with every product rounded by itself (no
+// fused multiply-add, whatever GOAMD64), so splitting the elements over
+// goroutines does not change a bit; the AVX-512 kernel (adam_amd64.s) does
+// the same operations eight elements at a time.
+func adam(p, g, m, v []float64, b1, b2, a, eps, l2x2 float64) {
+	c := [8]float64{b1, b2, 1 - b1, 1 - b2, a, eps, l2x2}
+	parallelFor(len(g), func(lo, hi int) {
+		done := adamVector(p[lo:hi], g[lo:hi], m[lo:hi], v[lo:hi], &c)
+		adamGo(p[lo+done:hi], g[lo+done:hi], m[lo+done:hi], v[lo+done:hi], &c)
+	})
+}
+
+// adamGo is the portable update, c = {b1, b2, 1 − b1, 1 − b2, a, eps, l2x2}.
+func adamGo(p, g, m, v []float64, c *[8]float64) {
+	b1, b2, c1, c2, a, eps, l2x2 := c[0], c[1], c[2], c[3], c[4], c[5], c[6]
 	for i, gi := range g {
-		m[i] = b1*m[i] + (1-b1)*gi
-		v[i] = b2*v[i] + (1-b2)*gi*gi
-		p[i] -= a * m[i] / (math.Sqrt(v[i]) + eps)
+		if l2x2 != 0 {
+			gi += float64(l2x2 * p[i])
+		}
+		m[i] = float64(b1*m[i]) + float64(c1*gi)
+		v[i] = float64(b2*v[i]) + float64(float64(c2*gi)*gi)
+		p[i] -= float64(a*m[i]) / (math.Sqrt(v[i]) + eps)
 	}
 }

@@ -39,6 +39,12 @@
 //     Jacobians, and kinfer_method_tell_lsq hands them to Tell in
 //     Result.Residuals and Result.Jacobian (nil for a point whose rows the
 //     host filled with NaN: a failed point, or no Jacobian).
+//   - Propagation (ABI.md §6.5): a spec that lists "propagation" (a
+//     declaration) gets its Init only once kinfer_method_outputs has come
+//     (and kinfer_method_problem, for least squares too), with
+//     Problem.OutputNames, OutputRows and Likelihoods; its Ask may want
+//     abi.WantOutputs (not with residuals), and kinfer_method_tell_outputs
+//     hands them to Tell in Result.Outputs (nil for a failed point).
 //
 // Every method export recovers a panic into an error (0 span, 0 pointer or
 // status 1) with the panic message in kinfer_last_error.

@@ -111,6 +111,40 @@ func kinferMethodTellLSQ(n int32, theta, status, logPrior, logLik, grad unsafe.P
 	return 0
 }
 
+//go:wasmexport kinfer_method_outputs
+func kinferMethodOutputs(m, rows, likelihoods int32, names unsafe.Pointer, namesLen int32) int32 {
+	err := call("outputs", false, func(s *server) error {
+		if m <= 0 || rows <= 0 || likelihoods < 0 || namesLen < 0 {
+			return fmt.Errorf("outputs with m = %d, %d rows, %d likelihoods, %d name bytes", m, rows, likelihoods, namesLen)
+		}
+		return s.outputs(int(m), int(rows), int(likelihoods), guest.Bytes(names, int(namesLen)))
+	})
+	if err != nil {
+		return guest.Fail(err)
+	}
+	return 0
+}
+
+//go:wasmexport kinfer_method_tell_outputs
+func kinferMethodTellOutputs(n int32, theta, status, logPrior, logLik, grad unsafe.Pointer, o int32, y unsafe.Pointer) int32 {
+	err := call("tell_outputs", true, func(s *server) error {
+		if n < 0 || int(o) != s.o {
+			return fmt.Errorf("tell_outputs with n = %d, %d outputs per point (the problem's are %d)", n, o, s.o)
+		}
+		k := int(n)
+		var g []float64
+		if grad != nil {
+			g = guest.F64s(grad, k*s.d)
+		}
+		return s.tellOutputs(k, guest.F64s(theta, k*s.d), guest.Statuses(status, k),
+			guest.F64s(logPrior, k), guest.F64s(logLik, k), g, guest.F64s(y, k*s.o))
+	})
+	if err != nil {
+		return guest.Fail(err)
+	}
+	return 0
+}
+
 //go:wasmexport kinfer_method_done
 func kinferMethodDone() int32 {
 	done := false

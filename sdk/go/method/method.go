@@ -16,13 +16,18 @@ type server struct {
 	mth   abi.Method
 	ckpt  abi.Checkpointer // nil unless the spec lists "checkpoint"
 
-	lsq    bool        // the spec lists least_squares (ABI.md §6.4)
-	held   abi.Problem // a least-squares method's init, held until its problem
-	r      int         // R, the residuals per point (least squares)
-	d      int         // set by init
-	inited bool        // init (and, for least squares, problem) succeeded
-	asked  int         // points in the last batch, 0 if none is outstanding
-	points []float64   // last batch's points, n×d (guest-owned, handed out)
+	lsq  bool        // the spec lists least_squares (ABI.md §6.4)
+	prop bool        // the spec lists propagation (ABI.md §6.5)
+	held abi.Problem // init, held until its problem and outputs calls
+	// waitLSQ, waitOut: kinfer_method_problem, kinfer_method_outputs
+	// still to come before Init.
+	waitLSQ, waitOut bool
+	r                int       // R, the residuals per point (least squares)
+	o                int       // outputs per point, rows·m (propagation)
+	d                int       // set by init
+	inited           bool      // init (and, for least squares, problem) succeeded
+	asked            int       // points in the last batch, 0 if none is outstanding
+	points           []float64 // last batch's points, n×d (guest-owned, handed out)
 
 	// Report cache, valid until the next init, tell or load.
 	rep     *abi.Report
@@ -37,6 +42,8 @@ var role = guest.Role{Kind: abi.KindMethod, Caps: []guest.Capability{
 	{Name: abi.CapCheckpoint, Has: guest.Implementer[abi.Checkpointer](), Method: "SaveState/LoadState"},
 	// A declaration: the method asks for residuals (ABI.md §6.4).
 	{Name: abi.CapLeastSquares, Has: func(any) bool { return true }},
+	// A declaration: the method asks for the model's outputs (ABI.md §6.5).
+	{Name: abi.CapPropagation, Has: func(any) bool { return true }},
 }}
 
 // Serve registers m, a method without settings, as the plugin's component;
@@ -65,7 +72,7 @@ func serve(spec abi.Spec, newFn abi.Constructor[abi.Method]) {
 
 func newServer(spec abi.Spec, newFn abi.Constructor[abi.Method]) *server {
 	spec = role.Check(spec)
-	return &server{spec: spec, newFn: newFn, lsq: spec.Has(abi.CapLeastSquares)}
+	return &server{spec: spec, newFn: newFn, lsq: spec.Has(abi.CapLeastSquares), prop: spec.Has(abi.CapPropagation)}
 }
 
 func (s *server) configure(settings []float64) error {
@@ -124,10 +131,12 @@ func (s *server) init(d int, seed uint64, lower, upper []float64) error {
 	if err != nil {
 		return err
 	}
-	if s.lsq {
+	if s.lsq || s.prop {
 		// Init waits for kinfer_method_problem, which names the
-		// parameters and gives R and the starts.
-		s.held, s.d, s.r = p, d, 0
+		// parameters and gives R and the starts, and for
+		// kinfer_method_outputs, which gives the outputs.
+		s.held, s.d, s.r, s.o = p, d, 0, 0
+		s.waitLSQ, s.waitOut = s.lsq, s.prop
 		return nil
 	}
 	if err := s.mth.Init(p); err != nil {
@@ -143,7 +152,7 @@ func (s *server) problem(d, r int, defaults []float64, starts []float64, names [
 	if !s.lsq {
 		return fmt.Errorf("kinfer_method_problem called, but the spec does not list %q", abi.CapLeastSquares)
 	}
-	if s.held.Params == nil || s.inited {
+	if s.held.Params == nil || s.inited || !s.waitLSQ {
 		return fmt.Errorf("kinfer_method_problem must follow kinfer_method_init, once")
 	}
 	if d != s.d || r < 1 || len(starts)%d != 0 || len(starts) == 0 {
@@ -162,10 +171,39 @@ func (s *server) problem(d, r int, defaults []float64, starts []float64, names [
 	for i := 0; i < len(flat)/d; i++ {
 		p.Starts = append(p.Starts, flat[i*d:(i+1)*d:(i+1)*d])
 	}
-	if err := s.mth.Init(p); err != nil {
+	s.held, s.r, s.waitLSQ = p, r, false
+	return s.finishInit()
+}
+
+// outputs completes a propagation method's init (ABI.md §6.5): the
+// model's output names, the condition rows and the number of likelihood
+// terms.
+func (s *server) outputs(m, rows, likelihoods int, names []byte) error {
+	if !s.prop {
+		return fmt.Errorf("kinfer_method_outputs called, but the spec does not list %q", abi.CapPropagation)
+	}
+	if s.held.Params == nil || s.inited || !s.waitOut {
+		return fmt.Errorf("kinfer_method_outputs must follow kinfer_method_init, once")
+	}
+	split := strings.Split(string(names), "\x00")
+	if m < 1 || rows < 1 || len(split) != m+1 || split[m] != "" {
+		return fmt.Errorf("kinfer_method_outputs with m = %d, %d rows, %d NUL-terminated names", m, rows, len(split)-1)
+	}
+	s.held.OutputNames, s.held.OutputRows, s.held.Likelihoods = split[:m], rows, likelihoods
+	s.o, s.waitOut = m*rows, false
+	return s.finishInit()
+}
+
+// finishInit calls Init with the held problem once every call it waits
+// for has come.
+func (s *server) finishInit() error {
+	if s.waitLSQ || s.waitOut {
+		return nil
+	}
+	if err := s.mth.Init(s.held); err != nil {
 		return err
 	}
-	s.r, s.inited = r, true
+	s.inited = true
 	s.held = abi.Problem{}
 	return nil
 }
@@ -180,10 +218,16 @@ func (s *server) ask() (n, mode int, want uint32, err error) {
 	if n <= 0 {
 		return 0, 0, 0, fmt.Errorf("Ask returned an empty batch (done=%v)", s.mth.Done())
 	}
-	if !s.lsq && b.Want&^(abi.WantLogTarget|abi.WantGradient) != 0 {
+	if !s.lsq && b.Want&(abi.WantResiduals|abi.WantJacobian) != 0 {
 		return 0, 0, 0, fmt.Errorf("Ask wants %#x: residuals and Jacobians need capability %q in the spec (ABI.md §6.4)", uint32(b.Want), abi.CapLeastSquares)
 	}
-	if b.Want&^(abi.WantLogTarget|abi.WantGradient|abi.WantResiduals|abi.WantJacobian) != 0 {
+	if !s.prop && b.Want&abi.WantOutputs != 0 {
+		return 0, 0, 0, fmt.Errorf("Ask wants %#x: outputs need capability %q in the spec (ABI.md §6.5)", uint32(b.Want), abi.CapPropagation)
+	}
+	if b.Want&abi.WantOutputs != 0 && b.Want&(abi.WantResiduals|abi.WantJacobian) != 0 {
+		return 0, 0, 0, fmt.Errorf("Ask wants %#x: outputs cannot be asked with residuals (ABI.md §6.5)", uint32(b.Want))
+	}
+	if b.Want&^(abi.WantLogTarget|abi.WantGradient|abi.WantResiduals|abi.WantJacobian|abi.WantOutputs) != 0 {
 		return 0, 0, 0, fmt.Errorf("Ask wants %#x: undefined bits", uint32(b.Want))
 	}
 	want = uint32(b.Want | abi.WantLogTarget)
@@ -240,6 +284,34 @@ func (s *server) tellLSQ(n int, theta []float64, status []abi.Status, logPrior, 
 			if jac != nil && !allNaN(jac[i*R*d:(i+1)*R*d]) {
 				res[i].Jacobian = append([]float64(nil), jac[i*R*d:(i+1)*R*d]...)
 			}
+		}
+	}
+	s.asked = 0
+	s.invalidate()
+	return s.mth.Tell(res)
+}
+
+// tellOutputs is tell with the outputs y (n×o, o = rows·m) of a batch
+// that wanted them (ABI.md §6.5); a point's NaN row (its status is not 0)
+// becomes a nil slice, as the host's abi.Result has it.
+func (s *server) tellOutputs(n int, theta []float64, status []abi.Status, logPrior, logLik, grad, y []float64) error {
+	if n != s.asked {
+		return fmt.Errorf("tell_outputs got %d results for a batch of %d points", n, s.asked)
+	}
+	d, o := s.d, s.o
+	th := append([]float64(nil), theta...)
+	var gr []float64
+	if grad != nil {
+		gr = append([]float64(nil), grad...)
+	}
+	res := make([]abi.Result, n)
+	for i := range res {
+		res[i] = abi.Result{Theta: th[i*d : (i+1)*d : (i+1)*d], Status: status[i], LogPrior: logPrior[i], LogLik: logLik[i]}
+		if gr != nil {
+			res[i].Grad = gr[i*d : (i+1)*d : (i+1)*d]
+		}
+		if status[i] == abi.OK {
+			res[i].Outputs = append([]float64(nil), y[i*o:(i+1)*o]...)
 		}
 	}
 	s.asked = 0

@@ -1,0 +1,573 @@
+package dgemm
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+)
+
+// mr is the number of rows of C a tile kernel computes at once.
+const mr = 4
+
+// kc is the depth of a block of the sum over p: a packed B panel of kc rows
+// (kc·32 float64 = 32 KiB for the AVX-512 kernel) stays in the L1 cache
+// while every tile of rows uses it. Splitting the sum into blocks does not
+// change its order: an accumulator goes to C after one block and is loaded
+// back, unrounded, for the next.
+const kc = 128
+
+// mc is the height of a block of rows of C (a multiple of 4).
+const mc = 256
+
+// packRows: B is copied into contiguous panels when op(A) has at least this
+// many rows (the copy is then amortised over the rows); for fewer rows,
+// and always when B is not transposed and fits the panel width, the kernels
+// read B in place.
+const packRows = 16
+
+// parallelFMAs: products of at least this many multiply-adds (m·n·k) are
+// split over GOMAXPROCS goroutines.
+const parallelFMAs = 1 << 16
+
+// kernels is one implementation of the two micro-kernels for panels of nr
+// columns (see dgemm_amd64.s and k4Go, k1Go).
+type kernels struct {
+	name string
+	nr   int
+	// k4: the 4×nr tile c (row stride ldc) from k steps of the packed A
+	// panel a (4 values a step) and the B panel b (row stride ldb).
+	k4 func(k int, a, b []float64, ldb int, c []float64, ldc int, load bool)
+	// k1: one row of nr values from k contiguous values of a.
+	k1 func(k int, a, b []float64, ldb int, c []float64, load bool)
+	// k4s, k1s: k4 and k1 with B in float32, widened exactly to float64.
+	k4s func(k int, a []float64, b []float32, ldb int, c []float64, ldc int, load bool)
+	k1s func(k int, a []float64, b []float32, ldb int, c []float64, load bool)
+	// k1p (nil: not available): k1 over two panels b, b2 (float64) or
+	// b32, b232 (float32) into 2·nr contiguous values of c.
+	k1p func(k int, a, b, b2 []float64, b32, b232 []float32, ldb int, c []float64, load bool)
+}
+
+// portable is the Go implementation (math.FMA), the twin of the assembly
+// kernels; nr = 8.
+var portable = &kernels{name: "portable", nr: 8, k4: k4Go, k1: k1Go, k4s: k4F32Go, k1s: k1F32Go}
+
+// k4F32Go is k4Go with B in float32 (float64(b) is exact).
+func k4F32Go(k int, a []float64, b []float32, ldb int, c []float64, ldc int, load bool) {
+	const nr = 8
+	var acc [mr * nr]float64
+	if load {
+		for r := range mr {
+			copy(acc[r*nr:(r+1)*nr], c[r*ldc:r*ldc+nr])
+		}
+	}
+	for p := range k {
+		bp := b[p*ldb : p*ldb+nr]
+		ap := a[p*mr : p*mr+mr]
+		for r := range mr {
+			ar := ap[r]
+			row := acc[r*nr : (r+1)*nr]
+			for j, bv := range bp {
+				row[j] = math.FMA(ar, float64(bv), row[j])
+			}
+		}
+	}
+	for r := range mr {
+		copy(c[r*ldc:r*ldc+nr], acc[r*nr:(r+1)*nr])
+	}
+}
+
+// k1F32Go is k1Go with B in float32.
+func k1F32Go(k int, a []float64, b []float32, ldb int, c []float64, load bool) {
+	const nr = 8
+	var acc [nr]float64
+	if load {
+		copy(acc[:], c[:nr])
+	}
+	for p := range k {
+		bp := b[p*ldb : p*ldb+nr]
+		ar := a[p]
+		for j, bv := range bp {
+			acc[j] = math.FMA(ar, float64(bv), acc[j])
+		}
+	}
+	copy(c[:nr], acc[:])
+}
+
+// k4Go: c[r][j] (+)= Σ_p a[p·4+r]·b[p·ldb+j] for r < 4, j < 8, the sum
+// taken in order p = 0 … k−1 by one fused multiply-add per term.
+func k4Go(k int, a, b []float64, ldb int, c []float64, ldc int, load bool) {
+	const nr = 8
+	var acc [mr * nr]float64
+	if load {
+		for r := range mr {
+			copy(acc[r*nr:(r+1)*nr], c[r*ldc:r*ldc+nr])
+		}
+	}
+	for p := range k {
+		bp := b[p*ldb : p*ldb+nr]
+		ap := a[p*mr : p*mr+mr]
+		for r := range mr {
+			ar := ap[r]
+			row := acc[r*nr : (r+1)*nr]
+			for j, bv := range bp {
+				row[j] = math.FMA(ar, bv, row[j])
+			}
+		}
+	}
+	for r := range mr {
+		copy(c[r*ldc:r*ldc+nr], acc[r*nr:(r+1)*nr])
+	}
+}
+
+// k1Go is k4Go for one row whose k values of A are contiguous.
+func k1Go(k int, a, b []float64, ldb int, c []float64, load bool) {
+	const nr = 8
+	var acc [nr]float64
+	if load {
+		copy(acc[:], c[:nr])
+	}
+	for p := range k {
+		bp := b[p*ldb : p*ldb+nr]
+		ar := a[p]
+		for j, bv := range bp {
+			acc[j] = math.FMA(ar, bv, acc[j])
+		}
+	}
+	copy(c[:nr], acc[:])
+}
+
+// Kernel names the kernels Gemm uses on this machine: "avx512", "avx2" or
+// "portable".
+func Kernel() string { return best.name }
+
+// Gemm computes C = op(A)·op(B), or C = op(A)·op(B) + C when add is true,
+// for row-major matrices: op(A) is m×k (A is m×k with row stride lda, or
+// k×m when tA, op(A) = Aᵀ), op(B) is k×n (B is k×n with stride ldb, or n×k
+// when tB), C is m×n with stride ldc.
+//
+// Each C element is computed as s = C_ij (add) or 0, then s = fma(a_ip,
+// b_pj, s) for p = 0, 1, …, k−1: the same operations in the same order
+// whatever the kernel (AVX-512, AVX2 or portable Go), the shape of the
+// tiles or the number of goroutines, so the result has the same bits on
+// every machine. Large products are split over GOMAXPROCS goroutines by
+// disjoint blocks of C.
+func Gemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, add bool, c []float64, ldc int) {
+	gemm(best, runtime.GOMAXPROCS(0), tA, tB, m, n, k, a, lda, b, ldb, add, c, ldc)
+}
+
+func need(name string, s []float64, rows, cols, ld int) {
+	if rows == 0 || cols == 0 {
+		return
+	}
+	if ld < cols || len(s) < (rows-1)*ld+cols {
+		panic(fmt.Sprintf("dgemm: %s is %d×%d with stride %d but has %d values", name, rows, cols, ld, len(s)))
+	}
+}
+
+var pool = sync.Pool{New: func() any { return new([]float64) }}
+
+func getBuf(n int) *[]float64 {
+	p := pool.Get().(*[]float64)
+	if cap(*p) < n {
+		*p = make([]float64, n)
+	}
+	*p = (*p)[:n]
+	return p
+}
+
+func gemm(ks *kernels, procs int, tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, add bool, c []float64, ldc int) {
+	if m < 0 || n < 0 || k < 0 {
+		panic(fmt.Sprintf("dgemm: negative dimension m=%d n=%d k=%d", m, n, k))
+	}
+	if tA {
+		need("A", a, k, m, lda)
+	} else {
+		need("A", a, m, k, lda)
+	}
+	if tB {
+		need("B", b, n, k, ldb)
+	} else {
+		need("B", b, k, n, ldb)
+	}
+	need("C", c, m, n, ldc)
+	if m == 0 || n == 0 {
+		return
+	}
+	if k == 0 {
+		if !add {
+			for i := range m {
+				clear(c[i*ldc : i*ldc+n])
+			}
+		}
+		return
+	}
+	nr := ks.nr
+	np := (n + nr - 1) / nr
+	// B: packed panels of nr columns (k rows of nr values, zero padded), or
+	// read in place with only a partial last panel packed.
+	packed := tB || m >= packRows
+	first := 0 // first packed panel
+	if !packed {
+		first = n / nr
+	}
+	var bp []float64
+	if first < np {
+		bbuf := getBuf((np - first) * k * nr)
+		defer pool.Put(bbuf)
+		bp = *bbuf
+		packPanels(bp, nil, nr, first, np, tB, k, n, b, ldb)
+	}
+	multiply(&job{ks: ks, tA: tA, m: m, n: n, k: k, a: a, lda: lda,
+		b: b, ldb: ldb, bp: bp, first: first, add: add, c: c, ldc: ldc}, procs)
+}
+
+// packPanels copies the column panels first ≤ jp < np of op(B) into dst
+// (float64) or dst32 (float32, rounded to nearest), panel jp at offset
+// (jp − first)·k·nr, k rows of nr values, zero padded.
+func packPanels(dst []float64, dst32 []float32, nr, first, np int, tB bool, k, n int, b []float64, ldb int) {
+	for jp := first; jp < np; jp++ {
+		off := (jp - first) * k * nr
+		j0 := jp * nr
+		w := min(nr, n-j0)
+		if dst32 == nil && !tB {
+			for p := range k {
+				d := dst[off+p*nr : off+(p+1)*nr]
+				copy(d[:w], b[p*ldb+j0:p*ldb+j0+w])
+				clear(d[w:])
+			}
+			continue
+		}
+		if dst32 == nil {
+			// tB: column j of the panel is row j0 + j of B, read in order.
+			// Blocks of 8 rows of the panel (8 × nr values, in L1).
+			d := dst[off : off+k*nr]
+			for p0 := 0; p0 < k; p0 += 8 {
+				p1 := min(p0+8, k)
+				for j := range w {
+					src := b[(j0+j)*ldb+p0 : (j0+j)*ldb+p1]
+					for q, v := range src {
+						d[(p0+q)*nr+j] = v
+					}
+				}
+			}
+			if w < nr {
+				for p := range k {
+					clear(d[p*nr+w : (p+1)*nr])
+				}
+			}
+			continue
+		}
+		for p := range k {
+			for j := range nr {
+				v := 0.0
+				if j < w {
+					if tB {
+						v = b[(j0+j)*ldb+p]
+					} else {
+						v = b[p*ldb+j0+j]
+					}
+				}
+				if dst32 != nil {
+					dst32[off+p*nr+j] = float32(v)
+				} else {
+					dst[off+p*nr+j] = v
+				}
+			}
+		}
+	}
+}
+
+// multiply packs A and runs the job, split over procs goroutines when large.
+func multiply(g *job, procs int) {
+	m, n, k, mr := g.m, g.n, g.k, mr
+	nr := g.ks.nr
+	np := (n + nr - 1) / nr
+	g.mt = m / mr // full row tiles
+	// Pack A: tile t holds rows 4t … 4t+3 as k steps of 4 values; the
+	// remaining rows follow, each as k contiguous values (only needed when
+	// A is transposed: otherwise they are read in place).
+	abuf := getBuf(m * k)
+	defer pool.Put(abuf)
+	ap := *abuf
+	a, lda, tA, mt := g.a, g.lda, g.tA, g.mt
+	for t := range mt {
+		dst := ap[t*mr*k : (t+1)*mr*k]
+		for r := range mr {
+			i := t*mr + r
+			if tA {
+				for p := range k {
+					dst[p*mr+r] = a[p*lda+i]
+				}
+			} else {
+				row := a[i*lda : i*lda+k]
+				for p, v := range row {
+					dst[p*mr+r] = v
+				}
+			}
+		}
+	}
+	rest := ap[mt*mr*k:]
+	if tA {
+		for i := mt * mr; i < m; i++ {
+			dst := rest[(i-mt*mr)*k : (i-mt*mr+1)*k]
+			for p := range k {
+				dst[p] = a[p*lda+i]
+			}
+		}
+	}
+	g.ap, g.rest = ap, rest
+	rowTiles := (m + mr - 1) / mr
+	switch {
+	case procs < 2 || m*n*k < parallelFMAs:
+		g.run(0, np, 0, m)
+	case np >= procs:
+		split(procs, np, func(lo, hi int) { g.run(lo, hi, 0, m) })
+	case rowTiles >= procs:
+		split(procs, rowTiles, func(lo, hi int) { g.run(0, np, lo*mr, min(hi*mr, m)) })
+	default:
+		g.run(0, np, 0, m)
+	}
+}
+
+// Packed is op(B) (k×n) copied once into the panel layout of this
+// machine's kernels, in float64 or rounded to float32, for repeated
+// products with the same B (a network's weights at inference): GemmPacked
+// then reads it sequentially and packs nothing. With float32, each product
+// term is fma(a_ip, float64(b32_pj), s): B is rounded once, to nearest, the
+// sums stay in float64.
+type Packed struct {
+	K, N int
+	ks   *kernels
+	d64  []float64
+	d32  []float32
+}
+
+// Pack copies op(B) (B k×n with stride ldb, or n×k when tB) into a Packed,
+// rounded to float32 when f32.
+func Pack(tB bool, k, n int, b []float64, ldb int, f32 bool) *Packed {
+	return pack(best, tB, k, n, b, ldb, f32)
+}
+
+func pack(ks *kernels, tB bool, k, n int, b []float64, ldb int, f32 bool) *Packed {
+	if k < 0 || n < 0 {
+		panic(fmt.Sprintf("dgemm: Pack: negative dimension k=%d n=%d", k, n))
+	}
+	if tB {
+		need("B", b, n, k, ldb)
+	} else {
+		need("B", b, k, n, ldb)
+	}
+	nr := ks.nr
+	np := (n + nr - 1) / nr
+	p := &Packed{K: k, N: n, ks: ks}
+	if f32 {
+		p.d32 = make([]float32, np*k*nr)
+	} else {
+		p.d64 = make([]float64, np*k*nr)
+	}
+	packPanels(p.d64, p.d32, nr, 0, np, tB, k, n, b, ldb)
+	return p
+}
+
+// Float32 reports whether the packed B is rounded to float32.
+func (p *Packed) Float32() bool { return p.d32 != nil }
+
+// GemmPacked is Gemm with op(B) from Pack: C = op(A)·B (+ C), op(A) m×K,
+// C m×N. Every C element is summed as in Gemm (with B's float32 values
+// when packed so), so the result does not depend on the kernel or on the
+// number of goroutines.
+func GemmPacked(tA bool, m int, a []float64, lda int, pb *Packed, add bool, c []float64, ldc int) {
+	gemmPacked(runtime.GOMAXPROCS(0), tA, m, a, lda, pb, add, c, ldc)
+}
+
+// GemmPackedSerial is GemmPacked on the calling goroutine only (for
+// callers that already run one product per core); the same bits.
+func GemmPackedSerial(tA bool, m int, a []float64, lda int, pb *Packed, add bool, c []float64, ldc int) {
+	gemmPacked(1, tA, m, a, lda, pb, add, c, ldc)
+}
+
+func gemmPacked(procs int, tA bool, m int, a []float64, lda int, pb *Packed, add bool, c []float64, ldc int) {
+	n, k := pb.N, pb.K
+	if m < 0 {
+		panic(fmt.Sprintf("dgemm: negative dimension m=%d", m))
+	}
+	if tA {
+		need("A", a, k, m, lda)
+	} else {
+		need("A", a, m, k, lda)
+	}
+	need("C", c, m, n, ldc)
+	if m == 0 || n == 0 {
+		return
+	}
+	if k == 0 {
+		if !add {
+			for i := range m {
+				clear(c[i*ldc : i*ldc+n])
+			}
+		}
+		return
+	}
+	multiply(&job{ks: pb.ks, tA: tA, m: m, n: n, k: k, a: a, lda: lda,
+		bp: pb.d64, bp32: pb.d32, add: add, c: c, ldc: ldc}, procs)
+}
+
+// split runs f over p contiguous, nearly equal parts of [0, n), the last on
+// the calling goroutine.
+func split(p, n int, f func(lo, hi int)) {
+	var wg sync.WaitGroup
+	for q := range p {
+		lo, hi := q*n/p, (q+1)*n/p
+		if q == p-1 {
+			f(lo, hi)
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(lo, hi)
+		}()
+	}
+	wg.Wait()
+}
+
+type job struct {
+	ks          *kernels
+	tA          bool
+	m, n, k, mt int
+	a           []float64
+	lda         int
+	ap, rest    []float64
+	b           []float64
+	ldb         int
+	bp          []float64
+	bp32        []float32 // packed float32 panels (then bp is nil)
+	first       int
+	add         bool
+	c           []float64
+	ldc         int
+}
+
+// run computes the C block of column panels [jp0, jp1) and rows [i0, i1)
+// (i0 a multiple of 4).
+func (g *job) run(jp0, jp1, i0, i1 int) {
+	var tile [mr * 32]float64
+	var wbuf *[]float64
+	if g.bp32 != nil {
+		wbuf = getBuf(kc * g.ks.nr)
+		defer pool.Put(wbuf)
+	}
+	// Blocks of mc rows, so the packed A block (mc·kc values) stays in
+	// the L2 cache while the column panels go by.
+	for ib := i0; ib < i1; ib += mc {
+		g.block(jp0, jp1, ib, min(ib+mc, i1), &tile, wbuf)
+	}
+}
+
+// block is run for the rows [i0, i1).
+func (g *job) block(jp0, jp1, i0, i1 int, tile *[mr * 32]float64, wbuf *[]float64) {
+	nr := g.ks.nr
+	k := g.k
+	for p0 := 0; p0 < k; p0 += kc {
+		kb := min(kc, k-p0)
+		load := g.add || p0 > 0
+		paired := false // the single rows of this panel were done with the previous one
+		for jp := jp0; jp < jp1; jp++ {
+			j0 := jp * nr
+			w := min(nr, g.n-j0)
+			bpan, bpan32, lb := g.panel(jp, p0)
+			if bpan32 != nil && i1-i0 >= 64 {
+				// Several row tiles use this panel: widen it once
+				// (exactly) rather than in every tile's kernel.
+				wide := (*wbuf)[:kb*nr]
+				for q, v := range bpan32[:kb*nr] {
+					wide[q] = float64(v)
+				}
+				bpan, bpan32 = wide, nil
+			}
+			for i := i0; i < min(i1, g.mt*mr); i += mr {
+				apan := g.ap[(i/mr)*mr*k+p0*mr:]
+				if w == nr {
+					g.k4(kb, apan, bpan, bpan32, lb, g.c[i*g.ldc+j0:], g.ldc, load)
+					continue
+				}
+				if load {
+					for r := range mr {
+						copy(tile[r*nr:r*nr+w], g.c[(i+r)*g.ldc+j0:(i+r)*g.ldc+j0+w])
+					}
+				}
+				g.k4(kb, apan, bpan, bpan32, lb, tile[:], nr, load)
+				for r := range mr {
+					copy(g.c[(i+r)*g.ldc+j0:(i+r)*g.ldc+j0+w], tile[r*nr:r*nr+w])
+				}
+			}
+			if paired {
+				paired = false
+				continue
+			}
+			// The single rows beyond the last whole tile; two whole panels
+			// at once where the CPU has the paired kernel (twice the
+			// independent sums in flight; the same operations per element).
+			pair := g.ks.k1p != nil && w == nr && jp+1 < jp1 && g.n-(j0+nr) >= nr
+			var b2 []float64
+			var b2s []float32
+			if pair {
+				bpan, bpan32, _ = g.panel(jp, p0)
+				b2, b2s, _ = g.panel(jp+1, p0)
+				paired = true
+			}
+			for i := max(i0, g.mt*mr); i < i1; i++ {
+				var arow []float64
+				if g.tA {
+					arow = g.rest[(i-g.mt*mr)*k+p0:]
+				} else {
+					arow = g.a[i*g.lda+p0:]
+				}
+				crow := g.c[i*g.ldc+j0:]
+				switch {
+				case pair:
+					g.ks.k1p(kb, arow, bpan, b2, bpan32, b2s, lb, crow, load)
+				case w == nr:
+					g.k1(kb, arow, bpan, bpan32, lb, crow, load)
+				default:
+					if load {
+						copy(tile[:w], crow[:w])
+					}
+					g.k1(kb, arow, bpan, bpan32, lb, tile[:], load)
+					copy(crow[:w], tile[:w])
+				}
+			}
+		}
+	}
+}
+
+// panel is the B panel jp from row p0 on, as stored: packed float64 or
+// float32 (stride nr), or in place (stride ldb).
+func (g *job) panel(jp, p0 int) ([]float64, []float32, int) {
+	nr, k := g.ks.nr, g.k
+	switch {
+	case g.bp32 != nil:
+		return nil, g.bp32[jp*k*nr+p0*nr:], nr
+	case jp >= g.first:
+		return g.bp[(jp-g.first)*k*nr+p0*nr:], nil, nr
+	default:
+		return g.b[p0*g.ldb+jp*nr:], nil, g.ldb
+	}
+}
+
+func (g *job) k4(k int, a, b []float64, b32 []float32, ldb int, c []float64, ldc int, load bool) {
+	if b32 != nil {
+		g.ks.k4s(k, a, b32, ldb, c, ldc, load)
+	} else {
+		g.ks.k4(k, a, b, ldb, c, ldc, load)
+	}
+}
+
+func (g *job) k1(k int, a, b []float64, b32 []float32, ldb int, c []float64, load bool) {
+	if b32 != nil {
+		g.ks.k1s(k, a, b32, ldb, c, load)
+	} else {
+		g.ks.k1(k, a, b, ldb, c, load)
+	}
+}
