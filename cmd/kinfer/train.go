@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/kinfer/kinfer/builtin/models/surrogate"
 	"github.com/kinfer/kinfer/builtin/surrogate/kriging"
@@ -33,6 +35,9 @@ func cmdTrain(args []string, stdout io.Writer) error {
 	minLR := fs.Float64("min-lr", def.MinLearningRate, "training stops when the plateau decay would take the rate below this")
 	patience := fs.Int("patience", def.Patience, "epochs without a fall of the training loss before the rate is multiplied by --decay")
 	decay := fs.Float64("decay", def.DecayFactor, "learning-rate factor on a plateau")
+	plateau := fs.Float64("plateau-delta", def.PlateauMinDelta, "a plateau: the training loss has not fallen below best·(1 − this) for --patience epochs")
+	limit := fs.Duration("time-limit", 0, "stop every network after the first epoch that ends past this wall `DURATION` from the start (0: none); the report's epochs per member reproduce the result with --epochs")
+	progress := fs.Bool("progress", false, "print every member's training loss and learning rate after every epoch")
 	l2 := fs.Float64("l2", def.L2, "L2 factor on the kernels")
 	dropout := fs.Float64("dropout", def.Dropout, "dropout probability of the hidden layers during training")
 	delta := fs.Float64("huber-delta", def.HuberDelta, "δ of the Huber loss (Eq. 6) on normalised outputs")
@@ -55,6 +60,19 @@ func cmdTrain(args []string, stdout io.Writer) error {
 	}
 	cfg.Members, cfg.Epochs, cfg.BatchSize, cfg.LearningRate, cfg.MinLearningRate = *members, *epochs, *batch, *lr, *minLR
 	cfg.Patience, cfg.DecayFactor, cfg.L2, cfg.Dropout, cfg.HuberDelta, cfg.Seed = *patience, *decay, *l2, *dropout, *delta, *seed
+	cfg.PlateauMinDelta = *plateau
+	if *limit > 0 {
+		cfg.Deadline = time.Now().Add(*limit)
+	}
+	if *progress {
+		var mu sync.Mutex
+		t0 := time.Now()
+		cfg.Progress = func(member, epoch int, loss, rate float64) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(stdout, "member %d epoch %d loss %.6g rate %.3g (%.0f s)\n", member+1, epoch, loss, rate, time.Since(t0).Seconds())
+		}
+	}
 	ds, err := train.ReadDesign(pos[0])
 	if err != nil {
 		return err

@@ -63,7 +63,7 @@ func predictGonum(e *Ensemble, x []float64, n int) []float64 {
 const goldenTol = 1e-12
 
 // TestGoldenKneeFile: the trained knee ensemble of examples/knee-surrogate
-// (six members of the paper's network, 51 → 13) loads and predicts, at 64
+// (51 → 13, whatever its layers and members) loads and predicts, at 64
 // points inside its training box, the values the gonum code predicts,
 // within goldenTol (not the same bits: the summation order changed).
 func TestGoldenKneeFile(t *testing.T) {

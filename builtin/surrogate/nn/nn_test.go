@@ -4,7 +4,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"sync"
 	"testing"
+	"time"
 )
 
 // Huber loss of Eq. 6 by hand with δ = 0.02: quadratic inside, linear
@@ -292,5 +294,60 @@ func TestTrainErrors(t *testing.T) {
 	c3.Hidden = []int{0}
 	if _, err := Train(c3, good, nil); err == nil {
 		t.Error("zero width accepted")
+	}
+}
+
+// Progress sees every epoch of every member, with the loss the member's
+// report records, and does not change the training.
+func TestProgress(t *testing.T) {
+	cfg := smallConfig()
+	cfg.Epochs = 3
+	cfg.Members = 2
+	train := gridData(50, 2)
+	a, err := Train(cfg, train, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	seen := map[[2]int]float64{}
+	cfg.Progress = func(member, epoch int, loss, rate float64) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen[[2]int{member, epoch}] = loss
+	}
+	b, err := Train(cfg, train, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != cfg.Members*cfg.Epochs {
+		t.Fatalf("progress called for %d (member, epoch) pairs, want %d", len(seen), cfg.Members*cfg.Epochs)
+	}
+	for k := range a.Nets {
+		for e, l := range a.Info[k].Loss {
+			if seen[[2]int{k, e + 1}] != l {
+				t.Errorf("member %d epoch %d: progress loss %v, report %v", k, e+1, seen[[2]int{k, e + 1}], l)
+			}
+		}
+		if math.Float64bits(a.Nets[k].W[0][0]) != math.Float64bits(b.Nets[k].W[0][0]) {
+			t.Errorf("member %d: progress changed the weights", k)
+		}
+	}
+	// A deadline already past: one epoch per member, then "deadline".
+	d := smallConfig()
+	d.Epochs, d.Members = 5, 2
+	d.Deadline = time.Now().Add(-time.Second)
+	e, err := Train(d, train, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, in := range e.Info {
+		if in.Epochs != 1 || in.Stopped != "deadline" {
+			t.Errorf("member %d past its deadline: %d epochs, stopped %q; want 1, \"deadline\"", k, in.Epochs, in.Stopped)
+		}
+	}
+	c := smallConfig()
+	c.PlateauMinDelta = 1
+	if _, err := Train(c, train, nil); err == nil {
+		t.Error("PlateauMinDelta 1 accepted")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"time"
 )
 
 // Config sets the architecture and the training of one network; Ensemble
@@ -42,6 +43,18 @@ type Config struct {
 	// Seed: all randomness (initial weights, shuffles, dropout masks) is
 	// drawn from PCG streams derived from it.
 	Seed uint64
+	// Progress, when set, is called after every epoch of every member
+	// (member from 0, epoch from 1) with the epoch's mean training loss and
+	// the learning rate for the next epoch. It is called from the member's
+	// goroutine and must be safe for concurrent use; it does not change the
+	// training.
+	Progress func(member, epoch int, loss, rate float64) `json:"-"`
+	// Deadline, when not zero, ends every member's training after the
+	// first epoch that finishes past it (TrainInfo.Stopped = "deadline").
+	// The weights then depend on the machine's speed; a member's Epochs in
+	// the report, given as Epochs without a deadline, reproduce its weights
+	// exactly.
+	Deadline time.Time `json:"-"`
 }
 
 // BartsoenHidden is the hidden architecture of Bartsoen et al. (2023),
@@ -98,6 +111,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("nn: Epochs %d must be ≥ 1", c.Epochs)
 	case c.Members < 1:
 		return fmt.Errorf("nn: Members %d must be ≥ 1", c.Members)
+	case c.PlateauMinDelta < 0 || c.PlateauMinDelta >= 1:
+		return fmt.Errorf("nn: PlateauMinDelta %v must be in [0, 1)", c.PlateauMinDelta)
 	case !(c.Beta1 >= 0 && c.Beta1 < 1 && c.Beta2 >= 0 && c.Beta2 < 1 && c.Epsilon > 0):
 		return fmt.Errorf("nn: Adam parameters β1=%v β2=%v ε=%v out of range", c.Beta1, c.Beta2, c.Epsilon)
 	case c.DecayFactor <= 0 || c.DecayFactor >= 1:
@@ -210,6 +225,8 @@ type TrainInfo struct {
 	Loss           []float64 // mean training loss (Huber + L2) per epoch
 	FinalRate      float64   // learning rate at the end
 	ValidationLoss float64   // mean Huber loss on the normalised validation data (no dropout)
+	// Stopped says why training ended before Epochs: "min-rate" or "deadline".
+	Stopped string `json:",omitempty"`
 }
 
 // Loss returns the training objective of a batch without dropout: the mean
@@ -370,9 +387,17 @@ func trainOne(cfg Config, sizes []int, norm *Net, train *Data, seed, stream uint
 				lr *= cfg.DecayFactor
 				wait = 0
 				if lr < cfg.MinLearningRate {
+					info.Stopped = "min-rate"
 					break
 				}
 			}
+		}
+		if cfg.Progress != nil {
+			cfg.Progress(int(stream)-1, epoch+1, loss, lr)
+		}
+		if !cfg.Deadline.IsZero() && epoch+1 < cfg.Epochs && time.Now().After(cfg.Deadline) {
+			info.Stopped = "deadline"
+			break
 		}
 	}
 	info.FinalRate = lr
