@@ -23,7 +23,7 @@ var Settings = []abi.Setting{
 // output), as an abi.Model. It is read-only and safe for concurrent use.
 type Model struct {
 	e           *nn.Ensemble
-	fz          *nn.Frozen // e's weights packed once (float64, or float32 by the weights setting)
+	fz          *nn.Frozen       // e's weights packed once (float64, or float32 by the weights setting)
 	km          []*kriging.Model // instead of e
 	inLo, inHi  []float64        // training box of the inputs (nil: none)
 	prov        nn.Provenance
