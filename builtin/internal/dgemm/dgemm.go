@@ -180,26 +180,12 @@ func gemm(ks *kernels, procs int, tA, tB bool, m, n, k int, a []float64, lda int
 	if m < 0 || n < 0 || k < 0 {
 		panic(fmt.Sprintf("dgemm: negative dimension m=%d n=%d k=%d", m, n, k))
 	}
-	if tA {
-		need("A", a, k, m, lda)
-	} else {
-		need("A", a, m, k, lda)
-	}
 	if tB {
 		need("B", b, n, k, ldb)
 	} else {
 		need("B", b, k, n, ldb)
 	}
-	need("C", c, m, n, ldc)
-	if m == 0 || n == 0 {
-		return
-	}
-	if k == 0 {
-		if !add {
-			for i := range m {
-				clear(c[i*ldc : i*ldc+n])
-			}
-		}
+	if trivial(tA, m, n, k, a, lda, add, c, ldc) {
 		return
 	}
 	nr := ks.nr
@@ -392,6 +378,17 @@ func gemmPacked(procs int, tA bool, m int, a []float64, lda int, pb *Packed, add
 	if m < 0 {
 		panic(fmt.Sprintf("dgemm: negative dimension m=%d", m))
 	}
+	if trivial(tA, m, n, k, a, lda, add, c, ldc) {
+		return
+	}
+	multiply(&job{ks: pb.ks, tA: tA, m: m, n: n, k: k, a: a, lda: lda,
+		bp: pb.d64, bp32: pb.d32, add: add, c: c, ldc: ldc}, procs)
+}
+
+// trivial checks op(A) (m×k) and C (m×n) against their slices and
+// reports whether the product is already done: an empty C, or k = 0
+// (then C = 0, or C unchanged when add).
+func trivial(tA bool, m, n, k int, a []float64, lda int, add bool, c []float64, ldc int) bool {
 	if tA {
 		need("A", a, k, m, lda)
 	} else {
@@ -399,7 +396,7 @@ func gemmPacked(procs int, tA bool, m int, a []float64, lda int, pb *Packed, add
 	}
 	need("C", c, m, n, ldc)
 	if m == 0 || n == 0 {
-		return
+		return true
 	}
 	if k == 0 {
 		if !add {
@@ -407,10 +404,9 @@ func gemmPacked(procs int, tA bool, m int, a []float64, lda int, pb *Packed, add
 				clear(c[i*ldc : i*ldc+n])
 			}
 		}
-		return
+		return true
 	}
-	multiply(&job{ks: pb.ks, tA: tA, m: m, n: n, k: k, a: a, lda: lda,
-		bp: pb.d64, bp32: pb.d32, add: add, c: c, ldc: ldc}, procs)
+	return false
 }
 
 // split runs f over p contiguous, nearly equal parts of [0, n), the last on
