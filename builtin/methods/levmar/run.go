@@ -70,9 +70,17 @@ type Run struct {
 	Reason string    `json:"reason,omitempty"`
 
 	// sub caches the SVD of the current factorisation's free columns
-	// across rejected steps (not saved: it is recomputed, identically,
-	// after a restore).
-	sub *lsq.Sub
+	// across rejected steps while subOK (not saved: it is recomputed,
+	// identically, after a restore); its storage is reused for the next
+	// factorisation's.
+	sub   *lsq.Sub
+	subOK bool
+	// Per-run scratch, so that an iteration allocates nothing (not saved):
+	// spare is the factorisation an accepted trial is computed into (then
+	// swapped with Fac), the rest the work of propose.
+	spare                    *lsq.Factor
+	freeBuf                  []int
+	ptBuf, stepBuf, trialBuf []float64
 }
 
 // Cost is ½‖r‖² at the current iterate.
@@ -135,8 +143,12 @@ func (run *Run) Start(r abi.Result, x []float64, c Config, b mcmc.Bounds) bool {
 // ‖J_j‖)).
 func (run *Run) accept(r abi.Result, x []float64, c Config) bool {
 	p := len(x)
-	f, err := lsq.Factorize(r.Jacobian, r.Residuals, p)
-	if err != nil {
+	f := run.spare
+	if f == nil {
+		f = new(lsq.Factor)
+	}
+	if f.Refactorize(r.Jacobian, r.Residuals, p) != nil {
+		run.spare = f
 		return false
 	}
 	if run.D == nil {
@@ -153,9 +165,10 @@ func (run *Run) accept(r abi.Result, x []float64, c Config) bool {
 		}
 	}
 	if f.SetScale(run.D) != nil {
+		run.spare = f
 		return false
 	}
-	run.Fac, run.sub = f, nil
+	run.Fac, run.spare, run.subOK = f, run.Fac, false
 	run.X = append(run.X[:0], x...)
 	run.LogPrior, run.LogLik = r.LogPrior, r.LogLik
 	run.XNorm = scaledNorm(run.D, x)
@@ -169,7 +182,8 @@ func (run *Run) accept(r abi.Result, x []float64, c Config) bool {
 // optimization problems with simple constraints", SIAM J. Control Optim.
 // 20(2):221–246, Eq. 8).
 func (run *Run) free(b mcmc.Bounds) []int {
-	var out []int
+	out := run.freeBuf[:0]
+	defer func() { run.freeBuf = out }()
 	for j, x := range run.X {
 		g := run.Fac.Grad[j] // ∂(½‖r‖²)/∂θ_j; descent moves by −g
 		if (x <= b.Lower[j] && g > 0) || (x >= b.Upper[j] && g < 0) {
@@ -224,22 +238,22 @@ func (run *Run) propose(c Config, b mcmc.Bounds) {
 		run.finish(ExitGtolMachine)
 		return
 	}
-	if run.sub == nil || !slices.Equal(run.sub.Free, free) {
-		sub, err := run.Fac.NewSub(free)
+	if !run.subOK || !slices.Equal(run.sub.Free, free) {
+		sub, err := run.Fac.SubInto(run.sub, free)
 		if err != nil {
 			run.finish(ExitStalled)
 			return
 		}
-		run.sub = sub
+		run.sub, run.subOK = sub, true
 	}
 	sub := run.sub
 	run.Par = sub.SolveTrustRegion(run.Delta, run.Par, c.Rcond)
 	m, p := len(free), len(run.X)
-	pt := make([]float64, m)
+	pt := grow(&run.ptBuf, m)
 	sub.Step(run.Par, c.Rcond, pt)
-	step := make([]float64, p)
+	step := grow(&run.stepBuf, p)
 	run.Fac.Unscale(sub, pt, step)
-	trial := make([]float64, p)
+	trial := grow(&run.trialBuf, p)
 	for j := range trial {
 		trial[j] = math.Max(b.Lower[j], math.Min(b.Upper[j], run.X[j]+step[j]))
 	}
@@ -257,6 +271,15 @@ func (run *Run) propose(c Config, b mcmc.Bounds) {
 	prered, dir := sub.Reduction(pt)
 	f2 := run.Fac.RNorm * run.Fac.RNorm
 	run.Trial, run.PNorm, run.Prered, run.Dirder = trial, pnorm, prered/f2, dir/f2
+}
+
+// grow returns *buf resized to n (contents unspecified), reallocating it
+// when it is too small.
+func grow(buf *[]float64, n int) []float64 {
+	if cap(*buf) < n {
+		*buf = make([]float64, n)
+	}
+	return (*buf)[:n]
 }
 
 // epsmch is the machine precision MINPACK's tests 6–8 compare with.

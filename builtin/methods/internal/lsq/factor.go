@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sync"
 
 	"gonum.org/v1/gonum/floats"
@@ -40,15 +39,32 @@ type Factor struct {
 // their Jacobian jac (n×p row-major), with the scaling D = I. It refuses
 // non-finite input.
 func Factorize(jac, r []float64, p int) (*Factor, error) {
+	f := new(Factor)
+	if err := f.Refactorize(jac, r, p); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// Refactorize is Factorize into f, reusing f's slices when they are large
+// enough (a method keeps one spare Factor per run and swaps it with the
+// current one on acceptance, so that an iteration allocates nothing). On
+// error f is left in an unspecified state. The result is the same, to the
+// last bit, as Factorize's.
+func (f *Factor) Refactorize(jac, r []float64, p int) error {
 	n := len(r)
 	switch {
 	case n == 0 || p == 0:
-		return nil, errors.New("lsq: no residuals or no parameters")
+		return errors.New("lsq: no residuals or no parameters")
 	case len(jac) != n*p:
-		return nil, fmt.Errorf("lsq: Jacobian has %d values, want %d×%d", len(jac), n, p)
+		return fmt.Errorf("lsq: Jacobian has %d values, want %d×%d", len(jac), n, p)
 	}
-	f := &Factor{P: p, N: n, D: make([]float64, p),
-		Grad: make([]float64, p), ColNorm: make([]float64, p)}
+	f.P, f.N = p, n
+	f.D = resize(f.D, p)
+	f.Grad = resize(f.Grad, p)
+	f.ColNorm = resize(f.ColNorm, p)
+	f.R = resize(f.R, p*p)
+	f.C = resize(f.C, p)
 	for j := range f.D {
 		f.D[j] = 1
 	}
@@ -62,25 +78,41 @@ func Factorize(jac, r []float64, p int) (*Factor, error) {
 		*buf = make([]float64, rows*(p+1))
 	}
 	a := (*buf)[:rows*(p+1)]
-	clear(a)
 	col := func(j int) []float64 { return a[j*rows : (j+1)*rows] }
-	ss := 0.0
 	rc := col(p)
-	for i := range n {
-		ri := r[i]
-		if math.IsNaN(ri) || math.IsInf(ri, 0) {
-			return nil, fmt.Errorf("lsq: residual %d is %v", i, ri)
+	copy(rc, r)
+	clear(rc[n:])
+	for k := range p {
+		ck := col(k)
+		for i := range n {
+			ck[i] = jac[i*p+k]
 		}
+		clear(ck[n:])
+	}
+	// ‖r‖², Jᵀr and the column norms, each summed over the rows in order
+	// (as the row-by-row accumulation it replaces, so to the same bits).
+	// Their finiteness stands for that of the entries: a NaN or ±Inf entry
+	// makes its column's sum of squares NaN or +Inf; only when a sum is not
+	// finite are the entries searched, for the error (or found finite: the
+	// squares overflowed, which is not an error in J).
+	ss := 0.0
+	for _, ri := range rc[:n] {
 		ss += ri * ri
-		rc[i] = ri
-		row := jac[i*p : (i+1)*p]
-		for k, v := range row {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("lsq: Jacobian entry (%d, %d) is %v", i, k, v)
-			}
-			a[k*rows+i] = v
-			f.Grad[k] += v * ri
-			f.ColNorm[k] += v * v
+	}
+	finite := !math.IsNaN(ss) && !math.IsInf(ss, 0)
+	for k := range p {
+		ck := col(k)[:n]
+		g, cn := 0.0, 0.0
+		for i, v := range ck {
+			g += v * rc[i]
+			cn += v * v
+		}
+		f.Grad[k], f.ColNorm[k] = g, cn
+		finite = finite && !math.IsNaN(cn) && !math.IsInf(cn, 0)
+	}
+	if !finite {
+		if err := firstNonFinite(jac, r, p); err != nil {
+			return err
 		}
 	}
 	f.RNorm = math.Sqrt(ss)
@@ -88,18 +120,42 @@ func Factorize(jac, r []float64, p int) (*Factor, error) {
 		f.ColNorm[k] = math.Sqrt(f.ColNorm[k])
 	}
 	if math.IsInf(f.RNorm, 1) {
-		return nil, errors.New("lsq: the residual norm overflows")
+		return errors.New("lsq: the residual norm overflows")
 	}
 	householder(a, rows, p+1, p)
-	f.R = make([]float64, p*p)
-	f.C = make([]float64, p)
 	for i := range p {
+		clear(f.R[i*p : i*p+i])
 		for j := i; j < p; j++ {
 			f.R[i*p+j] = a[j*rows+i]
 		}
 		f.C[i] = rc[i]
 	}
-	return f, nil
+	return nil
+}
+
+// firstNonFinite reports the first non-finite value in row order (the
+// residual of a row before its Jacobian entries), or nil.
+func firstNonFinite(jac, r []float64, p int) error {
+	for i, ri := range r {
+		if math.IsNaN(ri) || math.IsInf(ri, 0) {
+			return fmt.Errorf("lsq: residual %d is %v", i, ri)
+		}
+		for k, v := range jac[i*p : (i+1)*p] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("lsq: Jacobian entry (%d, %d) is %v", i, k, v)
+			}
+		}
+	}
+	return nil
+}
+
+// resize returns s with length n, reusing its storage when it can (the
+// contents are not kept).
+func resize(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	return s[:n]
 }
 
 // SetScale sets the column scaling D (length P, every entry finite and
@@ -160,17 +216,34 @@ type Sub struct {
 	S    []float64 // singular values, descending
 	V    []float64 // m×m row-major, m = len(Free)
 	B    []float64 // Uᵀc
+
+	// work and idx are jacobiSub's scratch, kept for the next SubInto.
+	work []float64
+	idx  []int
 }
 
 // NewSub computes the Sub of f for the free parameters free (indices into
 // 0…p−1, at least one).
 func (f *Factor) NewSub(free []int) (*Sub, error) {
+	return f.SubInto(nil, free)
+}
+
+// SubInto is NewSub into s (a new Sub when s is nil), reusing its storage:
+// a method keeps one Sub per run, recomputed once per accepted Jacobian,
+// so that an iteration allocates nothing. The result is the same, to the
+// last bit, as NewSub's.
+func (f *Factor) SubInto(s *Sub, free []int) (*Sub, error) {
 	m, p := len(free), f.P
 	if m == 0 {
 		return nil, errors.New("lsq: no free parameter")
 	}
+	if s == nil {
+		s = new(Sub)
+	}
+	s.Free = append(s.Free[:0], free...)
 	if m <= jacobiMax {
-		return f.jacobiSub(free), nil
+		f.jacobiSub(s)
+		return s, nil
 	}
 	a := mat.NewDense(p, m, nil)
 	for i := range p {
@@ -185,7 +258,8 @@ func (f *Factor) NewSub(free []int) (*Sub, error) {
 	var u, v mat.Dense
 	svd.UTo(&u)
 	svd.VTo(&v)
-	s := &Sub{Free: append([]int(nil), free...), S: svd.Values(nil), V: make([]float64, m*m), B: make([]float64, m)}
+	s.S = svd.Values(resize(s.S, m))
+	s.V, s.B = resize(s.V, m*m), resize(s.B, m)
 	for i := range m {
 		for k := range m {
 			s.V[i*m+k] = v.At(i, k)
@@ -204,17 +278,20 @@ func (f *Factor) NewSub(free []int) (*Sub, error) {
 // SVD (LAPACK dgesvd), whose O(m³) constant is smaller.
 const jacobiMax = 48
 
-// jacobiSub computes the Sub by the one-sided Jacobi SVD of Hestenes
-// (1958; Golub & Van Loan 2013, Sec. 8.6.3; Demmel & Veselić 1992 for its
-// relative accuracy): plane rotations V make the columns of A = R_F·V
-// mutually orthogonal; then s_i = ‖a_i‖ and b_i = u_iᵀc = a_iᵀc/s_i. It
-// allocates little and is accurate to the last digits for the small,
-// badly scaled problems least squares meets (the NIST StRD set).
-func (f *Factor) jacobiSub(free []int) *Sub {
+// jacobiSub computes the Sub of the free columns s.Free into s by the
+// one-sided Jacobi SVD of Hestenes (1958; Golub & Van Loan 2013, Sec.
+// 8.6.3; Demmel & Veselić 1992 for its relative accuracy): plane rotations
+// V make the columns of A = R_F·V mutually orthogonal; then s_i = ‖a_i‖ and
+// b_i = u_iᵀc = a_iᵀc/s_i. It is accurate to the last digits for the
+// small, badly scaled problems least squares meets (the NIST StRD set), and
+// allocates nothing once s has held a Sub of the same size.
+func (f *Factor) jacobiSub(s *Sub) {
+	free := s.Free
 	p, m := f.P, len(free)
-	// One allocation for the work (a: p×m, v: m×m, both column-major;
-	// sq, sv: m) and one for the result's S, V and B.
-	work := make([]float64, p*m+m*m+2*m)
+	// The work (a: p×m, v: m×m, both column-major; sq, sv: m).
+	s.work = resize(s.work, p*m+m*m+2*m)
+	work := s.work
+	clear(work)
 	a, v := work[:p*m], work[p*m:p*m+m*m]
 	sq, sv := work[p*m+m*m:p*m+m*m+m], work[p*m+m*m+m:]
 	for k, j := range free {
@@ -260,7 +337,10 @@ func (f *Factor) jacobiSub(free []int) *Sub {
 		}
 	}
 	// Singular values and b, sorted descending.
-	idx := make([]int, m)
+	if cap(s.idx) < m {
+		s.idx = make([]int, m)
+	}
+	idx := s.idx[:m]
 	for k := range m {
 		idx[k] = k
 		sv[k] = norm2(a[k*p : (k+1)*p])
@@ -272,10 +352,10 @@ func (f *Factor) jacobiSub(free []int) *Sub {
 			idx[j], idx[j-1] = idx[j-1], idx[j]
 		}
 	}
-	out := make([]float64, 2*m+m*m)
-	s := &Sub{Free: slices.Clone(free), S: out[:m], B: out[m : 2*m], V: out[2*m:]}
+	s.S, s.B, s.V = resize(s.S, m), resize(s.B, m), resize(s.V, m*m)
 	for out, k := range idx {
 		s.S[out] = sv[k]
+		s.B[out] = 0
 		if sv[k] > 0 {
 			s.B[out] = dot(a[k*p:(k+1)*p], f.C) / sv[k]
 		}
@@ -283,7 +363,6 @@ func (f *Factor) jacobiSub(free []int) *Sub {
 			s.V[i*m+out] = v[k*m+i]
 		}
 	}
-	return s
 }
 
 // rot applies the plane rotation [c s; −s c] to the columns x, y:

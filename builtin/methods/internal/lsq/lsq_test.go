@@ -84,7 +84,8 @@ func TestJacobiMatchesGonum(t *testing.T) {
 			}
 		}
 		f, _ := Factorize(jac, r, p)
-		sub := f.jacobiSub(allFree(p))
+		sub := &Sub{Free: allFree(p)}
+		f.jacobiSub(sub)
 		a := mat.NewDense(p, p, nil)
 		for i := range p {
 			for j := i; j < p; j++ {
