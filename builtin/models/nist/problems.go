@@ -229,17 +229,20 @@ func roszman1(b []float64, x, _ float64, g []float64) float64 {
 // ENSO: y = b1 + b2·cos(2πx/12) + b3·sin(2πx/12) + b5·cos(2πx/b4) +
 // b6·sin(2πx/b4) + b8·cos(2πx/b7) + b9·sin(2πx/b7).
 func enso(b []float64, x, _ float64, g []float64) float64 {
+	// math.Sincos: one argument reduction for both (the same values as
+	// math.Sin and math.Cos).
 	a := 2 * math.Pi * x / 12
-	y := b[0] + b[1]*math.Cos(a) + b[2]*math.Sin(a)
+	s0, c0 := math.Sincos(a)
+	y := b[0] + b[1]*c0 + b[2]*s0
 	if g != nil {
 		g[0] = 1
-		g[1] = math.Cos(a)
-		g[2] = math.Sin(a)
+		g[1] = c0
+		g[2] = s0
 	}
 	for _, k := range []int{3, 6} {
 		p := b[k]
 		ak := 2 * math.Pi * x / p
-		c, s := math.Cos(ak), math.Sin(ak)
+		s, c := math.Sincos(ak)
 		y += b[k+1]*c + b[k+2]*s
 		if g != nil {
 			// d(ak)/d(p) = −ak/p.
@@ -314,14 +317,19 @@ func rat43(b []float64, x, _ float64, g []float64) float64 {
 	return b[0] * p
 }
 
-// Bennett5: y = b1·(b2 + x)^(−1/b3).
+// Bennett5: y = b1·(b2 + x)^(−1/b3), computed as b1·exp(−ln(b2 + x)/b3):
+// one logarithm, which the derivative in b3 needs anyway, and one
+// exponential instead of math.Pow (a third of the time; the same value
+// within a few ulps, well inside the certified 11 digits). For b2 + x < 0
+// the value is NaN, as math.Pow's is unless −1/b3 happens to be an integer.
 func bennett5(b []float64, x, _ float64, g []float64) float64 {
 	u := b[1] + x
-	p := math.Pow(u, -1/b[2])
+	lu := math.Log(u)
+	p := math.Exp(-lu / b[2])
 	if g != nil {
 		g[0] = p
 		g[1] = -b[0] * p / (b[2] * u)
-		g[2] = b[0] * p * math.Log(u) / (b[2] * b[2])
+		g[2] = b[0] * p * lu / (b[2] * b[2])
 	}
 	return b[0] * p
 }
