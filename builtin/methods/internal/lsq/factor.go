@@ -318,7 +318,16 @@ func (f *Factor) jacobiSub(s *Sub) {
 			for k := j + 1; k < m; k++ {
 				ak := a[k*p : (k+1)*p]
 				alpha, beta := sq[j], sq[k]
-				gamma := dot(aj, ak)
+				var gamma float64
+				if p < dotShort {
+					// dot's short loop, inlined (the same sums).
+					ak := ak[:len(aj)]
+					for i, x := range aj {
+						gamma += x * ak[i]
+					}
+				} else {
+					gamma = floats.Dot(aj, ak)
+				}
 				if gamma == 0 || math.Abs(gamma) <= eps*math.Sqrt(alpha*beta) {
 					continue
 				}
@@ -368,6 +377,7 @@ func (f *Factor) jacobiSub(s *Sub) {
 // rot applies the plane rotation [c s; −s c] to the columns x, y:
 // x ← c·x − s·y, y ← s·x + c·y.
 func rot(x, y []float64, c, s float64) {
+	y = y[:len(x)]
 	for i, xi := range x {
 		yi := y[i]
 		x[i] = c*xi - s*yi
@@ -532,6 +542,9 @@ func (f *Factor) Unscale(s *Sub, pt, p []float64) {
 	}
 }
 
+// dotShort is the length from which dot calls floats.Dot.
+const dotShort = 32
+
 // dot is xᵀy: a plain loop for short vectors, gonum's floats.Dot (SSE2
 // assembly on amd64, two running sums) for long ones. Below 32 values the
 // loop costs at most a few nanoseconds more (BenchmarkDot), and its single
@@ -540,7 +553,7 @@ func (f *Factor) Unscale(s *Sub, pt, p []float64) {
 // apart from the C twin and their cross-check (TestGaussNewtonPluginMatchesBuiltin,
 // 1e-10) failed at 5e-10.
 func dot(x, y []float64) float64 {
-	if len(x) >= 32 {
+	if len(x) >= dotShort {
 		return floats.Dot(x, y)
 	}
 	s := 0.0
