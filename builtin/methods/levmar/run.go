@@ -90,20 +90,8 @@ func (run *Run) Cost() float64 { return 0.5 * run.Fac.RNorm * run.Fac.RNorm }
 // OK, finite log prior and log likelihood, x in the box, and finite
 // residuals and Jacobian (whose shapes Tell has checked).
 func usable(r abi.Result, x []float64, b mcmc.Bounds) bool {
-	if !mcmc.Usable(r) || !b.Contains(x) || len(r.Residuals) == 0 || r.Jacobian == nil {
-		return false
-	}
-	for _, v := range r.Residuals {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return false
-		}
-	}
-	for _, v := range r.Jacobian {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return false
-		}
-	}
-	return true
+	return mcmc.Usable(r) && b.Contains(x) && len(r.Residuals) > 0 && r.Jacobian != nil &&
+		lsq.AllFinite(r.Residuals) && lsq.AllFinite(r.Jacobian)
 }
 
 func scaledNorm(d, x []float64) float64 {
