@@ -82,31 +82,29 @@ func (f *Factor) Refactorize(jac, r []float64, p int) error {
 	rc := col(p)
 	copy(rc, r)
 	clear(rc[n:])
-	for k := range p {
-		ck := col(k)
-		for i := range n {
-			ck[i] = jac[i*p+k]
-		}
-		clear(ck[n:])
-	}
 	// ‖r‖², Jᵀr and the column norms, each summed over the rows in order
-	// (as the row-by-row accumulation it replaces, so to the same bits).
-	// Their finiteness stands for that of the entries: a NaN or ±Inf entry
-	// makes its column's sum of squares NaN or +Inf; only when a sum is not
-	// finite are the entries searched, for the error (or found finite: the
-	// squares overflowed, which is not an error in J).
+	// (as the row-by-row accumulation it replaces, so to the same bits),
+	// in the pass that copies J's column. Their finiteness stands for that
+	// of the entries: a NaN or ±Inf entry makes its column's sum of
+	// squares NaN or +Inf; only when a sum is not finite are the entries
+	// searched, for the error (or found finite: the squares overflowed,
+	// which is not an error in J).
 	ss := 0.0
 	for _, ri := range rc[:n] {
 		ss += ri * ri
 	}
 	finite := !math.IsNaN(ss) && !math.IsInf(ss, 0)
 	for k := range p {
-		ck := col(k)[:n]
+		ck := col(k)
 		g, cn := 0.0, 0.0
-		for i, v := range ck {
-			g += v * rc[i]
+		rn := rc[:n]
+		for i, ri := range rn {
+			v := jac[i*p+k]
+			ck[i] = v
+			g += v * ri
 			cn += v * v
 		}
+		clear(ck[n:])
 		f.Grad[k], f.ColNorm[k] = g, cn
 		finite = finite && !math.IsNaN(cn) && !math.IsInf(cn, 0)
 	}
@@ -302,31 +300,49 @@ func (f *Factor) jacobiSub(s *Sub) {
 	for k := range m {
 		v[k*m+k] = 1
 	}
+	// ext[k] is the number of leading rows of column k that may be
+	// nonzero: R is triangular, so column k starts with free[k]+1 of them,
+	// and a rotation gives both its columns the longer extent. The rows
+	// past it are (+0) zeros that add nothing to a dot product and that a
+	// rotation leaves +0, so skipping them changes no bit of the result;
+	// it spares about half the work of the first sweep. (Only for columns
+	// shorter than dotShort, whose dot is the plain loop: floats.Dot's
+	// summation order depends on the length.)
+	if cap(s.idx) < 2*m {
+		s.idx = make([]int, 2*m)
+	}
+	idx, ext := s.idx[:m], s.idx[m:2*m]
+	for k, j := range free {
+		ext[k] = p
+		if p < dotShort {
+			ext[k] = min(j+1, p)
+		}
+	}
 	const eps = 2.220446049250313e-16
 	// sq holds the squared column norms, recomputed every sweep and updated
 	// within it by α ← α − t·γ, β ← β + t·γ (the rotation's exact effect),
 	// which saves two of the three dot products a pair needs.
 	for sweep := 0; sweep < 60; sweep++ {
 		for k := range m {
-			col := a[k*p : (k+1)*p]
+			col := a[k*p : k*p+ext[k]]
 			sq[k] = dot(col, col)
 		}
 		rotated := false
 		for j := 0; j < m-1; j++ {
-			aj := a[j*p : (j+1)*p]
 			vj := v[j*m : (j+1)*m]
 			for k := j + 1; k < m; k++ {
-				ak := a[k*p : (k+1)*p]
 				alpha, beta := sq[j], sq[k]
 				var gamma float64
 				if p < dotShort {
-					// dot's short loop, inlined (the same sums).
-					ak := ak[:len(aj)]
+					// dot's short loop, inlined (the same sums), over
+					// the rows where both columns may be nonzero.
+					e := min(ext[j], ext[k])
+					aj, ak := a[j*p:j*p+e], a[k*p:k*p+e]
 					for i, x := range aj {
 						gamma += x * ak[i]
 					}
 				} else {
-					gamma = floats.Dot(aj, ak)
+					gamma = floats.Dot(a[j*p:(j+1)*p], a[k*p:(k+1)*p])
 				}
 				if gamma == 0 || math.Abs(gamma) <= eps*math.Sqrt(alpha*beta) {
 					continue
@@ -336,7 +352,9 @@ func (f *Factor) jacobiSub(s *Sub) {
 				t := math.Copysign(1, zeta) / (math.Abs(zeta) + math.Sqrt(1+zeta*zeta))
 				c := 1 / math.Sqrt(1+t*t)
 				sn := c * t
-				rot(aj, ak, c, sn)
+				e := max(ext[j], ext[k])
+				ext[j], ext[k] = e, e
+				rot(a[j*p:j*p+e], a[k*p:k*p+e], c, sn)
 				rot(vj, v[k*m:(k+1)*m], c, sn)
 				sq[j], sq[k] = alpha-t*gamma, beta+t*gamma
 			}
@@ -346,10 +364,6 @@ func (f *Factor) jacobiSub(s *Sub) {
 		}
 	}
 	// Singular values and b, sorted descending.
-	if cap(s.idx) < m {
-		s.idx = make([]int, m)
-	}
-	idx := s.idx[:m]
 	for k := range m {
 		idx[k] = k
 		sv[k] = norm2(a[k*p : (k+1)*p])
