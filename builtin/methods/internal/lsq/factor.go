@@ -337,7 +337,8 @@ func (f *Factor) jacobiSub(s *Sub) {
 					// dot's short loop, inlined (the same sums), over
 					// the rows where both columns may be nonzero.
 					e := min(ext[j], ext[k])
-					aj, ak := a[j*p:j*p+e], a[k*p:k*p+e]
+					aj := a[j*p : j*p+e]
+					ak := a[k*p : k*p+e][:len(aj)]
 					for i, x := range aj {
 						gamma += x * ak[i]
 					}
