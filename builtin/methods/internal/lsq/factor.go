@@ -94,27 +94,44 @@ func (f *Factor) Refactorize(jac, r []float64, p int) error {
 		ss += ri * ri
 	}
 	finite := !math.IsNaN(ss) && !math.IsInf(ss, 0)
-	// Blocks of 8 columns: each row's 8 values are one cache line of J,
-	// read once (a column at a time would read every line of a large J
-	// once per column).
+	// J into the columns, with Jᵀr and the squared column norms. A J of
+	// up to 8 columns is copied a column at a time, its sums taken in the
+	// same pass (a row is at most one or two cache lines); a wider one by
+	// blocks of 8 columns, each row's 8 values one cache line of J read
+	// once (a column at a time would read every line of a large J once per
+	// column), and the sums then taken over the contiguous columns.
 	const blk = 8
-	for k0 := 0; k0 < p; k0 += blk {
-		kb := min(blk, p-k0)
-		var g, cn [blk]float64
-		for i, ri := range rc[:n] {
-			row := jac[i*p+k0 : i*p+k0+kb]
-			for t, v := range row {
-				a[(k0+t)*rows+i] = v
-				g[t] += v * ri
-				cn[t] += v * v
+	rn := rc[:n]
+	if p > blk {
+		for k0 := 0; k0 < p; k0 += blk {
+			kb := min(blk, p-k0)
+			for i := range n {
+				for t, v := range jac[i*p+k0 : i*p+k0+kb] {
+					a[(k0+t)*rows+i] = v
+				}
 			}
 		}
-		for t := range kb {
-			k := k0 + t
-			clear(col(k)[n:])
-			f.Grad[k], f.ColNorm[k] = g[t], cn[t]
-			finite = finite && !math.IsNaN(cn[t]) && !math.IsInf(cn[t], 0)
+	}
+	for k := range p {
+		ck := col(k)
+		clear(ck[n:])
+		ck = ck[:len(rn)]
+		g, cn := 0.0, 0.0
+		if p > blk {
+			for i, v := range ck {
+				g += v * rn[i]
+				cn += v * v
+			}
+		} else {
+			for i, ri := range rn {
+				v := jac[i*p+k]
+				ck[i] = v
+				g += v * ri
+				cn += v * v
+			}
 		}
+		f.Grad[k], f.ColNorm[k] = g, cn
+		finite = finite && !math.IsNaN(cn) && !math.IsInf(cn, 0)
 	}
 	if !finite {
 		if err := firstNonFinite(jac, r, p); err != nil {
