@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/builtin/methods/internal/lsq"
 	"github.com/kinfer/kinfer/builtin/models/nist"
 )
 
@@ -79,17 +80,17 @@ func (np *NISTProblem) Eval(theta []float64) abi.Result {
 	for k := range n {
 		r[k] = np.y[k] - np.obs[k]
 		ss += r[k] * r[k]
-		copy(jac[k*np.p:(k+1)*np.p], np.jac[k*nist.MaxParams:k*nist.MaxParams+np.p])
+		for j, v := range np.jac[k*nist.MaxParams : k*nist.MaxParams+np.p] {
+			jac[k*np.p+j] = v
+		}
 	}
 	if math.IsNaN(ss) || math.IsInf(ss, 0) {
 		res.Status, res.LogLik = abi.NonFinite, math.Inf(-1)
 		return res
 	}
-	for _, v := range jac {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			res.Status, res.LogLik = abi.NonFinite, math.Inf(-1)
-			return res
-		}
+	if !lsq.AllFinite(jac) {
+		res.Status, res.LogLik = abi.NonFinite, math.Inf(-1)
+		return res
 	}
 	res.LogLik = -0.5 * ss
 	res.Residuals, res.Jacobian = r, jac
