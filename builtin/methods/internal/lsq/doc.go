@@ -5,9 +5,11 @@
 //   - Factor: the Householder QR factorisation of the column-scaled
 //     Jacobian with the residuals appended, [J·D⁻¹ | r] = Q·[R c; 0 ρ]
 //     (Golub & Van Loan 2013, Matrix Computations, 4th ed., Sec. 5.2),
-//     computed with gonum's LAPACK (Dgeqrf). Only the p×p R, Qᵀr's first p
-//     entries, the gradient Jᵀr and the column norms are kept, so a method
-//     holds O(p²) per point whatever the number of residuals.
+//     computed by a column-major Householder QR. Only the p×p R, Qᵀr's
+//     first p entries, the gradient Jᵀr and the column norms are kept, so
+//     a method holds O(p²) per point whatever the number of residuals.
+//     Refactorize computes it into a Factor's existing storage (a method
+//     keeps a spare per run), to the same bits as Factorize.
 //   - Sub: the SVD of R's free columns (the parameters not held at a bound),
 //     R_F = U·S·Vᵀ, which gives in closed form, for any damping λ, the
 //     Levenberg–Marquardt step p̃(λ) = −V·S(S² + λI)⁻¹·Uᵀc (Moré 1978,
@@ -17,7 +19,9 @@
 //     given length (Moré 1978, Sec. 5; Hebden 1973), and λ = 0 with a
 //     relative singular-value cutoff gives the pseudo-inverse Gauss–Newton
 //     step −J⁺r (Gouveia et al., Eq. 13). A rank-deficient Jacobian is no
-//     special case: the SVD reveals the rank.
+//     special case: the SVD reveals the rank. SubInto recomputes a Sub in
+//     place, to the same bits as NewSub.
+//   - AllFinite: whether a slice holds only finite values, branch-free.
 //   - Stats: s² = RSS/(n − p), the covariance s²(JᵀJ)⁻¹ with standard
 //     errors and correlations (Seber & Wild 1989, Nonlinear Regression,
 //     Eq. 2.21), the rank, the singular values and condition numbers, and
