@@ -353,9 +353,20 @@ func (f *Factor) jacobiSub(s *Sub) {
 			sq[k] = dot(col, col)
 		}
 		rotated := false
-		for j := 0; j < m-1; j++ {
-			vj := v[j*m : (j+1)*m]
-			for k := j + 1; k < m; k++ {
+		// The pairs of the row-cyclic sweep, (0,1), (0,2), …, (0,m−1),
+		// (1,2), …, taken by anti-diagonals j + k = d instead. A rotation
+		// (j, k) reads the columns j and k as the rotations before it in
+		// the row-cyclic order left them, and those are exactly the
+		// rotations on j or k with a smaller j + k; so each rotation gets
+		// the same inputs and the sweep the same bits (Luk & Park 1989, "On
+		// parallel Jacobi orderings", SIAM J. Sci. Stat. Comput. 10(1):
+		// 18–26: orderings equivalent up to commuting rotations). The pairs
+		// of one anti-diagonal share no column, so the processor overlaps
+		// one rotation's chain of square roots and divisions with the next
+		// pair's work, where row-cyclic pairs each wait for the last.
+		for d := 1; d <= 2*m-3; d++ {
+			for j := max(0, d-(m-1)); j < d-j; j++ {
+				k := d - j
 				alpha, beta := sq[j], sq[k]
 				var gamma float64
 				if p < dotShort {
@@ -381,7 +392,7 @@ func (f *Factor) jacobiSub(s *Sub) {
 				e := max(ext[j], ext[k])
 				ext[j], ext[k] = e, e
 				rot(a[j*p:j*p+e], a[k*p:k*p+e], c, sn)
-				rot(vj, v[k*m:(k+1)*m], c, sn)
+				rot(v[j*m:(j+1)*m], v[k*m:(k+1)*m], c, sn)
 				sq[j], sq[k] = alpha-t*gamma, beta+t*gamma
 			}
 		}
