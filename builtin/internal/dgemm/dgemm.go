@@ -46,7 +46,42 @@ type kernels struct {
 	// k1p (nil: not available): k1 over two panels b, b2 (float64) or
 	// b32, b232 (float32) into 2·nr contiguous values of c.
 	k1p func(k int, a, b, b2 []float64, b32, b232 []float32, ldb int, c []float64, load bool)
+	// k12 (nil: not available): the 12×16 tile c (row stride ldc) from k
+	// steps of the packed A (12 values a step) and 16 columns of the B
+	// panel b (float64) or b32 (float32), row stride ldb.
+	k12 func(k int, a []float64, b []float64, b32 []float32, ldb int, c []float64, ldc int, load bool)
 }
+
+// k12Go is the definition of the k12 kernels (the portable twin of
+// k12x16AVX512 and k12x16AVX512F32): c[r][j] (+)= Σ_p a[p·12+r]·b[p·ldb+j]
+// for r < 12, j < 16, in order p = 0 … k−1, one fused multiply-add a term.
+func k12Go(k int, a []float64, b []float64, b32 []float32, ldb int, c []float64, ldc int, load bool) {
+	const rows, cols = 12, 16
+	for r := range rows {
+		for j := range cols {
+			s := 0.0
+			if load {
+				s = c[r*ldc+j]
+			}
+			for p := range k {
+				bv := 0.0
+				if b32 != nil {
+					bv = float64(b32[p*ldb+j])
+				} else {
+					bv = b[p*ldb+j]
+				}
+				s = math.FMA(a[p*12+r], bv, s)
+			}
+			c[r*ldc+j] = s
+		}
+	}
+}
+
+// m12Max: products with 12 ≤ m ≤ m12Max rows (and A not transposed) take
+// their rows in tiles of 12 with the k12 kernel where the CPU has it (each
+// B row read once for 12 rows of C); the
+// remaining m mod 12 rows, and larger products, take the 4-row tiles.
+const m12Max = 48
 
 // portable is the Go implementation (math.FMA), the twin of the assembly
 // kernels; nr = 8.
@@ -266,21 +301,66 @@ func packPanels(dst []float64, dst32 []float32, nr, first, np int, tB bool, k, n
 
 // multiply packs A and runs the job, split over procs goroutines when large.
 func multiply(g *job, procs int) {
-	m, n, k, mr := g.m, g.n, g.k, mr
+	release := g.prepare()
+	defer release()
+	m, n, k := g.m, g.n, g.k
 	nr := g.ks.nr
 	np := (n + nr - 1) / nr
-	g.mt = m / mr // full row tiles
-	// Pack A: tile t holds rows 4t … 4t+3 as k steps of 4 values; the
-	// remaining rows follow, each as k contiguous values (only needed when
-	// A is transposed: otherwise they are read in place).
-	abuf := getBuf(m * k)
-	defer pool.Put(abuf)
+	rowTiles := (m + mr - 1) / mr
+	unit := mr // rows are split over goroutines in whole tiles
+	if g.m12 > 0 {
+		unit = 12
+	}
+	rowUnits := (m + unit - 1) / unit
+	switch {
+	case procs < 2 || m*n*k < parallelFMAs:
+		g.run(0, np, 0, m)
+	case np >= procs:
+		split(procs, np, func(lo, hi int) { g.run(lo, hi, 0, m) })
+	case rowTiles >= procs && rowUnits >= 2:
+		split(min(procs, rowUnits), rowUnits, func(lo, hi int) { g.run(0, np, lo*unit, min(hi*unit, m)) })
+	default:
+		g.run(0, np, 0, m)
+	}
+}
+
+// prepare chooses the row tiles and packs A: rows [0, m12) go to the k12
+// kernel, packed as tiles of 12 rows (k steps of 12 values); tile t of the
+// rest, at offset m12·k, holds rows m12 + 4t …
+// m12 + 4t + 3 as k steps of 4 values; the remaining rows follow, each as k
+// contiguous values (only when A is transposed: otherwise they are read in
+// place). release returns the buffer.
+func (g *job) prepare() (release func()) {
+	m, k := g.m, g.k
+	g.m12 = 0
+	if g.ks.k12 != nil && !g.tA && m >= 12 && m <= m12Max {
+		g.m12 = m - m%12
+	}
+	g.mt = (m - g.m12) / mr // full 4-row tiles after the k12 rows
+	size := m * k
+	if !g.tA {
+		size = (g.m12 + g.mt*mr) * k // single rows are read in place
+	}
+	if size == 0 {
+		return func() {}
+	}
+	abuf := getBuf(size)
 	ap := *abuf
-	a, lda, tA, mt := g.a, g.lda, g.tA, g.mt
+	a, lda, tA, mt, m12 := g.a, g.lda, g.tA, g.mt, g.m12
+	for t := range m12 / 12 {
+		dst := ap[t*12*k : (t+1)*12*k]
+		for r := range 12 {
+			row := a[(t*12+r)*lda : (t*12+r)*lda+k]
+			for p, v := range row {
+				dst[p*12+r] = v
+			}
+		}
+	}
+	g.ap12, ap = ap[:m12*k], ap[m12*k:]
 	for t := range mt {
 		dst := ap[t*mr*k : (t+1)*mr*k]
 		for r := range mr {
-			i := t*mr + r
+			i := m12 + t*mr + r
 			if tA {
 				for p := range k {
 					dst[p*mr+r] = a[p*lda+i]
@@ -295,25 +375,15 @@ func multiply(g *job, procs int) {
 	}
 	rest := ap[mt*mr*k:]
 	if tA {
-		for i := mt * mr; i < m; i++ {
-			dst := rest[(i-mt*mr)*k : (i-mt*mr+1)*k]
+		for i := m12 + mt*mr; i < m; i++ {
+			dst := rest[(i-m12-mt*mr)*k : (i-m12-mt*mr+1)*k]
 			for p := range k {
 				dst[p] = a[p*lda+i]
 			}
 		}
 	}
 	g.ap, g.rest = ap, rest
-	rowTiles := (m + mr - 1) / mr
-	switch {
-	case procs < 2 || m*n*k < parallelFMAs:
-		g.run(0, np, 0, m)
-	case np >= procs:
-		split(procs, np, func(lo, hi int) { g.run(lo, hi, 0, m) })
-	case rowTiles >= procs:
-		split(procs, rowTiles, func(lo, hi int) { g.run(0, np, lo*mr, min(hi*mr, m)) })
-	default:
-		g.run(0, np, 0, m)
-	}
+	return func() { pool.Put(abuf) }
 }
 
 // Packed is op(B) (k×n) copied once into the panel layout of this
@@ -432,6 +502,8 @@ type job struct {
 	ks          *kernels
 	tA          bool
 	m, n, k, mt int
+	m12         int // rows [0, m12) are taken in 12-row tiles (k12)
+	ap12        []float64
 	a           []float64
 	lda         int
 	ap, rest    []float64
@@ -454,10 +526,58 @@ func (g *job) run(jp0, jp1, i0, i1 int) {
 		wbuf = getBuf(kc * g.ks.nr)
 		defer pool.Put(wbuf)
 	}
+	if i0 < g.m12 {
+		g.tiles12(jp0, jp1, i0, min(i1, g.m12))
+		i0 = min(i1, g.m12)
+	}
 	// Blocks of mc rows, so the packed A block (mc·kc values) stays in
 	// the L2 cache while the column panels go by.
 	for ib := i0; ib < i1; ib += mc {
 		g.block(jp0, jp1, ib, min(ib+mc, i1), &tile, wbuf)
+	}
+}
+
+// tiles12 computes the 12-row tiles of rows [i0, i1) (multiples of 12) for
+// the column panels [jp0, jp1), each panel as two halves of 16 columns, over
+// the whole depth at once (one B row serves 12 rows of C; A is read in
+// packed).
+func (g *job) tiles12(jp0, jp1, i0, i1 int) {
+	const h = 16
+	var tile [12 * h]float64
+	nr, k := g.ks.nr, g.k
+	for jp := jp0; jp < jp1; jp++ {
+		bpan, bpan32, lb := g.panel(jp, 0)
+		for q := 0; q < nr; q += h {
+			j0 := jp*nr + q
+			w := min(h, g.n-j0)
+			if w <= 0 {
+				break
+			}
+			var b []float64
+			var b32 []float32
+			if bpan32 != nil {
+				b32 = bpan32[q:]
+			} else {
+				b = bpan[q:]
+			}
+			for i := i0; i < i1; i += 12 {
+				a := g.ap12[i*k:]
+				c := g.c[i*g.ldc+j0:]
+				if w == h {
+					g.ks.k12(k, a, b, b32, lb, c, g.ldc, g.add)
+					continue
+				}
+				if g.add {
+					for r := range 12 {
+						copy(tile[r*h:r*h+w], c[r*g.ldc:r*g.ldc+w])
+					}
+				}
+				g.ks.k12(k, a, b, b32, lb, tile[:], h, g.add)
+				for r := range 12 {
+					copy(c[r*g.ldc:r*g.ldc+w], tile[r*h:r*h+w])
+				}
+			}
+		}
 	}
 }
 
@@ -482,8 +602,9 @@ func (g *job) block(jp0, jp1, i0, i1 int, tile *[mr * 32]float64, wbuf *[]float6
 				}
 				bpan, bpan32 = wide, nil
 			}
-			for i := i0; i < min(i1, g.mt*mr); i += mr {
-				apan := g.ap[(i/mr)*mr*k+p0*mr:]
+			end4 := g.m12 + g.mt*mr // end of the 4-row tiles
+			for i := i0; i < min(i1, end4); i += mr {
+				apan := g.ap[((i-g.m12)/mr)*mr*k+p0*mr:]
 				if w == nr {
 					g.k4(kb, apan, bpan, bpan32, lb, g.c[i*g.ldc+j0:], g.ldc, load)
 					continue
@@ -513,10 +634,10 @@ func (g *job) block(jp0, jp1, i0, i1 int, tile *[mr * 32]float64, wbuf *[]float6
 				b2, b2s, _ = g.panel(jp+1, p0)
 				paired = true
 			}
-			for i := max(i0, g.mt*mr); i < i1; i++ {
+			for i := max(i0, end4); i < i1; i++ {
 				var arow []float64
 				if g.tA {
-					arow = g.rest[(i-g.mt*mr)*k+p0:]
+					arow = g.rest[(i-end4)*k+p0:]
 				} else {
 					arow = g.a[i*g.lda+p0:]
 				}

@@ -77,6 +77,15 @@ func shapes(r *rand.Rand) []shape {
 			}
 		}
 	}
+	// The 12-row tiles (k12): m a multiple of 12 or not, half panels of
+	// 16 columns full or partial.
+	for _, m := range []int{12, 24, 25, 35, 36, 47, 48} {
+		for _, n := range []int{5, 16, 17, 32, 33, 48} {
+			for _, k := range []int{1, 3, 130} {
+				s = append(s, shape{m, n, k})
+			}
+		}
+	}
 	for range 60 {
 		s = append(s, shape{1 + r.IntN(70), 1 + r.IntN(70), 1 + r.IntN(70)})
 	}
@@ -109,6 +118,55 @@ func TestKernelsBitIdentical(t *testing.T) {
 										ks.name, procs, s.m, s.n, s.k, tA, tB, add, i/ldc, i%ldc, got[i], want[i])
 								}
 							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestK12Twin: the 12×16 kernel of this CPU (if any) gives the bits of its
+// portable twin k12Go, for float64 and float32 B, from zero or from C, on
+// odd depths and strides (padding NaN: a kernel reading it would fail).
+func TestK12Twin(t *testing.T) {
+	r := rand.New(rand.NewPCG(12, 16))
+	for _, ks := range available {
+		if ks.k12 == nil {
+			continue
+		}
+		for _, k := range []int{1, 2, 3, 7, 16, 51, 128, 129, 300} {
+			ldb, ldc := 16+r.IntN(20), 16+r.IntN(5)
+			val := func(n, ld, cols int) []float64 {
+				s := make([]float64, n)
+				for i := range s {
+					s[i] = math.NaN()
+					if i%ld < cols {
+						s[i] = r.NormFloat64() * math.Exp(3*r.NormFloat64())
+					}
+				}
+				return s
+			}
+			a := val(12*k, 12, 12)
+			b := val((k-1)*ldb+16, ldb, 16)
+			b32 := make([]float32, len(b))
+			for i, v := range b {
+				b32[i] = float32(v)
+			}
+			c0 := val(11*ldc+16, ldc, 16)
+			for _, f32 := range []bool{false, true} {
+				for _, load := range []bool{false, true} {
+					bb, bs := b, []float32(nil)
+					if f32 {
+						bb, bs = nil, b32
+					}
+					want := append([]float64(nil), c0...)
+					k12Go(k, a, bb, bs, ldb, want, ldc, load)
+					got := append([]float64(nil), c0...)
+					ks.k12(k, a, bb, bs, ldb, got, ldc, load)
+					for i := range got {
+						if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+							t.Fatalf("%s k=%d f32=%v load=%v: c[%d] = %v, twin %v", ks.name, k, f32, load, i, got[i], want[i])
 						}
 					}
 				}
