@@ -324,6 +324,16 @@ func multiply(g *job, procs int) {
 	}
 }
 
+// tiles chooses the row tiles: rows [0, m12) in tiles of 12 for the k12
+// kernel, then mt tiles of 4 rows, then single rows.
+func (g *job) tiles() {
+	g.m12 = 0
+	if g.ks.k12 != nil && !g.tA && g.m >= 12 && g.m <= m12Max {
+		g.m12 = g.m - g.m%12
+	}
+	g.mt = (g.m - g.m12) / mr
+}
+
 // prepare chooses the row tiles and packs A: rows [0, m12) go to the k12
 // kernel, packed as tiles of 12 rows (k steps of 12 values); tile t of the
 // rest, at offset m12·k, holds rows m12 + 4t …
@@ -332,11 +342,7 @@ func multiply(g *job, procs int) {
 // place). release returns the buffer.
 func (g *job) prepare() (release func()) {
 	m, k := g.m, g.k
-	g.m12 = 0
-	if g.ks.k12 != nil && !g.tA && m >= 12 && m <= m12Max {
-		g.m12 = m - m%12
-	}
-	g.mt = (m - g.m12) / mr // full 4-row tiles after the k12 rows
+	g.tiles()
 	size := m * k
 	if !g.tA {
 		size = (g.m12 + g.mt*mr) * k // single rows are read in place
@@ -504,6 +510,7 @@ type job struct {
 	m, n, k, mt int
 	m12         int // rows [0, m12) are taken in 12-row tiles (k12)
 	ap12        []float64
+	rowsOff     int // single row i (A not transposed) is row i − rowsOff of a
 	a           []float64
 	lda         int
 	ap, rest    []float64
@@ -639,7 +646,7 @@ func (g *job) block(jp0, jp1, i0, i1 int, tile *[mr * 32]float64, wbuf *[]float6
 				if g.tA {
 					arow = g.rest[(i-end4)*k+p0:]
 				} else {
-					arow = g.a[i*g.lda+p0:]
+					arow = g.a[(i-g.rowsOff)*g.lda+p0:]
 				}
 				crow := g.c[i*g.ldc+j0:]
 				switch {
@@ -687,4 +694,113 @@ func (g *job) k1(k int, a, b []float64, b32 []float32, ldb int, c []float64, loa
 	} else {
 		g.ks.k1(k, a, b, ldb, c, load)
 	}
+}
+
+// PackedA is an m×K left operand A (not transposed) kept in the layout the
+// kernels of a Packed B read, so that a caller producing A column by column
+// (a network layer's activations, by the goroutines that computed them) can
+// pack it as it goes and then multiply by column panels of B on several
+// goroutines without packing A again. See NewPackedA, SetCols and
+// GemmPackedA.
+type PackedA struct {
+	M, K    int
+	ks      *kernels
+	m12, mt int
+	ap12    []float64 // 12-row tiles: k steps of 12 values
+	ap      []float64 // 4-row tiles: k steps of 4 values
+	rows    []float64 // the remaining rows, row-major (stride K)
+}
+
+// NewPackedA allocates a PackedA of m rows and k columns for products with
+// B packed by Pack on this machine.
+func NewPackedA(m, k int) *PackedA {
+	return newPackedA(best, m, k)
+}
+
+func newPackedA(ks *kernels, m, k int) *PackedA {
+	if m < 0 || k < 0 {
+		panic(fmt.Sprintf("dgemm: NewPackedA: negative dimension m=%d k=%d", m, k))
+	}
+	g := &job{ks: ks, m: m}
+	g.tiles()
+	pa := &PackedA{M: m, K: k, ks: ks, m12: g.m12, mt: g.mt}
+	pa.ap12 = make([]float64, pa.m12*k)
+	pa.ap = make([]float64, pa.mt*mr*k)
+	pa.rows = make([]float64, (m-pa.m12-pa.mt*mr)*k)
+	return pa
+}
+
+// SetCols copies the columns [j0, j1) of the m×K row-major matrix src
+// (row stride lds) into pa. Calls for disjoint column ranges may run
+// concurrently.
+func (pa *PackedA) SetCols(src []float64, lds, j0, j1 int) {
+	m, k := pa.M, pa.K
+	if j0 < 0 || j1 > k || j0 > j1 {
+		panic(fmt.Sprintf("dgemm: SetCols: columns [%d, %d) of %d", j0, j1, k))
+	}
+	if j0 == j1 || m == 0 {
+		return
+	}
+	need("A", src, m, k, lds)
+	for t := range pa.m12 / 12 {
+		dst := pa.ap12[t*12*k:]
+		for r := range 12 {
+			row := src[(t*12+r)*lds:]
+			for j := j0; j < j1; j++ {
+				dst[j*12+r] = row[j]
+			}
+		}
+	}
+	for t := range pa.mt {
+		dst := pa.ap[t*mr*k:]
+		for r := range mr {
+			row := src[(pa.m12+t*mr+r)*lds:]
+			for j := j0; j < j1; j++ {
+				dst[j*mr+r] = row[j]
+			}
+		}
+	}
+	for i := pa.m12 + pa.mt*mr; i < m; i++ {
+		q := i - pa.m12 - pa.mt*mr
+		copy(pa.rows[q*k+j0:q*k+j1], src[i*lds+j0:i*lds+j1])
+	}
+}
+
+// Panels is the number of column panels of pb (of PanelWidth columns; the
+// last may be partial).
+func (pb *Packed) Panels() int { return (pb.N + pb.ks.nr - 1) / pb.ks.nr }
+
+// PanelWidth is the number of columns of a panel of pb.
+func (pb *Packed) PanelWidth() int { return pb.ks.nr }
+
+// GemmPackedA computes the columns of the panels [jp0, jp1) of C = A·B
+// (+ C when add), A from pa (M×K) and B from pb (K×N), on the calling
+// goroutine. Each C element is summed as in Gemm, so the result has the
+// bits of GemmPacked whatever the panels and the goroutine that computed
+// them.
+func GemmPackedA(pa *PackedA, pb *Packed, add bool, c []float64, ldc int, jp0, jp1 int) {
+	if pa.K != pb.K || pa.ks != pb.ks {
+		panic(fmt.Sprintf("dgemm: GemmPackedA: A is %d×%d (%s), B %d×%d (%s)", pa.M, pa.K, pa.ks.name, pb.K, pb.N, pb.ks.name))
+	}
+	if jp0 < 0 || jp1 > pb.Panels() || jp0 > jp1 {
+		panic(fmt.Sprintf("dgemm: GemmPackedA: panels [%d, %d) of %d", jp0, jp1, pb.Panels()))
+	}
+	m, n, k := pa.M, pb.N, pb.K
+	need("C", c, m, n, ldc)
+	if m == 0 || jp0 == jp1 {
+		return
+	}
+	if k == 0 {
+		if !add {
+			j0, j1 := jp0*pb.ks.nr, min(jp1*pb.ks.nr, n)
+			for i := range m {
+				clear(c[i*ldc+j0 : i*ldc+j1])
+			}
+		}
+		return
+	}
+	g := &job{ks: pb.ks, m: m, n: n, k: k, a: pa.rows, lda: k, m12: pa.m12, mt: pa.mt,
+		ap12: pa.ap12, ap: pa.ap, bp: pb.d64, bp32: pb.d32, add: add, c: c, ldc: ldc}
+	g.rowsOff = pa.m12 + pa.mt*mr // pa.rows starts at that row
+	g.run(jp0, jp1, 0, m)
 }
