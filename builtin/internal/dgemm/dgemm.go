@@ -524,23 +524,33 @@ type job struct {
 	ldc         int
 }
 
+// scratch holds the C tiles of the partial panels (in a pool: a product
+// split in many small calls would otherwise allocate them each time).
+type scratch struct {
+	tile   [mr * 32]float64
+	tile12 [12 * 16]float64
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
 // run computes the C block of column panels [jp0, jp1) and rows [i0, i1)
 // (i0 a multiple of 4).
 func (g *job) run(jp0, jp1, i0, i1 int) {
-	var tile [mr * 32]float64
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
 	var wbuf *[]float64
 	if g.bp32 != nil {
 		wbuf = getBuf(kc * g.ks.nr)
 		defer pool.Put(wbuf)
 	}
 	if i0 < g.m12 {
-		g.tiles12(jp0, jp1, i0, min(i1, g.m12))
+		g.tiles12(jp0, jp1, i0, min(i1, g.m12), &sc.tile12)
 		i0 = min(i1, g.m12)
 	}
 	// Blocks of mc rows, so the packed A block (mc·kc values) stays in
 	// the L2 cache while the column panels go by.
 	for ib := i0; ib < i1; ib += mc {
-		g.block(jp0, jp1, ib, min(ib+mc, i1), &tile, wbuf)
+		g.block(jp0, jp1, ib, min(ib+mc, i1), &sc.tile, wbuf)
 	}
 }
 
@@ -548,9 +558,8 @@ func (g *job) run(jp0, jp1, i0, i1 int) {
 // the column panels [jp0, jp1), each panel as two halves of 16 columns, over
 // the whole depth at once (one B row serves 12 rows of C; A is read in
 // packed).
-func (g *job) tiles12(jp0, jp1, i0, i1 int) {
+func (g *job) tiles12(jp0, jp1, i0, i1 int, tile *[12 * 16]float64) {
 	const h = 16
-	var tile [12 * h]float64
 	nr, k := g.ks.nr, g.k
 	for jp := jp0; jp < jp1; jp++ {
 		bpan, bpan32, lb := g.panel(jp, 0)

@@ -253,6 +253,22 @@ func (e *Ensemble) predict(dst, x []float64, n int, ws *Workspace, pw [][]*dgemm
 	if ws == nil {
 		ws = &Workspace{}
 	}
+	if pw != nil && n <= teamMaxRows && useTeam {
+		// One small batch: each layer shared by a team of goroutines
+		// (forwardTeam), the same bits.
+		helpers := teamHelpers()
+		for k, net := range e.Nets {
+			w := ws.get(net.Sizes, n)
+			net.normIn(w, x, n)
+			net.forwardTeam(w, n, pw[k], helpers)
+			out := w.a[net.NumLayers()-1]
+			c := e.Weights[k]
+			for i := 0; i < n*m; i++ {
+				dst[i] += c * (net.YMean[i%m] + net.YSD[i%m]*out[i])
+			}
+		}
+		return dst
+	}
 	nchunks := (n + chunk - 1) / chunk
 	workers := 1
 	if pw != nil {

@@ -1,0 +1,134 @@
+package nn
+
+import (
+	"runtime"
+	"sync/atomic"
+
+	"github.com/kinfer/kinfer/builtin/internal/dgemm"
+	"github.com/kinfer/kinfer/builtin/internal/softplus"
+)
+
+// A small prediction (at most teamMaxRows rows, weights packed) runs layer
+// by layer on a team of goroutines: the calling one and up to
+// GOMAXPROCS − 1 helpers started for the call. Each layer's output columns
+// are cut in units of whole weight panels, which the goroutines claim with
+// an atomic counter; a unit is the layer's whole epilogue for its columns:
+// the bias, the matrix product (dgemm.GemmPackedA, A packed once), the
+// softplus while the values are in the cache, and the packing of the
+// activations for the next layer. A goroutine that finds no unit left waits
+// for the layer's last unit (briefly spinning, then on a channel), so there
+// is one synchronisation per layer and none per product or activation. A
+// helper that starts late only finds less work. Every value is computed
+// alone, as in forwardPacked, so the bits do not depend on the team's size
+// or on which goroutine computed which unit.
+const teamMaxRows = 48
+
+// maxHelpers bounds the helpers of one prediction.
+const maxHelpers = 7
+
+// spinWait: atomic loads a waiting goroutine makes before it blocks on the
+// layer's channel (a few microseconds: about one unit of work).
+const spinWait = 1 << 12
+
+type teamLayer struct {
+	next, done atomic.Int64
+	units      int64
+	per        int // panels per unit
+	ch         chan struct{}
+	_          [64]byte // keep the layers' counters on separate cache lines
+}
+
+type teamRun struct {
+	n      *Net
+	ws     *workspace
+	rows   int
+	pw     []*dgemm.Packed
+	layers []teamLayer
+}
+
+// forwardTeam is forwardPacked (no dropout) for rows ≤ teamMaxRows on the
+// calling goroutine and helpers others.
+func (n *Net) forwardTeam(ws *workspace, rows int, pw []*dgemm.Packed, helpers int) {
+	L := n.NumLayers()
+	if ws.paRows != rows || len(ws.pa) != L {
+		ws.pa = make([]*dgemm.PackedA, L)
+		for l := range L {
+			ws.pa[l] = dgemm.NewPackedA(rows, n.Sizes[l])
+		}
+		ws.paRows = rows
+	}
+	ws.pa[0].SetCols(ws.x0, n.Sizes[0], 0, n.Sizes[0])
+	t := &teamRun{n: n, ws: ws, rows: rows, pw: pw, layers: make([]teamLayer, L)}
+	for l := range t.layers {
+		s := &t.layers[l]
+		s.per = 1
+		if rows < 4 {
+			s.per = 2 // the paired single-row kernel takes two panels
+		}
+		s.units = int64((pw[l].Panels() + s.per - 1) / s.per)
+		s.ch = make(chan struct{})
+	}
+	for range min(helpers, maxHelpers) {
+		go t.work()
+	}
+	t.work()
+}
+
+// teamHelpers is the number of helpers for a prediction on this process.
+func teamHelpers() int { return runtime.GOMAXPROCS(0) - 1 }
+
+// work takes units layer by layer until the last layer is done.
+func (t *teamRun) work() {
+	for l := range t.layers {
+		s := &t.layers[l]
+		for {
+			u := s.next.Add(1) - 1
+			if u >= s.units {
+				break
+			}
+			t.unit(l, int(u))
+			if s.done.Add(1) == s.units {
+				close(s.ch)
+			}
+		}
+		for spin := 0; s.done.Load() < s.units; spin++ {
+			if spin == spinWait {
+				<-s.ch
+				break
+			}
+		}
+	}
+}
+
+// unit computes the columns of unit u of layer l: Z = bias + A·W there,
+// then the activations (softplus, or Z itself for the output layer) and
+// their packing as the next layer's A.
+func (t *teamRun) unit(l, u int) {
+	n, rows := t.n, t.rows
+	L := n.NumLayers()
+	m := n.Sizes[l+1]
+	pb := t.pw[l]
+	per := t.layers[l].per
+	jp0 := u * per
+	jp1 := min(jp0+per, pb.Panels())
+	j0, j1 := jp0*pb.PanelWidth(), min(jp1*pb.PanelWidth(), m)
+	z, a, b := t.ws.z[l], t.ws.a[l], n.B[l]
+	for i := range rows {
+		copy(z[i*m+j0:i*m+j1], b[j0:j1])
+	}
+	dgemm.GemmPackedA(t.ws.pa[l], pb, true, z, m, jp0, jp1)
+	if l == L-1 {
+		for i := range rows {
+			copy(a[i*m+j0:i*m+j1], z[i*m+j0:i*m+j1])
+		}
+		return
+	}
+	for i := range rows {
+		softplus.Softplus(a[i*m+j0:i*m+j1], z[i*m+j0:i*m+j1])
+	}
+	t.ws.pa[l+1].SetCols(a, m, j0, j1)
+}
+
+// useTeam: forwardTeam for small batches (false in tests to compare with
+// the per-layer path).
+var useTeam = true
