@@ -354,28 +354,19 @@ func (g *job) prepare() (release func()) {
 	ap := *abuf
 	a, lda, tA, mt, m12 := g.a, g.lda, g.tA, g.mt, g.m12
 	for t := range m12 / 12 {
-		dst := ap[t*12*k : (t+1)*12*k]
-		for r := range 12 {
-			row := a[(t*12+r)*lda : (t*12+r)*lda+k]
-			for p, v := range row {
-				dst[p*12+r] = v
-			}
-		}
+		pack12(ap[t*12*k:(t+1)*12*k], a[t*12*lda:], lda, 0, k)
 	}
 	g.ap12, ap = ap[:m12*k], ap[m12*k:]
 	for t := range mt {
 		dst := ap[t*mr*k : (t+1)*mr*k]
+		if !tA {
+			pack4(dst, a[(m12+t*mr)*lda:], lda, 0, k)
+			continue
+		}
 		for r := range mr {
 			i := m12 + t*mr + r
-			if tA {
-				for p := range k {
-					dst[p*mr+r] = a[p*lda+i]
-				}
-			} else {
-				row := a[i*lda : i*lda+k]
-				for p, v := range row {
-					dst[p*mr+r] = v
-				}
+			for p := range k {
+				dst[p*mr+r] = a[p*lda+i]
 			}
 		}
 	}
@@ -752,22 +743,10 @@ func (pa *PackedA) SetCols(src []float64, lds, j0, j1 int) {
 	}
 	need("A", src, m, k, lds)
 	for t := range pa.m12 / 12 {
-		dst := pa.ap12[t*12*k:]
-		for r := range 12 {
-			row := src[(t*12+r)*lds:]
-			for j := j0; j < j1; j++ {
-				dst[j*12+r] = row[j]
-			}
-		}
+		pack12(pa.ap12[t*12*k:(t+1)*12*k], src[t*12*lds:], lds, j0, j1)
 	}
 	for t := range pa.mt {
-		dst := pa.ap[t*mr*k:]
-		for r := range mr {
-			row := src[(pa.m12+t*mr+r)*lds:]
-			for j := j0; j < j1; j++ {
-				dst[j*mr+r] = row[j]
-			}
-		}
+		pack4(pa.ap[t*mr*k:(t+1)*mr*k], src[(pa.m12+t*mr)*lds:], lds, j0, j1)
 	}
 	for i := pa.m12 + pa.mt*mr; i < m; i++ {
 		q := i - pa.m12 - pa.mt*mr
@@ -812,4 +791,37 @@ func GemmPackedA(pa *PackedA, pb *Packed, add bool, c []float64, ldc int, jp0, j
 		ap12: pa.ap12, ap: pa.ap, bp: pb.d64, bp32: pb.d32, add: add, c: c, ldc: ldc}
 	g.rowsOff = pa.m12 + pa.mt*mr // pa.rows starts at that row
 	g.run(jp0, jp1, 0, m)
+}
+
+// pack12 sets dst[j·12 + r] = src[r·lds + j] for r < 12, j0 ≤ j < j1: the
+// columns [j0, j1) of 12 rows in the layout of the k12 kernels.
+func pack12(dst, src []float64, lds, j0, j1 int) {
+	if j0 >= j1 {
+		return
+	}
+	_ = src[11*lds+j1-1]
+	r0, r1, r2, r3 := src[j0:j1], src[lds+j0:lds+j1], src[2*lds+j0:2*lds+j1], src[3*lds+j0:3*lds+j1]
+	r4, r5, r6, r7 := src[4*lds+j0:4*lds+j1], src[5*lds+j0:5*lds+j1], src[6*lds+j0:6*lds+j1], src[7*lds+j0:7*lds+j1]
+	r8, r9, r10, r11 := src[8*lds+j0:8*lds+j1], src[9*lds+j0:9*lds+j1], src[10*lds+j0:10*lds+j1], src[11*lds+j0:11*lds+j1]
+	d := dst[j0*12 : j1*12]
+	for j := range r0 {
+		e := d[j*12 : j*12+12 : j*12+12]
+		e[0], e[1], e[2], e[3] = r0[j], r1[j], r2[j], r3[j]
+		e[4], e[5], e[6], e[7] = r4[j], r5[j], r6[j], r7[j]
+		e[8], e[9], e[10], e[11] = r8[j], r9[j], r10[j], r11[j]
+	}
+}
+
+// pack4 is pack12 for the 4-row tiles: dst[j·4 + r] = src[r·lds + j].
+func pack4(dst, src []float64, lds, j0, j1 int) {
+	if j0 >= j1 {
+		return
+	}
+	_ = src[3*lds+j1-1]
+	r0, r1, r2, r3 := src[j0:j1], src[lds+j0:lds+j1], src[2*lds+j0:2*lds+j1], src[3*lds+j0:3*lds+j1]
+	d := dst[j0*4 : j1*4]
+	for j := range r0 {
+		e := d[j*4 : j*4+4 : j*4+4]
+		e[0], e[1], e[2], e[3] = r0[j], r1[j], r2[j], r3[j]
+	}
 }
