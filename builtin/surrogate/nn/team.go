@@ -3,6 +3,7 @@ package nn
 import (
 	"runtime"
 	"sync/atomic"
+	"time"
 
 	"github.com/kinfer/kinfer/builtin/internal/dgemm"
 	"github.com/kinfer/kinfer/builtin/internal/softplus"
@@ -26,9 +27,9 @@ const teamMaxRows = 48
 // maxHelpers bounds the helpers of one prediction.
 const maxHelpers = 7
 
-// spinWait: atomic loads a waiting goroutine makes before it blocks on the
-// layer's channel (a few microseconds: about one unit of work).
-const spinWait = 1 << 12
+// spinFor: how long a waiting goroutine spins before it blocks on the
+// layer's channel (about one unit of work of the largest layers).
+const spinFor = 20 * time.Microsecond
 
 type teamLayer struct {
 	next, done atomic.Int64
@@ -91,11 +92,23 @@ func (t *teamRun) work() {
 				close(s.ch)
 			}
 		}
-		for spin := 0; s.done.Load() < s.units; spin++ {
-			if spin == spinWait {
-				<-s.ch
-				break
-			}
+		s.wait()
+	}
+}
+
+// wait returns when the layer's last unit is done: it spins (a unit takes
+// 1–20 µs, parking a goroutine and waking it up as long), then, after
+// spinFor, blocks on the layer's channel (the goroutine computing the last
+// unit was descheduled: a loaded machine).
+func (s *teamLayer) wait() {
+	if s.done.Load() >= s.units {
+		return
+	}
+	start := time.Now()
+	for spin := 1; s.done.Load() < s.units; spin++ {
+		if spin%64 == 0 && time.Since(start) > spinFor {
+			<-s.ch
+			return
 		}
 	}
 }
