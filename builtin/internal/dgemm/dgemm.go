@@ -754,6 +754,28 @@ func (pa *PackedA) SetCols(src []float64, lds, j0, j1 int) {
 	}
 }
 
+// Segments calls f on the contiguous pieces of pa's storage that hold the
+// columns [j0, j1) of A (every row, in some order), for an element-wise
+// operation in place (an activation applied after SetCols).
+func (pa *PackedA) Segments(j0, j1 int, f func(seg []float64)) {
+	if j0 < 0 || j1 > pa.K || j0 > j1 {
+		panic(fmt.Sprintf("dgemm: Segments: columns [%d, %d) of %d", j0, j1, pa.K))
+	}
+	if j0 == j1 {
+		return
+	}
+	k := pa.K
+	for t := range pa.m12 / 12 {
+		f(pa.ap12[t*12*k+j0*12 : t*12*k+j1*12])
+	}
+	for t := range pa.mt {
+		f(pa.ap[t*mr*k+j0*mr : t*mr*k+j1*mr])
+	}
+	for q := range pa.M - pa.m12 - pa.mt*mr {
+		f(pa.rows[q*k+j0 : q*k+j1])
+	}
+}
+
 // Panels is the number of column panels of pb (of PanelWidth columns; the
 // last may be partial).
 func (pb *Packed) Panels() int { return (pb.N + pb.ks.nr - 1) / pb.ks.nr }

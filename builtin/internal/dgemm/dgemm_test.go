@@ -259,6 +259,44 @@ func TestPackedABitIdentical(t *testing.T) {
 	}
 }
 
+// TestPackedASegments: Segments visits every packed value of the columns
+// asked for exactly once and no other: doubling A through it gives the
+// product with 2A, for every kernel and the row counts of every tile kind.
+func TestPackedASegments(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 6))
+	for _, m := range []int{1, 3, 4, 12, 13, 17, 24, 29, 48} {
+		k, n := 37, 40
+		a, lda, b, ldb, _, ldc := operands(r, false, false, m, n, k)
+		a2 := append([]float64(nil), a...)
+		for i := range a2 {
+			a2[i] *= 2
+		}
+		want := make([]float64, m*ldc)
+		naive(false, false, m, n, k, a2, lda, b, ldb, false, want, ldc)
+		for _, ks := range available {
+			pa := newPackedA(ks, m, k)
+			pb := pack(ks, false, k, n, b, ldb, false)
+			for _, cut := range [][2]int{{0, 10}, {10, 11}, {11, 37}} {
+				pa.SetCols(a, lda, cut[0], cut[1])
+				pa.Segments(cut[0], cut[1], func(seg []float64) {
+					for i := range seg {
+						seg[i] *= 2
+					}
+				})
+			}
+			got := make([]float64, m*ldc)
+			GemmPackedA(pa, pb, false, got, ldc, 0, pb.Panels())
+			for i := range m {
+				for j := range n {
+					if math.Float64bits(got[i*ldc+j]) != math.Float64bits(want[i*ldc+j]) {
+						t.Fatalf("%s m=%d: C[%d,%d] = %v, want %v", ks.name, m, i, j, got[i*ldc+j], want[i*ldc+j])
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestAgainstGonum: Gemm agrees with gonum's Dgemm (blocked, another
 // summation order) within the forward error bound of a dot product,
 // |Δ| ≤ 2γ_{k+1}·(Σ_p|a_ip·b_pj| + |c_ij|), γ_n = nε/(1−nε) (Higham 2002,

@@ -114,8 +114,9 @@ func (s *teamLayer) wait() {
 }
 
 // unit computes the columns of unit u of layer l: Z = bias + A·W there,
-// then the activations (softplus, or Z itself for the output layer) and
-// their packing as the next layer's A.
+// then the activations: the softplus, packed as the next layer's A (the
+// hidden activations are not kept row by row), or Z itself for the output
+// layer.
 func (t *teamRun) unit(l, u int) {
 	n, rows := t.n, t.rows
 	L := n.NumLayers()
@@ -125,21 +126,23 @@ func (t *teamRun) unit(l, u int) {
 	jp0 := u * per
 	jp1 := min(jp0+per, pb.Panels())
 	j0, j1 := jp0*pb.PanelWidth(), min(jp1*pb.PanelWidth(), m)
-	z, a, b := t.ws.z[l], t.ws.a[l], n.B[l]
+	z, b := t.ws.z[l], n.B[l]
 	for i := range rows {
 		copy(z[i*m+j0:i*m+j1], b[j0:j1])
 	}
 	dgemm.GemmPackedA(t.ws.pa[l], pb, true, z, m, jp0, jp1)
 	if l == L-1 {
+		a := t.ws.a[l]
 		for i := range rows {
 			copy(a[i*m+j0:i*m+j1], z[i*m+j0:i*m+j1])
 		}
 		return
 	}
-	for i := range rows {
-		softplus.Softplus(a[i*m+j0:i*m+j1], z[i*m+j0:i*m+j1])
-	}
-	t.ws.pa[l+1].SetCols(a, m, j0, j1)
+	// The next layer's A: Z packed, then the softplus in place on the
+	// packed values (one call for a 12-row tile's columns).
+	next := t.ws.pa[l+1]
+	next.SetCols(z, m, j0, j1)
+	next.Segments(j0, j1, func(seg []float64) { softplus.Softplus(seg, seg) })
 }
 
 // useTeam: forwardTeam for small batches (false in tests to compare with
