@@ -530,7 +530,7 @@ func (g *job) run(jp0, jp1, i0, i1 int) {
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
 	var wbuf *[]float64
-	if g.bp32 != nil {
+	if g.bp32 != nil && i1-max(i0, g.m12) >= 64 { // see block
 		wbuf = getBuf(kc * g.ks.nr)
 		defer pool.Put(wbuf)
 	}

@@ -64,7 +64,9 @@ func (n *Net) forwardTeam(ws *workspace, rows int, pw []*dgemm.Packed, helpers i
 		s := &t.layers[l]
 		s.per = 1
 		if rows < 4 {
-			s.per = 2 // the paired single-row kernel takes two panels
+			// Single rows: the paired kernel takes two panels, and a
+			// unit of one or two panels is too small for its overhead.
+			s.per = 4
 		}
 		s.units = int64((pw[l].Panels() + s.per - 1) / s.per)
 		s.ch = make(chan struct{})
