@@ -69,7 +69,9 @@ func (n *Net) forwardTeam(ws *workspace, rows int, pw []*dgemm.Packed, helpers i
 			s.per = 4
 		}
 		s.units = int64((pw[l].Panels() + s.per - 1) / s.per)
-		s.ch = make(chan struct{})
+		if helpers > 0 {
+			s.ch = make(chan struct{}) // alone, the caller never waits
+		}
 	}
 	for range min(helpers, maxHelpers) {
 		go t.work()
@@ -90,7 +92,7 @@ func (t *teamRun) work() {
 				break
 			}
 			t.unit(l, int(u))
-			if s.done.Add(1) == s.units {
+			if s.done.Add(1) == s.units && s.ch != nil {
 				close(s.ch)
 			}
 		}
@@ -145,6 +147,55 @@ func (t *teamRun) unit(l, u int) {
 	next := t.ws.pa[l+1]
 	next.SetCols(z, m, j0, j1)
 	next.Segments(j0, j1, func(seg []float64) { softplus.Softplus(seg, seg) })
+}
+
+// teamTune chooses, for one Frozen and one batch size, between the team
+// (helpers) and the calling goroutine alone, by the time each took: a
+// moving average (weight 1/8) of the calls made each way, each way tried
+// again every tuneEvery calls. Two busy cores are not always faster than
+// one: on this 2-core machine, next to another process, a batch-12
+// prediction took 1.0 ms with a helper and 0.9 ms without (see
+// docs/PERFORMANCE.md); on an idle machine the helper streams half the
+// weights. Either way the bits are the same; only the speed is chosen.
+type teamTune struct {
+	calls atomic.Int64
+	avg   [2]atomic.Int64 // ns a call: [0] alone, [1] with helpers; 0 = none yet
+}
+
+// tuneEvery: every tuneEvery calls, each way is measured once again.
+const tuneEvery = 64
+
+// choose reports whether this call should use the helpers.
+func (t *teamTune) choose() bool {
+	switch t.calls.Add(1) % tuneEvery {
+	case 1:
+		return false
+	case 2:
+		return true
+	}
+	alone, team := t.avg[0].Load(), t.avg[1].Load()
+	switch {
+	case alone == 0:
+		return false
+	case team == 0:
+		return true
+	}
+	return team < alone
+}
+
+// record adds the duration of a call made with (team) or without helpers.
+func (t *teamTune) record(team bool, d time.Duration) {
+	i := 0
+	if team {
+		i = 1
+	}
+	ns := max(int64(d), 1)
+	old := t.avg[i].Load()
+	if old == 0 {
+		t.avg[i].Store(ns)
+		return
+	}
+	t.avg[i].Store(old + (ns-old)/8)
 }
 
 // useTeam: forwardTeam for small batches (false in tests to compare with
