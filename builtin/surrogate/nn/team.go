@@ -21,7 +21,9 @@ import (
 // is one synchronisation per layer and none per product or activation. A
 // helper that starts late only finds less work. Every value is computed
 // alone, as in forwardPacked, so the bits do not depend on the team's size
-// or on which goroutine computed which unit.
+// or on which goroutine computed which unit. A Frozen ensemble times its
+// calls and runs a batch size without helpers when that was faster
+// (teamTune).
 const teamMaxRows = 48
 
 // maxHelpers bounds the helpers of one prediction.
