@@ -46,7 +46,42 @@ type kernels struct {
 	// k1p (nil: not available): k1 over two panels b, b2 (float64) or
 	// b32, b232 (float32) into 2·nr contiguous values of c.
 	k1p func(k int, a, b, b2 []float64, b32, b232 []float32, ldb int, c []float64, load bool)
+	// k12 (nil: not available): the 12×16 tile c (row stride ldc) from k
+	// steps of the packed A (12 values a step) and 16 columns of the B
+	// panel b (float64) or b32 (float32), row stride ldb.
+	k12 func(k int, a []float64, b []float64, b32 []float32, ldb int, c []float64, ldc int, load bool)
 }
+
+// k12Go is the definition of the k12 kernels (the portable twin of
+// k12x16AVX512 and k12x16AVX512F32): c[r][j] (+)= Σ_p a[p·12+r]·b[p·ldb+j]
+// for r < 12, j < 16, in order p = 0 … k−1, one fused multiply-add a term.
+func k12Go(k int, a []float64, b []float64, b32 []float32, ldb int, c []float64, ldc int, load bool) {
+	const rows, cols = 12, 16
+	for r := range rows {
+		for j := range cols {
+			s := 0.0
+			if load {
+				s = c[r*ldc+j]
+			}
+			for p := range k {
+				bv := 0.0
+				if b32 != nil {
+					bv = float64(b32[p*ldb+j])
+				} else {
+					bv = b[p*ldb+j]
+				}
+				s = math.FMA(a[p*12+r], bv, s)
+			}
+			c[r*ldc+j] = s
+		}
+	}
+}
+
+// m12Max: products with 12 ≤ m ≤ m12Max rows (and A not transposed) take
+// their rows in tiles of 12 with the k12 kernel where the CPU has it (each
+// B row read once for 12 rows of C); the
+// remaining m mod 12 rows, and larger products, take the 4-row tiles.
+const m12Max = 48
 
 // portable is the Go implementation (math.FMA), the twin of the assembly
 // kernels; nr = 8.
@@ -266,54 +301,86 @@ func packPanels(dst []float64, dst32 []float32, nr, first, np int, tB bool, k, n
 
 // multiply packs A and runs the job, split over procs goroutines when large.
 func multiply(g *job, procs int) {
-	m, n, k, mr := g.m, g.n, g.k, mr
+	release := g.prepare()
+	defer release()
+	m, n, k := g.m, g.n, g.k
 	nr := g.ks.nr
 	np := (n + nr - 1) / nr
-	g.mt = m / mr // full row tiles
-	// Pack A: tile t holds rows 4t … 4t+3 as k steps of 4 values; the
-	// remaining rows follow, each as k contiguous values (only needed when
-	// A is transposed: otherwise they are read in place).
-	abuf := getBuf(m * k)
-	defer pool.Put(abuf)
+	rowTiles := (m + mr - 1) / mr
+	unit := mr // rows are split over goroutines in whole tiles
+	if g.m12 > 0 {
+		unit = 12
+	}
+	rowUnits := (m + unit - 1) / unit
+	switch {
+	case procs < 2 || m*n*k < parallelFMAs:
+		g.run(0, np, 0, m)
+	case np >= procs:
+		split(procs, np, func(lo, hi int) { g.run(lo, hi, 0, m) })
+	case rowTiles >= procs && rowUnits >= 2:
+		split(min(procs, rowUnits), rowUnits, func(lo, hi int) { g.run(0, np, lo*unit, min(hi*unit, m)) })
+	default:
+		g.run(0, np, 0, m)
+	}
+}
+
+// tiles chooses the row tiles: rows [0, m12) in tiles of 12 for the k12
+// kernel, then mt tiles of 4 rows, then single rows.
+func (g *job) tiles() {
+	g.m12 = 0
+	if g.ks.k12 != nil && !g.tA && g.m >= 12 && g.m <= m12Max {
+		g.m12 = g.m - g.m%12
+	}
+	g.mt = (g.m - g.m12) / mr
+}
+
+// prepare chooses the row tiles and packs A: rows [0, m12) go to the k12
+// kernel, packed as tiles of 12 rows (k steps of 12 values); tile t of the
+// rest, at offset m12·k, holds rows m12 + 4t …
+// m12 + 4t + 3 as k steps of 4 values; the remaining rows follow, each as k
+// contiguous values (only when A is transposed: otherwise they are read in
+// place). release returns the buffer.
+func (g *job) prepare() (release func()) {
+	m, k := g.m, g.k
+	g.tiles()
+	size := m * k
+	if !g.tA {
+		size = (g.m12 + g.mt*mr) * k // single rows are read in place
+	}
+	if size == 0 {
+		return func() {}
+	}
+	abuf := getBuf(size)
 	ap := *abuf
-	a, lda, tA, mt := g.a, g.lda, g.tA, g.mt
+	a, lda, tA, mt, m12 := g.a, g.lda, g.tA, g.mt, g.m12
+	for t := range m12 / 12 {
+		pack12(ap[t*12*k:(t+1)*12*k], a[t*12*lda:], lda, 0, k)
+	}
+	g.ap12, ap = ap[:m12*k], ap[m12*k:]
 	for t := range mt {
 		dst := ap[t*mr*k : (t+1)*mr*k]
+		if !tA {
+			pack4(dst, a[(m12+t*mr)*lda:], lda, 0, k)
+			continue
+		}
 		for r := range mr {
-			i := t*mr + r
-			if tA {
-				for p := range k {
-					dst[p*mr+r] = a[p*lda+i]
-				}
-			} else {
-				row := a[i*lda : i*lda+k]
-				for p, v := range row {
-					dst[p*mr+r] = v
-				}
+			i := m12 + t*mr + r
+			for p := range k {
+				dst[p*mr+r] = a[p*lda+i]
 			}
 		}
 	}
 	rest := ap[mt*mr*k:]
 	if tA {
-		for i := mt * mr; i < m; i++ {
-			dst := rest[(i-mt*mr)*k : (i-mt*mr+1)*k]
+		for i := m12 + mt*mr; i < m; i++ {
+			dst := rest[(i-m12-mt*mr)*k : (i-m12-mt*mr+1)*k]
 			for p := range k {
 				dst[p] = a[p*lda+i]
 			}
 		}
 	}
 	g.ap, g.rest = ap, rest
-	rowTiles := (m + mr - 1) / mr
-	switch {
-	case procs < 2 || m*n*k < parallelFMAs:
-		g.run(0, np, 0, m)
-	case np >= procs:
-		split(procs, np, func(lo, hi int) { g.run(lo, hi, 0, m) })
-	case rowTiles >= procs:
-		split(procs, rowTiles, func(lo, hi int) { g.run(0, np, lo*mr, min(hi*mr, m)) })
-	default:
-		g.run(0, np, 0, m)
-	}
+	return func() { pool.Put(abuf) }
 }
 
 // Packed is op(B) (k×n) copied once into the panel layout of this
@@ -432,6 +499,9 @@ type job struct {
 	ks          *kernels
 	tA          bool
 	m, n, k, mt int
+	m12         int // rows [0, m12) are taken in 12-row tiles (k12)
+	ap12        []float64
+	rowsOff     int // single row i (A not transposed) is row i − rowsOff of a
 	a           []float64
 	lda         int
 	ap, rest    []float64
@@ -445,19 +515,76 @@ type job struct {
 	ldc         int
 }
 
+// scratch holds the C tiles of the partial panels (in a pool: a product
+// split in many small calls would otherwise allocate them each time).
+type scratch struct {
+	tile   [mr * 32]float64
+	tile12 [12 * 16]float64
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
 // run computes the C block of column panels [jp0, jp1) and rows [i0, i1)
 // (i0 a multiple of 4).
 func (g *job) run(jp0, jp1, i0, i1 int) {
-	var tile [mr * 32]float64
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
 	var wbuf *[]float64
-	if g.bp32 != nil {
+	if g.bp32 != nil && i1-max(i0, g.m12) >= 64 { // see block
 		wbuf = getBuf(kc * g.ks.nr)
 		defer pool.Put(wbuf)
+	}
+	if i0 < g.m12 {
+		g.tiles12(jp0, jp1, i0, min(i1, g.m12), &sc.tile12)
+		i0 = min(i1, g.m12)
 	}
 	// Blocks of mc rows, so the packed A block (mc·kc values) stays in
 	// the L2 cache while the column panels go by.
 	for ib := i0; ib < i1; ib += mc {
-		g.block(jp0, jp1, ib, min(ib+mc, i1), &tile, wbuf)
+		g.block(jp0, jp1, ib, min(ib+mc, i1), &sc.tile, wbuf)
+	}
+}
+
+// tiles12 computes the 12-row tiles of rows [i0, i1) (multiples of 12) for
+// the column panels [jp0, jp1), each panel as two halves of 16 columns, over
+// the whole depth at once (one B row serves 12 rows of C; A is read in
+// packed).
+func (g *job) tiles12(jp0, jp1, i0, i1 int, tile *[12 * 16]float64) {
+	const h = 16
+	nr, k := g.ks.nr, g.k
+	for jp := jp0; jp < jp1; jp++ {
+		bpan, bpan32, lb := g.panel(jp, 0)
+		for q := 0; q < nr; q += h {
+			j0 := jp*nr + q
+			w := min(h, g.n-j0)
+			if w <= 0 {
+				break
+			}
+			var b []float64
+			var b32 []float32
+			if bpan32 != nil {
+				b32 = bpan32[q:]
+			} else {
+				b = bpan[q:]
+			}
+			for i := i0; i < i1; i += 12 {
+				a := g.ap12[i*k:]
+				c := g.c[i*g.ldc+j0:]
+				if w == h {
+					g.ks.k12(k, a, b, b32, lb, c, g.ldc, g.add)
+					continue
+				}
+				if g.add {
+					for r := range 12 {
+						copy(tile[r*h:r*h+w], c[r*g.ldc:r*g.ldc+w])
+					}
+				}
+				g.ks.k12(k, a, b, b32, lb, tile[:], h, g.add)
+				for r := range 12 {
+					copy(c[r*g.ldc:r*g.ldc+w], tile[r*h:r*h+w])
+				}
+			}
+		}
 	}
 }
 
@@ -482,8 +609,9 @@ func (g *job) block(jp0, jp1, i0, i1 int, tile *[mr * 32]float64, wbuf *[]float6
 				}
 				bpan, bpan32 = wide, nil
 			}
-			for i := i0; i < min(i1, g.mt*mr); i += mr {
-				apan := g.ap[(i/mr)*mr*k+p0*mr:]
+			end4 := g.m12 + g.mt*mr // end of the 4-row tiles
+			for i := i0; i < min(i1, end4); i += mr {
+				apan := g.ap[((i-g.m12)/mr)*mr*k+p0*mr:]
 				if w == nr {
 					g.k4(kb, apan, bpan, bpan32, lb, g.c[i*g.ldc+j0:], g.ldc, load)
 					continue
@@ -513,12 +641,12 @@ func (g *job) block(jp0, jp1, i0, i1 int, tile *[mr * 32]float64, wbuf *[]float6
 				b2, b2s, _ = g.panel(jp+1, p0)
 				paired = true
 			}
-			for i := max(i0, g.mt*mr); i < i1; i++ {
+			for i := max(i0, end4); i < i1; i++ {
 				var arow []float64
 				if g.tA {
-					arow = g.rest[(i-g.mt*mr)*k+p0:]
+					arow = g.rest[(i-end4)*k+p0:]
 				} else {
-					arow = g.a[i*g.lda+p0:]
+					arow = g.a[(i-g.rowsOff)*g.lda+p0:]
 				}
 				crow := g.c[i*g.ldc+j0:]
 				switch {
@@ -565,5 +693,157 @@ func (g *job) k1(k int, a, b []float64, b32 []float32, ldb int, c []float64, loa
 		g.ks.k1s(k, a, b32, ldb, c, load)
 	} else {
 		g.ks.k1(k, a, b, ldb, c, load)
+	}
+}
+
+// PackedA is an m×K left operand A (not transposed) kept in the layout the
+// kernels of a Packed B read, so that a caller producing A column by column
+// (a network layer's activations, by the goroutines that computed them) can
+// pack it as it goes and then multiply by column panels of B on several
+// goroutines without packing A again. See NewPackedA, SetCols and
+// GemmPackedA.
+type PackedA struct {
+	M, K    int
+	ks      *kernels
+	m12, mt int
+	ap12    []float64 // 12-row tiles: k steps of 12 values
+	ap      []float64 // 4-row tiles: k steps of 4 values
+	rows    []float64 // the remaining rows, row-major (stride K)
+}
+
+// NewPackedA allocates a PackedA of m rows and k columns for products with
+// B packed by Pack on this machine.
+func NewPackedA(m, k int) *PackedA {
+	return newPackedA(best, m, k)
+}
+
+func newPackedA(ks *kernels, m, k int) *PackedA {
+	if m < 0 || k < 0 {
+		panic(fmt.Sprintf("dgemm: NewPackedA: negative dimension m=%d k=%d", m, k))
+	}
+	g := &job{ks: ks, m: m}
+	g.tiles()
+	pa := &PackedA{M: m, K: k, ks: ks, m12: g.m12, mt: g.mt}
+	pa.ap12 = make([]float64, pa.m12*k)
+	pa.ap = make([]float64, pa.mt*mr*k)
+	pa.rows = make([]float64, (m-pa.m12-pa.mt*mr)*k)
+	return pa
+}
+
+// SetCols copies the columns [j0, j1) of the m×K row-major matrix src
+// (row stride lds) into pa. Calls for disjoint column ranges may run
+// concurrently.
+func (pa *PackedA) SetCols(src []float64, lds, j0, j1 int) {
+	m, k := pa.M, pa.K
+	if j0 < 0 || j1 > k || j0 > j1 {
+		panic(fmt.Sprintf("dgemm: SetCols: columns [%d, %d) of %d", j0, j1, k))
+	}
+	if j0 == j1 || m == 0 {
+		return
+	}
+	need("A", src, m, k, lds)
+	for t := range pa.m12 / 12 {
+		pack12(pa.ap12[t*12*k:(t+1)*12*k], src[t*12*lds:], lds, j0, j1)
+	}
+	for t := range pa.mt {
+		pack4(pa.ap[t*mr*k:(t+1)*mr*k], src[(pa.m12+t*mr)*lds:], lds, j0, j1)
+	}
+	for i := pa.m12 + pa.mt*mr; i < m; i++ {
+		q := i - pa.m12 - pa.mt*mr
+		copy(pa.rows[q*k+j0:q*k+j1], src[i*lds+j0:i*lds+j1])
+	}
+}
+
+// Segments calls f on the contiguous pieces of pa's storage that hold the
+// columns [j0, j1) of A (every row, in some order), for an element-wise
+// operation in place (an activation applied after SetCols).
+func (pa *PackedA) Segments(j0, j1 int, f func(seg []float64)) {
+	if j0 < 0 || j1 > pa.K || j0 > j1 {
+		panic(fmt.Sprintf("dgemm: Segments: columns [%d, %d) of %d", j0, j1, pa.K))
+	}
+	if j0 == j1 {
+		return
+	}
+	k := pa.K
+	for t := range pa.m12 / 12 {
+		f(pa.ap12[t*12*k+j0*12 : t*12*k+j1*12])
+	}
+	for t := range pa.mt {
+		f(pa.ap[t*mr*k+j0*mr : t*mr*k+j1*mr])
+	}
+	for q := range pa.M - pa.m12 - pa.mt*mr {
+		f(pa.rows[q*k+j0 : q*k+j1])
+	}
+}
+
+// Panels is the number of column panels of pb (of PanelWidth columns; the
+// last may be partial).
+func (pb *Packed) Panels() int { return (pb.N + pb.ks.nr - 1) / pb.ks.nr }
+
+// PanelWidth is the number of columns of a panel of pb.
+func (pb *Packed) PanelWidth() int { return pb.ks.nr }
+
+// GemmPackedA computes the columns of the panels [jp0, jp1) of C = A·B
+// (+ C when add), A from pa (M×K) and B from pb (K×N), on the calling
+// goroutine. Each C element is summed as in Gemm, so the result has the
+// bits of GemmPacked whatever the panels and the goroutine that computed
+// them.
+func GemmPackedA(pa *PackedA, pb *Packed, add bool, c []float64, ldc int, jp0, jp1 int) {
+	if pa.K != pb.K || pa.ks != pb.ks {
+		panic(fmt.Sprintf("dgemm: GemmPackedA: A is %d×%d (%s), B %d×%d (%s)", pa.M, pa.K, pa.ks.name, pb.K, pb.N, pb.ks.name))
+	}
+	if jp0 < 0 || jp1 > pb.Panels() || jp0 > jp1 {
+		panic(fmt.Sprintf("dgemm: GemmPackedA: panels [%d, %d) of %d", jp0, jp1, pb.Panels()))
+	}
+	m, n, k := pa.M, pb.N, pb.K
+	need("C", c, m, n, ldc)
+	if m == 0 || jp0 == jp1 {
+		return
+	}
+	if k == 0 {
+		if !add {
+			j0, j1 := jp0*pb.ks.nr, min(jp1*pb.ks.nr, n)
+			for i := range m {
+				clear(c[i*ldc+j0 : i*ldc+j1])
+			}
+		}
+		return
+	}
+	g := &job{ks: pb.ks, m: m, n: n, k: k, a: pa.rows, lda: k, m12: pa.m12, mt: pa.mt,
+		ap12: pa.ap12, ap: pa.ap, bp: pb.d64, bp32: pb.d32, add: add, c: c, ldc: ldc}
+	g.rowsOff = pa.m12 + pa.mt*mr // pa.rows starts at that row
+	g.run(jp0, jp1, 0, m)
+}
+
+// pack12 sets dst[j·12 + r] = src[r·lds + j] for r < 12, j0 ≤ j < j1: the
+// columns [j0, j1) of 12 rows in the layout of the k12 kernels.
+func pack12(dst, src []float64, lds, j0, j1 int) {
+	if j0 >= j1 {
+		return
+	}
+	_ = src[11*lds+j1-1]
+	r0, r1, r2, r3 := src[j0:j1], src[lds+j0:lds+j1], src[2*lds+j0:2*lds+j1], src[3*lds+j0:3*lds+j1]
+	r4, r5, r6, r7 := src[4*lds+j0:4*lds+j1], src[5*lds+j0:5*lds+j1], src[6*lds+j0:6*lds+j1], src[7*lds+j0:7*lds+j1]
+	r8, r9, r10, r11 := src[8*lds+j0:8*lds+j1], src[9*lds+j0:9*lds+j1], src[10*lds+j0:10*lds+j1], src[11*lds+j0:11*lds+j1]
+	d := dst[j0*12 : j1*12]
+	for j := range r0 {
+		e := d[j*12 : j*12+12 : j*12+12]
+		e[0], e[1], e[2], e[3] = r0[j], r1[j], r2[j], r3[j]
+		e[4], e[5], e[6], e[7] = r4[j], r5[j], r6[j], r7[j]
+		e[8], e[9], e[10], e[11] = r8[j], r9[j], r10[j], r11[j]
+	}
+}
+
+// pack4 is pack12 for the 4-row tiles: dst[j·4 + r] = src[r·lds + j].
+func pack4(dst, src []float64, lds, j0, j1 int) {
+	if j0 >= j1 {
+		return
+	}
+	_ = src[3*lds+j1-1]
+	r0, r1, r2, r3 := src[j0:j1], src[lds+j0:lds+j1], src[2*lds+j0:2*lds+j1], src[3*lds+j0:3*lds+j1]
+	d := dst[j0*4 : j1*4]
+	for j := range r0 {
+		e := d[j*4 : j*4+4 : j*4+4]
+		e[0], e[1], e[2], e[3] = r0[j], r1[j], r2[j], r3[j]
 	}
 }

@@ -36,6 +36,12 @@ func k1x64AVX512(k int, a *float64, b, b2 *float64, ldb int, c *float64, load in
 //go:noescape
 func k1x64AVX512F32(k int, a *float64, b, b2 *float32, ldb int, c *float64, load int)
 
+//go:noescape
+func k12x16AVX512(k int, a *float64, b *float64, ldb int, c *float64, ldc int, load int)
+
+//go:noescape
+func k12x16AVX512F32(k int, a *float64, b *float32, ldb int, c *float64, ldc int, load int)
+
 func flag(b bool) int {
 	if b {
 		return 1
@@ -70,6 +76,16 @@ var avx512 = &kernels{name: "avx512", nr: 32,
 		}
 		_, _ = b[(k-1)*ldb+31], b2[(k-1)*ldb+31]
 		k1x64AVX512(k, &a[0], &b[0], &b2[0], ldb, &c[0], flag(load))
+	},
+	k12: func(k int, a []float64, b []float64, b32 []float32, ldb int, c []float64, ldc int, load bool) {
+		_, _ = a[12*k-1], c[11*ldc+15]
+		if b32 != nil {
+			_ = b32[(k-1)*ldb+15]
+			k12x16AVX512F32(k, &a[0], &b32[0], ldb, &c[0], ldc, flag(load))
+			return
+		}
+		_ = b[(k-1)*ldb+15]
+		k12x16AVX512(k, &a[0], &b[0], ldb, &c[0], ldc, flag(load))
 	},
 }
 

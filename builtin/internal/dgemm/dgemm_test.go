@@ -77,6 +77,15 @@ func shapes(r *rand.Rand) []shape {
 			}
 		}
 	}
+	// The 12-row tiles (k12): m a multiple of 12 or not, half panels of
+	// 16 columns full or partial.
+	for _, m := range []int{12, 24, 25, 35, 36, 47, 48} {
+		for _, n := range []int{5, 16, 17, 32, 33, 48} {
+			for _, k := range []int{1, 3, 130} {
+				s = append(s, shape{m, n, k})
+			}
+		}
+	}
 	for range 60 {
 		s = append(s, shape{1 + r.IntN(70), 1 + r.IntN(70), 1 + r.IntN(70)})
 	}
@@ -109,6 +118,55 @@ func TestKernelsBitIdentical(t *testing.T) {
 										ks.name, procs, s.m, s.n, s.k, tA, tB, add, i/ldc, i%ldc, got[i], want[i])
 								}
 							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestK12Twin: the 12×16 kernel of this CPU (if any) gives the bits of its
+// portable twin k12Go, for float64 and float32 B, from zero or from C, on
+// odd depths and strides (padding NaN: a kernel reading it would fail).
+func TestK12Twin(t *testing.T) {
+	r := rand.New(rand.NewPCG(12, 16))
+	for _, ks := range available {
+		if ks.k12 == nil {
+			continue
+		}
+		for _, k := range []int{1, 2, 3, 7, 16, 51, 128, 129, 300} {
+			ldb, ldc := 16+r.IntN(20), 16+r.IntN(5)
+			val := func(n, ld, cols int) []float64 {
+				s := make([]float64, n)
+				for i := range s {
+					s[i] = math.NaN()
+					if i%ld < cols {
+						s[i] = r.NormFloat64() * math.Exp(3*r.NormFloat64())
+					}
+				}
+				return s
+			}
+			a := val(12*k, 12, 12)
+			b := val((k-1)*ldb+16, ldb, 16)
+			b32 := make([]float32, len(b))
+			for i, v := range b {
+				b32[i] = float32(v)
+			}
+			c0 := val(11*ldc+16, ldc, 16)
+			for _, f32 := range []bool{false, true} {
+				for _, load := range []bool{false, true} {
+					bb, bs := b, []float32(nil)
+					if f32 {
+						bb, bs = nil, b32
+					}
+					want := append([]float64(nil), c0...)
+					k12Go(k, a, bb, bs, ldb, want, ldc, load)
+					got := append([]float64(nil), c0...)
+					ks.k12(k, a, bb, bs, ldb, got, ldc, load)
+					for i := range got {
+						if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+							t.Fatalf("%s k=%d f32=%v load=%v: c[%d] = %v, twin %v", ks.name, k, f32, load, i, got[i], want[i])
 						}
 					}
 				}
@@ -150,6 +208,88 @@ func TestPackedBitIdentical(t *testing.T) {
 								}
 							}
 						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestPackedABitIdentical: A packed column range by column range
+// (SetCols) and multiplied panel range by panel range (GemmPackedA) gives
+// the bits of the definition, for every kernel, float64 and float32 B, add
+// or not, over the odd shapes.
+func TestPackedABitIdentical(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	for _, s := range shapes(r) {
+		for _, f32 := range []bool{false, true} {
+			add := r.IntN(2) == 1
+			a, lda, b, ldb, c0, ldc := operands(r, false, false, s.m, s.n, s.k)
+			bw := b
+			if f32 {
+				bw = make([]float64, len(b))
+				for i, v := range b {
+					bw[i] = float64(float32(v))
+				}
+			}
+			want := append([]float64(nil), c0...)
+			naive(false, false, s.m, s.n, s.k, a, lda, bw, ldb, add, want, ldc)
+			for _, ks := range available {
+				pb := pack(ks, false, s.k, s.n, b, ldb, f32)
+				pa := newPackedA(ks, s.m, s.k)
+				for j0 := 0; j0 < s.k; {
+					j1 := min(s.k, j0+1+r.IntN(40))
+					pa.SetCols(a, lda, j0, j1)
+					j0 = j1
+				}
+				got := append([]float64(nil), c0...)
+				for jp0 := 0; jp0 < pb.Panels(); {
+					jp1 := min(pb.Panels(), jp0+1+r.IntN(3))
+					GemmPackedA(pa, pb, add, got, ldc, jp0, jp1)
+					jp0 = jp1
+				}
+				for i := range got {
+					if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+						t.Fatalf("%s %dx%dx%d f32=%v add=%v: C[%d,%d] = %v, definition %v",
+							ks.name, s.m, s.n, s.k, f32, add, i/ldc, i%ldc, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestPackedASegments: Segments visits every packed value of the columns
+// asked for exactly once and no other: doubling A through it gives the
+// product with 2A, for every kernel and the row counts of every tile kind.
+func TestPackedASegments(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 6))
+	for _, m := range []int{1, 3, 4, 12, 13, 17, 24, 29, 48} {
+		k, n := 37, 40
+		a, lda, b, ldb, _, ldc := operands(r, false, false, m, n, k)
+		a2 := append([]float64(nil), a...)
+		for i := range a2 {
+			a2[i] *= 2
+		}
+		want := make([]float64, m*ldc)
+		naive(false, false, m, n, k, a2, lda, b, ldb, false, want, ldc)
+		for _, ks := range available {
+			pa := newPackedA(ks, m, k)
+			pb := pack(ks, false, k, n, b, ldb, false)
+			for _, cut := range [][2]int{{0, 10}, {10, 11}, {11, 37}} {
+				pa.SetCols(a, lda, cut[0], cut[1])
+				pa.Segments(cut[0], cut[1], func(seg []float64) {
+					for i := range seg {
+						seg[i] *= 2
+					}
+				})
+			}
+			got := make([]float64, m*ldc)
+			GemmPackedA(pa, pb, false, got, ldc, 0, pb.Panels())
+			for i := range m {
+				for j := range n {
+					if math.Float64bits(got[i*ldc+j]) != math.Float64bits(want[i*ldc+j]) {
+						t.Fatalf("%s m=%d: C[%d,%d] = %v, want %v", ks.name, m, i, j, got[i*ldc+j], want[i*ldc+j])
 					}
 				}
 			}

@@ -13,7 +13,10 @@
 // block stays in L2. A register-blocked micro-kernel computes a 4×NR tile
 // of C (k4) or one row of NR values (k1; on AVX-512 two panels at once,
 // for eight independent sums in flight) with one fused multiply-add per
-// term. The kernels are Go assembly for AVX-512 and for AVX2+FMA
+// term. Products of 12–48 rows (a network's small batches) take their rows
+// in tiles of 12 on AVX-512: a 12×16 kernel (k12, A packed as k steps of
+// 12 values) loads each B row once for 12 rows and prefetches B 16 rows
+// ahead, over the whole depth at once. The kernels are Go assembly for AVX-512 and for AVX2+FMA
 // (dgemm_amd64.s), chosen at run time with golang.org/x/sys/cpu, and
 // portable Go with math.FMA (build tag purego, or other architectures).
 //
@@ -22,6 +25,12 @@
 // are widened exactly to float64 as the kernels load them, so the sums
 // stay in float64 and only B is rounded (half the bytes to read, which is
 // what limits a product with one row).
+//
+// PackedA and GemmPackedA: A packed column range by column range (SetCols)
+// and multiplied by a range of B's column panels on the calling goroutine,
+// for a caller that splits a chain of products (a network's layers) over
+// its own goroutines by column panels and packs each layer's output as the
+// next layer's A where it is computed.
 //
 // Determinism: every C element is computed as s = C_ij (or 0), then s =
 // fma(a_ip, b_pj, s) for p = 0, 1, …, k−1, by every kernel, tile shape and

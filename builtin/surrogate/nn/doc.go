@@ -34,7 +34,12 @@
 // Go twin, within 4 ulp of math.Log1p(math.Exp(z))); Adam by an AVX-512
 // kernel with the portable update's operations (adam_amd64.s). Predict
 // packs the weights once per call when it has several chunks of rows and
-// runs the chunks on one goroutine per core.
+// runs the chunks on one goroutine per core. With packed weights, a batch
+// of at most 48 rows runs layer by layer on a team of goroutines (team.go):
+// units of weight panels claimed from an atomic counter, each unit's bias,
+// product, softplus and packing done together, one synchronisation per
+// layer; a Frozen ensemble keeps the helpers for a batch size only while
+// they make its calls faster (measured, re-checked every 64 calls).
 //
 // Frozen (Ensemble.Freeze): the weights packed once for many predictions,
 // in float64 (the same bits as Predict) or rounded to float32, PyTorch's
@@ -53,7 +58,8 @@
 // the cores element by element, so weights and predictions are
 // bit-identical for any GOMAXPROCS (tested with 1 and 2).
 //
-// Files: net.go (the network, forward and backward), train.go (config,
+// Files: net.go (the network, forward and backward), team.go (small
+// predictions on a team of goroutines), train.go (config,
 // Huber loss, Adam, training), ensemble.go (ensemble, prediction,
 // Jacobian), file.go (save/load with provenance), metrics.go (nMAE, MAE and
 // 90 % AE per output, the paper's Table 3).

@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/kinfer/kinfer/builtin/internal/dgemm"
 )
@@ -205,7 +206,7 @@ func (e *Ensemble) Predict(dst, x []float64, n int, ws *Workspace) []float64 {
 			pw[k] = net.packWeights(false)
 		}
 	}
-	return e.predict(dst, x, n, ws, pw)
+	return e.predict(dst, x, n, ws, pw, nil)
 }
 
 // Frozen is an ensemble prepared for many predictions: every layer's
@@ -219,6 +220,7 @@ type Frozen struct {
 	e       *Ensemble
 	pw      [][]*dgemm.Packed
 	float32 bool
+	tune    [teamMaxRows + 1]teamTune // per batch size: team or not (team.go)
 }
 
 // Freeze packs the ensemble's weights, rounded to float32 when f32.
@@ -235,10 +237,10 @@ func (f *Frozen) Float32() bool { return f.float32 }
 
 // Predict is Ensemble.Predict with the packed weights.
 func (f *Frozen) Predict(dst, x []float64, n int, ws *Workspace) []float64 {
-	return f.e.predict(dst, x, n, ws, f.pw)
+	return f.e.predict(dst, x, n, ws, f.pw, &f.tune)
 }
 
-func (e *Ensemble) predict(dst, x []float64, n int, ws *Workspace, pw [][]*dgemm.Packed) []float64 {
+func (e *Ensemble) predict(dst, x []float64, n int, ws *Workspace, pw [][]*dgemm.Packed, tune *[teamMaxRows + 1]teamTune) []float64 {
 	d, m := e.In(), e.Out()
 	if len(x) < n*d {
 		panic(fmt.Sprintf("nn: Predict: %d values for %d rows of %d inputs", len(x), n, d))
@@ -252,6 +254,35 @@ func (e *Ensemble) predict(dst, x []float64, n int, ws *Workspace, pw [][]*dgemm
 	}
 	if ws == nil {
 		ws = &Workspace{}
+	}
+	if pw != nil && n <= teamMaxRows && useTeam {
+		// One small batch: each layer shared by a team of goroutines
+		// (forwardTeam), the same bits.
+		helpers := teamHelpers()
+		var tn *teamTune
+		var team bool
+		var start time.Time
+		if tune != nil && helpers > 0 {
+			tn = &tune[n]
+			if team = tn.choose(); !team {
+				helpers = 0
+			}
+			start = time.Now()
+		}
+		for k, net := range e.Nets {
+			w := ws.get(net.Sizes, n)
+			net.normIn(w, x, n)
+			net.forwardTeam(w, n, pw[k], helpers)
+			out := w.a[net.NumLayers()-1]
+			c := e.Weights[k]
+			for i := 0; i < n*m; i++ {
+				dst[i] += c * (net.YMean[i%m] + net.YSD[i%m]*out[i])
+			}
+		}
+		if tn != nil {
+			tn.record(team, time.Since(start))
+		}
+		return dst
 	}
 	nchunks := (n + chunk - 1) / chunk
 	workers := 1

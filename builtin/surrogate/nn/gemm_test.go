@@ -226,3 +226,68 @@ func TestAdamKernel(t *testing.T) {
 		}
 	}
 }
+
+// TestTeamTune: the first call of a batch size runs alone, the second on
+// the team, then the faster way on average, except one call each way every
+// tuneEvery; the average moves by 1/8 of a new measurement.
+func TestTeamTune(t *testing.T) {
+	var tn teamTune
+	if tn.choose() || !tn.choose() {
+		t.Fatal("the first two calls must try alone, then the team")
+	}
+	tn.record(false, 1000)
+	tn.record(true, 500)
+	for c := 3; c <= 3*tuneEvery; c++ {
+		got := tn.choose()
+		want := c%tuneEvery != 1 // probes: alone at c ≡ 1, team at c ≡ 2
+		if got != want {
+			t.Fatalf("call %d: team=%v, want %v", c, got, want)
+		}
+	}
+	tn.record(true, 4500) // 500 + (4500 − 500)/8 = 1000: not faster any more
+	if got := tn.avg[1].Load(); got != 1000 {
+		t.Fatalf("moving average %d, want 1000", got)
+	}
+	for tn.calls.Load()%tuneEvery < 5 {
+		tn.choose()
+	}
+	if tn.choose() {
+		t.Fatal("the team is chosen though it is not faster")
+	}
+}
+
+// TestTeamBitIdentical: a small prediction with packed weights, which runs
+// each layer on a team of goroutines (forwardTeam), gives the bits of the
+// per-layer path (forwardPacked) at every batch size up to teamMaxRows
+// (12-row tiles, 4-row tiles and single rows; partial panels in every
+// layer), with float64 and float32 weights, on GOMAXPROCS 1, 2 and 3. A
+// unit computed twice or not at all, a layer started before the previous
+// one was done, or an activation packed in the wrong place would fail.
+func TestTeamBitIdentical(t *testing.T) {
+	e := &Ensemble{Nets: []*Net{randNet([]int{9, 70, 129, 33, 5}, 7), randNet([]int{9, 70, 129, 33, 5}, 8)}, Weights: []float64{0.25, 0.75}}
+	x := randData(teamMaxRows, 9, 5, 6).X
+	old := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(old)
+	for _, f32 := range []bool{false, true} {
+		f := e.Freeze(f32)
+		for _, procs := range []int{1, 2, 3} {
+			runtime.GOMAXPROCS(procs)
+			ws := &Workspace{}
+			for rows := 1; rows <= teamMaxRows; rows++ {
+				useTeam = false
+				want := f.Predict(nil, x, rows, nil)
+				useTeam = true
+				// Three calls: teamTune tries the caller alone, then
+				// the team, then the faster of the two.
+				for range 3 {
+					got := f.Predict(nil, x, rows, ws)
+					for i := range want {
+						if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+							t.Fatalf("f32=%v GOMAXPROCS %d batch %d value %d: team %v, per layer %v", f32, procs, rows, i, got[i], want[i])
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -104,6 +104,10 @@ type workspace struct {
 	x0   []float64
 	mask [][]float64
 	g, h []float64 // backward buffers (largest layer)
+	// pa[l]: layer l's input packed for dgemm.GemmPackedA (forwardTeam),
+	// for paRows rows.
+	pa     []*dgemm.PackedA
+	paRows int
 }
 
 func newWorkspace(sizes []int, rows int, dropout bool) *workspace {
