@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -53,6 +54,25 @@ func TestKneeSurrogatePipeline(t *testing.T) {
 	if code, out, e := kinfer(t, "inspect", nnFile); code != 0 || !strings.Contains(out, `"model": "knee"`) || !strings.Contains(out, "as a model") ||
 		!strings.Contains(out, "k_deepMCL      N      [2000, 9000]") {
 		t.Errorf("inspect: exit %d\n%s\n%s", code, out, e)
+	}
+	// Two design runs of the knee train together (a design and a
+	// refinement): 48 + 6 points, minus those without equilibrium.
+	code, out, e = kinfer(t, "train", filepath.Join(tmp, "train"), filepath.Join(tmp, "val"), "--holdout", "0.2", "-o", filepath.Join(tmp, "two.json"),
+		"--hidden", "4", "--members", "1", "--epochs", "1")
+	if m := regexp.MustCompile(`training on \d+ samples \((\d+) points\)`).FindStringSubmatch(out); code != 0 || m == nil || atoi(m[1]) < 40 || !strings.Contains(out, " + ") {
+		t.Errorf("train on two designs: exit %d\n%s\n%s", code, out, e)
+	}
+	if b, err := os.ReadFile(filepath.Join(tmp, "two.report.json")); err != nil || !strings.Contains(string(b), "sobol n=48 seed=1 space=box [") ||
+		!strings.Contains(string(b), " + lhs n=6 seed=2") {
+		t.Errorf("two designs' provenance: %v\n%.600s", err, b)
+	}
+	// A design of another model is refused with both names.
+	qs := filepath.Join(tmp, "line")
+	if code, out, e := kinfer(t, "design", "../../examples/quickstart/study.toml", "--n", "4", "-o", qs); code != 0 {
+		t.Fatalf("quickstart design: exit %d\n%s\n%s", code, out, e)
+	}
+	if code, _, e := kinfer(t, "train", filepath.Join(tmp, "train"), qs, "-o", filepath.Join(tmp, "bad.json")); code == 0 || !strings.Contains(e, "of model") {
+		t.Errorf("designs of two models: exit %d, %s", code, e)
 	}
 	if code, out, _ := kinfer(t, "train", "--help"); code != 0 || !strings.Contains(out, "-validation DIR") {
 		t.Errorf("train --help: %d %s", code, out)
@@ -126,3 +146,5 @@ func readOrNil(path string) []byte {
 	}
 	return b
 }
+
+func atoi(s string) int { n, _ := strconv.Atoi(s); return n }

@@ -42,7 +42,7 @@ usage:
   kinfer analyze RUN_DIR [--workers N] [--predictive N] [--truth FILE]
   kinfer report RUN_DIR [-o FILE] [--figures DIR]   (report.html: figures, diagnostics, provenance; kinfer run writes it)
   kinfer design STUDY.toml [-o DIR] [--design sobol] [--n N] [--space box|prior] [--seed N] [--workers N] [--resume]
-  kinfer train DESIGN_DIR -o FILE [--validation DIR | --holdout 0.1] [--hidden 256,512,...] [--members 6] [--epochs N] [--seed N]
+  kinfer train DESIGN_DIR [DIR...] -o FILE [--validation DIR | --holdout 0.1] [--hidden 256,512,...] [--members 6] [--epochs N] [--seed N]
   kinfer train DESIGN_DIR -o FILE --kind kriging [--regression 0|1|2] [--corr gaussian|exponential|matern32|matern52] [--nugget L | --estimate-nugget]
   kinfer worker --nats URL [--workers N] [--cache DIR]
   kinfer validate STUDY.toml|PLUGIN.toml
@@ -136,8 +136,8 @@ var commandHelp = map[string][2]string{
 		"Prints a plugin's spec: parameters, conditions, outputs, settings, capabilities, imports and exports."},
 	"analyze": {"kinfer analyze RUN_DIR [flags]",
 		"Writes RUN_DIR/analysis.json: parameter spreads, the posterior-predictive fit, TMCMC stage changes,\nand with --truth the check against known values (docs/OUTPUTS.md)."},
-	"train": {"kinfer train DESIGN_DIR -o FILE [flags]",
-		"Fits a surrogate to a design run of kinfer design: a neural-network ensemble (Bartsoen et al. 2023) or,\nwith --kind kriging, one DACE Kriging predictor per output. Writes FILE with its provenance and\nFILE's stem + .report.json with the validation errors (nMAE, MAE, 90 % AE per output)."},
+	"train": {"kinfer train DESIGN_DIR [MORE_DESIGN_DIRS...] -o FILE [flags]",
+		"Fits a surrogate to a design run of kinfer design: a neural-network ensemble (Bartsoen et al. 2023) or,\nwith --kind kriging, one DACE Kriging predictor per output. Several design runs of the same model (a\ndesign and its refinements) are trained on together. Writes FILE with its provenance and FILE's stem +\n.report.json with the validation errors (nMAE, MAE, 90 % AE per output)."},
 	"worker": {"kinfer worker --nats URL [flags]",
 		"Evaluates models for runs started with kinfer run --nats URL, through a NATS JetStream server\n(docs/DISTRIBUTED.md), until interrupted."},
 	"design": {"kinfer design STUDY.toml [flags]",

@@ -47,9 +47,12 @@ func cmdTrain(args []string, stdout io.Writer) error {
 	corr := fs.String("corr", "gaussian", "kriging: correlation gaussian, exponential, matern32 or matern52")
 	nugget := fs.Float64("nugget", 0, "kriging: nugget λ relative to the process variance (0: interpolate, with DACE's (10+n)·ε only)")
 	estNugget := fs.Bool("estimate-nugget", false, "kriging: estimate the nugget by maximum likelihood in [1e-10, 0.1] (noisy outputs)")
-	pos, err := parse(fs, args, 1)
+	pos, err := parse(fs, args, -1)
 	if err != nil {
 		return err
+	}
+	if len(pos) == 0 {
+		return usageError{fmt.Errorf("want a design run DIR (or several of the same model: a design and its refinements)")}
 	}
 	if *out == "" {
 		return usageError{fmt.Errorf("-o FILE is required")}
@@ -73,7 +76,15 @@ func cmdTrain(args []string, stdout io.Writer) error {
 			fmt.Fprintf(stdout, "member %d epoch %d loss %.6g rate %.3g (%.0f s)\n", member+1, epoch, loss, rate, time.Since(t0).Seconds())
 		}
 	}
-	ds, err := train.ReadDesign(pos[0])
+	var parts []*train.Design
+	for _, dir := range pos {
+		d, err := train.ReadDesign(dir)
+		if err != nil {
+			return err
+		}
+		parts = append(parts, d)
+	}
+	ds, err := train.Merge(parts...)
 	if err != nil {
 		return err
 	}
@@ -95,7 +106,7 @@ func cmdTrain(args []string, stdout io.Writer) error {
 		}
 		o.Kriging = kriging.Options{Order: *order, Correlation: c, Nugget: *nugget, EstimateNugget: *estNugget}
 		fmt.Fprintf(stdout, "fitting %d Kriging predictors (regression order %d, %v correlation) on %s (%d samples of %d inputs)\n",
-			ds.Data.Out, *order, c, pos[0], ds.Data.N, ds.Data.In)
+			ds.Data.Out, *order, c, ds.Dir, ds.Data.N, ds.Data.In)
 		ms, prov, rep, err := train.TrainKriging(ds, o)
 		if err != nil {
 			return err
@@ -111,7 +122,7 @@ func cmdTrain(args []string, stdout io.Writer) error {
 		return usageError{fmt.Errorf("--kind %q: want nn or kriging", *kind)}
 	}
 	fmt.Fprintf(stdout, "training %d networks %v on %s (%d samples of %d inputs → %d outputs)\n",
-		cfg.Members, cfg.Hidden, pos[0], ds.Data.N, ds.Data.In, ds.Data.Out)
+		cfg.Members, cfg.Hidden, ds.Dir, ds.Data.N, ds.Data.In, ds.Data.Out)
 	e, prov, rep, err := train.Train(ds, o)
 	if err != nil {
 		return err

@@ -2,6 +2,8 @@ package train
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -45,6 +47,99 @@ type Design struct {
 	Data  nn.Data
 	// Skipped counts the rows left out by status.
 	Skipped map[string]int
+	// Parts are the design runs of a Merge, in order (nil for one run).
+	Parts []*Design
+}
+
+// Describe is the provenance's one-line account of the design: its kind,
+// size, seed and space, or for a merged design every part's, each with
+// the sha256 of its design.csv, joined by " + ".
+func (ds *Design) Describe() string {
+	one := func(r *designrun.Record) string {
+		return fmt.Sprintf("%s n=%d seed=%d space=%s", r.Kind, r.N, r.Seed, r.Space)
+	}
+	if len(ds.Parts) == 0 {
+		return one(ds.Record)
+	}
+	var parts []string
+	for _, p := range ds.Parts {
+		parts = append(parts, fmt.Sprintf("%s [%s, design.csv sha256 %s]", one(p.Record), p.Dir, p.CSVSHA))
+	}
+	return strings.Join(parts, " + ")
+}
+
+// Merge joins design runs of one model into one training set: a first
+// design over the whole box and refinements where it matters (a region
+// of the prior, the posterior of a first surrogate). The runs must have
+// the same model and version, parameters, conditions and outputs with
+// their units; the points of each run are numbered after the previous
+// runs' (so a holdout still holds out whole points), the parameter box is
+// the union of the runs' boxes, and the sha256s in the provenance are
+// those of the runs' sha256s in order (Describe lists each).
+func Merge(parts ...*Design) (*Design, error) {
+	if len(parts) == 0 {
+		return nil, errors.New("train: no design to merge")
+	}
+	if len(parts) == 1 {
+		return parts[0], nil
+	}
+	a := parts[0]
+	rec := *a.Record
+	rec.Params = slices.Clone(a.Record.Params)
+	m := &Design{Record: &rec, InNames: a.InNames, InUnits: a.InUnits, OutNames: a.OutNames, OutUnits: a.OutUnits,
+		Conditions: a.Conditions, Skipped: map[string]int{}, Parts: parts}
+	m.Data.In, m.Data.Out = a.Data.In, a.Data.Out
+	var dirs []string
+	csvH, recH := sha256.New(), sha256.New()
+	offset := 0
+	for _, p := range parts {
+		if p.Record.Model != a.Record.Model || p.Record.ModelVer != a.Record.ModelVer {
+			return nil, fmt.Errorf("design %s is of model %s %s, design %s of %s %s", p.Dir, p.Record.Model, p.Record.ModelVer, a.Dir, a.Record.Model, a.Record.ModelVer)
+		}
+		if ms, ma := modelModule(p.Record), modelModule(a.Record); ms != ma {
+			return nil, fmt.Errorf("design %s was made by the model module with sha256 %q, design %s by %q", p.Dir, ms, a.Dir, ma)
+		}
+		if !slices.Equal(p.InNames, a.InNames) || !slices.Equal(p.InUnits, a.InUnits) ||
+			!slices.Equal(p.OutNames, a.OutNames) || !slices.Equal(p.OutUnits, a.OutUnits) || p.Conditions != a.Conditions {
+			return nil, fmt.Errorf("design %s has inputs %v and outputs %v (units %v, %v); design %s has %v and %v (units %v, %v)",
+				p.Dir, p.InNames, p.OutNames, p.InUnits, p.OutUnits, a.Dir, a.InNames, a.OutNames, a.InUnits, a.OutUnits)
+		}
+		for i, q := range p.Record.Params {
+			rec.Params[i].Lower = math.Min(rec.Params[i].Lower, q.Lower)
+			rec.Params[i].Upper = math.Max(rec.Params[i].Upper, q.Upper)
+		}
+		if len(m.Data.X)+len(p.Data.X)+len(m.Data.Y)+len(p.Data.Y) > MaxValues {
+			return nil, fmt.Errorf("train: the merged designs hold more than %d values", MaxValues)
+		}
+		m.Data.X = append(m.Data.X, p.Data.X...)
+		m.Data.Y = append(m.Data.Y, p.Data.Y...)
+		m.Data.N += p.Data.N
+		for _, pt := range p.Point {
+			m.Point = append(m.Point, pt+offset)
+		}
+		offset += p.Record.N
+		for k, v := range p.Skipped {
+			m.Skipped[k] += v
+		}
+		dirs = append(dirs, p.Dir)
+		fmt.Fprintln(csvH, p.CSVSHA)
+		fmt.Fprintln(recH, p.RecordSHA)
+	}
+	rec.N, rec.Done = offset, offset
+	m.Dir = strings.Join(dirs, " + ")
+	m.CSVSHA, m.RecordSHA = hex.EncodeToString(csvH.Sum(nil)), hex.EncodeToString(recH.Sum(nil))
+	return m, nil
+}
+
+// modelModule is the sha256 of the plugin module that made a design run
+// ("" for a builtin model).
+func modelModule(r *designrun.Record) string {
+	for _, in := range r.Provenance.Inputs {
+		if in.Role == "model module" {
+			return in.SHA256
+		}
+	}
+	return ""
 }
 
 // ReadDesign reads DIR/design.json and DIR/design.csv. The run must be
@@ -381,7 +476,7 @@ func finish(ds *Design, o Options, rep *Report, met []nn.OutputMetrics, nTrain i
 		Model: rec.Model, ModelVersion: rec.ModelVer, TrainingSamples: nTrain,
 		InputNames: ds.InNames, OutputNames: ds.OutNames, InputUnits: ds.InUnits, OutputUnits: ds.OutUnits,
 		Conditions: ds.Conditions, DesignSHA256: ds.RecordSHA,
-		Design: fmt.Sprintf("%s n=%d seed=%d space=%s", rec.Kind, rec.N, rec.Seed, rec.Space),
+		Design: ds.Describe(),
 	}
 	if o.Validation != nil {
 		prov.ValidationSHA256 = o.Validation.CSVSHA
@@ -389,11 +484,7 @@ func finish(ds *Design, o Options, rep *Report, met []nn.OutputMetrics, nTrain i
 	if b := run.BuildInfo(); b.VCSRevision != "unknown" {
 		prov.KinferVersion += " " + b.VCSRevision
 	}
-	for _, in := range rec.Provenance.Inputs {
-		if in.Role == "model module" {
-			prov.ModelSHA256 = in.SHA256
-		}
-	}
+	prov.ModelSHA256 = modelModule(rec)
 	for _, p := range rec.Params {
 		prov.ParamLower = append(prov.ParamLower, p.Lower)
 		prov.ParamUpper = append(prov.ParamUpper, p.Upper)

@@ -181,3 +181,82 @@ func must(b []byte, err error) []byte {
 	}
 	return b
 }
+
+// Merge: a design and a refinement train together as one set whose points
+// stay distinct (a holdout takes whole points of either run), whose box is
+// the union of the runs' boxes, and whose provenance names both runs;
+// runs of another model or other columns are refused.
+func TestMergeDesigns(t *testing.T) {
+	d1, d2 := t.TempDir(), t.TempDir()
+	writeDesign(t, d1, 10)
+	writeDesign(t, d2, 6)
+	// The refinement's box: a in [0, 2] (the first run's is [0, 1]).
+	rec := filepath.Join(d2, "design.json")
+	b := must(os.ReadFile(rec))
+	os.WriteFile(rec, []byte(strings.Replace(string(b), `"upper":1,"default":0.5`, `"upper":2,"default":0.5`, 1)), 0o644)
+	a, err := ReadDesign(d1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := ReadDesign(d2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Merge(a, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 9 + 5 points with status ok, 3 conditions each; point 2 of each failed.
+	if m.Data.N != 27+15 || m.Record.N != 16 || m.Skipped["failed"] != 6 || len(m.Point) != m.Data.N {
+		t.Fatalf("merged: %d samples, n = %d, skipped %v", m.Data.N, m.Record.N, m.Skipped)
+	}
+	seen := map[int]bool{}
+	for _, p := range m.Point {
+		seen[p] = true
+	}
+	if len(seen) != 14 || !seen[15] || seen[2] || seen[12] {
+		t.Errorf("merged points %v", seen)
+	}
+	// The refinement's samples follow the first run's, unchanged.
+	if !reflect.DeepEqual(m.Data.X[27*3:], r.Data.X) || !reflect.DeepEqual(m.Data.Y[:27*2], a.Data.Y) {
+		t.Error("merged samples differ from the runs'")
+	}
+	// The inputs of the first run are not modified by the merge.
+	if a.Record.N != 10 || a.Record.Params[0].Upper != 1 || m.Record.Params[0].Upper != 2 {
+		t.Errorf("boxes: first run n=%d upper %g, merged upper %g", a.Record.N, a.Record.Params[0].Upper, m.Record.Params[0].Upper)
+	}
+	cfg := nn.DefaultConfig()
+	cfg.Hidden, cfg.Members, cfg.Epochs, cfg.Seed = []int{8}, 1, 2, 5
+	_, prov, rep, err := Train(m, Options{Config: cfg, Holdout: 0.25})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.TrainingPoints+rep.ValidationPoints != 14 || rep.ValidationPoints != 4 {
+		t.Errorf("holdout over the merged points: %d + %d", rep.TrainingPoints, rep.ValidationPoints)
+	}
+	if !reflect.DeepEqual(prov.ParamUpper, []float64{2, 1}) || prov.TrainingDataSHA256 == a.CSVSHA || len(prov.TrainingDataSHA256) != 64 ||
+		!strings.Contains(prov.Design, a.CSVSHA) || !strings.Contains(prov.Design, r.CSVSHA) || !strings.Contains(prov.Design, " + sobol n=6") {
+		t.Errorf("provenance %+v", prov)
+	}
+	// Merging in another order is another training set.
+	m2, _ := Merge(r, a)
+	if m2.CSVSHA == m.CSVSHA {
+		t.Error("the merged digest does not depend on the order")
+	}
+	if one, _ := Merge(a); one != a {
+		t.Error("one run is not its own merge")
+	}
+	// Refused: another model; other outputs.
+	o := *r.Record
+	o.Model = "other"
+	bad := *r
+	bad.Record = &o
+	if _, err := Merge(a, &bad); err == nil || !strings.Contains(err.Error(), "other") {
+		t.Errorf("another model: %v", err)
+	}
+	bad2 := *r
+	bad2.OutNames = []string{"y0", "z"}
+	if _, err := Merge(a, &bad2); err == nil {
+		t.Error("other outputs accepted")
+	}
+}
