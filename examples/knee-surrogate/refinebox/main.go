@@ -27,11 +27,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/kinfer/kinfer/builtin/stats"
 )
 
 var (
@@ -84,7 +85,7 @@ func main() {
 			x, have := cols[m[2]]
 			if ok && len(p.Uniform) == 2 && have {
 				a, bb := p.Uniform[0], p.Uniform[1]
-				lo, hi := quantile(x, *qlo), quantile(x, *qhi)
+				lo, hi := stats.Quantile(x, *qlo), stats.Quantile(x, *qhi)
 				w := hi - lo
 				lo, hi = math.Max(a, lo-*widen*w), math.Min(bb, hi+*widen*w)
 				if !(lo < hi) { // a posterior on one value: keep a sliver
@@ -136,17 +137,4 @@ func readColumns(path string) (map[string][]float64, error) {
 		}
 	}
 	return cols, nil
-}
-
-// quantile is the q-quantile of x by linear interpolation between order
-// statistics (numpy's default, "linear").
-func quantile(x []float64, q float64) float64 {
-	s := slices.Clone(x)
-	slices.Sort(s)
-	h := q * float64(len(s)-1)
-	i := int(math.Floor(h))
-	if i >= len(s)-1 {
-		return s[len(s)-1]
-	}
-	return s[i] + (h-float64(i))*(s[i+1]-s[i])
 }
