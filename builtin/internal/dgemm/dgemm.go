@@ -87,8 +87,18 @@ const m12Max = 48
 // kernels; nr = 8.
 var portable = &kernels{name: "portable", nr: 8, k4: k4Go, k1: k1Go, k4s: k4F32Go, k1s: k1F32Go}
 
-// k4F32Go is k4Go with B in float32 (float64(b) is exact).
+// k4Go: c[r][j] (+)= Σ_p a[p·4+r]·b[p·ldb+j] for r < 4, j < 8, the sum
+// taken in order p = 0 … k−1 by one fused multiply-add per term; B in
+// float64, or in float32 for k4F32Go (float64(b) is exact).
+func k4Go(k int, a, b []float64, ldb int, c []float64, ldc int, load bool) {
+	k4T(k, a, b, ldb, c, ldc, load)
+}
+
 func k4F32Go(k int, a []float64, b []float32, ldb int, c []float64, ldc int, load bool) {
+	k4T(k, a, b, ldb, c, ldc, load)
+}
+
+func k4T[B float32 | float64](k int, a []float64, b []B, ldb int, c []float64, ldc int, load bool) {
 	const nr = 8
 	var acc [mr * nr]float64
 	if load {
@@ -112,8 +122,15 @@ func k4F32Go(k int, a []float64, b []float32, ldb int, c []float64, ldc int, loa
 	}
 }
 
-// k1F32Go is k1Go with B in float32.
+// k1Go is k4Go for one row whose k values of A are contiguous; k1F32Go
+// the same with B in float32.
+func k1Go(k int, a, b []float64, ldb int, c []float64, load bool) { k1T(k, a, b, ldb, c, load) }
+
 func k1F32Go(k int, a []float64, b []float32, ldb int, c []float64, load bool) {
+	k1T(k, a, b, ldb, c, load)
+}
+
+func k1T[B float32 | float64](k int, a []float64, b []B, ldb int, c []float64, load bool) {
 	const nr = 8
 	var acc [nr]float64
 	if load {
@@ -124,49 +141,6 @@ func k1F32Go(k int, a []float64, b []float32, ldb int, c []float64, load bool) {
 		ar := a[p]
 		for j, bv := range bp {
 			acc[j] = math.FMA(ar, float64(bv), acc[j])
-		}
-	}
-	copy(c[:nr], acc[:])
-}
-
-// k4Go: c[r][j] (+)= Σ_p a[p·4+r]·b[p·ldb+j] for r < 4, j < 8, the sum
-// taken in order p = 0 … k−1 by one fused multiply-add per term.
-func k4Go(k int, a, b []float64, ldb int, c []float64, ldc int, load bool) {
-	const nr = 8
-	var acc [mr * nr]float64
-	if load {
-		for r := range mr {
-			copy(acc[r*nr:(r+1)*nr], c[r*ldc:r*ldc+nr])
-		}
-	}
-	for p := range k {
-		bp := b[p*ldb : p*ldb+nr]
-		ap := a[p*mr : p*mr+mr]
-		for r := range mr {
-			ar := ap[r]
-			row := acc[r*nr : (r+1)*nr]
-			for j, bv := range bp {
-				row[j] = math.FMA(ar, bv, row[j])
-			}
-		}
-	}
-	for r := range mr {
-		copy(c[r*ldc:r*ldc+nr], acc[r*nr:(r+1)*nr])
-	}
-}
-
-// k1Go is k4Go for one row whose k values of A are contiguous.
-func k1Go(k int, a, b []float64, ldb int, c []float64, load bool) {
-	const nr = 8
-	var acc [nr]float64
-	if load {
-		copy(acc[:], c[:nr])
-	}
-	for p := range k {
-		bp := b[p*ldb : p*ldb+nr]
-		ar := a[p]
-		for j, bv := range bp {
-			acc[j] = math.FMA(ar, bv, acc[j])
 		}
 	}
 	copy(c[:nr], acc[:])
