@@ -67,24 +67,8 @@ const goldenTol = 1e-12
 // points inside its training box, the values the gonum code predicts,
 // within goldenTol (not the same bits: the summation order changed).
 func TestGoldenKneeFile(t *testing.T) {
-	const path = "../../../examples/knee-surrogate/knee-nn.json"
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("no %s: %v", path, err)
-	}
-	e, _, err := Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	const n = 64
-	d := e.In()
-	x := make([]float64, n*d)
-	for i := 0; i < n; i++ {
-		for j := 0; j < d; j++ {
-			// A deterministic spread over the box: a Weyl sequence.
-			u := math.Mod(float64(i+1)*(0.5+0.1*float64(j%7))*math.Sqrt2, 1)
-			x[i*d+j] = e.InputLo[j] + u*(e.InputHi[j]-e.InputLo[j])
-		}
-	}
+	e, x := kneeFileAndPoints(t, n)
 	got := e.Predict(nil, x, n, nil)
 	want := predictGonum(e, x, n)
 	worst := 0.0
@@ -142,23 +126,9 @@ const frozenTol = 5e-6
 // float32 weights within frozenTol of them, and either does so with
 // GOMAXPROCS 1 and 2 alike.
 func TestFrozen(t *testing.T) {
-	const path = "../../../examples/knee-surrogate/knee-nn.json"
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("no %s: %v", path, err)
-	}
-	e, _, err := Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, m := e.In(), e.Out()
 	const n = 600
-	x := make([]float64, n*d)
-	for i := 0; i < n; i++ {
-		for j := 0; j < d; j++ {
-			u := math.Mod(float64(i+1)*(0.5+0.1*float64(j%7))*math.Sqrt2, 1)
-			x[i*d+j] = e.InputLo[j] + u*(e.InputHi[j]-e.InputLo[j])
-		}
-	}
+	e, x := kneeFileAndPoints(t, n)
+	m := e.Out()
 	f64, f32 := e.Freeze(false), e.Freeze(true)
 	old := runtime.GOMAXPROCS(1)
 	defer runtime.GOMAXPROCS(old)
@@ -290,4 +260,28 @@ func TestTeamBitIdentical(t *testing.T) {
 			}
 		}
 	}
+}
+
+// kneeFileAndPoints loads the trained knee ensemble of
+// examples/knee-surrogate (the test is skipped without it) and spreads n
+// points over its training box deterministically (a Weyl sequence).
+func kneeFileAndPoints(t *testing.T, n int) (*Ensemble, []float64) {
+	t.Helper()
+	const path = "../../../examples/knee-surrogate/knee-nn.json"
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("no %s: %v", path, err)
+	}
+	e, _, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := e.In()
+	x := make([]float64, n*d)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			u := math.Mod(float64(i+1)*(0.5+0.1*float64(j%7))*math.Sqrt2, 1)
+			x[i*d+j] = e.InputLo[j] + u*(e.InputHi[j]-e.InputLo[j])
+		}
+	}
+	return e, x
 }
