@@ -187,13 +187,7 @@ func TestPackedBitIdentical(t *testing.T) {
 				for _, f32 := range []bool{false, true} {
 					add := r.IntN(2) == 1
 					a, lda, b, ldb, c0, ldc := operands(r, tA, tB, s.m, s.n, s.k)
-					bw := b
-					if f32 {
-						bw = make([]float64, len(b))
-						for i, v := range b {
-							bw[i] = float64(float32(v))
-						}
-					}
+					bw := asPacked(b, f32)
 					want := append([]float64(nil), c0...)
 					naive(tA, tB, s.m, s.n, s.k, a, lda, bw, ldb, add, want, ldc)
 					for _, ks := range available {
@@ -225,13 +219,7 @@ func TestPackedABitIdentical(t *testing.T) {
 		for _, f32 := range []bool{false, true} {
 			add := r.IntN(2) == 1
 			a, lda, b, ldb, c0, ldc := operands(r, false, false, s.m, s.n, s.k)
-			bw := b
-			if f32 {
-				bw = make([]float64, len(b))
-				for i, v := range b {
-					bw[i] = float64(float32(v))
-				}
-			}
+			bw := asPacked(b, f32)
 			want := append([]float64(nil), c0...)
 			naive(false, false, s.m, s.n, s.k, a, lda, bw, ldb, add, want, ldc)
 			for _, ks := range available {
@@ -450,4 +438,17 @@ func BenchmarkLayers(b *testing.B) {
 			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})
 	}
+}
+
+// asPacked is B as a packing with float32 weights holds it: each value
+// rounded to float32 (and widened back exactly), or B itself.
+func asPacked(b []float64, f32 bool) []float64 {
+	if !f32 {
+		return b
+	}
+	bw := make([]float64, len(b))
+	for i, v := range b {
+		bw[i] = float64(float32(v))
+	}
+	return bw
 }
