@@ -55,6 +55,35 @@ func TestKneeSurrogatePipeline(t *testing.T) {
 		!strings.Contains(out, "k_deepMCL      N      [2000, 9000]") {
 		t.Errorf("inspect: exit %d\n%s\n%s", code, out, e)
 	}
+	// The same ensemble trained one member at a time (one process or
+	// machine each) and combined: the same file, bit for bit, and the same
+	// validation table.
+	var members []string
+	for _, k := range []string{"2", "1"} {
+		m := filepath.Join(tmp, "member"+k+".json")
+		if code, out, e := kinfer(t, "train", filepath.Join(tmp, "train"), "--validation", filepath.Join(tmp, "val"), "-o", m,
+			"--hidden", "8", "--members", "2", "--member", k, "--epochs", "2", "--seed", "3"); code != 0 || !strings.Contains(out, "network "+k+" of 2") {
+			t.Fatalf("train --member %s: exit %d\n%s\n%s", k, code, out, e)
+		}
+		members = append(members, m)
+	}
+	joined := filepath.Join(tmp, "joined.json")
+	code, cout, e := kinfer(t, append([]string{"combine", "--validation", filepath.Join(tmp, "val"), "-o", joined}, members...)...)
+	if code != 0 {
+		t.Fatalf("combine: exit %d\n%s\n%s", code, cout, e)
+	}
+	a, _ := os.ReadFile(nnFile)
+	jb, _ := os.ReadFile(joined)
+	if len(a) == 0 || string(a) != string(jb) {
+		t.Errorf("combined members differ from the ensemble of one training (%d and %d bytes)", len(a), len(jb))
+	}
+	table := func(s string) string { return s[strings.Index(s, "nMAE"):strings.Index(s, "written")] }
+	if !strings.Contains(cout, "nMAE") || table(cout) != table(out) {
+		t.Errorf("combine's table differs from train's:\n%s\n%s", cout, out)
+	}
+	if code, _, e := kinfer(t, "combine", "--validation", filepath.Join(tmp, "val"), "-o", filepath.Join(tmp, "half.json"), members[0]); code == 0 || !strings.Contains(e, "member 1 of 2 is missing") {
+		t.Errorf("combine with a member missing: exit %d, %s", code, e)
+	}
 	// Two design runs of the knee train together (a design and a
 	// refinement): 48 + 6 points, minus those without equilibrium.
 	code, out, e = kinfer(t, "train", filepath.Join(tmp, "train"), filepath.Join(tmp, "val"), "--holdout", "0.2", "-o", filepath.Join(tmp, "two.json"),

@@ -29,6 +29,7 @@ func cmdTrain(args []string, stdout io.Writer) error {
 	points := fs.Int("points", 0, "train on the design points with index below N only (0: all)")
 	hidden := fs.String("hidden", joinInts(def.Hidden), "hidden layer widths, comma-separated (default: Bartsoen et al. 2023's)")
 	members := fs.Int("members", def.Members, "networks in the ensemble")
+	member := fs.Int("member", 0, "train only network `K` (1 … --members) of the ensemble, from the same random stream as a full training; join the members' files with kinfer combine")
 	epochs := fs.Int("epochs", def.Epochs, "maximum epochs per network")
 	batch := fs.Int("batch", def.BatchSize, "mini-batch size")
 	lr := fs.Float64("lr", def.LearningRate, "Adam's initial learning rate")
@@ -63,7 +64,7 @@ func cmdTrain(args []string, stdout io.Writer) error {
 	}
 	cfg.Members, cfg.Epochs, cfg.BatchSize, cfg.LearningRate, cfg.MinLearningRate = *members, *epochs, *batch, *lr, *minLR
 	cfg.Patience, cfg.DecayFactor, cfg.L2, cfg.Dropout, cfg.HuberDelta, cfg.Seed = *patience, *decay, *l2, *dropout, *delta, *seed
-	cfg.PlateauMinDelta = *plateau
+	cfg.PlateauMinDelta, cfg.Member = *plateau, *member
 	if *limit > 0 {
 		cfg.Deadline = time.Now().Add(*limit)
 	}
@@ -121,8 +122,12 @@ func cmdTrain(args []string, stdout io.Writer) error {
 	default:
 		return usageError{fmt.Errorf("--kind %q: want nn or kriging", *kind)}
 	}
-	fmt.Fprintf(stdout, "training %d networks %v on %s (%d samples of %d inputs → %d outputs)\n",
-		cfg.Members, cfg.Hidden, ds.Dir, ds.Data.N, ds.Data.In, ds.Data.Out)
+	what := fmt.Sprintf("%d networks", cfg.Members)
+	if cfg.Member > 0 {
+		what = fmt.Sprintf("network %d of %d", cfg.Member, cfg.Members)
+	}
+	fmt.Fprintf(stdout, "training %s %v on %s (%d samples of %d inputs → %d outputs)\n",
+		what, cfg.Hidden, ds.Dir, ds.Data.N, ds.Data.In, ds.Data.Out)
 	e, prov, rep, err := train.Train(ds, o)
 	if err != nil {
 		return err
@@ -131,6 +136,43 @@ func cmdTrain(args []string, stdout io.Writer) error {
 	if err := train.Write(*out, e, prov, rep); err != nil {
 		return err
 	}
+	fmt.Fprint(stdout, rep.Table())
+	fmt.Fprintf(stdout, "written: %s (sha256 %s), %s\n", *out, rep.SHA256, train.ReportPath(*out))
+	return nil
+}
+
+// cmdCombine joins the member files of one ensemble trained with
+// kinfer train --member K into the file one training would have written.
+func cmdCombine(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("combine", flag.ContinueOnError)
+	out := fs.String("o", "", "the ensemble `FILE` to write (required; the report goes to FILE without .json + .report.json)")
+	val := fs.String("validation", "", "the validation design run `DIR` the members were validated on (required)")
+	pos, err := parse(fs, args, -1)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usageError{fmt.Errorf("want the member files (kinfer train --member K -o FILE)")}
+	}
+	if *out == "" {
+		return usageError{fmt.Errorf("-o FILE is required")}
+	}
+	if *val == "" {
+		return usageError{fmt.Errorf("--validation DIR is required")}
+	}
+	v, err := train.ReadDesign(*val)
+	if err != nil {
+		return err
+	}
+	e, prov, rep, err := train.Combine(pos, v)
+	if err != nil {
+		return err
+	}
+	rep.Command = "kinfer combine " + strings.Join(args, " ")
+	if err := train.Write(*out, e, prov, rep); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%d networks, weights %.4g\n", len(e.Nets), e.Weights)
 	fmt.Fprint(stdout, rep.Table())
 	fmt.Fprintf(stdout, "written: %s (sha256 %s), %s\n", *out, rep.SHA256, train.ReportPath(*out))
 	return nil

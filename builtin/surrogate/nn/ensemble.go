@@ -119,7 +119,15 @@ func Train(cfg Config, train, val *Data) (*Ensemble, error) {
 	norm.YMean, norm.YSD = meanSD(train.Y, train.N, train.Out)
 	c := cfg
 	c.Hidden = append([]int(nil), cfg.Hidden...)
-	e := &Ensemble{Nets: make([]*Net, cfg.Members), Weights: make([]float64, cfg.Members), Info: make([]TrainInfo, cfg.Members), Config: &c}
+	// The members to train: all, or only cfg.Member (its stream is the
+	// same as in a full training).
+	ks := make([]int, 0, cfg.Members)
+	for k := 0; k < cfg.Members; k++ {
+		if cfg.Member == 0 || cfg.Member == k+1 {
+			ks = append(ks, k)
+		}
+	}
+	e := &Ensemble{Nets: make([]*Net, len(ks)), Weights: make([]float64, len(ks)), Info: make([]TrainInfo, len(ks)), Config: &c}
 	e.InputLo, e.InputHi = make([]float64, train.In), make([]float64, train.In)
 	for j := 0; j < train.In; j++ {
 		e.InputLo[j], e.InputHi[j] = math.Inf(1), math.Inf(-1)
@@ -130,24 +138,32 @@ func Train(cfg Config, train, val *Data) (*Ensemble, error) {
 	}
 	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
 	var wg sync.WaitGroup
-	for k := 0; k < cfg.Members; k++ {
+	for i, k := range ks {
 		wg.Add(1)
 		sem <- struct{}{}
-		go func(k int) {
+		go func(i, k int) {
 			defer wg.Done()
 			defer func() { <-sem }()
 			n, info := trainOne(cfg, sizes, norm, train, cfg.Seed, uint64(k)+1)
+			info.Member = k + 1
 			if val != nil {
 				info.ValidationLoss = n.Loss(val.X, val.Y, val.N, cfg.HuberDelta, 0, nil, nil)
 			}
-			e.Nets[k], e.Info[k] = n, info
-		}(k)
+			e.Nets[i], e.Info[i] = n, info
+		}(i, k)
 	}
 	wg.Wait()
+	e.weigh(val != nil)
+	return e, nil
+}
+
+// weigh sets the weights from the members' validation losses (w_k ∝ 1/V_k,
+// normalised to sum 1), or equal weights when validated is false.
+func (e *Ensemble) weigh(validated bool) {
 	sum := 0.0
 	for k := range e.Weights {
 		w := 1.0
-		if val != nil {
+		if validated {
 			w = 1 / max(e.Info[k].ValidationLoss, 1e-300)
 		}
 		e.Weights[k] = w
@@ -156,7 +172,6 @@ func Train(cfg Config, train, val *Data) (*Ensemble, error) {
 	for k := range e.Weights {
 		e.Weights[k] /= sum
 	}
-	return e, nil
 }
 
 // Workspace holds the buffers of Predict and Jacobian; reuse one per

@@ -40,6 +40,11 @@ type Config struct {
 	MinLearningRate float64
 	// Members is the number of networks in the ensemble (6).
 	Members int
+	// Member, when not 0, trains only network Member (1 … Members) of the
+	// ensemble, from the same PCG stream as in a full training: members
+	// trained in separate processes or machines and joined by Combine give
+	// the ensemble of a single training, bit for bit.
+	Member int `json:",omitempty"`
 	// Seed: all randomness (initial weights, shuffles, dropout masks) is
 	// drawn from PCG streams derived from it.
 	Seed uint64
@@ -111,6 +116,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("nn: Epochs %d must be ≥ 1", c.Epochs)
 	case c.Members < 1:
 		return fmt.Errorf("nn: Members %d must be ≥ 1", c.Members)
+	case c.Member < 0 || c.Member > c.Members:
+		return fmt.Errorf("nn: Member %d must be in [0, Members = %d]", c.Member, c.Members)
 	case c.PlateauMinDelta < 0 || c.PlateauMinDelta >= 1:
 		return fmt.Errorf("nn: PlateauMinDelta %v must be in [0, 1)", c.PlateauMinDelta)
 	case !(c.Beta1 >= 0 && c.Beta1 < 1 && c.Beta2 >= 0 && c.Beta2 < 1 && c.Epsilon > 0):
@@ -221,6 +228,9 @@ func newNet(sizes []int, r *rand.Rand) *Net {
 
 // TrainInfo reports one network's training.
 type TrainInfo struct {
+	// Member is the network's number in its ensemble (1 … Members): its
+	// PCG stream is (Seed, Member). 0 in files written before it existed.
+	Member         int       `json:",omitempty"`
 	Epochs         int       // epochs run
 	Loss           []float64 // mean training loss (Huber + L2) per epoch
 	FinalRate      float64   // learning rate at the end

@@ -1,0 +1,105 @@
+package nn
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+)
+
+// Combine joins the members of one ensemble trained separately (Config.
+// Member, e.g. one process or machine per member) into the ensemble a
+// single training with the same Config would have made: the networks in
+// member order and the weights from their validation losses, computed as
+// Train does, so the result is the same bit for bit. The parts must come
+// from the same training — equal configurations apart from Member, equal
+// normalisation and training box — and hold every member 1 … Members
+// exactly once. A part may itself hold several members (Member = 0 and
+// Members networks: a complete ensemble is returned as it is).
+func Combine(parts ...*Ensemble) (*Ensemble, error) {
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("nn: combine: no ensembles")
+	}
+	first := parts[0]
+	if first.Config == nil {
+		return nil, fmt.Errorf("nn: combine: part 1 has no training configuration (built by hand?)")
+	}
+	base := *first.Config
+	base.Member = 0
+	type member struct {
+		net  *Net
+		info TrainInfo
+	}
+	var ms []member
+	validated := first.Info[0].ValidationLoss > 0
+	for p, e := range parts {
+		if e.Config == nil {
+			return nil, fmt.Errorf("nn: combine: part %d has no training configuration", p+1)
+		}
+		c := *e.Config
+		c.Member = 0
+		if !sameConfig(&c, &base) {
+			return nil, fmt.Errorf("nn: combine: part %d was trained with another configuration than part 1 (%+v against %+v)", p+1, c, base)
+		}
+		if !slices.Equal(e.InputLo, first.InputLo) || !slices.Equal(e.InputHi, first.InputHi) {
+			return nil, fmt.Errorf("nn: combine: part %d has another training box than part 1 (other training data)", p+1)
+		}
+		if len(e.Info) != len(e.Nets) {
+			return nil, fmt.Errorf("nn: combine: part %d has %d networks and %d training records", p+1, len(e.Nets), len(e.Info))
+		}
+		for k, n := range e.Nets {
+			f := first.Nets[0]
+			if !slices.Equal(n.Sizes, f.Sizes) || !slices.Equal(n.XMean, f.XMean) || !slices.Equal(n.XSD, f.XSD) ||
+				!slices.Equal(n.YMean, f.YMean) || !slices.Equal(n.YSD, f.YSD) {
+				return nil, fmt.Errorf("nn: combine: part %d network %d has other layer sizes or normalisation than part 1 (other training data)", p+1, k+1)
+			}
+			info := e.Info[k]
+			if info.Member < 1 || info.Member > base.Members {
+				return nil, fmt.Errorf("nn: combine: part %d network %d does not say which member it is (member %d of %d; train members with --member)", p+1, k+1, info.Member, base.Members)
+			}
+			if (info.ValidationLoss > 0) != validated {
+				return nil, fmt.Errorf("nn: combine: part %d network %d was validated and part 1 network 1 not, or the reverse", p+1, k+1)
+			}
+			ms = append(ms, member{n, info})
+		}
+	}
+	sort.SliceStable(ms, func(i, j int) bool { return ms[i].info.Member < ms[j].info.Member })
+	for i, m := range ms {
+		if m.info.Member != i+1 {
+			if i > 0 && ms[i-1].info.Member == m.info.Member {
+				return nil, fmt.Errorf("nn: combine: member %d is given twice", m.info.Member)
+			}
+			return nil, fmt.Errorf("nn: combine: member %d of %d is missing", i+1, base.Members)
+		}
+	}
+	if len(ms) != base.Members {
+		return nil, fmt.Errorf("nn: combine: %d members given, the ensemble has %d", len(ms), base.Members)
+	}
+	c := base
+	c.Hidden = slices.Clone(base.Hidden)
+	e := &Ensemble{Nets: make([]*Net, len(ms)), Weights: make([]float64, len(ms)), Info: make([]TrainInfo, len(ms)), Config: &c,
+		InputLo: first.InputLo, InputHi: first.InputHi}
+	for i, m := range ms {
+		e.Nets[i], e.Info[i] = m.net, m.info
+	}
+	e.weigh(validated)
+	return e, e.check()
+}
+
+// sameConfig compares the fields of two configurations a file keeps
+// (Progress and Deadline are not kept).
+func sameConfig(a, b *Config) bool {
+	type plain struct {
+		HuberDelta, LearningRate, Beta1, Beta2, Epsilon float64
+		BatchSize                                       int
+		L2, Dropout                                     float64
+		Epochs, Patience                                int
+		DecayFactor, PlateauMinDelta, MinLearningRate   float64
+		Members, Member                                 int
+		Seed                                            uint64
+	}
+	p := func(c *Config) plain {
+		return plain{c.HuberDelta, c.LearningRate, c.Beta1, c.Beta2, c.Epsilon, c.BatchSize, c.L2, c.Dropout, c.Epochs, c.Patience,
+			c.DecayFactor, c.PlateauMinDelta, c.MinLearningRate, c.Members, c.Member, c.Seed}
+	}
+	return slices.Equal(a.Hidden, b.Hidden) && p(a) == p(b)
+}

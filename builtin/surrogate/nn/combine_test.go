@@ -1,0 +1,86 @@
+package nn
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// Members trained one at a time (Config.Member) and joined by Combine are
+// the ensemble of one training with the same configuration, bit for bit:
+// the same networks in the same order and the same weights, so the same
+// file. A wrong stream per member, a wrong order or weights computed
+// another way would change the bytes.
+func TestCombineEqualsOneTraining(t *testing.T) {
+	cfg := smallConfig()
+	cfg.Hidden = []int{16, 8}
+	cfg.Epochs = 2
+	cfg.Members = 3
+	train, val := gridData(120, 3), gridData(40, 5)
+	whole, err := Train(cfg, train, val)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var parts []*Ensemble
+	for _, k := range []int{3, 1, 2} { // any order
+		c := cfg
+		c.Member = k
+		p, err := Train(c, train, val)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Nets) != 1 || p.Info[0].Member != k {
+			t.Fatalf("Member %d: %d networks, member %d", k, len(p.Nets), p.Info[0].Member)
+		}
+		parts = append(parts, p)
+	}
+	joined, err := Combine(parts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b bytes.Buffer
+	if err := whole.Write(&a, Provenance{Seed: cfg.Seed}); err != nil {
+		t.Fatal(err)
+	}
+	if err := joined.Write(&b, Provenance{Seed: cfg.Seed}); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Fatalf("combined ensemble differs from one training (weights %v vs %v)", joined.Weights, whole.Weights)
+	}
+	// A complete ensemble combines to itself.
+	if again, err := Combine(whole); err != nil || again.Weights[2] != whole.Weights[2] {
+		t.Fatalf("a complete ensemble: %v", err)
+	}
+
+	// What Combine refuses, with the reason.
+	other := cfg
+	other.Member, other.Seed = 2, cfg.Seed+1
+	reseeded, _ := Train(other, train, val)
+	unvalidated := cfg
+	unvalidated.Member = 2
+	noVal, _ := Train(unvalidated, train, nil)
+	otherData := cfg
+	otherData.Member = 2
+	moved, _ := Train(otherData, gridData(120, 4), val)
+	for _, c := range []struct {
+		name  string
+		parts []*Ensemble
+		want  string
+	}{
+		{"missing", parts[:2], "member 2 of 3 is missing"},
+		{"twice", []*Ensemble{parts[0], parts[1], parts[2], parts[1]}, "member 1 is given twice"},
+		{"seed", []*Ensemble{parts[1], reseeded, parts[0]}, "another configuration"},
+		{"validation", []*Ensemble{parts[1], noVal, parts[0]}, "validated"},
+		{"data", []*Ensemble{parts[1], moved, parts[0]}, "training"},
+	} {
+		if _, err := Combine(c.parts...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
+		}
+	}
+	bad := cfg
+	bad.Member = 4
+	if _, err := Train(bad, train, val); err == nil {
+		t.Error("Member 4 of 3 accepted")
+	}
+}

@@ -1,0 +1,107 @@
+package train
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+
+	"github.com/kinfer/kinfer/builtin/surrogate/nn"
+	"github.com/kinfer/kinfer/host/safefile"
+)
+
+// maxReportBytes bounds a member's report read by Combine (it is input).
+const maxReportBytes = 16 << 20
+
+// Combine joins network files written by kinfer train --member K (the
+// members of one ensemble trained in separate processes or on separate
+// machines) into the ensemble one training would have written
+// (nn.Combine: the same bits), and validates it on validation, the design
+// the members were validated on. The members must agree in provenance
+// (training data, seed, model, kinfer version). The report takes the
+// training design's account from the first member's report when it is
+// there, and the training time as the sum over the members' reports.
+func Combine(paths []string, validation *Design) (*nn.Ensemble, nn.Provenance, *Report, error) {
+	if len(paths) == 0 {
+		return nil, nn.Provenance{}, nil, errors.New("combine: no member files")
+	}
+	if validation == nil {
+		return nil, nn.Provenance{}, nil, errors.New("combine: give the validation design run (--validation DIR) to report the ensemble's errors")
+	}
+	var parts []*nn.Ensemble
+	var prov nn.Provenance
+	for i, p := range paths {
+		e, pv, err := nn.Load(p)
+		if err != nil {
+			return nil, nn.Provenance{}, nil, err
+		}
+		if i == 0 {
+			prov = pv
+		} else if !reflect.DeepEqual(pv, prov) {
+			return nil, nn.Provenance{}, nil, fmt.Errorf("combine: %s has another provenance than %s (%s): not members of one training", p, paths[0], provenanceDiff(pv, prov))
+		}
+		parts = append(parts, e)
+	}
+	e, err := nn.Combine(parts...)
+	if err != nil {
+		return nil, nn.Provenance{}, nil, err
+	}
+	v := validation
+	if prov.ValidationSHA256 != "" && v.CSVSHA != prov.ValidationSHA256 {
+		return nil, nn.Provenance{}, nil, fmt.Errorf("combine: the members were validated on design data with sha256 %s; %s has %s", prov.ValidationSHA256, v.Dir, v.CSVSHA)
+	}
+	if !slices.Equal(v.InNames, prov.InputNames) || !slices.Equal(v.OutNames, prov.OutputNames) || v.Record.Model != prov.Model {
+		return nil, nn.Provenance{}, nil, fmt.Errorf("combine: validation design %s is of model %s with inputs %v and outputs %v; the members of %s with %v and %v",
+			v.Dir, v.Record.Model, v.InNames, v.OutNames, prov.Model, prov.InputNames, prov.OutputNames)
+	}
+	met, err := e.Validate(&v.Data)
+	if err != nil {
+		return nil, nn.Provenance{}, nil, err
+	}
+	rep := &Report{Kind: "nn", Config: e.Config, Members: e.Info, Weights: e.Weights, Provenance: prov,
+		ValidationDir: v.Dir, ValidationSamples: v.Data.N, ValidationPoints: countPoints(v.Point), TrainingSamples: prov.TrainingSamples}
+	seconds, all := 0.0, true
+	for i, p := range paths {
+		mr, err := readReport(ReportPath(p))
+		if err != nil {
+			all = false
+			continue
+		}
+		seconds += mr.TrainSeconds
+		if i == 0 {
+			rep.TrainingDir, rep.TrainingPoints, rep.TrainingSamples, rep.Skipped = mr.TrainingDir, mr.TrainingPoints, mr.TrainingSamples, mr.Skipped
+		}
+	}
+	if all {
+		rep.TrainSeconds = seconds
+	}
+	for j, m := range met {
+		rep.Outputs = append(rep.Outputs, OutputReport{Name: prov.OutputNames[j], Unit: v.OutUnits[j], NMAE: m.NMAE, MAE: m.MAE, AE90: m.AE90})
+	}
+	return e, prov, rep, nil
+}
+
+// readReport reads a report written by Write (bounded: it is input).
+func readReport(path string) (*Report, error) {
+	b, err := safefile.ReadFile(path, maxReportBytes)
+	if err != nil {
+		return nil, err
+	}
+	var r Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return &r, nil
+}
+
+// provenanceDiff names the first field in which two provenances differ.
+func provenanceDiff(a, b nn.Provenance) string {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	for i := 0; i < va.NumField(); i++ {
+		if !reflect.DeepEqual(va.Field(i).Interface(), vb.Field(i).Interface()) {
+			return va.Type().Field(i).Name + " differs"
+		}
+	}
+	return "no field differs"
+}
