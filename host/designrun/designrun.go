@@ -10,11 +10,14 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/builtin/design"
 	"github.com/kinfer/kinfer/host/run"
+	"github.com/kinfer/kinfer/host/safefile"
 	"github.com/kinfer/kinfer/host/study"
 	"github.com/kinfer/kinfer/host/target"
 )
@@ -25,6 +28,19 @@ var Kinds = []string{"sobol", "sobol-owen", "halton", "hammersley", "lhs", "lhs-
 // ChunkPoints is the number of points evaluated and written at a time;
 // fixed, so the file does not depend on the number of workers.
 const ChunkPoints = 256
+
+// Bounds on a run (its options and a resumed directory's files are input).
+const (
+	// MaxPoints and MaxValues bound the design held in memory: n points
+	// and n·d coordinates (≈ 40 bytes per 2-D point, ≈ 0.5 GB at most).
+	MaxPoints = 1 << 22
+	MaxValues = 1 << 25
+	// MaxMaximinPoints bounds lhs-maximin, whose 20·n swaps cost O(n·d)
+	// each (≈ 2 minutes on one core at the bound, growing as n²).
+	MaxMaximinPoints = 10_000
+	// MaxRecordBytes bounds design.json read by --resume.
+	MaxRecordBytes = 16 << 20
+)
 
 // Options configure a run.
 type Options struct {
@@ -88,8 +104,11 @@ func Points(kind string, n, d int, seed uint64) ([][]float64, error) {
 // Run evaluates s's model over the design and writes design.csv and
 // design.json into dir.
 func Run(ctx context.Context, s *study.Study, dir string, o Options) (*Record, error) {
-	if o.N < 1 {
-		return nil, fmt.Errorf("design: n = %d, need ≥ 1", o.N)
+	if o.N < 1 || o.N > MaxPoints {
+		return nil, fmt.Errorf("design: n = %d, need 1 ≤ n ≤ %d", o.N, MaxPoints)
+	}
+	if o.Kind == "lhs-maximin" && o.N > MaxMaximinPoints {
+		return nil, fmt.Errorf("design: lhs-maximin with n = %d: its search costs O(n²), at most n = %d (use lhs or sobol-owen for more points)", o.N, MaxMaximinPoints)
 	}
 	if o.Space == "" {
 		o.Space = "box"
@@ -104,6 +123,9 @@ func Run(ctx context.Context, s *study.Study, dir string, o Options) (*Record, e
 	if d == 0 {
 		return nil, errors.New("design: the study has no free parameters (give some a prior)")
 	}
+	if int64(o.N)*int64(d) > MaxValues {
+		return nil, fmt.Errorf("design: n = %d points of %d parameters exceed %d coordinates in memory", o.N, d, MaxValues)
+	}
 	params := make([]abi.Param, d)
 	for j, p := range s.Free {
 		lo, hi := s.Priors[j].Support()
@@ -117,16 +139,15 @@ func Run(ctx context.Context, s *study.Study, dir string, o Options) (*Record, e
 	if err != nil {
 		return nil, err
 	}
-	pts := make([][]float64, o.N)
-	for i, x := range u {
-		pts[i] = make([]float64, d)
+	pts := u // mapped in place: one copy of the design in memory
+	for _, x := range u {
 		for j, v := range x {
 			if o.Space == "box" {
-				pts[i][j] = params[j].Lower + v*(params[j].Upper-params[j].Lower)
+				x[j] = params[j].Lower + v*(params[j].Upper-params[j].Lower)
 			} else {
 				// Quantile at a point strictly inside (0, 1): an unscrambled
 				// sequence starts at 0, whose quantile is the support's end.
-				pts[i][j] = s.Priors[j].Quantile(min(max(v, 0.5/float64(o.N)), 1-0.5/float64(o.N)))
+				x[j] = s.Priors[j].Quantile(min(max(v, 0.5/float64(o.N)), 1-0.5/float64(o.N)))
 			}
 		}
 	}
@@ -158,20 +179,26 @@ func Run(ctx context.Context, s *study.Study, dir string, o Options) (*Record, e
 			return nil, fmt.Errorf("design --resume: %s was written by a different run: %w", jsonPath, err)
 		}
 		rec.Done, rec.CSVBytes, rec.ByStatus, rec.WallSeconds = old.Done, old.CSVBytes, old.ByStatus, old.WallSeconds
-		if f, err = os.OpenFile(csvPath, os.O_RDWR, 0); err != nil {
-			return nil, err
+		if f, err = openOwn(csvPath, os.O_RDWR); err != nil {
+			return nil, fmt.Errorf("design --resume: %w", err)
+		}
+		if err := resumable(f, csvPath, header(s), rec.CSVBytes); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("design --resume: %w", err)
 		}
 		if err := f.Truncate(rec.CSVBytes); err != nil {
+			f.Close()
 			return nil, err
 		}
 		if _, err := f.Seek(rec.CSVBytes, 0); err != nil {
+			f.Close()
 			return nil, err
 		}
 	} else {
-		if _, err := os.Stat(jsonPath); err == nil {
+		if _, err := os.Lstat(jsonPath); err == nil {
 			return nil, fmt.Errorf("design: %s exists (use --resume to continue it, or another output directory)", jsonPath)
 		}
-		if f, err = os.Create(csvPath); err != nil {
+		if f, err = openOwn(csvPath, os.O_RDWR|os.O_CREATE|os.O_TRUNC); err != nil {
 			return nil, err
 		}
 		n, err := f.WriteString(header(s))
@@ -291,20 +318,75 @@ func appendRows(b []byte, s *study.Study, i int, theta []float64, ds *study.Data
 	return b
 }
 
+// openOwn opens a file the run writes, refusing what a tampered
+// directory may put in its place: a symbolic link (the run would write
+// through it, outside the directory), a named pipe (writing would block)
+// or any other special file. The file is opened non-blocking and without
+// following a link, and the open descriptor must be a regular file.
+func openOwn(path string, flag int) (*os.File, error) {
+	lst, err := os.Lstat(path)
+	if err == nil && !lst.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file but %s; kinfer design writes its own files there", path, safefile.Kind(lst.Mode()))
+	}
+	f, err := os.OpenFile(path, flag|oNoFollow|syscall.O_NONBLOCK, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() || (lst != nil && !os.SameFile(lst, st)) {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a regular file; kinfer design writes its own files there", path)
+	}
+	return f, nil
+}
+
+// resumable checks that design.csv can continue at size bytes: it starts
+// with the study's header and holds at least size bytes, the last of them
+// a row's end (a record of a longer file, or of another file, would
+// extend the file or cut a row).
+func resumable(f *os.File, path, header string, size int64) error {
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if size < int64(len(header)) || size > st.Size() {
+		return fmt.Errorf("%s has %d bytes; the record's csv_bytes %d is not a length it had (damaged record or file)", path, st.Size(), size)
+	}
+	b := make([]byte, len(header))
+	if _, err := f.ReadAt(b, 0); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if string(b) != header {
+		return fmt.Errorf("%s:1: header %q is not the study's %q", path, strings.TrimSuffix(string(b), "\n"), strings.TrimSuffix(header, "\n"))
+	}
+	if _, err := f.ReadAt(b[:1], size-1); err != nil || b[0] != '\n' {
+		return fmt.Errorf("%s: byte %d (csv_bytes in the record) does not end a row (damaged record or file)", path, size)
+	}
+	return nil
+}
+
 func writeRecord(path string, rec *Record) error {
 	b, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return err
 	}
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+	_ = os.Remove(tmp) // a leftover, or something put in its place
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(append(b, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return err
 	}
 	return os.Rename(tmp, path)
 }
 
 func readRecord(path string) (*Record, error) {
-	b, err := os.ReadFile(path)
+	b, err := safefile.ReadFile(path, MaxRecordBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -330,8 +412,21 @@ func sameRun(old, cur *Record) error {
 			return fmt.Errorf("input %s changed (sha256 %s, now %s)", in.Role, in.SHA256, cur.Provenance.Inputs[i].SHA256)
 		}
 	}
-	if old.Done > old.N || old.CSVBytes <= 0 {
+	if old.Done < 0 || old.Done > old.N || old.CSVBytes <= 0 {
 		return fmt.Errorf("points_done %d of %d, csv_bytes %d: damaged record", old.Done, old.N, old.CSVBytes)
+	}
+	counted := 0
+	for k, c := range old.ByStatus {
+		if c < 0 || c > old.Done {
+			return fmt.Errorf("points_by_status %q: %d of %d points done: damaged record", k, c, old.Done)
+		}
+		counted += c
+	}
+	if counted != old.Done {
+		return fmt.Errorf("points_by_status count %d points, points_done %d: damaged record", counted, old.Done)
+	}
+	if old.ByStatus == nil {
+		old.ByStatus = map[string]int{}
 	}
 	return nil
 }

@@ -94,7 +94,12 @@ func TestResume(t *testing.T) {
 
 func TestBadOptions(t *testing.T) {
 	s := load(t, 1)
-	for _, o := range []Options{{Kind: "grid", N: 5}, {Kind: "sobol", N: 0}, {Kind: "sobol", N: 5, Space: "cube"}} {
+	for _, o := range []Options{{Kind: "grid", N: 5}, {Kind: "sobol", N: 0}, {Kind: "sobol", N: 5, Space: "cube"},
+		// Refused before the design is made: 10^12 points once crashed
+		// the host out of memory, and lhs-maximin's O(n²) search ran
+		// for hours, deaf to Ctrl-C.
+		{Kind: "sobol", N: -3}, {Kind: "sobol", N: 1_000_000_000_000}, {Kind: "sobol", N: MaxPoints + 1},
+		{Kind: "lhs-maximin", N: MaxMaximinPoints + 1}} {
 		if _, err := Run(context.Background(), s, t.TempDir(), o); err == nil {
 			t.Errorf("%+v accepted", o)
 		}

@@ -218,3 +218,12 @@ func Bytes(n int64) string {
 	}
 	return fmt.Sprintf("%d bytes", n)
 }
+
+// Kind names what a file mode is for messages: "a directory", "a named
+// pipe (FIFO)", "a symbolic link", … ("a regular file" for one).
+func Kind(m fs.FileMode) string {
+	if m.IsRegular() {
+		return "a regular file"
+	}
+	return kind(m)
+}

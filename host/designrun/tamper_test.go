@@ -1,0 +1,138 @@
+//go:build unix
+
+package designrun
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestTamperedResume: --resume on a directory whose files were changed
+// or replaced fails with an error naming the file, without a panic, a
+// hang, unbounded memory or writing outside the directory. Each case
+// damages a copy of a run stopped after its first chunk.
+func TestTamperedResume(t *testing.T) {
+	s := load(t, 1)
+	part := t.TempDir()
+	o := Options{Kind: "sobol", N: 300, Workers: 1, Stop: func(int) bool { return true }}
+	if _, err := Run(context.Background(), s, part, o); err != nil {
+		t.Fatal(err)
+	}
+	record, _ := os.ReadFile(filepath.Join(part, "design.json"))
+	csv, _ := os.ReadFile(filepath.Join(part, "design.csv"))
+	edit := func(f func(r map[string]any)) func(t *testing.T, dir string) {
+		return func(t *testing.T, dir string) {
+			var r map[string]any
+			if err := json.Unmarshal(record, &r); err != nil {
+				t.Fatal(err)
+			}
+			f(r)
+			b, _ := json.Marshal(r)
+			if err := os.WriteFile(filepath.Join(dir, "design.json"), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	replace := func(name string, with func(path string) error) func(t *testing.T, dir string) {
+		return func(t *testing.T, dir string) {
+			p := filepath.Join(dir, name)
+			os.Remove(p)
+			if err := with(p); err != nil {
+				t.Skip(err)
+			}
+		}
+	}
+	victim := filepath.Join(t.TempDir(), "victim")
+	os.WriteFile(victim, []byte("victim\n"), 0o644)
+	cases := []struct {
+		name   string
+		damage func(t *testing.T, dir string)
+		want   string
+	}{
+		{"negative points_done", edit(func(r map[string]any) { r["points_done"] = -5 }), "points_done -5"},
+		{"points_by_status null", edit(func(r map[string]any) { r["points_by_status"] = nil }), "points_by_status"},
+		{"points_by_status too many", edit(func(r map[string]any) { r["points_by_status"] = map[string]int{"ok": 300} }), "points_by_status"},
+		// Once extended design.csv to a 1 TB sparse file.
+		{"csv_bytes beyond the file", edit(func(r map[string]any) { r["csv_bytes"] = 1e12 }), "csv_bytes 1000000000000"},
+		{"csv_bytes mid-row", edit(func(r map[string]any) { r["csv_bytes"] = r["csv_bytes"].(float64) - 3 }), "does not end a row"},
+		{"another header", func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, "design.csv"), append([]byte("point,status,a,b"), csv[16:]...), 0o644)
+		}, "header"},
+		// Once hung (a FIFO) or ran out of memory (/dev/zero).
+		{"design.json a FIFO", replace("design.json", func(p string) error { return syscall.Mkfifo(p, 0o644) }), "named pipe"},
+		{"design.json /dev/zero", replace("design.json", func(p string) error { return os.Symlink("/dev/zero", p) }), "character device"},
+		{"design.json huge", replace("design.json", func(p string) error { return os.Truncate(p, 0) }), "design.json"},
+		{"design.csv a FIFO", replace("design.csv", func(p string) error { return syscall.Mkfifo(p, 0o644) }), "design.csv is not a regular file"},
+		// Once truncated and overwrote the file the link points to.
+		{"design.csv a symlink", replace("design.csv", func(p string) error { return os.Symlink(victim, p) }), "design.csv is not a regular file"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "design.json"), record, 0o644)
+			os.WriteFile(filepath.Join(dir, "design.csv"), csv, 0o644)
+			c.damage(t, dir)
+			if c.name == "design.json huge" {
+				f, _ := os.Create(filepath.Join(dir, "design.json"))
+				f.Truncate(MaxRecordBytes + 1) // sparse
+				f.Close()
+			}
+			done := make(chan error, 1)
+			go func() {
+				_, err := Run(context.Background(), s, dir, Options{Kind: "sobol", N: 300, Workers: 1, Resume: true})
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err == nil || !strings.Contains(err.Error(), c.want) {
+					t.Errorf("error %v, want one mentioning %q", err, c.want)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("hung")
+			}
+		})
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "victim\n" {
+		t.Errorf("the file behind a symbolic link was changed: %q", b)
+	}
+}
+
+// TestNoWriteThroughLinks: a fresh run into a directory where design.csv
+// is a symbolic link or a FIFO, or design.json.tmp a FIFO, does not write
+// through the link or block.
+func TestNoWriteThroughLinks(t *testing.T) {
+	s := load(t, 1)
+	victim := filepath.Join(t.TempDir(), "victim")
+	os.WriteFile(victim, []byte("victim\n"), 0o644)
+	dir := t.TempDir()
+	os.Symlink(victim, filepath.Join(dir, "design.csv"))
+	if _, err := Run(context.Background(), s, dir, Options{Kind: "sobol", N: 4}); err == nil || !strings.Contains(err.Error(), "design.csv") {
+		t.Errorf("design.csv a symbolic link: error %v", err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "victim\n" {
+		t.Errorf("the file behind the link was changed: %q", b)
+	}
+	dir = t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "design.json.tmp"), 0o644); err != nil {
+		t.Skip(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := Run(context.Background(), s, dir, Options{Kind: "sobol", N: 4})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("a FIFO left as design.json.tmp: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("hung on a FIFO design.json.tmp")
+	}
+}
