@@ -250,6 +250,11 @@ func ReadDesign(dir string) (*Design, error) {
 	if ds.Data.N == 0 {
 		return nil, fmt.Errorf("%s: no sample with status ok", cp)
 	}
+	// Rows cut off at a row's end or repeated parse; the length design.json
+	// records (the file's as kinfer design finished it) tells.
+	if size := safefile.Size(f); size != rec.CSVBytes {
+		return nil, fmt.Errorf("%s has %d bytes, %s records csv_bytes %d: the file was cut or changed after kinfer design wrote it", cp, size, jp, rec.CSVBytes)
+	}
 	return ds, nil
 }
 
@@ -293,6 +298,19 @@ type OutputReport struct {
 	NMAE float64 `json:"nmae_percent"`
 	MAE  float64 `json:"mae"`
 	AE90 float64 `json:"ae90"`
+}
+
+// MarshalJSON writes a non-finite NMAE (an output whose validation values
+// are constant has no range to normalise by) as null: JSON has no NaN.
+func (o OutputReport) MarshalJSON() ([]byte, error) {
+	type plain OutputReport
+	if !math.IsNaN(o.NMAE) && !math.IsInf(o.NMAE, 0) {
+		return json.Marshal(plain(o))
+	}
+	return json.Marshal(struct {
+		plain
+		NMAE *float64 `json:"nmae_percent"`
+	}{plain: plain(o)})
 }
 
 // Report is the validation report written beside the surrogate file.
@@ -518,7 +536,7 @@ func writeReport(path string, rep *Report) error {
 	rep.File, rep.SHA256 = path, sum
 	b, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", ReportPath(path), err)
 	}
 	return os.WriteFile(ReportPath(path), append(b, '\n'), 0o644)
 }

@@ -16,13 +16,6 @@ import (
 func writeDesign(t *testing.T, dir string, n int) {
 	t.Helper()
 	os.MkdirAll(dir, 0o755)
-	rec := `{"study":"s.toml","model":"toy","model_version":"1","design":"sobol","n":` + itoa(n) + `,"seed":1,"space":"box",
-"params":[{"name":"a","unit":"mm","lower":0,"upper":1,"default":0.5},{"name":"b","lower":-1,"upper":1,"default":0}],
-"conditions":[{"name":"x","unit":"deg"}],"outputs":[{"name":"y0","unit":"mm"},{"name":"y1","unit":"1"}],
-"datasets":["d"],"provenance":{"inputs":[]},"points_done":` + itoa(n) + `,"csv_bytes":1,"points_by_status":{},"complete":true}`
-	if err := os.WriteFile(filepath.Join(dir, "design.json"), []byte(rec), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	var b strings.Builder
 	b.WriteString("point,status,a,b,dataset,x,y0,y1\n")
 	for i := 0; i < n; i++ {
@@ -36,6 +29,13 @@ func writeDesign(t *testing.T, dir string, n int) {
 		}
 	}
 	if err := os.WriteFile(filepath.Join(dir, "design.csv"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec := `{"study":"s.toml","model":"toy","model_version":"1","design":"sobol","n":` + itoa(n) + `,"seed":1,"space":"box",
+"params":[{"name":"a","unit":"mm","lower":0,"upper":1,"default":0.5},{"name":"b","lower":-1,"upper":1,"default":0}],
+"conditions":[{"name":"x","unit":"deg"}],"outputs":[{"name":"y0","unit":"mm"},{"name":"y1","unit":"1"}],
+"datasets":["d"],"provenance":{"inputs":[]},"points_done":` + itoa(n) + `,"csv_bytes":` + itoa(b.Len()) + `,"points_by_status":{},"complete":true}`
+	if err := os.WriteFile(filepath.Join(dir, "design.json"), []byte(rec), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -88,6 +88,16 @@ func TestReadDesignRefuses(t *testing.T) {
 			f, _ := os.OpenFile(filepath.Join(dir, "design.csv"), os.O_APPEND|os.O_WRONLY, 0)
 			f.WriteString(strings.Repeat("9", MaxLineBytes+10))
 			f.Close()
+		},
+		// Rows cut at a row's end, or repeated, parse; the length
+		// design.json records tells (once trained on silently).
+		"was cut or changed": func(dir string) {
+			b, _ := os.ReadFile(filepath.Join(dir, "design.csv"))
+			os.WriteFile(filepath.Join(dir, "design.csv"), b[:strings.LastIndex(string(b[:len(b)-1]), "\n")+1], 0o644)
+		},
+		"design.json records csv_bytes": func(dir string) {
+			b, _ := os.ReadFile(filepath.Join(dir, "design.csv"))
+			os.WriteFile(filepath.Join(dir, "design.csv"), append(b, b[strings.Index(string(b), "\n")+1:]...), 0o644)
 		},
 		"not a directory": func(dir string) {
 			os.Remove(filepath.Join(dir, "design.json"))

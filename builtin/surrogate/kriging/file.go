@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/kinfer/kinfer/builtin/surrogate/internal/floatcode"
+	"github.com/kinfer/kinfer/builtin/surrogate/internal/savefile"
 	"io"
 	"math"
 	"os"
@@ -93,17 +94,13 @@ func Write(w io.Writer, models []*Model, prov Provenance) error {
 	return bw.Flush()
 }
 
-// Save writes the predictors to path (see Write).
+// Save writes the predictors to path (see Write), whole or not at all
+// (a temporary file renamed onto path).
 func Save(path string, models []*Model, prov Provenance) error {
-	fh, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := Write(fh, models, prov); err != nil {
-		fh.Close()
+	if err := savefile.Save(path, func(w io.Writer) error { return Write(w, models, prov) }); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return fh.Close()
+	return nil
 }
 
 func sameBits(a, b []float64) bool {

@@ -117,6 +117,16 @@ func Train(cfg Config, train, val *Data) (*Ensemble, error) {
 	norm := &Net{}
 	norm.XMean, norm.XSD = meanSD(train.X, train.N, train.In)
 	norm.YMean, norm.YSD = meanSD(train.Y, train.N, train.Out)
+	for _, v := range []struct {
+		what     string
+		mean, sd []float64
+	}{{"input", norm.XMean, norm.XSD}, {"output", norm.YMean, norm.YSD}} {
+		for j := range v.mean {
+			if math.IsInf(v.mean[j], 0) || math.IsNaN(v.mean[j]) || math.IsInf(v.sd[j], 0) || math.IsNaN(v.sd[j]) {
+				return nil, fmt.Errorf("nn: training data %s %d: mean %g and standard deviation %g: values too large to normalise", v.what, j+1, v.mean[j], v.sd[j])
+			}
+		}
+	}
 	c := cfg
 	c.Hidden = append([]int(nil), cfg.Hidden...)
 	// The members to train: all, or only cfg.Member (its stream is the
@@ -153,8 +163,30 @@ func Train(cfg Config, train, val *Data) (*Ensemble, error) {
 		}(i, k)
 	}
 	wg.Wait()
+	for i, n := range e.Nets {
+		if !finiteNet(n) || math.IsNaN(e.Info[i].ValidationLoss) || math.IsInf(e.Info[i].ValidationLoss, 0) {
+			return nil, fmt.Errorf("nn: member %d diverged (non-finite weights or validation loss %v); lower the learning rate", e.Info[i].Member, e.Info[i].ValidationLoss)
+		}
+	}
 	e.weigh(val != nil)
 	return e, nil
+}
+
+// finiteNet reports whether every weight and bias of n is finite.
+func finiteNet(n *Net) bool {
+	for l := range n.W {
+		for _, v := range n.W[l] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return false
+			}
+		}
+		for _, v := range n.B[l] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // weigh sets the weights from the members' validation losses (w_k ∝ 1/V_k,

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/kinfer/kinfer/builtin/surrogate/internal/floatcode"
+	"github.com/kinfer/kinfer/builtin/surrogate/internal/savefile"
 	"io"
 	"math"
 	"os"
@@ -103,17 +104,14 @@ func (e *Ensemble) Write(w io.Writer, prov Provenance) error {
 	return bw.Flush()
 }
 
-// Save writes the ensemble to path (see Write).
+// Save writes the ensemble to path (see Write), through a temporary file
+// in the same folder renamed onto path: a failed write leaves no partial
+// file, and an existing file at path stays whole until the new one is.
 func (e *Ensemble) Save(path string, prov Provenance) error {
-	fh, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := e.Write(fh, prov); err != nil {
-		fh.Close()
+	if err := savefile.Save(path, func(w io.Writer) error { return e.Write(w, prov) }); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return fh.Close()
+	return nil
 }
 
 // Read decodes an ensemble written by Write. The input is untrusted: at
@@ -128,6 +126,11 @@ func Read(r io.Reader) (*Ensemble, Provenance, error) {
 	if err := dec.Decode(&f); err != nil {
 		if lr.N <= 0 {
 			return nil, Provenance{}, fmt.Errorf("nn: file larger than %d bytes", maxFileBytes)
+		}
+		if f.Format != "" && f.Format != Format {
+			// Another kind of file (a Kriging surrogate, a report), named
+			// by its first field, rather than its first unknown field.
+			return nil, Provenance{}, fmt.Errorf("nn: format %q, want %q (a network ensemble written by kinfer train)", f.Format, Format)
 		}
 		return nil, Provenance{}, fmt.Errorf("nn: %v", err)
 	}
@@ -185,6 +188,14 @@ func Read(r io.Reader) (*Ensemble, Provenance, error) {
 	}
 	if (e.InputLo != nil && len(e.InputLo) != e.In()) || (e.InputHi != nil && len(e.InputHi) != e.In()) {
 		return nil, f.Provenance, errors.New("nn: training box has the wrong dimension")
+	}
+	if (e.InputLo == nil) != (e.InputHi == nil) {
+		return nil, f.Provenance, errors.New("nn: training box has input_lo or input_hi only")
+	}
+	for j := range e.InputLo {
+		if !(e.InputLo[j] <= e.InputHi[j]) {
+			return nil, f.Provenance, fmt.Errorf("nn: training box of input %d is [%g, %g], want lo ≤ hi", j+1, e.InputLo[j], e.InputHi[j])
+		}
 	}
 	return e, f.Provenance, nil
 }

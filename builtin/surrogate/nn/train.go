@@ -101,6 +101,17 @@ func (c *Config) validate() error {
 			return fmt.Errorf("nn: hidden layer %d has width %d, must be in [1, %d]", i+1, h, MaxWidth)
 		}
 	}
+	// Every real setting must be finite: a NaN passes the range tests
+	// below and would fail only when the trained file is written.
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"HuberDelta", c.HuberDelta}, {"LearningRate", c.LearningRate}, {"Beta1", c.Beta1}, {"Beta2", c.Beta2}, {"Epsilon", c.Epsilon},
+		{"L2", c.L2}, {"Dropout", c.Dropout}, {"DecayFactor", c.DecayFactor}, {"PlateauMinDelta", c.PlateauMinDelta}, {"MinLearningRate", c.MinLearningRate}} {
+		if math.IsNaN(f.v) || math.IsInf(f.v, 0) {
+			return fmt.Errorf("nn: %s %v must be finite", f.name, f.v)
+		}
+	}
 	switch {
 	case !(c.HuberDelta > 0):
 		return fmt.Errorf("nn: HuberDelta %v must be positive", c.HuberDelta)
