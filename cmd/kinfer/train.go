@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -57,6 +59,12 @@ func cmdTrain(args []string, stdout io.Writer) error {
 	}
 	if *out == "" {
 		return usageError{fmt.Errorf("-o FILE is required")}
+	}
+	if *points < 0 {
+		return usageError{fmt.Errorf("--points %d: want 0 (all) or a positive number of points", *points)}
+	}
+	if err := writable(*out); err != nil {
+		return err
 	}
 	cfg := def
 	if cfg.Hidden, err = parseInts(*hidden); err != nil {
@@ -160,6 +168,9 @@ func cmdCombine(args []string, stdout io.Writer) error {
 	if *val == "" {
 		return usageError{fmt.Errorf("--validation DIR is required")}
 	}
+	if err := writable(*out); err != nil {
+		return err
+	}
 	v, err := train.ReadDesign(*val)
 	if err != nil {
 		return err
@@ -175,6 +186,19 @@ func cmdCombine(args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "%d networks, weights %.4g\n", len(e.Nets), e.Weights)
 	fmt.Fprint(stdout, rep.Table())
 	fmt.Fprintf(stdout, "written: %s (sha256 %s), %s\n", *out, rep.SHA256, train.ReportPath(*out))
+	return nil
+}
+
+// writable checks, before a training that may take hours, that -o FILE
+// can be written: its folder exists and FILE is not a folder.
+func writable(path string) error {
+	dir := filepath.Dir(path)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return fmt.Errorf("-o %s: the folder %s does not exist", path, dir)
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("-o %s is a folder; give the surrogate FILE to write", path)
+	}
 	return nil
 }
 

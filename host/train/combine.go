@@ -1,6 +1,7 @@
 package train
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,9 +33,15 @@ func Combine(paths []string, validation *Design) (*nn.Ensemble, nn.Provenance, *
 	var parts []*nn.Ensemble
 	var prov nn.Provenance
 	for i, p := range paths {
-		e, pv, err := nn.Load(p)
+		// Bounded, and refusing a FIFO or device (nn.Load would block or
+		// read on): a member file is input.
+		b, err := safefile.ReadFile(p, nn.MaxFileBytes)
 		if err != nil {
 			return nil, nn.Provenance{}, nil, err
+		}
+		e, pv, err := nn.Read(bytes.NewReader(b))
+		if err != nil {
+			return nil, nn.Provenance{}, nil, fmt.Errorf("%s: %w", p, err)
 		}
 		if i == 0 {
 			prov = pv

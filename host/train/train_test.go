@@ -1,6 +1,8 @@
 package train
 
 import (
+	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -268,5 +270,26 @@ func TestMergeDesigns(t *testing.T) {
 	bad2.OutNames = []string{"y0", "z"}
 	if _, err := Merge(a, &bad2); err == nil {
 		t.Error("other outputs accepted")
+	}
+}
+
+// TestReportNaNNMAE: an output whose validation values are constant has
+// no nMAE (NaN); the report writes it as null (json.Marshal refused the
+// whole report, after the surrogate file was written).
+func TestReportNaNNMAE(t *testing.T) {
+	b, err := json.Marshal(&Report{Outputs: []OutputReport{{Name: "f", NMAE: math.NaN(), MAE: 2, AE90: 3}, {Name: "g", NMAE: 1.5}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	if !strings.Contains(s, `"nmae_percent":null`) {
+		t.Errorf("report %s", s)
+	}
+	if !strings.Contains(s, `"nmae_percent":1.5`) {
+		t.Errorf("a finite nMAE is not kept: %s", s)
+	}
+	var back Report
+	if err := json.Unmarshal(b, &back); err != nil || back.Outputs[0].MAE != 2 || back.Outputs[1].NMAE != 1.5 {
+		t.Errorf("read back %+v, %v", back.Outputs, err)
 	}
 }

@@ -481,7 +481,7 @@ func cases() []hcase {
 }
 
 func TestHostile(t *testing.T) {
-	all := cases()
+	all := append(cases(), surrogateCases()...)
 	if len(all) < 45 {
 		t.Fatalf("only %d cases", len(all))
 	}

@@ -1,0 +1,98 @@
+package nn
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestConfigRefusesNonFinite: a NaN or infinite setting is refused before
+// training (a NaN passed the range checks and failed only when the trained
+// file was written: hours lost, and an empty file left).
+func TestConfigRefusesNonFinite(t *testing.T) {
+	good := gridData(10, 1)
+	set := map[string]func(c *Config, v float64){
+		"HuberDelta": func(c *Config, v float64) { c.HuberDelta = v }, "LearningRate": func(c *Config, v float64) { c.LearningRate = v },
+		"L2": func(c *Config, v float64) { c.L2 = v }, "Dropout": func(c *Config, v float64) { c.Dropout = v },
+		"DecayFactor": func(c *Config, v float64) { c.DecayFactor = v }, "PlateauMinDelta": func(c *Config, v float64) { c.PlateauMinDelta = v },
+		"MinLearningRate": func(c *Config, v float64) { c.MinLearningRate = v }, "Epsilon": func(c *Config, v float64) { c.Epsilon = v },
+	}
+	for name, f := range set {
+		for _, v := range []float64{math.NaN(), math.Inf(1)} {
+			c := smallConfig()
+			c.Epochs = 1
+			f(&c, v)
+			if _, err := Train(c, good, nil); err == nil || !strings.Contains(err.Error(), name) {
+				t.Errorf("%s = %v: error %v", name, v, err)
+			}
+		}
+	}
+}
+
+// TestTrainRefusesUnnormalisable: outputs near the float64 limit (1e308)
+// have an infinite mean and standard deviation; the training refuses them
+// up front, naming the column, instead of failing on save.
+func TestTrainRefusesUnnormalisable(t *testing.T) {
+	d := gridData(10, 1)
+	d.Y[0], d.Y[1] = 1e308, 1e308
+	c := smallConfig()
+	c.Epochs = 1
+	if _, err := Train(c, d, nil); err == nil || !strings.Contains(err.Error(), "output 1") {
+		t.Errorf("error %v, want one naming output 1", err)
+	}
+}
+
+// TestTrainReportsDivergence: a learning rate of 1e300 makes the weights
+// non-finite; Train says which member diverged instead of returning an
+// ensemble that cannot be written or read.
+func TestTrainReportsDivergence(t *testing.T) {
+	d := gridData(50, 1)
+	c := smallConfig()
+	c.Epochs, c.Members, c.LearningRate = 3, 1, 1e300
+	if _, err := Train(c, d, d); err == nil || !strings.Contains(err.Error(), "member 1 diverged") {
+		t.Errorf("error %v", err)
+	}
+}
+
+// TestReadHostile: another surrogate format is named as such (not by its
+// first unknown field), and a training box with lo > hi is refused (it
+// made every evaluation of the surrogate model invalid).
+func TestReadHostile(t *testing.T) {
+	kr := `{"format": "kinfer-kriging", "format_version": 1, "sites": 3}`
+	if _, _, err := Read(strings.NewReader(kr)); err == nil || !strings.Contains(err.Error(), `format "kinfer-kriging"`) {
+		t.Errorf("a Kriging file: error %v", err)
+	}
+	e := &Ensemble{Nets: []*Net{randNet([]int{2, 3, 1}, 1)}, Weights: []float64{1}, InputLo: []float64{0, 5}, InputHi: []float64{1, 4}}
+	var buf bytes.Buffer
+	if err := e.Write(&buf, Provenance{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Read(&buf); err == nil || !strings.Contains(err.Error(), "training box of input 2") {
+		t.Errorf("box lo > hi: error %v", err)
+	}
+}
+
+// TestSaveFailureLeavesOldFile: a Save that fails (here an ensemble
+// weight NaN) leaves no file, and an existing file untouched.
+func TestSaveFailureLeavesOldFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "nn.json")
+	e := &Ensemble{Nets: []*Net{randNet([]int{2, 3, 1}, 1)}, Weights: []float64{math.NaN()}}
+	if err := e.Save(p, Provenance{}); err == nil || !strings.Contains(err.Error(), p) {
+		t.Errorf("error %v, want one naming %s", err, p)
+	}
+	if _, err := os.Stat(p); !os.IsNotExist(err) {
+		t.Errorf("a failed Save left %s (%v)", p, err)
+	}
+	os.WriteFile(p, []byte("old"), 0o644)
+	e.Save(p, Provenance{})
+	if b, _ := os.ReadFile(p); string(b) != "old" {
+		t.Errorf("a failed Save changed the existing file to %q", b)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("%d files left in the folder, want 1", len(ents))
+	}
+}
