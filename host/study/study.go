@@ -464,7 +464,7 @@ func (s *Study) loadParams(f *File, d *tomlx.Decoded, o Options) error {
 	}
 	if len(missing) > 0 {
 		return &tomlx.Error{File: d.File, Line: d.Line("prior"), Key: "prior",
-			Msg: fmt.Sprintf("parameters %s of model %q have neither a prior nor a fixed value", strings.Join(missing, ", "), spec.Name)}
+			Msg: fmt.Sprintf("parameters %s of model %q have neither a prior nor a fixed value", nameList(missing), spec.Name)}
 	}
 	if len(s.Free) == 0 {
 		return &tomlx.Error{File: d.File, Key: "prior", Msg: "no free parameters: give at least one a prior"}
@@ -477,7 +477,20 @@ func paramNames(s abi.Spec) string {
 	for i, p := range s.Params {
 		n[i] = p.Name
 	}
-	return strings.Join(n, ", ")
+	return nameList(n)
+}
+
+// maxListed is how many names an error message lists: a model may have
+// thousands (a surrogate file's provenance names its inputs).
+const maxListed = 20
+
+// nameList joins names with ", ", the first maxListed and a count of the
+// rest.
+func nameList(names []string) string {
+	if len(names) <= maxListed {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s … and %d more", strings.Join(names[:maxListed], ", "), len(names)-maxListed)
 }
 
 func (s *Study) loadData(f *File, d *tomlx.Decoded) error {
@@ -588,7 +601,7 @@ func outputNames(s abi.Spec) string {
 	for i, p := range s.Outputs {
 		n[i] = p.Name
 	}
-	return strings.Join(n, ", ")
+	return nameList(n)
 }
 
 func (s *Study) loadTerms(ctx context.Context, f *File, d *tomlx.Decoded, o Options) error {

@@ -2,9 +2,11 @@ package study
 
 import (
 	"context"
+	"encoding/json"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -122,6 +124,16 @@ func TestSurrogateModelRefused(t *testing.T) {
 		{"huge layer sizes", "width", nil, func(dir string) {
 			os.WriteFile(filepath.Join(dir, "toy.json"), []byte(`{"format":"kinfer-nn-ensemble","format_version":1,"activation":"softplus","weights":[1],"networks":[{"sizes":[3,1000000000,2]}]}`), 0o644)
 		}},
+		// Once loaded, and every evaluation was then invalid.
+		{"inverted training box", "training box of input 3 is [2, 1]", nil, func(dir string) {
+			p := filepath.Join(dir, "toy.json")
+			b, _ := os.ReadFile(p)
+			var f map[string]any
+			json.Unmarshal(b, &f)
+			f["input_lo"].([]any)[2], f["input_hi"].([]any)[2] = 2.0, 1.0
+			b, _ = json.Marshal(f)
+			os.WriteFile(p, b, 0o644)
+		}},
 		{"a directory", "model.file", nil, func(dir string) {
 			os.Remove(filepath.Join(dir, "toy.json"))
 			os.Mkdir(filepath.Join(dir, "toy.json"), 0o755)
@@ -143,5 +155,22 @@ func TestSurrogateModelRefused(t *testing.T) {
 			}
 			t.Log(err)
 		})
+	}
+}
+
+// TestNameListBounded: an error listing a model's parameters lists 20 and
+// counts the rest (a surrogate file naming 10 000 inputs made a 69 kB
+// message).
+func TestNameListBounded(t *testing.T) {
+	var names []string
+	for i := range 10000 {
+		names = append(names, "x"+strconv.Itoa(i))
+	}
+	got := nameList(names)
+	if !strings.HasSuffix(got, "x19 … and 9980 more") || len(got) > 200 {
+		t.Errorf("%q", got)
+	}
+	if nameList(names[:3]) != "x0, x1, x2" {
+		t.Errorf("%q", nameList(names[:3]))
 	}
 }
