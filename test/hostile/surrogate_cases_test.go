@@ -149,6 +149,18 @@ func surrogateCases() []hcase {
 		surrogateCase("combine-nested-member", designed(members, func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, "nested.json"), []byte(strings.Repeat("[", 1_000_000)), 0o644)
 		}), []string{"combine", "m1.json", "nested.json", "--validation", "d", "-o", "c.json"}, 1, "nested.json"),
+		// A member file without its training records (once a panic).
+		surrogateCase("combine-member-no-training", designed(members, func(t *testing.T, dir string) {
+			p := filepath.Join(dir, "m1.json")
+			b, _ := os.ReadFile(p)
+			var f map[string]any
+			if err := json.Unmarshal(b, &f); err != nil {
+				t.Fatal(err)
+			}
+			delete(f, "training")
+			b, _ = json.Marshal(f)
+			os.WriteFile(p, b, 0o644)
+		}), []string{"combine", "m1.json", "m2.json", "--validation", "d", "-o", "c.json"}, 1, "part 1 has 1 networks and 0 training records"),
 		surrogateCase("combine-o-missing-folder", designed(members), []string{"combine", "m1.json", "m2.json", "--validation", "d", "-o", "no/c.json"}, 1, "no/c.json"),
 	}
 	for i := range cs {

@@ -30,11 +30,16 @@ func Combine(parts ...*Ensemble) (*Ensemble, error) {
 		info TrainInfo
 	}
 	var ms []member
-	validated := first.Info[0].ValidationLoss > 0
 	for p, e := range parts {
 		if e.Config == nil {
 			return nil, fmt.Errorf("nn: combine: part %d has no training configuration", p+1)
 		}
+		if len(e.Nets) == 0 || len(e.Info) != len(e.Nets) {
+			return nil, fmt.Errorf("nn: combine: part %d has %d networks and %d training records", p+1, len(e.Nets), len(e.Info))
+		}
+	}
+	validated := first.Info[0].ValidationLoss > 0
+	for p, e := range parts {
 		c := *e.Config
 		c.Member = 0
 		if !sameConfig(&c, &base) {

@@ -63,11 +63,15 @@ func TestCombineEqualsOneTraining(t *testing.T) {
 	otherData := cfg
 	otherData.Member = 2
 	moved, _ := Train(otherData, gridData(120, 4), val)
+	noInfo := *parts[1] // a file whose "training" records were removed: once a panic
+	noInfo.Info = nil
 	for _, c := range []struct {
 		name  string
 		parts []*Ensemble
 		want  string
 	}{
+		{"no training records first", []*Ensemble{&noInfo, parts[0], parts[2]}, "part 1 has 1 networks and 0 training records"},
+		{"no training records", []*Ensemble{parts[0], &noInfo, parts[2]}, "part 2 has 1 networks and 0 training records"},
 		{"missing", parts[:2], "member 2 of 3 is missing"},
 		{"twice", []*Ensemble{parts[0], parts[1], parts[2], parts[1]}, "member 1 is given twice"},
 		{"seed", []*Ensemble{parts[1], reseeded, parts[0]}, "another configuration"},
