@@ -93,7 +93,7 @@ func Merge(parts ...*Design) (*Design, error) {
 	var dirs []string
 	csvH, recH := sha256.New(), sha256.New()
 	offset := 0
-	for _, p := range parts {
+	for i, p := range parts {
 		if p.Record.Model != a.Record.Model || p.Record.ModelVer != a.Record.ModelVer {
 			return nil, fmt.Errorf("design %s is of model %s %s, design %s of %s %s", p.Dir, p.Record.Model, p.Record.ModelVer, a.Dir, a.Record.Model, a.Record.ModelVer)
 		}
@@ -104,6 +104,11 @@ func Merge(parts ...*Design) (*Design, error) {
 			!slices.Equal(p.OutNames, a.OutNames) || !slices.Equal(p.OutUnits, a.OutUnits) || p.Conditions != a.Conditions {
 			return nil, fmt.Errorf("design %s has inputs %v and outputs %v (units %v, %v); design %s has %v and %v (units %v, %v)",
 				p.Dir, p.InNames, p.OutNames, p.InUnits, p.OutUnits, a.Dir, a.InNames, a.OutNames, a.InUnits, a.OutUnits)
+		}
+		for _, q := range parts[:i] {
+			if q.CSVSHA == p.CSVSHA {
+				return nil, fmt.Errorf("design %s and %s hold the same design.csv (sha256 %s): each sample would count twice", q.Dir, p.Dir, p.CSVSHA)
+			}
 		}
 		for i, q := range p.Record.Params {
 			rec.Params[i].Lower = math.Min(rec.Params[i].Lower, q.Lower)
@@ -157,6 +162,9 @@ func ReadDesign(dir string) (*Design, error) {
 	}
 	if !rec.Complete {
 		return nil, fmt.Errorf("%s: the design run is not complete (%d of %d points; continue it with kinfer design --resume)", jp, rec.Done, rec.N)
+	}
+	if rec.N < 1 || rec.N > designrun.MaxPoints || rec.Done != rec.N {
+		return nil, fmt.Errorf("%s: n = %d, points_done %d: want 1 ≤ n ≤ %d, all done (a damaged record)", jp, rec.N, rec.Done, designrun.MaxPoints)
 	}
 	if len(rec.Params) == 0 || len(rec.Outputs) == 0 {
 		return nil, fmt.Errorf("%s: no parameters or no outputs recorded (a design.json written before kinfer train existed? re-run kinfer design)", jp)

@@ -101,6 +101,12 @@ func TestReadDesignRefuses(t *testing.T) {
 			b, _ := os.ReadFile(filepath.Join(dir, "design.csv"))
 			os.WriteFile(filepath.Join(dir, "design.csv"), append(b, b[strings.Index(string(b), "\n")+1:]...), 0o644)
 		},
+		// n is the size of the holdout's permutation: 10^12 crashed the
+		// host out of memory.
+		"n = 1000000000000": func(dir string) {
+			b, _ := os.ReadFile(filepath.Join(dir, "design.json"))
+			os.WriteFile(filepath.Join(dir, "design.json"), []byte(strings.Replace(string(b), `"n":10,`, `"n":1000000000000,`, 1)), 0o644)
+		},
 		"not a directory": func(dir string) {
 			os.Remove(filepath.Join(dir, "design.json"))
 			os.Mkdir(filepath.Join(dir, "design.json"), 0o755)
@@ -270,6 +276,10 @@ func TestMergeDesigns(t *testing.T) {
 	bad2.OutNames = []string{"y0", "z"}
 	if _, err := Merge(a, &bad2); err == nil {
 		t.Error("other outputs accepted")
+	}
+	// The same run twice (kinfer train d d) counted every sample twice.
+	if _, err := Merge(a, r, a); err == nil || !strings.Contains(err.Error(), "the same design.csv") {
+		t.Errorf("the same run twice: %v", err)
 	}
 }
 
