@@ -254,6 +254,9 @@ func ReadDesign(dir string) (*Design, error) {
 		ds.Data.N++
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("%s:%d: a line longer than %s (not a row kinfer design writes)", cp, line+1, safefile.Bytes(MaxLineBytes))
+		}
 		return nil, fmt.Errorf("%s:%d: %v", cp, line+1, err)
 	}
 	ds.CSVSHA = hex.EncodeToString(ch.Sum(nil))

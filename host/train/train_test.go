@@ -86,7 +86,7 @@ func TestReadDesignRefuses(t *testing.T) {
 			f.WriteString("3,ok,1\n")
 			f.Close()
 		},
-		"token too long": func(dir string) {
+		"a line longer than 1 MiB": func(dir string) {
 			f, _ := os.OpenFile(filepath.Join(dir, "design.csv"), os.O_APPEND|os.O_WRONLY, 0)
 			f.WriteString(strings.Repeat("9", MaxLineBytes+10))
 			f.Close()
