@@ -15,6 +15,11 @@ import (
 // maxReportBytes bounds a member's report read by Combine (it is input).
 const maxReportBytes = 16 << 20
 
+// maxSeconds bounds a member report's training time (a century): a
+// report claiming more is not taken (1e308 twice summed to +Inf, which
+// JSON cannot hold, and the combined report was not written).
+const maxSeconds = 100 * 365.25 * 86400
+
 // Combine joins network files written by kinfer train --member K (the
 // members of one ensemble trained in separate processes or on separate
 // machines) into the ensemble one training would have written
@@ -71,8 +76,8 @@ func Combine(paths []string, validation *Design) (*nn.Ensemble, nn.Provenance, *
 	seconds, all := 0.0, true
 	for i, p := range paths {
 		mr, err := readReport(ReportPath(p))
-		if err != nil {
-			all = false
+		if err != nil || !(mr.TrainSeconds >= 0 && mr.TrainSeconds <= maxSeconds) || mr.TrainingPoints < 0 || mr.TrainingSamples < 0 {
+			all = false // unreadable, or not a report Write wrote
 			continue
 		}
 		seconds += mr.TrainSeconds

@@ -161,6 +161,15 @@ func surrogateCases() []hcase {
 			b, _ = json.Marshal(f)
 			os.WriteFile(p, b, 0o644)
 		}), []string{"combine", "m1.json", "m2.json", "--validation", "d", "-o", "c.json"}, 1, "part 1 has 1 networks and 0 training records"),
+		// Member reports claiming 1e308 s each: their sum, +Inf, once made
+		// the combined report unwritable (after the ensemble was written).
+		surrogateCase("combine-report-1e308-seconds", designed(members, func(t *testing.T, dir string) {
+			for _, k := range []string{"1", "2"} {
+				p := filepath.Join(dir, "m"+k+".report.json")
+				b, _ := os.ReadFile(p)
+				os.WriteFile(p, []byte(strings.Replace(string(b), `"train_seconds": `, `"train_seconds": 1e308, "x": `, 1)), 0o644)
+			}
+		}), []string{"combine", "m1.json", "m2.json", "--validation", "d", "-o", "c.json"}, 0, "written: c.json"),
 		surrogateCase("combine-o-missing-folder", designed(members), []string{"combine", "m1.json", "m2.json", "--validation", "d", "-o", "no/c.json"}, 1, "no/c.json"),
 	}
 	for i := range cs {
