@@ -124,6 +124,9 @@ func surrogateCases() []hcase {
 		// be written.
 		surrogateCase("train-dropout-nan", designed(), trainArgs("--dropout NaN"), 1, "Dropout NaN"),
 		surrogateCase("train-lr-1e300", designed(), trainArgs("--lr 1e300"), 1, "diverged"),
+		// Each network within the bound, the ensemble 16 times over it
+		// (≈ 34 GB to train): once took the machine.
+		surrogateCase("train-64-members-4096x4096", designed(), []string{"train", "d", "-o", "s.json", "--members", "64", "--hidden", "4096,4096", "--epochs", "1"}, 1, "exceed"),
 		surrogateCase("train-points-negative", designed(), trainArgs("--points -3"), 2, "--points -3"),
 		surrogateCase("train-o-missing-folder", designed(), append(trainArgs(""), "-o", "nowhere/s.json"), 1, "nowhere"),
 		surrogateCase("train-o-folder", designed(), append(trainArgs(""), "-o", "d"), 1, "-o d is a folder"),

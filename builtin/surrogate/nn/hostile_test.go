@@ -96,3 +96,18 @@ func TestSaveFailureLeavesOldFile(t *testing.T) {
 		t.Errorf("%d files left in the folder, want 1", len(ents))
 	}
 }
+
+// TestTrainRefusesHugeEnsemble: 64 members of 4096×4096 (1.07·10⁹
+// parameters, ≈ 34 GB with Adam's moments; each network alone is within
+// MaxParams) are refused before any allocation, also when one member is
+// trained.
+func TestTrainRefusesHugeEnsemble(t *testing.T) {
+	c := smallConfig()
+	c.Hidden, c.Members, c.Epochs = []int{4096, 4096}, 64, 1
+	for _, member := range []int{0, 3} {
+		c.Member = member
+		if _, err := Train(c, gridData(10, 1), nil); err == nil || !strings.Contains(err.Error(), "exceed") {
+			t.Errorf("member %d: error %v", member, err)
+		}
+	}
+}
