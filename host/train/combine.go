@@ -35,8 +35,12 @@ func Combine(paths []string, validation *Design) (*nn.Ensemble, nn.Provenance, *
 	if validation == nil {
 		return nil, nn.Provenance{}, nil, errors.New("combine: give the validation design run (--validation DIR) to report the ensemble's errors")
 	}
+	if len(paths) > nn.MaxMembers {
+		return nil, nn.Provenance{}, nil, fmt.Errorf("combine: %d member files; an ensemble has at most %d networks", len(paths), nn.MaxMembers)
+	}
 	var parts []*nn.Ensemble
 	var prov nn.Provenance
+	params := 0 // over the parts read so far: the ensemble's bound, checked as they are read
 	for i, p := range paths {
 		// Bounded, and refusing a FIFO or device (nn.Load would block or
 		// read on): a member file is input.
@@ -47,6 +51,12 @@ func Combine(paths []string, validation *Design) (*nn.Ensemble, nn.Provenance, *
 		e, pv, err := nn.Read(bytes.NewReader(b))
 		if err != nil {
 			return nil, nn.Provenance{}, nil, fmt.Errorf("%s: %w", p, err)
+		}
+		for _, n := range e.Nets {
+			params += n.NumParams()
+		}
+		if params > nn.MaxParams {
+			return nil, nn.Provenance{}, nil, fmt.Errorf("combine: the networks of %s and the files before it have more than %d parameters, more than an ensemble may have", p, nn.MaxParams)
 		}
 		if i == 0 {
 			prov = pv

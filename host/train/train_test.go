@@ -303,3 +303,16 @@ func TestReportNaNNMAE(t *testing.T) {
 		t.Errorf("read back %+v, %v", back.Outputs, err)
 	}
 }
+
+// TestCombineBoundsParts: more member files than an ensemble may have
+// networks are refused before any is read (each part is held in memory
+// until all are joined).
+func TestCombineBoundsParts(t *testing.T) {
+	paths := make([]string, nn.MaxMembers+1)
+	for i := range paths {
+		paths[i] = "/nonexistent/m.json"
+	}
+	if _, _, _, err := Combine(paths, &Design{}); err == nil || !strings.Contains(err.Error(), "65 member files") {
+		t.Errorf("error %v", err)
+	}
+}
