@@ -2,6 +2,7 @@ package designrun
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -182,7 +183,7 @@ func Run(ctx context.Context, s *study.Study, dir string, o Options) (*Record, e
 		if f, err = openOwn(csvPath, os.O_RDWR); err != nil {
 			return nil, fmt.Errorf("design --resume: %w", err)
 		}
-		if err := resumable(f, csvPath, header(s), rec.CSVBytes); err != nil {
+		if err := resumable(f, csvPath, header(s), rec.CSVBytes, rec.Done); err != nil {
 			f.Close()
 			return nil, fmt.Errorf("design --resume: %w", err)
 		}
@@ -339,11 +340,12 @@ func openOwn(path string, flag int) (*os.File, error) {
 	return f, nil
 }
 
-// resumable checks that design.csv can continue at size bytes: it starts
-// with the study's header and holds at least size bytes, the last of them
-// a row's end (a record of a longer file, or of another file, would
-// extend the file or cut a row).
-func resumable(f *os.File, path, header string, size int64) error {
+// resumable checks that design.csv can continue at size bytes after done
+// points: it starts with the study's header and holds at least size
+// bytes, the last of them a row's end, and the row there is of point
+// done−1 (a record of a longer file, or of another file, would extend the
+// file, cut a row, or skip or repeat points).
+func resumable(f *os.File, path, header string, size int64, done int) error {
 	st, err := f.Stat()
 	if err != nil {
 		return err
@@ -361,8 +363,27 @@ func resumable(f *os.File, path, header string, size int64) error {
 	if _, err := f.ReadAt(b[:1], size-1); err != nil || b[0] != '\n' {
 		return fmt.Errorf("%s: byte %d (csv_bytes in the record) does not end a row (damaged record or file)", path, size)
 	}
+	if done == 0 {
+		if size != int64(len(header)) {
+			return fmt.Errorf("%s: %d bytes of rows before the first point (damaged record or file)", path, size-int64(len(header)))
+		}
+		return nil
+	}
+	// The last row before size: at most a line's worth of bytes back.
+	from := max(int64(len(header)), size-maxRowBytes)
+	tail := make([]byte, size-from)
+	if _, err := f.ReadAt(tail, from); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	row := tail[bytes.LastIndexByte(tail[:len(tail)-1], '\n')+1:]
+	if want := strconv.Itoa(done-1) + ","; !bytes.HasPrefix(row, []byte(want)) {
+		return fmt.Errorf("%s: the row ending at byte %d (csv_bytes) is not of point %d, the last of the %d points_done (damaged record or file)", path, size, done-1, done)
+	}
 	return nil
 }
+
+// maxRowBytes bounds how far back resumable looks for the last row.
+const maxRowBytes = 1 << 20
 
 func writeRecord(path string, rec *Record) error {
 	b, err := json.MarshalIndent(rec, "", "  ")

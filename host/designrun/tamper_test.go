@@ -61,6 +61,11 @@ func TestTamperedResume(t *testing.T) {
 		// Once extended design.csv to a 1 TB sparse file.
 		{"csv_bytes beyond the file", edit(func(r map[string]any) { r["csv_bytes"] = 1e12 }), "csv_bytes 1000000000000"},
 		{"csv_bytes mid-row", edit(func(r map[string]any) { r["csv_bytes"] = r["csv_bytes"].(float64) - 3 }), "does not end a row"},
+		// A row end, but of another point: points would be skipped.
+		{"csv_bytes at another point's row", edit(func(r map[string]any) {
+			r["csv_bytes"] = float64(strings.Index(string(csv), "\n100,ok,") + 1)
+		}), "is not of point 255"},
+		{"points_done 0 with rows", edit(func(r map[string]any) { r["points_done"], r["points_by_status"] = 0, map[string]int{} }), "before the first point"},
 		{"another header", func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, "design.csv"), append([]byte("point,status,a,b"), csv[16:]...), 0o644)
 		}, "header"},
