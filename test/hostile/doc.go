@@ -7,6 +7,13 @@
 // that the host did not crash (no Go panic or fatal error, no death by a
 // signal) and that its peak memory stayed under 1 GB.
 //
+// surrogate_cases_test.go attacks the surrogate surfaces the same way:
+// kinfer design with absurd sizes and --resume on a tampered run
+// directory (records with impossible counts, named pipes, devices,
+// sparse files and symbolic links in place of its files), kinfer train
+// with settings that cannot work and damaged design runs, and kinfer
+// combine with member files and reports that are not what train wrote.
+//
 // The hostile modules are written in WebAssembly text (testdata/wat, built
 // with wabt's wat2wasm) and C (testdata/c, built by `kinfer build` with
 // clang for wasm32-wasi); the compiled modules are committed next to their
