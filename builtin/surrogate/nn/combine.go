@@ -11,10 +11,14 @@ import (
 // single training with the same Config would have made: the networks in
 // member order and the weights from their validation losses, computed as
 // Train does, so the result is the same bit for bit. The parts must come
-// from the same training — equal configurations apart from Member, equal
-// normalisation and training box — and hold every member 1 … Members
-// exactly once. A part may itself hold several members (Member = 0 and
-// Members networks: a complete ensemble is returned as it is).
+// from the same training — equal configurations apart from Member and
+// Members, equal normalisation and training box — and hold every member
+// 1 … n exactly once, n being the number of networks given; the result
+// has Members = n. A member's network does not depend on Members (only on
+// the seed and its number), so an ensemble grows: a file of members 1 … n
+// and member n+1 trained later (Members = n+1, Member = n+1) combine into
+// the ensemble of one training with Members = n+1. A part may itself hold
+// several members (a complete ensemble is returned as it is).
 func Combine(parts ...*Ensemble) (*Ensemble, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("nn: combine: no ensembles")
@@ -24,7 +28,7 @@ func Combine(parts ...*Ensemble) (*Ensemble, error) {
 		return nil, fmt.Errorf("nn: combine: part 1 has no training configuration (built by hand?)")
 	}
 	base := *first.Config
-	base.Member = 0
+	base.Member, base.Members = 0, 0
 	type member struct {
 		net  *Net
 		info TrainInfo
@@ -41,7 +45,7 @@ func Combine(parts ...*Ensemble) (*Ensemble, error) {
 	validated := first.Info[0].ValidationLoss > 0
 	for p, e := range parts {
 		c := *e.Config
-		c.Member = 0
+		c.Member, c.Members = 0, 0
 		if !sameConfig(&c, &base) {
 			return nil, fmt.Errorf("nn: combine: part %d was trained with another configuration than part 1 (%+v against %+v)", p+1, c, base)
 		}
@@ -58,8 +62,8 @@ func Combine(parts ...*Ensemble) (*Ensemble, error) {
 				return nil, fmt.Errorf("nn: combine: part %d network %d has other layer sizes or normalisation than part 1 (other training data)", p+1, k+1)
 			}
 			info := e.Info[k]
-			if info.Member < 1 || info.Member > base.Members {
-				return nil, fmt.Errorf("nn: combine: part %d network %d does not say which member it is (member %d of %d; train members with --member)", p+1, k+1, info.Member, base.Members)
+			if info.Member < 1 || info.Member > e.Config.Members {
+				return nil, fmt.Errorf("nn: combine: part %d network %d does not say which member it is (member %d of %d; train members with --member)", p+1, k+1, info.Member, e.Config.Members)
 			}
 			if (info.ValidationLoss > 0) != validated {
 				return nil, fmt.Errorf("nn: combine: part %d network %d was validated and part 1 network 1 not, or the reverse", p+1, k+1)
@@ -73,13 +77,11 @@ func Combine(parts ...*Ensemble) (*Ensemble, error) {
 			if i > 0 && ms[i-1].info.Member == m.info.Member {
 				return nil, fmt.Errorf("nn: combine: member %d is given twice", m.info.Member)
 			}
-			return nil, fmt.Errorf("nn: combine: member %d of %d is missing", i+1, base.Members)
+			return nil, fmt.Errorf("nn: combine: member %d is missing (%d networks given: members 1 … %d are needed)", i+1, len(ms), len(ms))
 		}
 	}
-	if len(ms) != base.Members {
-		return nil, fmt.Errorf("nn: combine: %d members given, the ensemble has %d", len(ms), base.Members)
-	}
 	c := base
+	c.Members = len(ms)
 	c.Hidden = slices.Clone(base.Hidden)
 	e := &Ensemble{Nets: make([]*Net, len(ms)), Weights: make([]float64, len(ms)), Info: make([]TrainInfo, len(ms)), Config: &c,
 		InputLo: first.InputLo, InputHi: first.InputHi}

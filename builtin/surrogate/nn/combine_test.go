@@ -48,6 +48,34 @@ func TestCombineEqualsOneTraining(t *testing.T) {
 	if !bytes.Equal(a.Bytes(), b.Bytes()) {
 		t.Fatalf("combined ensemble differs from one training (weights %v vs %v)", joined.Weights, whole.Weights)
 	}
+	// An ensemble grows: members 1 and 2 of a two-member training and
+	// member 3 trained later as member 3 of 3 are the three-member
+	// ensemble, bit for bit.
+	var grown []*Ensemble
+	for _, k := range []int{1, 2} {
+		c := cfg
+		c.Members, c.Member = 2, k
+		p, err := Train(c, train, val)
+		if err != nil {
+			t.Fatal(err)
+		}
+		grown = append(grown, p)
+	}
+	two, err := Combine(grown...)
+	if err != nil || two.Config.Members != 2 {
+		t.Fatalf("two members: %v", err)
+	}
+	g, err := Combine(two, parts[0]) // parts[0] is member 3 of 3
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c bytes.Buffer
+	if err := g.Write(&c, Provenance{Seed: cfg.Seed}); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), c.Bytes()) {
+		t.Fatalf("grown ensemble differs from one training of three")
+	}
 	// A complete ensemble combines to itself.
 	if again, err := Combine(whole); err != nil || again.Weights[2] != whole.Weights[2] {
 		t.Fatalf("a complete ensemble: %v", err)
@@ -72,7 +100,7 @@ func TestCombineEqualsOneTraining(t *testing.T) {
 	}{
 		{"no training records first", []*Ensemble{&noInfo, parts[0], parts[2]}, "part 1 has 1 networks and 0 training records"},
 		{"no training records", []*Ensemble{parts[0], &noInfo, parts[2]}, "part 2 has 1 networks and 0 training records"},
-		{"missing", parts[:2], "member 2 of 3 is missing"},
+		{"missing", parts[:2], "member 2 is missing"},
 		{"twice", []*Ensemble{parts[0], parts[1], parts[2], parts[1]}, "member 1 is given twice"},
 		{"seed", []*Ensemble{parts[1], reseeded, parts[0]}, "another configuration"},
 		{"validation", []*Ensemble{parts[1], noVal, parts[0]}, "validated"},
