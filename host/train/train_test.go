@@ -142,7 +142,7 @@ func TestTrainWritesProvenanceAndReport(t *testing.T) {
 		t.Errorf("split %d + %d points, %d samples", rep.TrainingPoints, rep.ValidationPoints, rep.TrainingSamples)
 	}
 	if prov.Model != "toy" || prov.Conditions != 1 || prov.TrainingDataSHA256 != ds.CSVSHA || prov.Seed != 5 ||
-		!reflect.DeepEqual(prov.ParamUpper, []float64{1, 1}) || !strings.HasPrefix(prov.Design, "sobol n=40") {
+		!reflect.DeepEqual([]float64(prov.ParamUpper), []float64{1, 1}) || !strings.HasPrefix(prov.Design, "sobol n=40") {
 		t.Errorf("provenance %+v", prov)
 	}
 	// A separate validation design; a prefix of the training points.
@@ -252,7 +252,7 @@ func TestMergeDesigns(t *testing.T) {
 	if rep.TrainingPoints+rep.ValidationPoints != 14 || rep.ValidationPoints != 4 {
 		t.Errorf("holdout over the merged points: %d + %d", rep.TrainingPoints, rep.ValidationPoints)
 	}
-	if !reflect.DeepEqual(prov.ParamUpper, []float64{2, 1}) || prov.TrainingDataSHA256 == a.CSVSHA || len(prov.TrainingDataSHA256) != 64 ||
+	if !reflect.DeepEqual([]float64(prov.ParamUpper), []float64{2, 1}) || prov.TrainingDataSHA256 == a.CSVSHA || len(prov.TrainingDataSHA256) != 64 ||
 		!strings.Contains(prov.Design, a.CSVSHA) || !strings.Contains(prov.Design, r.CSVSHA) || !strings.Contains(prov.Design, " + sobol n=6") {
 		t.Errorf("provenance %+v", prov)
 	}

@@ -46,21 +46,48 @@ type Provenance struct {
 	// parameters the design covered (ParamLower/ParamUpper, one per
 	// parameter input); the design (kind, n, seed, space) and the sha256
 	// of its record.
-	Conditions   int       `json:"conditions,omitempty"`
-	InputUnits   []string  `json:"input_units,omitempty"`
-	OutputUnits  []string  `json:"output_units,omitempty"`
-	ParamLower   []float64 `json:"param_lower,omitempty"`
-	ParamUpper   []float64 `json:"param_upper,omitempty"`
-	Design       string    `json:"design,omitempty"`
-	DesignSHA256 string    `json:"design_record_sha256,omitempty"`
+	Conditions   int      `json:"conditions,omitempty"`
+	InputUnits   []string `json:"input_units,omitempty"`
+	OutputUnits  []string `json:"output_units,omitempty"`
+	ParamLower   Floats   `json:"param_lower,omitempty"`
+	ParamUpper   Floats   `json:"param_upper,omitempty"`
+	Design       string   `json:"design,omitempty"`
+	DesignSHA256 string   `json:"design_record_sha256,omitempty"`
+}
+
+// Floats is a list of numbers in a surrogate file. JSON's null, which
+// encoding/json would read as 0 inside a []float64, is refused: a file is
+// input, and a silent 0 in a bound, a normalisation or a weight would give
+// wrong results rather than an error.
+type Floats []float64
+
+// UnmarshalJSON reads a JSON array of numbers, refusing null elements.
+func (f *Floats) UnmarshalJSON(b []byte) error {
+	var ps []*float64
+	if err := json.Unmarshal(b, &ps); err != nil {
+		return err
+	}
+	if ps == nil {
+		*f = nil
+		return nil
+	}
+	out := make([]float64, len(ps))
+	for i, p := range ps {
+		if p == nil {
+			return fmt.Errorf("value %d of a list is null, not a number", i+1)
+		}
+		out[i] = *p
+	}
+	*f = out
+	return nil
 }
 
 type fileNet struct {
-	Sizes []int     `json:"sizes"`
-	XMean []float64 `json:"x_mean"`
-	XSD   []float64 `json:"x_sd"`
-	YMean []float64 `json:"y_mean"`
-	YSD   []float64 `json:"y_sd"`
+	Sizes []int  `json:"sizes"`
+	XMean Floats `json:"x_mean"`
+	XSD   Floats `json:"x_sd"`
+	YMean Floats `json:"y_mean"`
+	YSD   Floats `json:"y_sd"`
 	// W and B: per layer, the little-endian IEEE-754 float64 values in
 	// base64 (exact and ≈ 3× smaller than decimal text).
 	W []string `json:"w"`
@@ -73,9 +100,9 @@ type fileEnsemble struct {
 	Activation    string      `json:"activation"`
 	Provenance    Provenance  `json:"provenance"`
 	Config        *Config     `json:"config,omitempty"`
-	InputLo       []float64   `json:"input_lo,omitempty"`
-	InputHi       []float64   `json:"input_hi,omitempty"`
-	Weights       []float64   `json:"weights"`
+	InputLo       Floats      `json:"input_lo,omitempty"`
+	InputHi       Floats      `json:"input_hi,omitempty"`
+	Weights       Floats      `json:"weights"`
 	Nets          []fileNet   `json:"networks"`
 	Info          []TrainInfo `json:"training,omitempty"`
 }

@@ -2,6 +2,7 @@ package nn
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -72,6 +73,41 @@ func TestReadHostile(t *testing.T) {
 	}
 	if _, _, err := Read(&buf); err == nil || !strings.Contains(err.Error(), "training box of input 2") {
 		t.Errorf("box lo > hi: error %v", err)
+	}
+}
+
+// TestReadRefusesNull: a null inside a list of numbers (a bound, a
+// normalisation, an ensemble weight) is refused; encoding/json alone reads
+// it as 0, a silently wrong box or network.
+func TestReadRefusesNull(t *testing.T) {
+	e := &Ensemble{Nets: []*Net{randNet([]int{2, 3, 1}, 1)}, Weights: []float64{1}, InputLo: []float64{0, 0}, InputHi: []float64{1, 1}}
+	var buf bytes.Buffer
+	if err := e.Write(&buf, Provenance{ParamLower: []float64{0}, ParamUpper: []float64{1}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Read(bytes.NewReader(buf.Bytes())); err != nil {
+		t.Fatalf("the untouched file: %v", err)
+	}
+	for _, key := range []string{"input_lo", "input_hi", "weights", "x_mean", "y_sd", "param_lower"} {
+		var doc map[string]any
+		if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		set := func(m map[string]any) {
+			if l, ok := m[key].([]any); ok {
+				l[0] = nil
+			}
+		}
+		set(doc)
+		set(doc["provenance"].(map[string]any))
+		set(doc["networks"].([]any)[0].(map[string]any))
+		b, _ := json.Marshal(doc)
+		if !bytes.Contains(b, []byte("[null")) {
+			t.Fatalf("%s: no null written", key)
+		}
+		if _, _, err := Read(bytes.NewReader(b)); err == nil || !strings.Contains(err.Error(), "null") {
+			t.Errorf("null in %s: error %v", key, err)
+		}
 	}
 }
 
