@@ -1,6 +1,8 @@
 package nn
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -52,9 +54,6 @@ func Combine(parts ...*Ensemble) (*Ensemble, error) {
 		if !slices.Equal(e.InputLo, first.InputLo) || !slices.Equal(e.InputHi, first.InputHi) {
 			return nil, fmt.Errorf("nn: combine: part %d has another training box than part 1 (other training data)", p+1)
 		}
-		if len(e.Info) != len(e.Nets) {
-			return nil, fmt.Errorf("nn: combine: part %d has %d networks and %d training records", p+1, len(e.Nets), len(e.Info))
-		}
 		for k, n := range e.Nets {
 			f := first.Nets[0]
 			if !slices.Equal(n.Sizes, f.Sizes) || !slices.Equal(n.XMean, f.XMean) || !slices.Equal(n.XSD, f.XSD) ||
@@ -92,21 +91,11 @@ func Combine(parts ...*Ensemble) (*Ensemble, error) {
 	return e, e.check()
 }
 
-// sameConfig compares the fields of two configurations a file keeps
-// (Progress and Deadline are not kept).
+// sameConfig compares the fields of two configurations a file keeps: their
+// JSON, which leaves out Progress and Deadline and takes in any field added
+// to Config later.
 func sameConfig(a, b *Config) bool {
-	type plain struct {
-		HuberDelta, LearningRate, Beta1, Beta2, Epsilon float64
-		BatchSize                                       int
-		L2, Dropout                                     float64
-		Epochs, Patience                                int
-		DecayFactor, PlateauMinDelta, MinLearningRate   float64
-		Members, Member                                 int
-		Seed                                            uint64
-	}
-	p := func(c *Config) plain {
-		return plain{c.HuberDelta, c.LearningRate, c.Beta1, c.Beta2, c.Epsilon, c.BatchSize, c.L2, c.Dropout, c.Epochs, c.Patience,
-			c.DecayFactor, c.PlateauMinDelta, c.MinLearningRate, c.Members, c.Member, c.Seed}
-	}
-	return slices.Equal(a.Hidden, b.Hidden) && p(a) == p(b)
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && bytes.Equal(ja, jb)
 }
