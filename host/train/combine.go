@@ -98,9 +98,7 @@ func Combine(paths []string, validation *Design) (*nn.Ensemble, nn.Provenance, *
 	if all {
 		rep.TrainSeconds = seconds
 	}
-	for j, m := range met {
-		rep.Outputs = append(rep.Outputs, OutputReport{Name: prov.OutputNames[j], Unit: v.OutUnits[j], NMAE: m.NMAE, MAE: m.MAE, AE90: m.AE90})
-	}
+	rep.Outputs = outputReports(v.OutNames, v.OutUnits, met)
 	return e, prov, rep, nil
 }
 

@@ -499,9 +499,7 @@ func split(ds *Design, o Options) (*nn.Data, *nn.Data, *Report, error) {
 // finish adds the metrics to the report and returns the provenance.
 func finish(ds *Design, o Options, rep *Report, met []nn.OutputMetrics, nTrain int) nn.Provenance {
 	rec := ds.Record
-	for j, m := range met {
-		rep.Outputs = append(rep.Outputs, OutputReport{Name: ds.OutNames[j], Unit: ds.OutUnits[j], NMAE: m.NMAE, MAE: m.MAE, AE90: m.AE90})
-	}
+	rep.Outputs = outputReports(ds.OutNames, ds.OutUnits, met)
 	prov := nn.Provenance{
 		KinferVersion: run.Version, TrainingDataSHA256: ds.CSVSHA, Seed: o.Config.Seed,
 		Model: rec.Model, ModelVersion: rec.ModelVer, TrainingSamples: nTrain,
@@ -522,6 +520,16 @@ func finish(ds *Design, o Options, rep *Report, met []nn.OutputMetrics, nTrain i
 	}
 	rep.Provenance = prov
 	return prov
+}
+
+// outputReports are the report's lines of the validation metrics, one per
+// output with its name and unit.
+func outputReports(names, units []string, met []nn.OutputMetrics) []OutputReport {
+	out := make([]OutputReport, len(met))
+	for j, m := range met {
+		out[j] = OutputReport{Name: names[j], Unit: units[j], NMAE: m.NMAE, MAE: m.MAE, AE90: m.AE90}
+	}
+	return out
 }
 
 // Write saves the ensemble to path and the report to ReportPath(path).
