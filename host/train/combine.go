@@ -1,7 +1,6 @@
 package train
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -48,7 +47,7 @@ func Combine(paths []string, validation *Design) (*nn.Ensemble, nn.Provenance, *
 		if err != nil {
 			return nil, nn.Provenance{}, nil, err
 		}
-		e, pv, err := nn.Read(bytes.NewReader(b))
+		e, pv, err := nn.Decode(b)
 		if err != nil {
 			return nil, nn.Provenance{}, nil, fmt.Errorf("%s: %w", p, err)
 		}

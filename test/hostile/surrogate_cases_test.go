@@ -84,6 +84,27 @@ func members(t *testing.T, dir string) {
 	}
 }
 
+// listBomb inserts n copies of item after the first occurrence of at in
+// name.
+func listBomb(name, at, item string, n int) func(t *testing.T, dir string) {
+	return func(t *testing.T, dir string) {
+		p := filepath.Join(dir, name)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(b)
+		i := strings.Index(s, at)
+		if i < 0 {
+			t.Fatalf("%s has no %s", name, at)
+		}
+		i += len(at)
+		if err := os.WriteFile(p, []byte(s[:i]+strings.Repeat(item, n)+s[i:]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 const quickNet = "--hidden 4 --members 1 --epochs 1"
 
 func trainArgs(extra string) []string {
@@ -173,6 +194,16 @@ func surrogateCases() []hcase {
 				os.WriteFile(p, []byte(strings.Replace(string(b), `"train_seconds": `, `"train_seconds": 1e308, "x": `, 1)), 0o644)
 			}
 		}), []string{"combine", "m1.json", "m2.json", "--validation", "d", "-o", "c.json"}, 0, "written: c.json"),
+		// A member whose training records are 20 million empty objects
+		// (60 MB of text): decoded, ≈ 1.4 GB of records; refused by the
+		// list's bound before anything is decoded. The same file through
+		// kinfer inspect, and 2^20 + 1 numbers in a list of weights.
+		surrogateCase("combine-member-list-bomb", designed(members, listBomb("m2.json", `"training": [`, "{},", 20_000_000)),
+			[]string{"combine", "m1.json", "m2.json", "--validation", "d", "-o", "c.json"}, 1, "m2.json", `more than 64 values in the list "training"`),
+		surrogateCase("inspect-list-bomb", designed(members, listBomb("m2.json", `"training": [`, "{},", 20_000_000)),
+			[]string{"inspect", "m2.json"}, 1, "m2.json", `more than 64 values in the list "training"`),
+		surrogateCase("inspect-number-bomb", designed(members, listBomb("m2.json", `"weights": [`, "0,", 1<<20)),
+			[]string{"inspect", "m2.json"}, 1, "m2.json", "at most 1048576"),
 		surrogateCase("combine-o-missing-folder", designed(members), []string{"combine", "m1.json", "m2.json", "--validation", "d", "-o", "no/c.json"}, 1, "no/c.json"),
 	}
 	for i := range cs {

@@ -45,7 +45,7 @@ func Format(b []byte) (string, error) {
 }
 
 // ReadFile decodes a surrogate file of either kind, told apart by its
-// format field (nn.Read and kriging.Read bound what they decode).
+// format field (nn.Decode and kriging.Decode bound what they decode).
 func ReadFile(b []byte) (*File, error) {
 	format, err := Format(b)
 	if err != nil {
@@ -54,9 +54,9 @@ func ReadFile(b []byte) (*File, error) {
 	f := &File{}
 	switch format {
 	case nn.Format:
-		f.Ensemble, f.Provenance, err = nn.Read(bytes.NewReader(b))
+		f.Ensemble, f.Provenance, err = nn.Decode(b)
 	case kriging.Format:
-		f.Kriging, f.Provenance, err = kriging.Read(bytes.NewReader(b))
+		f.Kriging, f.Provenance, err = kriging.Decode(b)
 	default:
 		return nil, fmt.Errorf("surrogate: format %q, want %q (kinfer train) or %q (kinfer train --kind kriging)", format, nn.Format, kriging.Format)
 	}

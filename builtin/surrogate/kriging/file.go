@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/kinfer/kinfer/builtin/surrogate/internal/floatcode"
 	"github.com/kinfer/kinfer/builtin/surrogate/internal/savefile"
+	"github.com/kinfer/kinfer/builtin/surrogate/internal/strictjson"
 	"io"
 	"math"
 	"os"
@@ -52,7 +53,7 @@ type Provenance = nn.Provenance
 type fileOutput struct {
 	Order       int       `json:"regression_order"`
 	Correlation string    `json:"correlation"`
-	Theta       []float64 `json:"theta"`
+	Theta       []float64 `json:"theta" maxlen:"1000"` // MaxDim
 	Nugget      float64   `json:"nugget"`
 	Y           string    `json:"y"`
 	Beta        []float64 `json:"beta"`
@@ -67,7 +68,7 @@ type fileSet struct {
 	Sites         int          `json:"sites"`
 	Dim           int          `json:"dim"`
 	X             string       `json:"x"`
-	Outputs       []fileOutput `json:"outputs"`
+	Outputs       []fileOutput `json:"outputs" maxlen:"1000"` // MaxOutputs
 }
 
 // Write encodes predictors fitted on the same sites (one per output) with
@@ -115,20 +116,28 @@ func sameBits(a, b []float64) bool {
 	return true
 }
 
-// Read decodes predictors written by Write and refits each at its stored
-// θ and λ. The input is untrusted: at most MaxFileBytes are read, unknown
-// keys are refused, and the site, coordinate and output counts are checked
+// Read decodes predictors written by Write from r (see Decode); at most
+// MaxFileBytes are read.
+func Read(r io.Reader) ([]*Model, Provenance, error) {
+	b, err := strictjson.ReadAll(r, maxFileBytes)
+	if err != nil {
+		return nil, Provenance{}, fmt.Errorf("kriging: %v", err)
+	}
+	return Decode(b)
+}
+
+// Decode decodes predictors written by Write and refits each at its stored
+// θ and λ. The input is untrusted: it is at most MaxFileBytes, unknown
+// keys and over-long lists are refused before anything is decoded
+// (strictjson), and the site, coordinate and output counts are checked
 // against MaxSites, MaxDim, MaxOutputs and MaxCells before any array is
 // decoded or matrix allocated.
-func Read(r io.Reader) ([]*Model, Provenance, error) {
-	lr := &io.LimitedReader{R: r, N: maxFileBytes + 1}
+func Decode(b []byte) ([]*Model, Provenance, error) {
+	if int64(len(b)) > maxFileBytes {
+		return nil, Provenance{}, fmt.Errorf("kriging: file larger than %d bytes", maxFileBytes)
+	}
 	var f fileSet
-	dec := json.NewDecoder(lr)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		if lr.N <= 0 {
-			return nil, Provenance{}, fmt.Errorf("kriging: file larger than %d bytes", maxFileBytes)
-		}
+	if err := strictjson.Unmarshal(b, &f); err != nil {
 		return nil, Provenance{}, fmt.Errorf("kriging: %v", err)
 	}
 	p := f.Provenance

@@ -144,7 +144,7 @@ func TestReadRefusesBadFiles(t *testing.T) {
 		y[i] = float64(i * i)
 	}
 	cases := []struct{ name, file, want string }{
-		{"not json", "{", "unexpected EOF"},
+		{"not json", "{", "unexpected end"},
 		{"unknown key", strings.Replace(good, `"format"`, `"evil": 1, "format"`, 1), "unknown field"},
 		{"other format", mod(func(g *fileSet) { g.Format = "kinfer-nn-ensemble" }), "format"},
 		{"newer version", mod(func(g *fileSet) { g.FormatVersion = 2 }), "format version"},

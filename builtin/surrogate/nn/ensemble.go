@@ -14,7 +14,7 @@ import (
 const (
 	MaxLayers  = 64      // hidden layers
 	MaxWidth   = 1 << 16 // units in any layer, inputs and outputs included
-	MaxParams  = 1 << 26 // weights and biases over the whole ensemble (~67 M, 512 MiB)
+	MaxParams  = 1 << 25 // weights and biases over the whole ensemble (~33.5 M, 256 MiB; the paper's six networks have 8.2 M)
 	MaxMembers = 64      // networks in an ensemble
 )
 

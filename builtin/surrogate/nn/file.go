@@ -2,6 +2,7 @@ package nn
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -12,6 +13,9 @@ import (
 	"io"
 	"math"
 	"os"
+	"strconv"
+
+	"github.com/kinfer/kinfer/builtin/surrogate/internal/strictjson"
 )
 
 // Format names the file format; FormatVersion is bumped on incompatible
@@ -19,9 +23,13 @@ import (
 const (
 	Format        = "kinfer-nn-ensemble"
 	FormatVersion = 1
-	// MaxFileBytes bounds what Load reads (the paper's ensemble of six is
-	// ≈ 8.2 M parameters, ≈ 88 MB).
-	MaxFileBytes = 1 << 30
+	// MaxFileBytes bounds what Read and Load read: MaxParams values in
+	// base64 are 341 MiB. (The paper's ensemble of six is ≈ 8.2 M
+	// parameters, ≈ 88 MB.) Decoding holds the file and its values, about
+	// 1.75× its size at most.
+	MaxFileBytes = 384 << 20
+	// maxFloats bounds a Floats list (widths are at most MaxWidth).
+	maxFloats = 1 << 20
 )
 
 // maxFileBytes is MaxFileBytes, lowered by a test.
@@ -61,37 +69,59 @@ type Provenance struct {
 // wrong results rather than an error.
 type Floats []float64
 
-// UnmarshalJSON reads a JSON array of numbers, refusing null elements.
+// UnmarshalJSON reads a JSON array of numbers, refusing null elements and
+// lists of more than 2^20 values. It parses the text itself: decoding
+// into []*float64 to see the nulls cost ≈ 24 bytes per value.
 func (f *Floats) UnmarshalJSON(b []byte) error {
-	var ps []*float64
-	if err := json.Unmarshal(b, &ps); err != nil {
-		return err
-	}
-	if ps == nil {
+	b = bytes.TrimSpace(b)
+	if string(b) == "null" {
 		*f = nil
 		return nil
 	}
-	out := make([]float64, len(ps))
-	for i, p := range ps {
-		if p == nil {
-			return fmt.Errorf("value %d of a list is null, not a number", i+1)
+	if len(b) < 2 || b[0] != '[' || b[len(b)-1] != ']' {
+		return fmt.Errorf("want a list of numbers, not %.20s", b)
+	}
+	inner := bytes.TrimSpace(b[1 : len(b)-1])
+	out := make([]float64, 0)
+	if len(inner) > 0 {
+		n := bytes.Count(inner, []byte{','}) + 1
+		if n > maxFloats {
+			return fmt.Errorf("a list of %d values, at most %d", n, maxFloats)
 		}
-		out[i] = *p
+		out = make([]float64, 0, n)
+		for i, tok := range bytes.Split(inner, []byte{','}) {
+			tok = bytes.TrimSpace(tok)
+			if string(tok) == "null" {
+				return fmt.Errorf("value %d of a list is null, not a number", i+1)
+			}
+			v, err := strconv.ParseFloat(string(tok), 64)
+			if err != nil || !isJSONNumber(tok) {
+				return fmt.Errorf("value %d of a list is %.20s, not a finite number", i+1, tok)
+			}
+			out = append(out, v)
+		}
 	}
 	*f = out
 	return nil
 }
 
+// isJSONNumber says whether tok starts as a JSON number does (the
+// document is valid JSON, so a token that does is one): not a string, a
+// list or a literal that strconv would take, such as "Inf".
+func isJSONNumber(tok []byte) bool {
+	return len(tok) > 0 && (tok[0] == '-' || (tok[0] >= '0' && tok[0] <= '9'))
+}
+
 type fileNet struct {
-	Sizes []int  `json:"sizes"`
+	Sizes []int  `json:"sizes" maxlen:"66"` // MaxLayers + 2
 	XMean Floats `json:"x_mean"`
 	XSD   Floats `json:"x_sd"`
 	YMean Floats `json:"y_mean"`
 	YSD   Floats `json:"y_sd"`
 	// W and B: per layer, the little-endian IEEE-754 float64 values in
 	// base64 (exact and ≈ 3× smaller than decimal text).
-	W []string `json:"w"`
-	B []string `json:"b"`
+	W []floatcode.B64 `json:"w" maxlen:"65"`
+	B []floatcode.B64 `json:"b" maxlen:"65"`
 }
 
 type fileEnsemble struct {
@@ -103,8 +133,8 @@ type fileEnsemble struct {
 	InputLo       Floats      `json:"input_lo,omitempty"`
 	InputHi       Floats      `json:"input_hi,omitempty"`
 	Weights       Floats      `json:"weights"`
-	Nets          []fileNet   `json:"networks"`
-	Info          []TrainInfo `json:"training,omitempty"`
+	Nets          []fileNet   `json:"networks" maxlen:"64"` // MaxMembers
+	Info          []TrainInfo `json:"training,omitempty" maxlen:"64"`
 }
 
 // Write encodes the ensemble with its provenance as one JSON document.
@@ -117,8 +147,8 @@ func (e *Ensemble) Write(w io.Writer, prov Provenance) error {
 	for _, n := range e.Nets {
 		fn := fileNet{Sizes: n.Sizes, XMean: n.XMean, XSD: n.XSD, YMean: n.YMean, YSD: n.YSD}
 		for l := range n.W {
-			fn.W = append(fn.W, floatcode.Encode(n.W[l]))
-			fn.B = append(fn.B, floatcode.Encode(n.B[l]))
+			fn.W = append(fn.W, n.W[l])
+			fn.B = append(fn.B, n.B[l])
 		}
 		f.Nets = append(f.Nets, fn)
 	}
@@ -141,22 +171,38 @@ func (e *Ensemble) Save(path string, prov Provenance) error {
 	return nil
 }
 
-// Read decodes an ensemble written by Write. The input is untrusted: at
-// most MaxFileBytes are read, and layer counts, widths, parameter totals
-// and the number of members are checked against MaxLayers, MaxWidth,
-// MaxParams and MaxMembers before any weight array is decoded.
+// Read decodes an ensemble written by Write from r (see Decode); at most
+// MaxFileBytes are read.
 func Read(r io.Reader) (*Ensemble, Provenance, error) {
-	lr := &io.LimitedReader{R: r, N: maxFileBytes + 1}
+	b, err := strictjson.ReadAll(r, maxFileBytes)
+	if err != nil {
+		return nil, Provenance{}, fmt.Errorf("nn: %v", err)
+	}
+	return Decode(b)
+}
+
+// Decode decodes an ensemble written by Write. The input is untrusted: it
+// is at most MaxFileBytes; unknown keys and lists longer than their bound
+// are refused before anything is decoded (strictjson), the weights decode
+// straight from the text, and layer counts, widths, parameter totals and
+// the number of members are checked against MaxLayers, MaxWidth,
+// MaxParams and MaxMembers.
+func Decode(b []byte) (*Ensemble, Provenance, error) {
+	if int64(len(b)) > maxFileBytes {
+		return nil, Provenance{}, fmt.Errorf("nn: file larger than %d bytes", maxFileBytes)
+	}
 	var f fileEnsemble
-	dec := json.NewDecoder(lr)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		if lr.N <= 0 {
-			return nil, Provenance{}, fmt.Errorf("nn: file larger than %d bytes", maxFileBytes)
+	if err := strictjson.Unmarshal(b, &f); err != nil {
+		if f.Format == "" {
+			var head struct {
+				Format string `json:"format"`
+			}
+			_ = json.Unmarshal(b, &head)
+			f.Format = head.Format
 		}
 		if f.Format != "" && f.Format != Format {
 			// Another kind of file (a Kriging surrogate, a report), named
-			// by its first field, rather than its first unknown field.
+			// by its format field rather than by its first unknown field.
 			return nil, Provenance{}, fmt.Errorf("nn: format %q, want %q (a network ensemble written by kinfer train)", f.Format, Format)
 		}
 		return nil, Provenance{}, fmt.Errorf("nn: %v", err)
@@ -194,10 +240,11 @@ func Read(r io.Reader) (*Ensemble, Provenance, error) {
 		n := &Net{Sizes: fn.Sizes, XMean: fn.XMean, XSD: fn.XSD, YMean: fn.YMean, YSD: fn.YSD, W: make([][]float64, L), B: make([][]float64, L)}
 		for l := 0; l < L; l++ {
 			var err error
-			if n.W[l], err = floatcode.Decode(fn.W[l], fn.Sizes[l]*fn.Sizes[l+1], fmt.Sprintf("nn: network %d layer %d weights", k+1, l+1)); err != nil {
+			n.W[l], n.B[l] = fn.W[l], fn.B[l]
+			if err = floatcode.Check(n.W[l], fn.Sizes[l]*fn.Sizes[l+1], fmt.Sprintf("nn: network %d layer %d weights", k+1, l+1)); err != nil {
 				return nil, f.Provenance, err
 			}
-			if n.B[l], err = floatcode.Decode(fn.B[l], fn.Sizes[l+1], fmt.Sprintf("nn: network %d layer %d biases", k+1, l+1)); err != nil {
+			if err = floatcode.Check(n.B[l], fn.Sizes[l+1], fmt.Sprintf("nn: network %d layer %d biases", k+1, l+1)); err != nil {
 				return nil, f.Provenance, err
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -79,7 +80,7 @@ func TestLoadRefusesBadFiles(t *testing.T) {
     300000000,`, "width"},
 		{"too deep", `"sizes": [
     2,`, `"sizes": [
-    2,` + strings.Repeat("1,", 100), "layer sizes"},
+    2,` + strings.Repeat("1,", 100), "sizes"},
 		{"absurd params", `"sizes": [
     2,
     3,`, `"sizes": [
@@ -92,7 +93,7 @@ func TestLoadRefusesBadFiles(t *testing.T) {
  ]`, `"weights": [
   0.5
  ]`, "sum"},
-		{"truncated", good[len(good)/2:], "", "unexpected EOF"},
+		{"truncated", good[len(good)/2:], "", "unexpected end"},
 		{"unknown key", `"activation"`, `"bogus": 1, "activation"`, "unknown field"},
 	}
 	old := maxFileBytes
@@ -112,4 +113,73 @@ func TestLoadRefusesBadFiles(t *testing.T) {
 			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
 		}
 	}
+}
+
+// Decoding holds the file once: the weights decode straight from the
+// text, so what Decode allocates is about the values (8 bytes for each
+// 10.7 base64 characters, 0.75× the file) and never a second copy of the
+// text. The bound, 1.0× the file, fails for encoding/json's Decoder with
+// string fields (its buffer, the strings and the decoded bytes: ≈ 3×).
+func TestDecodeAllocatesAboutTheValues(t *testing.T) {
+	e := &Ensemble{Nets: []*Net{randNet([]int{51, 256, 256, 13}, 1), randNet([]int{51, 256, 256, 13}, 2)}, Weights: []float64{0.5, 0.5}}
+	var buf bytes.Buffer
+	if err := e.Write(&buf, Provenance{}); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	got, _, err := Decode(b)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alloc := after.TotalAlloc - before.TotalAlloc
+	if limit := uint64(len(b)); alloc > limit {
+		t.Errorf("Decode of a %d-byte file allocated %d bytes, want at most the file's size", len(b), alloc)
+	}
+	if !sameBits(got.Nets[1].W[1], e.Nets[1].W[1]) {
+		t.Error("weights differ after the round trip")
+	}
+}
+
+// Lists that would cost far more decoded than their text (a list of empty
+// objects, of empty names, of numbers) are refused by their bounds.
+func TestListBombsRefused(t *testing.T) {
+	e := &Ensemble{Nets: []*Net{randNet([]int{2, 3, 1}, 1)}, Weights: []float64{1}}
+	var buf bytes.Buffer
+	if err := e.Write(&buf, Provenance{}); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.String()
+	for _, c := range []struct{ name, old, new, want string }{
+		{"training records", `"networks"`, `"training": [` + strings.Repeat("{},", 1000) + `{}], "networks"`, `more than 64 values in the list "training"`},
+		{"networks", `"networks": [`, `"networks": [` + strings.Repeat("{},", 1000), `more than 64 values in the list "networks"`},
+		{"names", `"seed"`, `"input_names": [` + strings.Repeat(`"",`, 1<<20) + `""], "seed"`, `more than 1048576 values in the list "provenance.input_names"`},
+		{"numbers", `"weights": [`, `"weights": [` + strings.Repeat("0,", 1<<20), "at most 1048576"},
+		{"null weight", `"weights": [`, `"weights": [null,`, "null"},
+		{"string weight", `"weights": [`, `"weights": ["1",`, "not a finite number"},
+	} {
+		s := strings.Replace(good, c.old, c.new, 1)
+		if s == good {
+			t.Fatalf("%s: substitution did not apply", c.name)
+		}
+		_, _, err := Decode([]byte(s))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+}
+
+func sameBits(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
 }

@@ -241,11 +241,11 @@ func newNet(sizes []int, r *rand.Rand) *Net {
 type TrainInfo struct {
 	// Member is the network's number in its ensemble (1 … Members): its
 	// PCG stream is (Seed, Member). 0 in files written before it existed.
-	Member         int       `json:",omitempty"`
-	Epochs         int       // epochs run
-	Loss           []float64 // mean training loss (Huber + L2) per epoch
-	FinalRate      float64   // learning rate at the end
-	ValidationLoss float64   // mean Huber loss on the normalised validation data (no dropout)
+	Member         int     `json:",omitempty"`
+	Epochs         int     // epochs run
+	Loss           Floats  // mean training loss (Huber + L2) per epoch
+	FinalRate      float64 // learning rate at the end
+	ValidationLoss float64 // mean Huber loss on the normalised validation data (no dropout)
 	// Stopped says why training ended before Epochs: "min-rate" or "deadline".
 	Stopped string `json:",omitempty"`
 }

@@ -1,0 +1,14 @@
+// Package strictjson decodes the surrogate files (builtin/surrogate/nn,
+// builtin/surrogate/kriging) from a document already in memory, in memory
+// bounded by the document's size.
+//
+// encoding/json alone does not bound it: its Decoder copies the whole
+// document into a buffer it grows by doubling (with the caller's copy, up
+// to about 4× the file was measured at peak), and a list decodes into as
+// many elements as the text holds, so "[{},{},…]" of 3 bytes per element
+// becomes ≈ 60–170 bytes per element of a struct. Unmarshal first walks
+// the document without allocating: it refuses a key the target has no
+// field for (as the Decoder's DisallowUnknownFields does) and a list longer
+// than its field's `maxlen` tag (or than DefaultMaxLen), and only then
+// decodes with json.Unmarshal, which reads the caller's bytes in place.
+package strictjson
