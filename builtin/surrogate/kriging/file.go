@@ -53,10 +53,10 @@ type Provenance = nn.Provenance
 type fileOutput struct {
 	Order       int       `json:"regression_order"`
 	Correlation string    `json:"correlation"`
-	Theta       []float64 `json:"theta" maxlen:"1000"` // MaxDim
+	Theta       nn.Floats `json:"theta"`
 	Nugget      float64   `json:"nugget"`
 	Y           string    `json:"y"`
-	Beta        []float64 `json:"beta"`
+	Beta        nn.Floats `json:"beta"`
 	Sigma2      float64   `json:"sigma2"`
 	Objective   float64   `json:"objective"`
 }

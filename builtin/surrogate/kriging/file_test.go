@@ -166,6 +166,10 @@ func TestReadRefusesBadFiles(t *testing.T) {
 		{"zero nugget", mod(func(g *fileSet) { g.Outputs[0].Nugget = 0 }), "nugget"},
 		{"β count", mod(func(g *fileSet) { g.Outputs[0].Beta = []float64{1} }), "β values"},
 		{"edited responses", mod(func(g *fileSet) { g.Outputs[0].Y = floatcode.Encode(y) }), "edited or corrupted"},
+		// null inside θ or β once read as 0.
+		{"null θ", strings.Replace(enc(f), `"theta":[`, `"theta":[null,`, 1), "null"},
+		{"null β", strings.Replace(enc(f), `"beta":[`, `"beta":[null,`, 1), "null"},
+		{"output list bomb", strings.Replace(enc(f), `"outputs":[`, `"outputs":[`+strings.Repeat("{},", 1000), 1), "more than 1000 values"},
 	}
 	for _, c := range cases {
 		_, _, err := Read(strings.NewReader(c.file))
