@@ -420,3 +420,9 @@ func ReadAll(r io.Reader, limit int64) ([]byte, error) {
 	_, err := buf.ReadFrom(&io.LimitedReader{R: r, N: limit + 1})
 	return buf.Bytes(), err
 }
+
+// Lenient is the Options kinfer decodes the records of a run directory
+// and the methods' saved states with: unknown keys skipped (as
+// json.Unmarshal does), at most 6 bytes of decoded values per byte of
+// text (lists of numbers take 4).
+var Lenient = Options{AllowUnknown: true, PerByte: 6}
