@@ -1,7 +1,6 @@
 package run
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"math"
@@ -52,11 +51,7 @@ const (
 func ReadRecord(path string, max int64, v any) error {
 	b, err := safefile.ReadFile(path, max)
 	if err != nil {
-		var tl *safefile.TooLarge
-		if errors.As(err, &tl) || errors.Is(err, fs.ErrNotExist) {
-			return err // they name the file
-		}
-		return fmt.Errorf("%s: %w", path, err)
+		return err // safefile's errors name the file
 	}
 	if err := strictjson.Decode(b, v, strictjson.Lenient); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
