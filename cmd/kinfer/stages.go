@@ -109,7 +109,11 @@ func runStages(ctx context.Context, studyFile string, sf *study.File, dir string
 		return err
 	}
 	fmt.Fprintf(stdout, "stages: %s\n", filepath.Join(dir, StagesFile))
-	return os.WriteFile(filepath.Join(dir, StagesFile), append(b, '\n'), 0o644)
+	// Atomically, by rename: not through a symbolic link put in its place.
+	return run.WriteAtomic(filepath.Join(dir, StagesFile), func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
 }
 
 // readComplete returns a stage directory's summary when its run completed,
