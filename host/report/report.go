@@ -235,7 +235,7 @@ func (r *Report) readSamples(o Options) error {
 	if st, err := os.Stat(path); err != nil || st.Size() == 0 {
 		return errors.New("no samples")
 	}
-	n := r.Summary.Samples
+	n := max(r.Summary.Samples, 0) // the record's count; the file's is checked below
 	for pass := 0; pass < 2; pass++ {
 		got, err := r.scan(path, r.wanted(n, o))
 		if err != nil {

@@ -427,6 +427,10 @@ func rundirCases() []hcase {
 			os.WriteFile(filepath.Join(dir, "out", "analysis.json"), []byte(`{"x":`+anyBomb+`}`), 0o644)
 		}),
 		rundirCase("rundir-report-analysis-fifo", false, report, 0, w("analysis.json", "named pipe"), mkfifo("out/analysis.json")),
+		// A negative sample count (once a panic: makeslice) and one near
+		// 2^63 (overflowed the thinning's i·n).
+		rundirCase("rundir-report-samples-negative", false, report, 0, w("report:"), setKey("out/summary.json", "samples", -5)),
+		rundirCase("rundir-report-samples-9e18", false, report, 0, w("report:"), setKey("out/summary.json", "samples", int64(9e18))),
 		rundirCase("rundir-report-samples-sparse-2gib", false, report, 0, w("samples.csv"), replaced("out/samples.csv", sparse("out/samples.csv", 2<<30, "k,eps_r\n"))),
 
 		// kinfer analyze.
