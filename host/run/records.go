@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 
+	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/host/safefile"
 	"github.com/kinfer/kinfer/internal/strictjson"
 )
@@ -65,6 +66,10 @@ func StateLimit(budget int64) int64 {
 	return min(max(budget/4, MinStateBytes), MaxStateBytes)
 }
 
+// maxSeconds bounds a recorded time: a century, far from time.Duration's
+// limit (292 years), which a run's wall time is added to.
+const maxSeconds = 100 * 365.25 * 24 * 3600
+
 // checkCounts refuses tallies no run can have: negative counts, more
 // failures than evaluations, a non-finite or negative time.
 func checkCounts(c *checkpoint) error {
@@ -78,10 +83,20 @@ func checkCounts(c *checkpoint) error {
 			return fmt.Errorf("%s is %d, negative", f.name, f.v)
 		}
 	}
+	known := map[string]bool{}
+	for st := abi.OK; st <= abi.OutOfSupport; st++ {
+		known[st.String()] = true
+	}
 	for k, v := range n.ByStatus {
+		if !known[k] {
+			return fmt.Errorf("counts.ByStatus has the unknown status %q", k)
+		}
 		if v < 0 {
 			return fmt.Errorf("counts.ByStatus[%q] is %d, negative", k, v)
 		}
+	}
+	if c.Best != nil && (c.Best.Status < abi.OK || c.Best.Status > abi.OutOfSupport) {
+		return fmt.Errorf("best.Status is %d, not a status", c.Best.Status)
 	}
 	if n.Failed > n.Evaluations {
 		return fmt.Errorf("counts.Failed %d exceeds counts.Evaluations %d", n.Failed, n.Evaluations)
@@ -93,8 +108,8 @@ func checkCounts(c *checkpoint) error {
 		name string
 		v    float64
 	}{{"wall_seconds", c.WallSeconds}, {"counts.ModelSeconds", n.ModelSeconds}} {
-		if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 {
-			return fmt.Errorf("%s is %g", f.name, f.v)
+		if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 || f.v > maxSeconds {
+			return fmt.Errorf("%s is %g (want 0 … %g)", f.name, f.v, float64(maxSeconds))
 		}
 	}
 	return nil

@@ -335,6 +335,18 @@ func rundirCases() []hcase {
 			b, _ := os.ReadFile(p)
 			os.WriteFile(p, bytes.Replace(b, []byte(`"wall_seconds":`), []byte(`"wall_seconds":1e309,"x":`), 1), 0o644)
 		}),
+		// 300 000 made-up status names: the tallies are copied at every
+		// batch, and the resume had not finished after 30 s (2 s without).
+		rundirCase("rundir-resume-status-names-300000", true, resume, 1, w("checkpoint.json", "unknown status"),
+			editJSON("out/checkpoint.json", func(_ string, r map[string]any) {
+				m := r["counts"].(map[string]any)["ByStatus"].(map[string]any)
+				for i := range 300_000 {
+					m[fmt.Sprintf("x%d", i)] = 1
+				}
+			})),
+		rundirCase("rundir-resume-wall-1e308", true, resume, 1, w("checkpoint.json", "wall_seconds is 1e+308"), setKey("out/checkpoint.json", "wall_seconds", 1e308)),
+		rundirCase("rundir-resume-best-status-99", true, resume, 1, w("checkpoint.json", "best.Status is 99"),
+			editJSON("out/checkpoint.json", func(_ string, r map[string]any) { r["best"].(map[string]any)["Status"] = 99 })),
 		rundirCase("rundir-resume-journal-samples-1e12", true, resume, 1, w("samples.journal", "memory budget"), setKey("out/checkpoint.json", "journal_samples", 1e12)),
 		// Path tricks in the name of the method state file.
 		rundirCase("rundir-resume-state-dot-dot", true, resume, 1, w("checkpoint.json", `bad method state file "../../etc/passwd"`), setKey("out/checkpoint.json", "method_state_file", "../../etc/passwd")),
