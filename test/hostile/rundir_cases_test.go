@@ -469,6 +469,13 @@ func rundirCases() []hcase {
 		rundirCase("rundir-verify-memory-budget-1e18", false, verify, 0, w("identical", "re-run plans within"), setKey("out/summary.json", "memory_budget", int64(1e18))),
 		rundirCase("rundir-verify-lock-link-out", false, verify, 1, w("kinfer.lock", "symbolic link"), victim,
 			replaced("out/kinfer.lock", symlink("../victim", "out/kinfer.lock"))),
+		// A design run's record (kinfer design's run directory): 5 million
+		// empty parameters (16 MB, within its cap) were ≈ 400 MB of
+		// abi.Param and more while the list grew.
+		surrogateCase("rundir-train-design-params-bomb", designed(insertAfter("d/design.json", `"params": [`, "{}", 5_000_000)),
+			trainArgs(""), 1, "design.json", `more than 1048576 values in the list "params"`),
+		surrogateCase("rundir-design-resume-params-bomb", designed(editRecord(func(map[string]any) {}), insertAfter("d/design.json", `"params":[`, "{}", 5_000_000)),
+			[]string{"design", "study.toml", "-o", "d", "--n", "16", "--resume"}, 1, "design.json", `more than 1048576 values in the list "params"`),
 	}
 	for i := range cs {
 		switch c := &cs[i]; {
