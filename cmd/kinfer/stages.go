@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,22 +109,22 @@ func runStages(ctx context.Context, studyFile string, sf *study.File, dir string
 		return err
 	}
 	fmt.Fprintf(stdout, "stages: %s\n", filepath.Join(dir, StagesFile))
-	return os.WriteFile(filepath.Join(dir, StagesFile), append(b, '\n'), 0o644)
+	// Atomically, by rename: not through a symbolic link put in its place.
+	return run.WriteAtomic(filepath.Join(dir, StagesFile), func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
 }
 
 // readComplete returns a stage directory's summary when its run completed,
 // nil when it did not run or stopped.
 func readComplete(dir string) (*run.Summary, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
 	var s run.Summary
-	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
+	if err := run.ReadRecord(filepath.Join(dir, "summary.json"), run.MaxSummaryBytes, &s); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
 	}
 	if !s.Complete {
 		return nil, nil

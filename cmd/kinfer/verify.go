@@ -1,18 +1,18 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/kinfer/kinfer/host/run"
+	"github.com/kinfer/kinfer/host/safefile"
 )
 
 // verify re-runs the complete run in dir from its provenance (study file,
@@ -30,13 +30,9 @@ func verify(ctx context.Context, dir string, f runFlags, budget int64, stdout, s
 		return err
 	}
 	defer lock.Unlock()
-	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if err != nil {
-		return fmt.Errorf("--verify: %w", err)
-	}
 	var sum run.Summary
-	if err := json.Unmarshal(b, &sum); err != nil {
-		return fmt.Errorf("--verify: %s: %w", filepath.Join(dir, "summary.json"), err)
+	if err := run.ReadRecord(filepath.Join(dir, "summary.json"), run.MaxSummaryBytes, &sum); err != nil {
+		return fmt.Errorf("--verify: %w", err)
 	}
 	p := sum.Provenance
 	if p == nil || len(p.Inputs) == 0 {
@@ -48,8 +44,17 @@ func verify(ctx context.Context, dir string, f runFlags, budget int64, stdout, s
 	if err := inputsUnchanged(p.Inputs); err != nil {
 		return err
 	}
-	if _, err := os.Stat(filepath.Join(dir, "samples.csv")); err != nil {
-		return fmt.Errorf("--verify: %w", err)
+	// The files compared after the re-run are checked before it: regular
+	// files (a named pipe would block the comparison, /dev/zero never end).
+	for _, name := range []string{"samples.csv", run.ParquetFile} {
+		f, err := safefile.Open(filepath.Join(dir, name), maxCompared)
+		if errors.Is(err, fs.ErrNotExist) && name == run.ParquetFile {
+			continue // a run made before kinfer wrote it
+		}
+		if err != nil {
+			return fmt.Errorf("--verify: %w", err)
+		}
+		f.Close()
 	}
 	now := run.BuildInfo()
 	for _, d := range []struct{ what, then, now string }{
@@ -72,7 +77,16 @@ func verify(ctx context.Context, dir string, f runFlags, budget int64, stdout, s
 	fmt.Fprintf(stdout, "re-running %s with seed %d into %s\n", sum.StudyFile, p.Seed, tmp)
 	f.verify = ""
 	if budget == 0 {
-		budget = sum.MemoryBudget // what the run was allowed (it does not change results)
+		// What the run was allowed (it does not change results), within
+		// this machine's default: the record may claim any amount.
+		budget = sum.MemoryBudget
+		if def := run.DefaultMemoryBudget(); budget <= 0 || budget > def {
+			if budget > def {
+				fmt.Fprintf(stdout, "note: the run's memory budget was %s; the re-run plans within this machine's %s (--memory-budget sets it)\n",
+					run.FormatBytes(budget), run.FormatBytes(def))
+			}
+			budget = def
+		}
 	}
 	f.noReport = true // only samples.csv is compared
 	_, _, err = execute(ctx, sum.StudyFile, tmp, tlock, int64(p.Seed), budget, f, stderr)
@@ -84,9 +98,7 @@ func verify(ctx context.Context, dir string, f runFlags, budget int64, stdout, s
 	// ones (a study that names other files than before has another digest,
 	// but a file could change while the re-run loads it).
 	var again run.Summary
-	if b, err := os.ReadFile(filepath.Join(tmp, "summary.json")); err == nil {
-		json.Unmarshal(b, &again)
-	}
+	_ = run.ReadRecord(filepath.Join(tmp, "summary.json"), run.MaxSummaryBytes, &again)
 	if again.Provenance == nil || !sameInputs(p.Inputs, again.Provenance.Inputs) {
 		return fmt.Errorf("--verify: the re-run's inputs differ from the recorded ones (see %s and %s)", filepath.Join(dir, "summary.json"), filepath.Join(tmp, "summary.json"))
 	}
@@ -100,8 +112,8 @@ func verify(ctx context.Context, dir string, f runFlags, budget int64, stdout, s
 	}
 	// samples.parquet holds the same samples; a run made before kinfer
 	// wrote it has none to compare.
-	if a, err := os.ReadFile(filepath.Join(dir, run.ParquetFile)); err == nil {
-		if b, err := os.ReadFile(filepath.Join(tmp, run.ParquetFile)); err != nil || !bytes.Equal(a, b) {
+	if _, err := os.Lstat(filepath.Join(dir, run.ParquetFile)); err == nil {
+		if line, err := firstDifference(filepath.Join(dir, run.ParquetFile), filepath.Join(tmp, run.ParquetFile)); err != nil || line > 0 {
 			return fmt.Errorf("--verify: samples.csv is identical but %s differs from the re-run's %s (kept)",
 				filepath.Join(dir, run.ParquetFile), filepath.Join(tmp, run.ParquetFile))
 		}
@@ -148,35 +160,54 @@ func short(h string) string {
 	return h
 }
 
+// maxCompared bounds the sample files --verify compares: it only refuses
+// what is not a file of samples (a sparse file of a terabyte).
+const maxCompared = 1 << 40
+
 // firstDifference returns the first line (1-based) at which the files
 // differ, 0 when they are identical; a file that ends first differs at the
-// line after its last.
+// line after its last. Both must be regular files (safefile.Open); they
+// are compared in blocks, so that a line of any length costs no memory.
 func firstDifference(a, b string) (int, error) {
-	fa, err := os.Open(a)
+	fa, err := safefile.Open(a, maxCompared)
 	if err != nil {
 		return 0, err
 	}
 	defer fa.Close()
-	fb, err := os.Open(b)
+	fb, err := safefile.Open(b, maxCompared)
 	if err != nil {
 		return 0, err
 	}
 	defer fb.Close()
-	ra, rb := bufio.NewReader(fa), bufio.NewReader(fb)
-	for line := 1; ; line++ {
-		la, errA := ra.ReadBytes('\n')
-		lb, errB := rb.ReadBytes('\n')
-		if !bytes.Equal(la, lb) {
+	ra, rb := safefile.Limit(fa, a, maxCompared), safefile.Limit(fb, b, maxCompared)
+	ba, bb := make([]byte, 1<<16), make([]byte, 1<<16)
+	line := 1
+	for {
+		na, errA := io.ReadFull(ra, ba)
+		nb, errB := io.ReadFull(rb, bb)
+		n := min(na, nb)
+		if !bytes.Equal(ba[:n], bb[:n]) {
+			i := 0
+			for ba[i] == bb[i] {
+				i++
+			}
+			return line + bytes.Count(ba[:i], []byte{'\n'}), nil
+		}
+		line += bytes.Count(ba[:n], []byte{'\n'})
+		if na != nb {
 			return line, nil
 		}
-		if errA != nil || errB != nil {
-			if errors.Is(errA, io.EOF) && errors.Is(errB, io.EOF) {
-				return 0, nil
-			}
-			if !errors.Is(errA, io.EOF) {
-				return 0, errA
-			}
+		endA := errA == io.EOF || errA == io.ErrUnexpectedEOF
+		endB := errB == io.EOF || errB == io.ErrUnexpectedEOF
+		switch {
+		case errA != nil && !endA:
+			return 0, errA
+		case errB != nil && !endB:
 			return 0, errB
+		case endA && endB:
+			return 0, nil
+		case endA || endB: // one ended on a block's end, the other goes on
+			return line, nil
 		}
 	}
 }

@@ -3,10 +3,11 @@ package analyze
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -102,12 +103,11 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 			return nil, err
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if err != nil {
-		return nil, fmt.Errorf("analyze: %w (is %s a run's output directory?)", err, dir)
-	}
-	if err := json.Unmarshal(b, &sum); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
+	if err := run.ReadRecord(filepath.Join(dir, "summary.json"), run.MaxSummaryBytes, &sum); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("analyze: %w (is %s a run's output directory?)", err, dir)
+		}
+		return nil, fmt.Errorf("analyze: %w", err)
 	}
 	s, err := study.Load(ctx, sum.StudyFile, study.Options{Workers: max(o.Workers, 1), Runtime: o.Runtime})
 	if err != nil {

@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/builtin/analysis"
+	"github.com/kinfer/kinfer/host/safefile"
 	"github.com/kinfer/kinfer/host/study"
 	"github.com/kinfer/kinfer/host/target"
 )
@@ -31,22 +31,44 @@ type TruthValue struct {
 	Line  int // line of the key in the file
 }
 
+// MaxTruthBytes bounds a truth file (a number per parameter).
+const MaxTruthBytes = 1 << 20
+
 // ReadTruth reads a truth file: one JSON object mapping parameter names to
 // numbers, e.g. {"k": 5200, "eps_r": 0.04}. Errors name the file and line:
 // a missing file, invalid JSON, a value that is not a number, a key given
 // twice.
 func ReadTruth(path string) ([]TruthValue, error) {
-	b, err := os.ReadFile(path)
+	b, err := safefile.ReadFile(path, MaxTruthBytes)
 	if err != nil {
 		return nil, fmt.Errorf("--truth: %w", err)
 	}
-	line := func(off int64) int { return 1 + bytes.Count(b[:min(int(off), len(b))], []byte{'\n'}) }
+	// line counts on from the previous offset: the offsets asked for
+	// grow, and counting from the start each time is quadratic in a file
+	// of many keys.
+	lastOff, lastLine := 0, 1
+	line := func(off int64) int {
+		o := min(int(off), len(b))
+		if o < lastOff {
+			return 1 + bytes.Count(b[:o], []byte{'\n'})
+		}
+		lastLine += bytes.Count(b[lastOff:o], []byte{'\n'})
+		lastOff = o
+		return lastLine
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	bad := func(err error) error {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			return fmt.Errorf("%s:%d: invalid JSON: %v", path, line(se.Offset), err)
+			// The Decoder's offset is not from the start of the file;
+			// json.Valid's scan of the whole file (json.Unmarshal's first
+			// step) gives it, after the offending byte.
+			var whole struct{}
+			if err := json.Unmarshal(b, &whole); errors.As(err, &se) {
+				return fmt.Errorf("%s:%d: invalid JSON: %v", path, line(se.Offset-1), err)
+			}
+			return fmt.Errorf("%s:%d: invalid JSON: %v", path, line(dec.InputOffset()), err)
 		}
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return fmt.Errorf("%s: invalid JSON: unexpected end of the file", path)
@@ -74,10 +96,15 @@ func ReadTruth(path string) ([]TruthValue, error) {
 			return nil, bad(err)
 		}
 		var val any
-		vd := json.NewDecoder(bytes.NewReader(raw))
-		vd.UseNumber()
-		_ = vd.Decode(&val) // raw is one valid JSON value
+		if c := raw[0]; c == '-' || c >= '0' && c <= '9' { // only a number is decoded: not a list of a million objects
+			vd := json.NewDecoder(bytes.NewReader(raw))
+			vd.UseNumber()
+			_ = vd.Decode(&val) // raw is one valid JSON value
+		}
 		num, isNum := val.(json.Number)
+		if len(raw) > 64 {
+			raw = append(raw[:64:64], "…"...)
+		}
 		if !isNum {
 			return nil, fmt.Errorf("%s:%d: %q: value %s is not a number", path, at, name, raw)
 		}

@@ -2,11 +2,14 @@ package analyze
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/kinfer/kinfer/abi"
 )
@@ -89,5 +92,42 @@ func TestAtTruthJSONNonFinite(t *testing.T) {
 	b, err := json.Marshal(TruthReport{AtTruth: &AtTruth{Status: "failed", LogPrior: -3, LogLikelihood: math.Inf(-1), LogTarget: math.Inf(-1), SamplesBelow: 0, SamplesMax: -7}})
 	if err != nil || !strings.Contains(string(b), `"log_likelihood":null`) || !strings.Contains(string(b), `"log_prior":-3`) || !strings.Contains(string(b), `"status":"failed"`) {
 		t.Fatalf("%s %v", b, err)
+	}
+}
+
+// A truth file from elsewhere: a named pipe, a file over the cap, a list
+// of a million objects as a value, and 50 000 keys on their own lines
+// (their line numbers were counted from the start each time: quadratic).
+func TestReadTruthHostile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "truth.json")
+	if err := syscall.Mkfifo(p, 0o644); err == nil {
+		if _, err := ReadTruth(p); err == nil || !strings.Contains(err.Error(), "named pipe") {
+			t.Errorf("a named pipe: %v", err)
+		}
+		os.Remove(p)
+	}
+	os.WriteFile(p, []byte(`{"k": [`+strings.Repeat("{},", 300_000)+`{}]}`), 0o644)
+	if _, err := ReadTruth(p); err == nil || !strings.Contains(err.Error(), "truth.json:1") || !strings.Contains(err.Error(), "is not a number") || len(err.Error()) > 300 {
+		t.Errorf("a list as a value: %.300v", err)
+	}
+	os.WriteFile(p, []byte(`{"k": 1, "x": "`+strings.Repeat("a", MaxTruthBytes)+`"}`), 0o644)
+	if _, err := ReadTruth(p); err == nil || !strings.Contains(err.Error(), "1 MiB") {
+		t.Errorf("over the cap: %.300v", err)
+	}
+	var b strings.Builder
+	b.WriteString("{\n")
+	for i := range 50_000 {
+		fmt.Fprintf(&b, "%q: %d,\n", fmt.Sprintf("p%d", i), i)
+	}
+	b.WriteString("\"last\": x}\n")
+	os.WriteFile(p, []byte(b.String()), 0o644)
+	start := time.Now()
+	_, err := ReadTruth(p)
+	if err == nil || !strings.Contains(err.Error(), "truth.json:50002") {
+		t.Errorf("a syntax error after 50 000 keys: %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("50 000 keys took %v", d)
 	}
 }

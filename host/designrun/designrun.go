@@ -21,6 +21,7 @@ import (
 	"github.com/kinfer/kinfer/host/safefile"
 	"github.com/kinfer/kinfer/host/study"
 	"github.com/kinfer/kinfer/host/target"
+	"github.com/kinfer/kinfer/internal/strictjson"
 )
 
 // Kinds are the design names Options.Kind accepts.
@@ -412,7 +413,7 @@ func readRecord(path string) (*Record, error) {
 		return nil, err
 	}
 	var r Record
-	if err := json.Unmarshal(b, &r); err != nil {
+	if err := strictjson.Decode(b, &r, strictjson.Lenient); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &r, nil

@@ -474,12 +474,17 @@ func Small(p *plot.Plot) { small(p) }
 // Thin returns at most m indices of 0..n-1, evenly spaced (all if m ≤ 0
 // or n ≤ m): the rows a plot draws of a long sample.
 func Thin(n, m int) []int {
+	if n <= 0 {
+		return nil // a count read from a record may be negative
+	}
 	if m <= 0 || n <= m {
 		m = n
 	}
 	idx := make([]int, m)
 	for i := range idx {
-		idx[i] = int(int64(i) * int64(n) / int64(m))
+		// i·n/m without i·n, which overflows for a count near 2^63 (read
+		// from a record): i < m and n%m < m keep both products small.
+		idx[i] = i*(n/m) + i*(n%m)/m
 	}
 	return idx
 }

@@ -6,6 +6,7 @@ import (
 	"image/png"
 	"io"
 	"math"
+	"math/big"
 	"strings"
 	"testing"
 
@@ -260,5 +261,32 @@ func TestLogAxisOneValue(t *testing.T) {
 	}
 	if _, err := Single("l", l, 3*vg.Inch, 3*vg.Inch).SVG(); err != nil || l.Y.Min != 100 || l.Y.Max != 1000 {
 		t.Errorf("flat line on a log axis: [%v, %v], %v", l.Y.Min, l.Y.Max, err)
+	}
+}
+
+// Thin of a count read from a record: negative (no rows, not a panic)
+// or near 2^63 (indices within 0..n-1, increasing, the same as i·n/m in
+// exact arithmetic).
+func TestThinHostileCounts(t *testing.T) {
+	if got := Thin(-5, 10); len(got) != 0 {
+		t.Errorf("Thin(-5, 10) = %v", got)
+	}
+	n := 9_000_000_000_000_000_000
+	got := Thin(n, 1000)
+	if len(got) != 1000 || got[0] != 0 {
+		t.Fatalf("Thin(9e18, 1000): %d indices from %d", len(got), got[0])
+	}
+	for i := 1; i < len(got); i++ {
+		want := new(big.Int).Div(new(big.Int).Mul(big.NewInt(int64(i)), big.NewInt(int64(n))), big.NewInt(1000))
+		if got[i] <= got[i-1] || got[i] >= n || int64(got[i]) != want.Int64() {
+			t.Fatalf("index %d: %d (previous %d, want %v)", i, got[i], got[i-1], want)
+		}
+	}
+	for _, c := range [][2]int{{10, 3}, {7, 7}, {1000, 999}, {12345, 100}} {
+		for i, v := range Thin(c[0], c[1]) {
+			if want := i * c[0] / min(c[1], c[0]); v != want {
+				t.Errorf("Thin(%d, %d)[%d] = %d, want %d", c[0], c[1], i, v, want)
+			}
+		}
 	}
 }

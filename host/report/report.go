@@ -3,10 +3,13 @@ package report
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"image/color"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -23,8 +26,10 @@ import (
 	"github.com/kinfer/kinfer/host/dataset"
 	"github.com/kinfer/kinfer/host/figures"
 	"github.com/kinfer/kinfer/host/run"
+	"github.com/kinfer/kinfer/host/safefile"
 	"github.com/kinfer/kinfer/host/study"
 	"github.com/kinfer/kinfer/host/target"
+	"github.com/kinfer/kinfer/host/tomlx"
 	"github.com/kinfer/kinfer/host/wasm"
 )
 
@@ -114,24 +119,22 @@ func (r *Report) add(title, note string, figs ...*figures.Figure) {
 // Build reads the run in dir and draws its figures.
 func Build(ctx context.Context, dir string, o Options) (*Report, error) {
 	o.defaults()
-	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if err != nil {
-		return nil, fmt.Errorf("report: %w (is %s a run's output directory?)", err, dir)
-	}
 	r := &Report{Dir: dir, Summary: &run.Summary{}}
-	if err := json.Unmarshal(b, r.Summary); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
+	if err := run.ReadRecord(filepath.Join(dir, "summary.json"), run.MaxSummaryBytes, r.Summary); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("report: %w (is %s a run's output directory?)", err, dir)
+		}
+		return nil, fmt.Errorf("report: %w", err)
 	}
 	r.report, _ = r.Summary.MethodReport.(map[string]any)
 	r.Method = r.Summary.Method
 	if m, ok := strings.CutPrefix(r.Method, "builtin:"); ok {
 		r.Method = m
 	}
-	if sb, err := os.ReadFile(r.Summary.StudyFile); err == nil {
-		r.StudyText = string(sb)
-	}
-	if ab, err := os.ReadFile(filepath.Join(dir, "analysis.json")); err == nil {
-		_ = json.Unmarshal(ab, &r.analysis)
+	r.StudyText = studyText(r.Summary)
+	if err := run.ReadRecord(filepath.Join(dir, run.AnalysisFile), run.MaxAnalysisBytes, &r.analysis); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		r.note("%v", err)
+		r.analysis = nil
 	}
 	for _, p := range r.Summary.Params {
 		r.names = append(r.names, p.Name)
@@ -142,6 +145,7 @@ func Build(ctx context.Context, dir string, o Options) (*Report, error) {
 
 	// The study, reloaded for its priors and the model fit.
 	s := o.Study
+	var err error
 	if s == nil && o.Runtime != nil && r.Summary.StudyFile != "" {
 		s, err = study.Load(ctx, r.Summary.StudyFile, study.Options{Workers: o.Workers, Runtime: o.Runtime})
 		if err != nil {
@@ -231,7 +235,7 @@ func (r *Report) readSamples(o Options) error {
 	if st, err := os.Stat(path); err != nil || st.Size() == 0 {
 		return errors.New("no samples")
 	}
-	n := r.Summary.Samples
+	n := max(r.Summary.Samples, 0) // the record's count; the file's is checked below
 	for pass := 0; pass < 2; pass++ {
 		got, err := r.scan(path, r.wanted(n, o))
 		if err != nil {
@@ -246,10 +250,39 @@ func (r *Report) readSamples(o Options) error {
 	return fmt.Errorf("%s changed while it was read", path)
 }
 
+// studyText is the text of the run's study file, to be shown in the
+// report, when it is the study the run recorded: a regular file of a
+// study's size whose sha256 is the provenance's. A summary.json from
+// elsewhere may name any file (a private key would end up in a report
+// that is then shared); such a file is not read into the report.
+func studyText(sum *run.Summary) string {
+	if sum.StudyFile == "" || sum.Provenance == nil {
+		return ""
+	}
+	want := ""
+	for _, in := range sum.Provenance.Inputs {
+		if in.Role == "study" {
+			want = in.SHA256
+		}
+	}
+	b, err := safefile.ReadFile(sum.StudyFile, tomlx.MaxBytes)
+	if err != nil || want == "" {
+		return ""
+	}
+	if h := sha256.Sum256(b); hex.EncodeToString(h[:]) != want {
+		return ""
+	}
+	return string(b)
+}
+
+// maxSamplesBytes bounds samples.csv: it only refuses what is not a file
+// of samples (a sparse file of a terabyte); the rows are streamed.
+const maxSamplesBytes = 1 << 40
+
 // scan reads the rows in keep into r.rows and returns the number of data
 // rows.
 func (r *Report) scan(path string, keep map[int]bool) (int, error) {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path, maxSamplesBytes)
 	if err != nil {
 		return 0, err
 	}

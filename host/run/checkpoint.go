@@ -4,14 +4,17 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/host/manifest"
+	"github.com/kinfer/kinfer/host/safefile"
 	"github.com/kinfer/kinfer/host/study"
 	"github.com/kinfer/kinfer/host/target"
 )
@@ -143,15 +146,17 @@ func Inputs(s *study.Study) ([]Input, error) {
 	return ins, nil
 }
 
-// FileSHA256 is the hex sha256 of the file at path.
+// FileSHA256 is the hex sha256 of the file at path, a regular file of at
+// most MaxInputBytes (a path recorded in a run directory may name a named
+// pipe or /dev/zero: hashing either would never end).
 func FileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path, MaxInputBytes)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	if _, err := io.Copy(h, safefile.Limit(f, path, MaxInputBytes)); err != nil {
 		return "", fmt.Errorf("%s: %w", path, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
@@ -165,7 +170,7 @@ func saveMethodState(dir string, st []byte) (name, sum string, err error) {
 	sum = hex.EncodeToString(h[:])
 	name = stateFilePrefix + sum[:16] + ".state"
 	p := filepath.Join(dir, name)
-	if old, err := os.ReadFile(p); err == nil && len(old) == len(st) && sha256.Sum256(old) == h {
+	if old, err := safefile.ReadFile(p, int64(len(st))); err == nil && len(old) == len(st) && sha256.Sum256(old) == h {
 		return name, sum, nil
 	}
 	return name, sum, writeFileAtomic(p, st)
@@ -205,18 +210,14 @@ func removeCheckpoint(dir string) {
 
 // readCheckpoint reads dir's checkpoint and the method state it refers to,
 // and checks that both belong to this study and seed.
-func readCheckpoint(dir string, s *study.Study, hash string) (*checkpoint, []byte, error) {
+func readCheckpoint(dir string, s *study.Study, hash string, budget int64) (*checkpoint, []byte, error) {
 	p := filepath.Join(dir, CheckpointFile)
-	b, err := os.ReadFile(p)
-	if err != nil {
-		if os.IsNotExist(err) {
+	var c checkpoint
+	if err := ReadRecord(p, MaxCheckpointBytes, &c); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, fmt.Errorf("--resume: no %s in %s (a run that completed removes it)", CheckpointFile, dir)
 		}
 		return nil, nil, err
-	}
-	var c checkpoint
-	if err := json.Unmarshal(b, &c); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", p, err)
 	}
 	if c.StudyHash != hash {
 		return nil, nil, fmt.Errorf("--resume: %s was written for other inputs: the study file %s, its data files or its plugins changed since", p, s.Path)
@@ -224,11 +225,28 @@ func readCheckpoint(dir string, s *study.Study, hash string) (*checkpoint, []byt
 	if c.Seed != s.Seed {
 		return nil, nil, fmt.Errorf("--resume: %s was written with seed %d, this run has seed %d", p, c.Seed, s.Seed)
 	}
-	if c.MethodState == "" || filepath.Base(c.MethodState) != c.MethodState {
-		return nil, nil, fmt.Errorf("%s: bad method state file %q", p, c.MethodState)
+	if err := checkCounts(&c); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", p, err)
 	}
-	st, err := os.ReadFile(filepath.Join(dir, c.MethodState))
+	if c.StartsUsed > len(s.Starts) {
+		return nil, nil, fmt.Errorf("%s: starts_used is %d, the study has %d initial points", p, c.StartsUsed, len(s.Starts))
+	}
+	if c.Best != nil && len(c.Best.Theta) != len(s.XParams) {
+		return nil, nil, fmt.Errorf("%s: the best point has %d values, the study %d parameters", p, len(c.Best.Theta), len(s.XParams))
+	}
+	if c.MethodState == "" || filepath.Base(c.MethodState) != c.MethodState || !strings.HasPrefix(c.MethodState, stateFilePrefix) {
+		return nil, nil, fmt.Errorf("%s: bad method state file %q (want %s…, in the same directory)", p, c.MethodState, stateFilePrefix)
+	}
+	sp, err := safefile.Inside(dir, c.MethodState)
 	if err != nil {
+		return nil, nil, fmt.Errorf("%s: method state file: %w", p, err)
+	}
+	st, err := safefile.ReadFile(sp, StateLimit(budget))
+	if err != nil {
+		var tl *safefile.TooLarge
+		if errors.As(err, &tl) {
+			return nil, nil, fmt.Errorf("checkpoint: method state: %w (a quarter of the memory budget of %s; a larger --memory-budget reads more)", err, FormatBytes(budget))
+		}
 		return nil, nil, fmt.Errorf("checkpoint: method state: %w", err)
 	}
 	if h := sha256.Sum256(st); hex.EncodeToString(h[:]) != c.MethodSHA256 {

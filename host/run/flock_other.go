@@ -7,3 +7,10 @@ import "os"
 // flock is a no-op where flock(2) does not exist: the directory is not
 // protected against a second run there.
 func flock(f *os.File) error { return nil }
+
+const (
+	oNoFollow = 0
+	oNonBlock = 0
+)
+
+func isLoop(err error) bool { return false }

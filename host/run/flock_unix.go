@@ -3,6 +3,7 @@
 package run
 
 import (
+	"errors"
 	"os"
 
 	"golang.org/x/sys/unix"
@@ -12,3 +13,13 @@ import (
 func flock(f *os.File) error {
 	return unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
 }
+
+// oNoFollow and oNonBlock are the open flags of openRegular.
+const (
+	oNoFollow = unix.O_NOFOLLOW
+	oNonBlock = unix.O_NONBLOCK
+)
+
+// isLoop tells whether err is open's error for a symbolic link opened with
+// O_NOFOLLOW.
+func isLoop(err error) bool { return errors.Is(err, unix.ELOOP) }

@@ -56,9 +56,21 @@ func createJournal(dir string, d int) (*journal, error) {
 // openJournal reopens dir's journal for samples of d values at the
 // checkpoint that recorded n samples: it reads those n, cuts off anything
 // written after that checkpoint, and appends from there.
-func openJournal(dir string, d, n int) (*journal, []abi.Sample, error) {
+//
+// The n samples must fit in the memory budget (journalBytes): a journal
+// and a checkpoint from elsewhere may claim any number. The journal must
+// be a regular file in dir, not a symbolic link (it is truncated: the
+// link's target would be) nor a named pipe (the read would block).
+func openJournal(dir string, d, n int, budget int64) (*journal, []abi.Sample, error) {
 	p := filepath.Join(dir, JournalFile)
-	f, err := os.OpenFile(p, os.O_RDWR, 0)
+	if n < 0 {
+		return nil, nil, fmt.Errorf("checkpoint: sample journal %s: %d samples", p, n)
+	}
+	if need := journalBytes(n, d); need > budget {
+		return nil, nil, fmt.Errorf("checkpoint: sample journal %s: its %d samples need about %s in memory, more than the memory budget of %s",
+			p, n, FormatBytes(need), FormatBytes(budget))
+	}
+	f, err := openRegular(p, os.O_RDWR)
 	if err != nil {
 		return nil, nil, fmt.Errorf("checkpoint: sample journal: %w", err)
 	}
@@ -102,6 +114,18 @@ func openJournal(dir string, d, n int) (*journal, []abi.Sample, error) {
 		return fail("%v", err)
 	}
 	return &journal{f: f, w: bufio.NewWriterSize(f, 1<<16), width: width, n: n}, samples, nil
+}
+
+// journalBytes is the memory n restored samples of d values take: each
+// abi.Sample (64 bytes) and its values, with room for the slice's growth
+// and the method's own copy of the samples (metropolis keeps them by
+// chain).
+func journalBytes(n, d int) int64 {
+	per := int64(3*64 + 8*d + 16)
+	if n > 0 && int64(n) > math.MaxInt64/per {
+		return math.MaxInt64
+	}
+	return int64(n) * per
 }
 
 // append adds samples; each must have width−2 values.

@@ -36,7 +36,9 @@ func LockDir(dir string) (*DirLock, error) {
 		return nil, err
 	}
 	p := filepath.Join(dir, LockFile)
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+	// Not through a symbolic link (the pid would be written into its
+	// target, outside dir) and not a named pipe.
+	f, err := openRegular(p, os.O_RDWR|os.O_CREATE)
 	if err != nil {
 		return nil, err
 	}

@@ -25,7 +25,7 @@ type Provenance struct {
 	// architectures (fused multiply-add, assembly math routines).
 	Platform string  `json:"platform"`
 	Seed     uint64  `json:"seed"`
-	Inputs   []Input `json:"inputs"`
+	Inputs   []Input `json:"inputs" maxlen:"65536"` // maxlen: read back by ReadRecord
 }
 
 // BuildInfo is the program part of the provenance.

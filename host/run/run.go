@@ -448,7 +448,7 @@ func (r *runner) resume() error {
 	if r.cp == nil {
 		return fmt.Errorf("--resume: method %s cannot save its state", r.method())
 	}
-	c, st, err := readCheckpoint(r.o.OutDir, s, r.hash)
+	c, st, err := readCheckpoint(r.o.OutDir, s, r.hash, r.budget)
 	if err != nil {
 		return err
 	}
@@ -460,7 +460,7 @@ func (r *runner) resume() error {
 			return fmt.Errorf("--resume: %s has no sample journal, but method %s streams its samples", CheckpointFile, r.method())
 		}
 		var restored []abi.Sample
-		if r.jn, restored, err = openJournal(r.o.OutDir, len(s.XParams), c.JournalSamples); err != nil {
+		if r.jn, restored, err = openJournal(r.o.OutDir, len(s.XParams), c.JournalSamples, r.budget); err != nil {
 			return err
 		}
 		if err := r.stream.RestoreSamples(restored); err != nil {

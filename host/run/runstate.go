@@ -2,7 +2,9 @@ package run
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -48,17 +50,12 @@ func writeRunState(dir string, st *RunState) error {
 
 // ReadRunState reads dir's run.json (nil, nil when there is none).
 func ReadRunState(dir string) (*RunState, error) {
-	p := filepath.Join(dir, StateFile)
-	b, err := os.ReadFile(p)
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
 	var st RunState
-	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
+	if err := ReadRecord(filepath.Join(dir, StateFile), MaxRunStateBytes, &st); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
 	}
 	return &st, nil
 }
@@ -68,15 +65,15 @@ func ReadRunState(dir string) (*RunState, error) {
 // it says, from run.json, what happened to the run. The caller should hold
 // dir's lock, so that a run found "running" is known to have been killed.
 func ResumeInfo(dir string) (studyFile string, seed uint64, err error) {
-	b, err := os.ReadFile(filepath.Join(dir, CheckpointFile))
+	var c checkpoint
+	err = ReadRecord(filepath.Join(dir, CheckpointFile), MaxCheckpointBytes, &c)
 	if err == nil {
-		var c checkpoint
-		if err := json.Unmarshal(b, &c); err != nil {
-			return "", 0, fmt.Errorf("%s: %w", filepath.Join(dir, CheckpointFile), err)
+		if c.StudyFile == "" {
+			return "", 0, fmt.Errorf("%s: no study_file", filepath.Join(dir, CheckpointFile))
 		}
 		return c.StudyFile, c.Seed, nil
 	}
-	if !os.IsNotExist(err) {
+	if !errors.Is(err, fs.ErrNotExist) {
 		return "", 0, err
 	}
 	st, err := ReadRunState(dir)

@@ -1,7 +1,6 @@
 package train
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/kinfer/kinfer/builtin/surrogate/nn"
 	"github.com/kinfer/kinfer/host/safefile"
+	"github.com/kinfer/kinfer/internal/strictjson"
 )
 
 // maxReportBytes bounds a member's report read by Combine (it is input).
@@ -108,7 +108,7 @@ func readReport(path string) (*Report, error) {
 		return nil, err
 	}
 	var r Report
-	if err := json.Unmarshal(b, &r); err != nil {
+	if err := strictjson.Decode(b, &r, strictjson.Lenient); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	return &r, nil

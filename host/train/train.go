@@ -22,6 +22,7 @@ import (
 	"github.com/kinfer/kinfer/host/designrun"
 	"github.com/kinfer/kinfer/host/run"
 	"github.com/kinfer/kinfer/host/safefile"
+	"github.com/kinfer/kinfer/internal/strictjson"
 )
 
 // Bounds on what a design directory may hold (its files are input).
@@ -157,7 +158,7 @@ func ReadDesign(dir string) (*Design, error) {
 		return nil, err
 	}
 	var rec designrun.Record
-	if err := json.Unmarshal(b, &rec); err != nil {
+	if err := strictjson.Decode(b, &rec, strictjson.Lenient); err != nil {
 		return nil, fmt.Errorf("%s: %v", jp, err)
 	}
 	if !rec.Complete {

@@ -479,7 +479,7 @@ func cases() []hcase {
 }
 
 func TestHostile(t *testing.T) {
-	all := append(cases(), surrogateCases()...)
+	all := append(append(cases(), surrogateCases()...), rundirCases()...)
 	if len(all) < 45 {
 		t.Fatalf("only %d cases", len(all))
 	}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/kinfer/kinfer/builtin/methods/adam"
+	"github.com/kinfer/kinfer/internal/strictjson"
 )
 
 // SaveState implements abi.Checkpointer: the whole run state as JSON,
@@ -39,7 +40,7 @@ func (m *Method) LoadState(b []byte) error {
 		return errors.New("anneal: LoadState before Init")
 	}
 	var s state
-	if err := json.Unmarshal(b, &s); err != nil {
+	if err := strictjson.Decode(b, &s, strictjson.Lenient); err != nil {
 		return fmt.Errorf("anneal: reading checkpoint: %w", err)
 	}
 	if err := s.Header.Check("anneal", m.st.Header); err != nil {

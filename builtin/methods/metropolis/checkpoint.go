@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/internal/strictjson"
 )
 
 // SaveState implements abi.Checkpointer: the whole run state as JSON,
@@ -46,7 +47,7 @@ func (m *Method) LoadState(b []byte) error {
 		return errors.New("metropolis: LoadState before Init")
 	}
 	var s state
-	if err := json.Unmarshal(b, &s); err != nil {
+	if err := strictjson.Decode(b, &s, strictjson.Lenient); err != nil {
 		return fmt.Errorf("metropolis: reading checkpoint: %w", err)
 	}
 	if err := s.Header.Check("metropolis", m.st.Header); err != nil {

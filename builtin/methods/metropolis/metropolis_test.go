@@ -3,6 +3,7 @@ package metropolis
 import (
 	"encoding/json"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -275,5 +276,37 @@ func TestMemoryBudget(t *testing.T) {
 		if cap(ch) != 0 {
 			t.Errorf("chain %d reserved %d draws at Init", k, cap(ch))
 		}
+	}
+}
+
+// A state from elsewhere whose kept samples are half a million empty
+// objects (1.5 MB of text, ≈ 32 MB of samples) is refused before it is
+// decoded, with the method left as it was; a real state of the same
+// length in numbers loads.
+func TestLoadStateListBomb(t *testing.T) {
+	c := conformance.Conjugate2D()
+	m := newMethod(t, 2, 10, 10, 1)
+	if err := m.Init(c.Target.Problem(1)); err != nil {
+		t.Fatal(err)
+	}
+	blob, err := m.SaveState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(string(blob), `"samples":[`)
+	if i < 0 {
+		t.Fatalf("no samples in %s", blob)
+	}
+	i += len(`"samples":[`)
+	bomb := string(blob[:i]) + "[" + strings.TrimSuffix(strings.Repeat("{},", 500_000), ",") + "]," + string(blob[i:])
+	before := m.st
+	if err := m.LoadState([]byte(bomb)); err == nil || !strings.Contains(err.Error(), "per byte") {
+		t.Errorf("a state of half a million empty samples: %v", err)
+	}
+	if !reflect.DeepEqual(before, m.st) {
+		t.Error("the refused state changed the method")
+	}
+	if err := m.LoadState(blob); err != nil {
+		t.Errorf("its own state: %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/internal/strictjson"
 )
 
 // Spec describes the method.
@@ -362,7 +363,7 @@ func (m *Method) LoadState(b []byte) error {
 		return fmt.Errorf("montecarlo: LoadState before Init")
 	}
 	var s state
-	if err := json.Unmarshal(b, &s); err != nil {
+	if err := strictjson.Decode(b, &s, strictjson.Lenient); err != nil {
 		return fmt.Errorf("montecarlo: checkpoint: %w", err)
 	}
 	switch {

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/kinfer/kinfer/internal/strictjson"
 )
 
 // f64s is a float slice that marshals to JSON as the base64 of its
@@ -79,7 +81,7 @@ func (m *Method) LoadState(b []byte) error {
 		return errors.New("tmcmc: LoadState before Init")
 	}
 	var s state
-	if err := json.Unmarshal(b, &s); err != nil {
+	if err := strictjson.Decode(b, &s, strictjson.Lenient); err != nil {
 		return fmt.Errorf("tmcmc: reading checkpoint: %w", err)
 	}
 	if err := s.Header.Check("tmcmc", m.st.Header); err != nil {

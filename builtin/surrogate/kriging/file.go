@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"github.com/kinfer/kinfer/builtin/surrogate/internal/floatcode"
 	"github.com/kinfer/kinfer/builtin/surrogate/internal/savefile"
-	"github.com/kinfer/kinfer/builtin/surrogate/internal/strictjson"
+	"github.com/kinfer/kinfer/internal/strictjson"
 	"io"
 	"math"
 	"os"

@@ -15,7 +15,7 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/kinfer/kinfer/builtin/surrogate/internal/strictjson"
+	"github.com/kinfer/kinfer/internal/strictjson"
 )
 
 // Format names the file format; FormatVersion is bumped on incompatible

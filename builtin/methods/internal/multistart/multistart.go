@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/internal/strictjson"
 )
 
 // Pending batch kinds (Schedule.Pending).
@@ -173,7 +174,7 @@ func Load(method string, inited bool, b []byte, st any, header, shape func() err
 	if !inited {
 		return fmt.Errorf("%s: LoadState before Init", method)
 	}
-	if err := json.Unmarshal(b, st); err != nil {
+	if err := strictjson.Decode(b, st, strictjson.Lenient); err != nil {
 		return fmt.Errorf("%s: reading checkpoint: %w", method, err)
 	}
 	if err := header(); err != nil {

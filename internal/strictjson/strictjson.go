@@ -21,16 +21,57 @@ var unmarshaler = reflect.TypeFor[json.Unmarshaler]()
 // (a decimal count; DefaultMaxLen without one). A type that implements
 // json.Unmarshaler decodes its own value and bounds it itself.
 func Unmarshal(data []byte, v any) error {
+	return Decode(data, v, Options{})
+}
+
+// Options change what Decode accepts.
+type Options struct {
+	// AllowUnknown skips a key the target has no field for, as
+	// json.Unmarshal does (its value is not decoded, so it costs no
+	// memory), instead of refusing it.
+	AllowUnknown bool
+	// PerByte, when > 0, bounds the memory the decoded values take to
+	// PerByte bytes per byte of the document (plus 64 KiB). The walk
+	// estimates it from the target's types: each list element costs its
+	// type's size, each pointer followed its pointee's, each map entry
+	// twice its key and value, each value decoded into an interface its
+	// boxed size. A list of numbers costs 8 bytes per 2 characters ("0,"),
+	// 4 per byte; a list of empty structs "{}," can cost 20 or more per
+	// byte and is refused at PerByte 6 even where each list is within its
+	// maxlen (a list of a million lists of …).
+	PerByte int
+}
+
+// Decode is Unmarshal with options.
+func Decode(data []byte, v any, o Options) error {
 	if !json.Valid(data) {
 		// json.Unmarshal checks the syntax before it decodes anything and
 		// returns the error with its offset.
 		return json.Unmarshal(data, v)
 	}
-	w := &walker{b: data}
+	w := &walker{b: data, loose: o.AllowUnknown}
 	if err := w.value(reflect.TypeOf(v), DefaultMaxLen, ""); err != nil {
 		return err
 	}
+	if o.PerByte > 0 {
+		if limit := int64(o.PerByte)*int64(len(data)) + 64<<10; w.cost > limit {
+			return &TooCostly{Cost: w.cost, Size: len(data), PerByte: o.PerByte}
+		}
+	}
 	return json.Unmarshal(data, v)
+}
+
+// TooCostly is Decode's error for a document whose decoded values would
+// take more memory than Options.PerByte allows.
+type TooCostly struct {
+	Cost    int64 // estimated bytes of the decoded values
+	Size    int   // of the document
+	PerByte int
+}
+
+func (e *TooCostly) Error() string {
+	return fmt.Sprintf("json: the document of %d bytes would decode into about %d bytes of values, more than %d per byte of text (a list of empty values?)",
+		e.Size, e.Cost, e.PerByte)
 }
 
 // walker reads a document that json.Valid accepted.
@@ -38,7 +79,19 @@ type walker struct {
 	b      []byte
 	i      int
 	fields map[reflect.Type]map[string]field // fieldsOf, per struct type
+	loose  bool                              // Options.AllowUnknown
+	cost   int64                             // estimated bytes decoded (Options.PerByte)
 }
+
+// Sizes of what encoding/json allocates for a value decoded into an
+// interface (a []any's header, a map[string]any's header and per-entry
+// cost, a boxed float64) and per map entry besides key and value.
+const (
+	sliceHeader = 24
+	mapHeader   = 48
+	ifaceSize   = 16
+	mapEntry    = 8
+)
 
 func (w *walker) space() {
 	for w.i < len(w.b) {
@@ -57,6 +110,12 @@ func (w *walker) value(t reflect.Type, maxLen int, at string) error {
 	w.space()
 	for t != nil && t.Kind() == reflect.Pointer && !t.Implements(unmarshaler) {
 		t = t.Elem()
+		if w.i < len(w.b) && w.b[w.i] != 'n' { // not null: the pointee is allocated
+			w.cost += int64(t.Size())
+		}
+	}
+	if t != nil && t.Kind() == reflect.Interface && t.NumMethod() == 0 && w.i < len(w.b) {
+		return w.anyValue(maxLen, at)
 	}
 	if w.i >= len(w.b) || t == nil || t.Kind() == reflect.Interface || t.Implements(unmarshaler) || reflect.PointerTo(t).Implements(unmarshaler) {
 		w.skip()
@@ -99,14 +158,22 @@ func (w *walker) object(fields map[string]field, elem reflect.Type, at string) e
 		}
 		if fields != nil {
 			f, ok := lookup(fields, key)
-			if !ok {
+			switch {
+			case !ok && w.loose:
+				w.space()
+				w.skip()
+			case !ok:
 				return fmt.Errorf("json: unknown field %q", where)
+			default:
+				if err := w.value(f.t, f.maxLen, where); err != nil {
+					return err
+				}
 			}
-			if err := w.value(f.t, f.maxLen, where); err != nil {
+		} else {
+			w.cost += 2*int64(len(key)+int(elem.Size())) + mapEntry
+			if err := w.value(elem, DefaultMaxLen, where); err != nil {
 				return err
 			}
-		} else if err := w.value(elem, DefaultMaxLen, where); err != nil {
-			return err
 		}
 		w.space()
 		if w.b[w.i] == ',' {
@@ -126,7 +193,12 @@ func (w *walker) array(elem reflect.Type, maxLen int, at string) error {
 		if n == maxLen {
 			return fmt.Errorf("json: more than %d values in the list %q", maxLen, at)
 		}
-		if err := w.value(elem, DefaultMaxLen, fmt.Sprintf("%s[%d]", at, n)); err != nil {
+		w.cost += int64(elem.Size())
+		where := at
+		if composite(elem) { // only these can fail: name the element
+			where = fmt.Sprintf("%s[%d]", at, n)
+		}
+		if err := w.value(elem, DefaultMaxLen, where); err != nil {
 			return err
 		}
 		w.space()
@@ -134,6 +206,79 @@ func (w *walker) array(elem reflect.Type, maxLen int, at string) error {
 			w.i++
 		}
 	}
+}
+
+// composite tells whether a value of type t can hold a list or an object.
+func composite(t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map, reflect.Slice, reflect.Array, reflect.Interface:
+		return true
+	}
+	return false
+}
+
+// anyValue checks the value at w.i that decodes into an interface
+// (map[string]any, []any, float64, string, bool or nil), counting what it
+// allocates; a list in it is bounded by maxLen (its field's, then
+// DefaultMaxLen).
+func (w *walker) anyValue(maxLen int, at string) error {
+	switch w.b[w.i] {
+	case '{':
+		w.cost += mapHeader
+		w.i++
+		for {
+			w.space()
+			if w.b[w.i] == '}' {
+				w.i++
+				return nil
+			}
+			key := w.key()
+			w.space()
+			w.i++ // :
+			w.cost += 2*int64(len(key)+ifaceSize) + mapEntry
+			w.space()
+			if err := w.anyValue(DefaultMaxLen, at+"."+key); err != nil {
+				return err
+			}
+			w.space()
+			if w.b[w.i] == ',' {
+				w.i++
+			}
+		}
+	case '[':
+		w.cost += sliceHeader
+		w.i++
+		for n := 0; ; n++ {
+			w.space()
+			if w.b[w.i] == ']' {
+				w.i++
+				return nil
+			}
+			if n == maxLen {
+				return fmt.Errorf("json: more than %d values in the list %q", maxLen, at)
+			}
+			w.cost += ifaceSize
+			if err := w.anyValue(DefaultMaxLen, at+"[]"); err != nil {
+				return err
+			}
+			w.space()
+			if w.b[w.i] == ',' {
+				w.i++
+			}
+		}
+	case '"':
+		w.cost += ifaceSize
+		w.skip()
+	case 'n', 't', 'f':
+		w.skip()
+	default:
+		w.cost += 8 // a boxed float64
+		w.skip()
+	}
+	return nil
 }
 
 // key reads an object key, unescaped.
@@ -275,3 +420,9 @@ func ReadAll(r io.Reader, limit int64) ([]byte, error) {
 	_, err := buf.ReadFrom(&io.LimitedReader{R: r, N: limit + 1})
 	return buf.Bytes(), err
 }
+
+// Lenient is the Options kinfer decodes the records of a run directory
+// and the methods' saved states with: unknown keys skipped (as
+// json.Unmarshal does), at most 6 bytes of decoded values per byte of
+// text (lists of numbers take 4).
+var Lenient = Options{AllowUnknown: true, PerByte: 6}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -160,4 +161,108 @@ func FuzzUnmarshal(f *testing.F) {
 			t.Fatalf("%q: accepted, encoding/json refuses (%v)", data, werr)
 		}
 	})
+}
+
+// Decode with AllowUnknown skips unknown keys (json.Unmarshal's behaviour)
+// but still bounds the lists of known ones.
+func TestDecodeAllowUnknown(t *testing.T) {
+	var d doc
+	if err := Decode([]byte(`{"name":"x","bogus":[{},{},{"deep":[1,2]}],"plain":3}`), &d, Options{AllowUnknown: true}); err != nil {
+		t.Fatal(err)
+	}
+	if d.Name != "x" || d.Plain != 3 {
+		t.Errorf("decoded %+v", d)
+	}
+	err := Decode([]byte(`{"bogus":1,"list":[{},{},{},{}]}`), &d, Options{AllowUnknown: true})
+	if err == nil || !strings.Contains(err.Error(), `more than 3 values in the list "list"`) {
+		t.Errorf("a list over its maxlen with AllowUnknown: %v", err)
+	}
+}
+
+type sample struct {
+	Theta    []float64
+	LogPrior float64
+	LogLik   float64
+	Extra    []float64
+}
+
+type state struct {
+	Samples [][]sample  `json:"samples"`
+	Draws   [][]float64 `json:"draws"`
+	Report  any         `json:"report"`
+}
+
+// PerByte refuses documents whose values would take many times their
+// text: a list of empty structs (64 bytes each per 3 characters), a list
+// of empty lists, empty objects inside an interface; it accepts lists of
+// numbers (8 bytes per 2 characters) and realistic samples. The estimate
+// is checked against what json.Unmarshal allocates.
+func TestDecodePerByte(t *testing.T) {
+	const perByte = 6
+	n := 200_000
+	bombs := map[string]string{
+		"structs in lists of lists": `{"samples":[[` + strings.Repeat("{},", n) + `{}]]}`,
+		"empty lists":               `{"draws":[` + strings.Repeat("[],", n) + `[]]}`,
+		"objects in an interface":   `{"report":[` + strings.Repeat("{},", n) + `{}]}`,
+		"lists in an interface":     `{"report":{"a":[` + strings.Repeat("[],", n) + `[]]}}`,
+	}
+	for name, text := range bombs {
+		var s state
+		err := Decode([]byte(text), &s, Options{PerByte: perByte})
+		var tc *TooCostly
+		if !errors.As(err, &tc) {
+			t.Errorf("%s: err %v, want *TooCostly", name, err)
+			continue
+		}
+		if s.Samples != nil || s.Draws != nil || s.Report != nil {
+			t.Errorf("%s: decoded although refused", name)
+		}
+		// The estimate is of the right size: what json.Unmarshal's result
+		// holds live is within a factor 2 of it.
+		var before, after runtime.MemStats
+		data := []byte(text)
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		if err := json.Unmarshal(data, &s); err != nil {
+			t.Fatal(err)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		got := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+		runtime.KeepAlive(s)
+		runtime.KeepAlive(data)
+		if got < tc.Cost/2 || got > 2*tc.Cost {
+			t.Errorf("%s: estimated %d bytes, json.Unmarshal's result holds %d", name, tc.Cost, got)
+		}
+	}
+	var b strings.Builder
+	b.WriteString(`{"draws":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`[0.12345678901234,-1.5]`)
+	}
+	b.WriteString(`],"samples":[[`)
+	for i := range n / 10 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"Theta":[0.25,3.5],"LogPrior":-1,"LogLik":-2.5,"Extra":null}`)
+	}
+	b.WriteString(`]],"report":{"acceptance":[` + strings.Repeat("0.25,", n) + `0.25]}}`)
+	var s state
+	if err := Decode([]byte(b.String()), &s, Options{PerByte: perByte}); err != nil {
+		t.Fatalf("a realistic state: %v", err)
+	}
+	if len(s.Draws) != n || len(s.Samples[0]) != n/10 || len(s.Report.(map[string]any)["acceptance"].([]any)) != n+1 {
+		t.Errorf("decoded %d draws, %d samples", len(s.Draws), len(s.Samples[0]))
+	}
+	// A flat list of numbers: 4 bytes per byte of text.
+	var nums struct {
+		X []float64 `json:"x"`
+	}
+	if err := Decode([]byte(`{"x":[`+strings.Repeat("0,", n)+`0]}`), &nums, Options{PerByte: 4}); err != nil {
+		t.Errorf("a list of numbers at 4 per byte: %v", err)
+	}
 }

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// firstDifference gives the line of the first differing byte, counted as
+// a line-by-line comparison would (the block compare replaced one that
+// read whole lines, unbounded), and refuses what is not a regular file.
+func TestFirstDifference(t *testing.T) {
+	dir := t.TempDir()
+	long := strings.Repeat("1234567,", 20000) + "\n" // lines across blocks
+	cases := []struct {
+		a, b string
+		want int
+	}{
+		{"x\ny\n", "x\ny\n", 0},
+		{"x\ny\n", "x\nz\n", 2},
+		{"x\ny\n", "x\ny\nz\n", 3}, // a ends first: the line after its last
+		{"x\ny", "x\nyz\n", 2},
+		{"", "x\n", 1},
+		{long + long + "a\n", long + long + "b\n", 3},
+		{long + long, long + long + "c", 3},
+		{long + "q" + long, long + "r" + long, 2},
+	}
+	for i, c := range cases {
+		a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+		os.WriteFile(a, []byte(c.a), 0o644)
+		os.WriteFile(b, []byte(c.b), 0o644)
+		for _, swap := range []bool{false, true} {
+			x, y := a, b
+			if swap {
+				x, y = b, a
+			}
+			got, err := firstDifference(x, y)
+			if err != nil || got != c.want {
+				t.Errorf("case %d (swapped %v): line %d, %v; want %d", i, swap, got, err, c.want)
+			}
+		}
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err == nil {
+		if _, err := firstDifference(fifo, filepath.Join(dir, "a")); err == nil || !strings.Contains(err.Error(), "named pipe") {
+			t.Errorf("a named pipe: %v", err)
+		}
+	}
+	if _, err := firstDifference("/dev/zero", filepath.Join(dir, "a")); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("/dev/zero: %v", err)
+	}
+}

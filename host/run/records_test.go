@@ -1,0 +1,113 @@
+package run
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// A record from elsewhere: special files, oversized files and list bombs
+// are refused with an error naming the file, before anything is decoded.
+func TestReadRecordRefuses(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "summary.json")
+	var sum Summary
+	check := func(what string, want ...string) {
+		t.Helper()
+		err := ReadRecord(p, MaxSummaryBytes, &sum)
+		if err == nil {
+			t.Fatalf("%s: accepted", what)
+		}
+		for _, w := range append(want, p) {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %v does not mention %q", what, err, w)
+			}
+		}
+		os.Remove(p)
+	}
+	if err := syscall.Mkfifo(p, 0o644); err == nil {
+		check("a named pipe", "named pipe")
+	}
+	if err := os.Symlink("/dev/zero", p); err == nil {
+		check("/dev/zero", "character device")
+	}
+	f, _ := os.Create(p)
+	f.Truncate(MaxSummaryBytes + 1)
+	f.Close()
+	check("a sparse file over the cap", "64 MiB")
+	// A million empty objects in an interface: ≈ 3 MB of text, ≈ 70
+	// MB decoded.
+	os.WriteFile(p, []byte(`{"method_report":[`+strings.Repeat("{},", 1_000_000)+`{}]}`), 0o644)
+	check("empty objects in the method report", "per byte")
+	os.WriteFile(p, []byte(`{"provenance":{"inputs":[`+strings.Repeat("{},", 70_000)+`{}]}}`), 0o644)
+	check("inputs over their maxlen", `"provenance.inputs"`)
+	os.WriteFile(p, []byte(`{"study":"x"`), 0o644)
+	check("a truncated record", "unexpected end")
+	// A legitimate record, with a key a later kinfer may add.
+	os.WriteFile(p, []byte(`{"study":"x","samples":3,"later":[{},{}],"method_report":{"chains":4,"acceptance":[0.2,0.3]}}`), 0o644)
+	if err := ReadRecord(p, MaxSummaryBytes, &sum); err != nil || sum.Study != "x" || sum.Samples != 3 {
+		t.Errorf("a legitimate record: %v, %+v", err, sum)
+	}
+}
+
+// The lock file is not opened through a symbolic link: the pid would be
+// written into (and then truncated out of) a file outside the directory.
+func TestLockDirRefusesLinks(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "victim")
+	os.WriteFile(victim, []byte("victim\n"), 0o644)
+	out := filepath.Join(dir, "out")
+	os.Mkdir(out, 0o755)
+	if err := os.Symlink("../victim", filepath.Join(out, LockFile)); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	l, err := LockDir(out)
+	if err == nil {
+		l.Unlock()
+		t.Fatal("locked through a symbolic link")
+	}
+	if !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("error %v", err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "victim\n" {
+		t.Errorf("the link's target was changed: %q", b)
+	}
+}
+
+// The journal is not reopened (and truncated) through a link nor read
+// from a named pipe, and its samples must fit in the memory budget.
+func TestOpenJournalRefuses(t *testing.T) {
+	dir := t.TempDir()
+	j, err := createJournal(dir, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.close()
+	if _, _, err := openJournal(dir, 2, 1<<30, 1<<30); err == nil || !strings.Contains(err.Error(), "memory budget") {
+		t.Errorf("2^30 samples in a budget of 1 GiB: %v", err)
+	}
+	if _, _, err := openJournal(dir, 2, -1, 1<<30); err == nil {
+		t.Error("-1 samples accepted")
+	}
+	p := filepath.Join(dir, JournalFile)
+	victim := filepath.Join(dir, "victim")
+	os.Rename(p, victim)
+	if err := os.Symlink("victim", p); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	before, _ := os.ReadFile(victim)
+	if _, _, err := openJournal(dir, 2, 0, 1<<30); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("a journal through a link: %v", err)
+	}
+	if after, _ := os.ReadFile(victim); string(after) != string(before) {
+		t.Error("the link's target was changed")
+	}
+	os.Remove(p)
+	if err := syscall.Mkfifo(p, 0o644); err == nil {
+		if _, _, err := openJournal(dir, 2, 0, 1<<30); err == nil || !strings.Contains(err.Error(), "named pipe") {
+			t.Errorf("a journal that is a named pipe: %v", err)
+		}
+	}
+}
