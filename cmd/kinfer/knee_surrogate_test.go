@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -83,6 +84,27 @@ func TestKneeSurrogatePipeline(t *testing.T) {
 	}
 	if code, _, e := kinfer(t, "combine", "--validation", filepath.Join(tmp, "val"), "-o", filepath.Join(tmp, "half.json"), members[0]); code == 0 || !strings.Contains(e, "member 1 is missing") {
 		t.Errorf("combine with a member missing: exit %d, %s", code, e)
+	}
+	// Members of a training on two design runs, trained in different
+	// folders (as on two machines): the provenance names the folders as
+	// typed, and combine compares what they held (their sha256s).
+	copyDir := filepath.Join(tmp, "elsewhere")
+	for _, d := range []string{"train", "val"} {
+		if err := os.CopyFS(filepath.Join(copyDir, d), os.DirFS(filepath.Join(tmp, d))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	members = members[:0]
+	for k, dir := range []string{tmp, copyDir} {
+		m := filepath.Join(tmp, fmt.Sprintf("two-member%d.json", k+1))
+		if code, out, e := kinfer(t, "train", filepath.Join(dir, "train"), filepath.Join(dir, "val"), "--validation", filepath.Join(tmp, "val"), "-o", m,
+			"--hidden", "4", "--members", "2", "--member", fmt.Sprint(k+1), "--epochs", "1"); code != 0 {
+			t.Fatalf("train --member %d in %s: exit %d\n%s\n%s", k+1, dir, code, out, e)
+		}
+		members = append(members, m)
+	}
+	if code, out, e := kinfer(t, append([]string{"combine", "--validation", filepath.Join(tmp, "val"), "-o", filepath.Join(tmp, "two-joined.json")}, members...)...); code != 0 {
+		t.Errorf("combine members trained in two folders: exit %d\n%s\n%s", code, out, e)
 	}
 	// Two design runs of the knee train together (a design and a
 	// refinement): 48 + 6 points, minus those without equilibrium.

@@ -59,8 +59,8 @@ func Combine(paths []string, validation *Design) (*nn.Ensemble, nn.Provenance, *
 		}
 		if i == 0 {
 			prov = pv
-		} else if !reflect.DeepEqual(pv, prov) {
-			return nil, nn.Provenance{}, nil, fmt.Errorf("combine: %s has another provenance than %s (%s): not members of one training", p, paths[0], provenanceDiff(pv, prov))
+		} else if a, b := sameData(pv), sameData(prov); !reflect.DeepEqual(a, b) {
+			return nil, nn.Provenance{}, nil, fmt.Errorf("combine: %s has another provenance than %s (%s): not members of one training", p, paths[0], provenanceDiff(a, b))
 		}
 		parts = append(parts, e)
 	}
@@ -115,6 +115,17 @@ func readReport(path string) (*Report, error) {
 }
 
 // provenanceDiff names the first field in which two provenances differ.
+// sameData is p without the description of its design runs, which names
+// their folders as they were typed: a member trained in another folder or
+// on another machine names them differently. What the folders held is
+// pinned by the sha256s of their records and data (DesignSHA256,
+// TrainingDataSHA256), which are compared; the combined file keeps the
+// first member's description.
+func sameData(p nn.Provenance) nn.Provenance {
+	p.Design = ""
+	return p
+}
+
 func provenanceDiff(a, b nn.Provenance) string {
 	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
 	for i := 0; i < va.NumField(); i++ {
