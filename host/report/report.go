@@ -146,7 +146,12 @@ func Build(ctx context.Context, dir string, o Options) (*Report, error) {
 	// The study, reloaded for its priors and the model fit.
 	s := o.Study
 	var err error
-	if s == nil && o.Runtime != nil && r.Summary.StudyFile != "" {
+	if s == nil && o.Runtime != nil && r.Summary.StudyFile != "" && r.StudyText == "" {
+		// Not the study the run recorded (changed since, or a summary.json
+		// from elsewhere naming any file): its priors and model would not
+		// be the run's, and a study names data and plugins to load.
+		r.note("the study %s is not the one the run recorded (unreadable, or its sha256 differs from the provenance's): no prior densities and no model fit", r.Summary.StudyFile)
+	} else if s == nil && o.Runtime != nil && r.Summary.StudyFile != "" {
 		s, err = study.Load(ctx, r.Summary.StudyFile, study.Options{Workers: o.Workers, Runtime: o.Runtime})
 		if err != nil {
 			r.note("the study %s did not load again (%v): no prior densities and no model fit", r.Summary.StudyFile, err)

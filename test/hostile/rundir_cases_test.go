@@ -434,6 +434,17 @@ func rundirCases() []hcase {
 			}
 			return c
 		}(),
+		// The run's study file changed after the run (or another study in
+		// its place): neither its priors nor its model are the run's, and
+		// it would name data and plugins to load; the report says so.
+		rundirCase("rundir-report-study-edited", false, report, 0, w("not the one the run recorded"), func(t *testing.T, dir string) {
+			p := filepath.Join(dir, "study.toml")
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(p, append(b, []byte("\n# changed after the run\n")...), 0o644)
+		}),
 		rundirCase("rundir-report-study-file-dev-zero", false, report, 0, w("/dev/zero"), setKey("out/summary.json", "study_file", "/dev/zero")),
 		rundirCase("rundir-report-analysis-list-bomb", false, report, 0, w("analysis.json", "per byte"), func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, "out", "analysis.json"), []byte(`{"x":`+anyBomb+`}`), 0o644)
