@@ -2,7 +2,6 @@ package run
 
 import (
 	"fmt"
-	"io/fs"
 	"math"
 	"os"
 
@@ -129,27 +128,11 @@ func openRegular(path string, flag int) (*os.File, error) {
 	}
 	st, err := f.Stat()
 	if err == nil && !st.Mode().IsRegular() {
-		err = fmt.Errorf("%s is %s, not a regular file", path, describe(st.Mode()))
+		err = fmt.Errorf("%s is %s, not a regular file", path, safefile.Kind(st.Mode()))
 	}
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
 	return f, nil
-}
-
-func describe(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "a special file"
 }
