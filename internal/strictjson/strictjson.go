@@ -142,6 +142,41 @@ func (w *walker) value(t reflect.Type, maxLen int, at string) error {
 }
 
 func (w *walker) object(fields map[string]field, elem reflect.Type, at string) error {
+	return w.members(func(key string) error {
+		where := key
+		if at != "" {
+			where = at + "." + key
+		}
+		if fields == nil {
+			w.cost += 2*int64(len(key)+int(elem.Size())) + mapEntry
+			return w.value(elem, DefaultMaxLen, where)
+		}
+		f, ok := lookup(fields, key)
+		switch {
+		case !ok && w.loose:
+			w.skip()
+			return nil
+		case !ok:
+			return fmt.Errorf("json: unknown field %q", where)
+		}
+		return w.value(f.t, f.maxLen, where)
+	})
+}
+
+func (w *walker) array(elem reflect.Type, maxLen int, at string) error {
+	return w.elements(maxLen, at, func(n int) error {
+		w.cost += int64(elem.Size())
+		where := at
+		if composite(elem) { // only these can fail: name the element
+			where = fmt.Sprintf("%s[%d]", at, n)
+		}
+		return w.value(elem, DefaultMaxLen, where)
+	})
+}
+
+// members passes the object at w.i, calling each with every key and w.i
+// at its value, which each must pass.
+func (w *walker) members(each func(key string) error) error {
 	w.i++ // {
 	for {
 		w.space()
@@ -152,28 +187,9 @@ func (w *walker) object(fields map[string]field, elem reflect.Type, at string) e
 		key := w.key()
 		w.space()
 		w.i++ // :
-		where := key
-		if at != "" {
-			where = at + "." + key
-		}
-		if fields != nil {
-			f, ok := lookup(fields, key)
-			switch {
-			case !ok && w.loose:
-				w.space()
-				w.skip()
-			case !ok:
-				return fmt.Errorf("json: unknown field %q", where)
-			default:
-				if err := w.value(f.t, f.maxLen, where); err != nil {
-					return err
-				}
-			}
-		} else {
-			w.cost += 2*int64(len(key)+int(elem.Size())) + mapEntry
-			if err := w.value(elem, DefaultMaxLen, where); err != nil {
-				return err
-			}
+		w.space()
+		if err := each(key); err != nil {
+			return err
 		}
 		w.space()
 		if w.b[w.i] == ',' {
@@ -182,7 +198,10 @@ func (w *walker) object(fields map[string]field, elem reflect.Type, at string) e
 	}
 }
 
-func (w *walker) array(elem reflect.Type, maxLen int, at string) error {
+// elements passes the list at w.i, calling each with every element's
+// index and w.i at it, which each must pass; a list of more than maxLen
+// elements is refused.
+func (w *walker) elements(maxLen int, at string, each func(n int) error) error {
 	w.i++ // [
 	for n := 0; ; n++ {
 		w.space()
@@ -193,12 +212,7 @@ func (w *walker) array(elem reflect.Type, maxLen int, at string) error {
 		if n == maxLen {
 			return fmt.Errorf("json: more than %d values in the list %q", maxLen, at)
 		}
-		w.cost += int64(elem.Size())
-		where := at
-		if composite(elem) { // only these can fail: name the element
-			where = fmt.Sprintf("%s[%d]", at, n)
-		}
-		if err := w.value(elem, DefaultMaxLen, where); err != nil {
+		if err := each(n); err != nil {
 			return err
 		}
 		w.space()
@@ -228,47 +242,16 @@ func (w *walker) anyValue(maxLen int, at string) error {
 	switch w.b[w.i] {
 	case '{':
 		w.cost += mapHeader
-		w.i++
-		for {
-			w.space()
-			if w.b[w.i] == '}' {
-				w.i++
-				return nil
-			}
-			key := w.key()
-			w.space()
-			w.i++ // :
+		return w.members(func(key string) error {
 			w.cost += 2*int64(len(key)+ifaceSize) + mapEntry
-			w.space()
-			if err := w.anyValue(DefaultMaxLen, at+"."+key); err != nil {
-				return err
-			}
-			w.space()
-			if w.b[w.i] == ',' {
-				w.i++
-			}
-		}
+			return w.anyValue(DefaultMaxLen, at+"."+key)
+		})
 	case '[':
 		w.cost += sliceHeader
-		w.i++
-		for n := 0; ; n++ {
-			w.space()
-			if w.b[w.i] == ']' {
-				w.i++
-				return nil
-			}
-			if n == maxLen {
-				return fmt.Errorf("json: more than %d values in the list %q", maxLen, at)
-			}
+		return w.elements(maxLen, at, func(int) error {
 			w.cost += ifaceSize
-			if err := w.anyValue(DefaultMaxLen, at+"[]"); err != nil {
-				return err
-			}
-			w.space()
-			if w.b[w.i] == ',' {
-				w.i++
-			}
-		}
+			return w.anyValue(DefaultMaxLen, at+"[]")
+		})
 	case '"':
 		w.cost += ifaceSize
 		w.skip()
