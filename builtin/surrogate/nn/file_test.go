@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -139,7 +140,7 @@ func TestDecodeAllocatesAboutTheValues(t *testing.T) {
 	if limit := uint64(len(b)); alloc > limit {
 		t.Errorf("Decode of a %d-byte file allocated %d bytes, want at most the file's size", len(b), alloc)
 	}
-	if !sameBits(got.Nets[1].W[1], e.Nets[1].W[1]) {
+	if !slices.EqualFunc(got.Nets[1].W[1], e.Nets[1].W[1], func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }) {
 		t.Error("weights differ after the round trip")
 	}
 }
@@ -170,16 +171,4 @@ func TestListBombsRefused(t *testing.T) {
 			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
 		}
 	}
-}
-
-func sameBits(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
-			return false
-		}
-	}
-	return true
 }
