@@ -119,8 +119,9 @@ func TestCheckpointResume(t *testing.T) {
 	})
 }
 
-func TestCheckpointMismatch(t *testing.T) {
-	c := conformance.Conjugate2D()
+// savedState is a 2-chain method initialised on c and its saved state.
+func savedState(t *testing.T, c conformance.Case) (*Method, []byte) {
+	t.Helper()
 	m := newMethod(t, 2, 10, 10, 1)
 	if err := m.Init(c.Target.Problem(1)); err != nil {
 		t.Fatal(err)
@@ -129,6 +130,12 @@ func TestCheckpointMismatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return m, blob
+}
+
+func TestCheckpointMismatch(t *testing.T) {
+	c := conformance.Conjugate2D()
+	_, blob := savedState(t, c)
 	conformance.CheckLoadRefusals(t, blob, func() abi.Method { return newMethod(t, 2, 10, 10, 1) }, c.Target, 1,
 		func() abi.Method { return newMethod(t, 3, 10, 10, 1) })
 	other := newMethod(t, 2, 10, 10, 1)
@@ -285,14 +292,7 @@ func TestMemoryBudget(t *testing.T) {
 // length in numbers loads.
 func TestLoadStateListBomb(t *testing.T) {
 	c := conformance.Conjugate2D()
-	m := newMethod(t, 2, 10, 10, 1)
-	if err := m.Init(c.Target.Problem(1)); err != nil {
-		t.Fatal(err)
-	}
-	blob, err := m.SaveState()
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, blob := savedState(t, c)
 	i := strings.Index(string(blob), `"samples":[`)
 	if i < 0 {
 		t.Fatalf("no samples in %s", blob)
