@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,11 +32,12 @@ import (
 func TestMain(m *testing.M) {
 	if url := os.Getenv("KINFER_TEST_WORKER"); url != "" {
 		ack, _ := time.ParseDuration(os.Getenv("KINFER_TEST_ACKWAIT"))
-		hold, _ := time.ParseDuration(os.Getenv("KINFER_TEST_HOLD"))
+		stall, _ := strconv.Atoi(os.Getenv("KINFER_TEST_STALL"))
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 		defer stop()
 		err := Work(ctx, Config{URL: url, AckWait: ack, MaxDeliver: testMaxDeliver},
-			WorkerOptions{Slots: 1, CacheDir: os.Getenv("KINFER_TEST_CACHE"), ID: os.Getenv("KINFER_TEST_ID"), hold: hold})
+			WorkerOptions{Slots: 1, CacheDir: os.Getenv("KINFER_TEST_CACHE"), ID: os.Getenv("KINFER_TEST_ID"),
+				stall: stall, stalled: os.Getenv("KINFER_TEST_STALLED")})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
@@ -227,8 +227,8 @@ func goWorkers(t testing.TB, cfg Config, prefix string, n int) func() {
 }
 
 // procWorker starts a worker process (the test binary); env adds to its
-// environment (KINFER_TEST_HOLD=50ms: it holds each chunk that long
-// before evaluating it).
+// environment (KINFER_TEST_STALL=k and KINFER_TEST_STALLED=file: it holds
+// its k-th chunk until it stops, having created file).
 func procWorker(t testing.TB, url, id, cache string, env ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
@@ -359,14 +359,12 @@ func TestRemoteWasmPluginMatchesLocal(t *testing.T) {
 // The knee TMCMC study of examples/knee-bpe (specimen 1, CI-reduced) on 1,
 // 2 and 4 worker processes gives samples.csv byte-identical to a local run
 // with the same seed; on 4, one worker process chosen at random is killed
-// (SIGKILL) at a random moment of the run while it holds a chunk, which
-// goes to another worker after AckWait (the run must report a
-// redelivery). KINFER_NATS_KILL_RUNS=10 instead runs the killed-worker
+// (SIGKILL) while it holds its k-th chunk (k random in 1..4), which goes
+// to another worker after AckWait (the run must report a redelivery). KINFER_NATS_KILL_RUNS=10 instead runs the killed-worker
 // case 10 times on 4 processes (the "10 runs"; -short: once on 2);
 // KINFER_NATS_KNEE=chains,substeps sets the size (default 48,2).
 func TestKneeWorkerProcesses(t *testing.T) {
 	path, want := knee(t)
-	chains := kneeChains
 	srv := startServer(t, t.TempDir(), 0)
 	defer srv.Shutdown()
 	url := srv.ClientURL()
@@ -394,29 +392,33 @@ func TestKneeWorkerProcesses(t *testing.T) {
 		if v.kill {
 			victim = rng.IntN(v.procs)
 		}
+		stalled := filepath.Join(t.TempDir(), "stalled")
+		stall := 1 + rng.IntN(4) // the victim's chunk that it holds until killed
 		for p := range v.procs {
 			var env []string
 			if p == victim {
-				// The victim holds each chunk 50 ms before evaluating it,
-				// so that the kill finds it holding one.
-				env = append(env, "KINFER_TEST_HOLD=50ms")
+				env = append(env, fmt.Sprintf("KINFER_TEST_STALL=%d", stall), "KINFER_TEST_STALLED="+stalled)
 			}
 			procs = append(procs, procWorker(t, url, fmt.Sprintf("run%d-p%d", i, p), cache, env...))
 		}
 		var during func(c *Client)
 		killed := ""
 		if v.kill {
-			after := 20 + rng.IntN(chains*4) // points returned before the kill
-			id := fmt.Sprintf("run%d-p%d#0", i, victim)
 			during = func(c *Client) {
-				// The victim has returned results (it is pulling chunks)
-				// and the run is under way.
-				// Kill it while chunks wait: it most likely holds one.
-				for !slices.Contains(c.workerNames(), id) || c.Stats().Results < after || c.pending.Load() < int64(2*v.procs) {
-					time.Sleep(2 * time.Millisecond)
+				// The victim holds its stall-th chunk from the moment it
+				// creates the file until it is killed; the run cannot end
+				// before then, since that chunk's result is missing.
+				for t0 := time.Now(); ; time.Sleep(2 * time.Millisecond) {
+					if _, err := os.Stat(stalled); err == nil {
+						break
+					}
+					if time.Since(t0) > 5*time.Minute {
+						killed = "(the victim never took its chunk to hold)"
+						return
+					}
 				}
 				procs[victim].Process.Kill()
-				killed = fmt.Sprintf("(p%d killed after %d results)", victim, c.Stats().Results)
+				killed = fmt.Sprintf("(p%d killed holding its chunk %d, after %d results)", victim, stall, c.Stats().Results)
 			}
 		}
 		t0 := time.Now()

@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -53,9 +54,11 @@ type WorkerOptions struct {
 	// into memory.
 	MaxFileBytes int64
 
-	// hold delays each evaluation (tests: a worker killed while it
-	// certainly holds a chunk).
-	hold time.Duration
+	// stall, if > 0, makes the worker hold its stall-th chunk until it
+	// stops, after creating the file stalled (tests: a worker killed
+	// while it certainly holds a chunk).
+	stall   int
+	stalled string
 	// storeFor, if set, replaces storeFor's default (tests).
 	storeFor time.Duration
 }
@@ -73,6 +76,7 @@ type worker struct {
 	mu      sync.Mutex
 	studies map[string]*loaded
 	acks    sync.WaitGroup // results being stored
+	taken   atomic.Int64   // chunks taken past their checks (WorkerOptions.stall)
 }
 
 // loaded is a study loaded from a bundle, with evaluators for the slots.
@@ -318,8 +322,11 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
 		refuse(err)
 		return
 	}
-	if w.o.hold > 0 {
-		time.Sleep(w.o.hold)
+	if w.o.stall > 0 && int(w.taken.Add(1)) == w.o.stall {
+		os.WriteFile(w.o.stalled, nil, 0o600)
+		<-ctx.Done()
+		msg.Nak()
+		return
 	}
 	t := <-l.targets
 	res, jev, secs, err := evaluate(ctx, t, pts, want)
