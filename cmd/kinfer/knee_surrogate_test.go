@@ -56,6 +56,16 @@ func TestKneeSurrogatePipeline(t *testing.T) {
 		!strings.Contains(out, "k_deepMCL      N      [2000, 9000]") {
 		t.Errorf("inspect: exit %d\n%s\n%s", code, out, e)
 	}
+	// kinfer score on the validation design gives the training report's
+	// table; on the training design (another model's outputs refused
+	// below, in host/train) the errors of the fit.
+	trainTable := out[strings.Index(out, "output "):strings.Index(out, "written:")]
+	if code, sout, e := kinfer(t, "score", nnFile, filepath.Join(tmp, "val")); code != 0 || !strings.Contains(sout, trainTable) {
+		t.Errorf("score on the validation design: exit %d, want the table\n%s\ngot\n%s\n%s", code, trainTable, sout, e)
+	}
+	if code, _, e := kinfer(t, "score", nnFile); code != 2 || !strings.Contains(e, "want a surrogate file and at least one design run") {
+		t.Errorf("score without a design: exit %d, %s", code, e)
+	}
 	// The same ensemble trained one member at a time (one process or
 	// machine each) and combined: the same file, bit for bit, and the same
 	// validation table.

@@ -46,6 +46,7 @@ usage:
   kinfer train DESIGN_DIR -o FILE --kind kriging [--regression 0|1|2] [--corr gaussian|exponential|matern32|matern52] [--nugget L | --estimate-nugget]
   kinfer train ... --members 6 --member K -o MEMBER_K.json   (one network of the ensemble: one per process or machine)
   kinfer combine MEMBER_1.json ... MEMBER_6.json --validation DIR -o FILE   (the ensemble one training would have written)
+  kinfer score SURROGATE.json DESIGN_DIR [DIR...]   (its errors on held-out design runs)
   kinfer worker --nats URL [--workers N] [--cache DIR]
   kinfer validate STUDY.toml|PLUGIN.toml
   kinfer inspect PLUGIN.toml|FILE.wasm|SURROGATE.json
@@ -89,6 +90,8 @@ func cli(args []string, stdout, stderr io.Writer) int {
 		err = cmdTrain(rest, stdout)
 	case "combine":
 		err = cmdCombine(rest, stdout)
+	case "score":
+		err = cmdScore(rest, stdout)
 	case "report":
 		err = cmdReport(rest, stdout)
 	case "list":
@@ -144,6 +147,8 @@ var commandHelp = map[string][2]string{
 		"Fits a surrogate to a design run of kinfer design: a neural-network ensemble (Bartsoen et al. 2023) or,\nwith --kind kriging, one DACE Kriging predictor per output. Several design runs of the same model (a\ndesign and its refinements) are trained on together. Writes FILE with its provenance and FILE's stem +\n.report.json with the validation errors (nMAE, MAE, 90 % AE per output)."},
 	"combine": {"kinfer combine MEMBER.json [MORE_MEMBERS.json...] --validation DIR -o FILE",
 		"Joins the networks of one ensemble trained one at a time (kinfer train --members N --member K, for\nexample one per process or machine) into the ensemble file a single training with --members N would have\nwritten, bit for bit, and validates it on the validation design the members were validated on."},
+	"score": {"kinfer score SURROGATE.json DESIGN_DIR [MORE_DESIGN_DIRS...]",
+		"Measures a surrogate file (kinfer train) on design runs of its model that it was not trained on: nMAE,\nMAE and 90 % AE per output, as in its validation report, on held-out data."},
 	"worker": {"kinfer worker --nats URL [flags]",
 		"Evaluates models for runs started with kinfer run --nats URL, through a NATS JetStream server\n(docs/DISTRIBUTED.md), until interrupted."},
 	"design": {"kinfer design STUDY.toml [flags]",

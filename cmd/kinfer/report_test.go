@@ -274,7 +274,7 @@ func TestEveryCommandHelp(t *testing.T) {
 			cmds[f[1]] = true
 		}
 	}
-	for _, must := range []string{"run", "analyze", "report", "design", "train", "combine", "worker", "validate", "inspect", "list", "build", "new", "version"} {
+	for _, must := range []string{"run", "analyze", "report", "design", "train", "combine", "score", "worker", "validate", "inspect", "list", "build", "new", "version"} {
 		if !cmds[must] {
 			t.Errorf("usage does not name %q", must)
 		}

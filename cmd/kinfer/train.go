@@ -189,6 +189,46 @@ func cmdCombine(args []string, stdout io.Writer) error {
 	return nil
 }
 
+// cmdScore measures a surrogate file on design runs it was not trained
+// on (train.Score): the validation report's errors, on held-out data.
+func cmdScore(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("score", flag.ContinueOnError)
+	pos, err := parse(fs, args, -1)
+	if err != nil {
+		return err
+	}
+	if len(pos) < 2 {
+		return usageError{fmt.Errorf("want a surrogate file and at least one design run DIR (kinfer design)")}
+	}
+	b, err := safefile.ReadFile(pos[0], surrogate.MaxFileBytes)
+	if err != nil {
+		return err
+	}
+	sf, err := surrogate.ReadFile(b)
+	if err != nil {
+		return fmt.Errorf("%s: %w", pos[0], err)
+	}
+	var parts []*train.Design
+	for _, dir := range pos[1:] {
+		d, err := train.ReadDesign(dir)
+		if err != nil {
+			return err
+		}
+		parts = append(parts, d)
+	}
+	ds, err := train.Merge(parts...)
+	if err != nil {
+		return err
+	}
+	outs, err := train.Score(sf, ds)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s (%s) on %s: %d samples\n", pos[0], sf.Kind(), strings.Join(pos[1:], " + "), ds.Data.N)
+	fmt.Fprint(stdout, train.OutputTable(outs))
+	return nil
+}
+
 // writable checks, before a training that may take hours, that -o FILE
 // can be written: its folder exists and FILE is not a folder.
 func writable(path string) error {

@@ -434,15 +434,9 @@ func TrainKriging(ds *Design, o Options) ([]*kriging.Model, nn.Provenance, *Repo
 			Objective: inf.Objective, Evaluations: inf.Evaluations, FitSeconds: time.Since(t0).Seconds()})
 	}
 	rep.TrainSeconds = time.Since(start).Seconds()
-	pred := make([]float64, valData.N*out)
-	for i := 0; i < valData.N; i++ {
-		for j, m := range ms {
-			v, err := m.Mean(valData.X[i*in : (i+1)*in])
-			if err != nil {
-				return nil, nn.Provenance{}, nil, err
-			}
-			pred[i*out+j] = v
-		}
+	pred, err := krigingMeans(ms, valData)
+	if err != nil {
+		return nil, nn.Provenance{}, nil, err
 	}
 	met, err := nn.Metrics(pred, valData.Y, valData.N, out)
 	if err != nil {
@@ -575,8 +569,16 @@ func (r *Report) Table() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "validation on %d samples (%d points); training on %d samples (%d points) in %.1f s\n",
 		r.ValidationSamples, r.ValidationPoints, r.TrainingSamples, r.TrainingPoints, r.TrainSeconds)
+	b.WriteString(OutputTable(r.Outputs))
+	return b.String()
+}
+
+// OutputTable formats per-output errors as the paper's Table 3: output,
+// nMAE [%], MAE, 90 % AE, with outputs of unit "1" (strains) in percent.
+func OutputTable(outs []OutputReport) string {
+	var b strings.Builder
 	fmt.Fprintf(&b, "%-18s %8s %10s %10s\n", "output", "nMAE [%]", "MAE", "90% AE")
-	for _, o := range r.Outputs {
+	for _, o := range outs {
 		name, scale := o.Name, 1.0
 		switch o.Unit {
 		case "1":

@@ -1,0 +1,90 @@
+package train
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kinfer/kinfer/builtin/models/surrogate"
+	"github.com/kinfer/kinfer/builtin/surrogate/kriging"
+	"github.com/kinfer/kinfer/builtin/surrogate/nn"
+)
+
+// Score on the validation design reproduces, bit for bit, the validation
+// report that Train and TrainKriging computed while training (the same
+// predictions through another path: the file written and read back); a
+// design of another model, or with other outputs, is refused.
+func TestScore(t *testing.T) {
+	dir, vdir := t.TempDir(), t.TempDir()
+	writeDesign(t, dir, 30)
+	writeDesign(t, vdir, 12)
+	ds, err := ReadDesign(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := ReadDesign(vdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := nn.DefaultConfig()
+	cfg.Hidden, cfg.Members, cfg.Epochs, cfg.Seed = []int{8}, 2, 3, 5
+	e, prov, rep, err := Train(ds, Options{Config: cfg, Validation: v})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nnPath := filepath.Join(t.TempDir(), "toy-nn.json")
+	if err := Write(nnPath, e, prov, rep); err != nil {
+		t.Fatal(err)
+	}
+	ms, kprov, krep, err := TrainKriging(ds, Options{Validation: v, Kriging: kriging.Options{Order: 1, Correlation: kriging.Gaussian}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kPath := filepath.Join(t.TempDir(), "toy-k.json")
+	if err := WriteKriging(kPath, ms, kprov, krep); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path string
+		want []OutputReport
+	}{{nnPath, rep.Outputs}, {kPath, krep.Outputs}} {
+		f := readSurrogate(t, c.path)
+		got, err := Score(f, v)
+		if err != nil {
+			t.Fatalf("%s: %v", c.path, err)
+		}
+		if len(got) != len(c.want) {
+			t.Fatalf("%s: %d outputs, want %d", c.path, len(got), len(c.want))
+		}
+		for j := range got {
+			g, w := got[j], c.want[j]
+			if g.Name != w.Name || g.Unit != w.Unit || math.Float64bits(g.MAE) != math.Float64bits(w.MAE) ||
+				math.Float64bits(g.AE90) != math.Float64bits(w.AE90) || math.Float64bits(g.NMAE) != math.Float64bits(w.NMAE) {
+				t.Errorf("%s output %d: score %+v, training report %+v", c.path, j, g, w)
+			}
+		}
+		other := *v
+		rec := *v.Record
+		rec.Model = "other"
+		other.Record = &rec
+		if _, err := Score(f, &other); err == nil || !strings.Contains(err.Error(), "of model other") {
+			t.Errorf("%s: a design of another model: %v", c.path, err)
+		}
+		other = *v
+		other.OutNames = []string{"y0", "z"}
+		if _, err := Score(f, &other); err == nil || !strings.Contains(err.Error(), "outputs [y0 z]") {
+			t.Errorf("%s: a design with other outputs: %v", c.path, err)
+		}
+	}
+}
+
+func readSurrogate(t *testing.T, path string) *surrogate.File {
+	t.Helper()
+	f, err := surrogate.ReadFile(must(os.ReadFile(path)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
