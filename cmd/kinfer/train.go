@@ -85,15 +85,7 @@ func cmdTrain(args []string, stdout io.Writer) error {
 			fmt.Fprintf(stdout, "member %d epoch %d loss %.6g rate %.3g (%.0f s)\n", member+1, epoch, loss, rate, time.Since(t0).Seconds())
 		}
 	}
-	var parts []*train.Design
-	for _, dir := range pos {
-		d, err := train.ReadDesign(dir)
-		if err != nil {
-			return err
-		}
-		parts = append(parts, d)
-	}
-	ds, err := train.Merge(parts...)
+	ds, err := readDesigns(pos)
 	if err != nil {
 		return err
 	}
@@ -208,15 +200,7 @@ func cmdScore(args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
-	var parts []*train.Design
-	for _, dir := range pos[1:] {
-		d, err := train.ReadDesign(dir)
-		if err != nil {
-			return err
-		}
-		parts = append(parts, d)
-	}
-	ds, err := train.Merge(parts...)
+	ds, err := readDesigns(pos[1:])
 	if err != nil {
 		return err
 	}
@@ -227,6 +211,19 @@ func cmdScore(args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "%s (%s) on %s: %d samples\n", pos[0], sf.Kind(), strings.Join(pos[1:], " + "), ds.Data.N)
 	fmt.Fprint(stdout, train.OutputTable(outs))
 	return nil
+}
+
+// readDesigns reads design runs and merges them into one (train.Merge).
+func readDesigns(dirs []string) (*train.Design, error) {
+	var parts []*train.Design
+	for _, dir := range dirs {
+		d, err := train.ReadDesign(dir)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, d)
+	}
+	return train.Merge(parts...)
 }
 
 // writable checks, before a training that may take hours, that -o FILE
