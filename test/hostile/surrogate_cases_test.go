@@ -204,6 +204,13 @@ func surrogateCases() []hcase {
 			[]string{"inspect", "m2.json"}, 1, "m2.json", `more than 64 values in the list "training"`),
 		surrogateCase("inspect-number-bomb", designed(members, listBomb("m2.json", `"weights": [`, "0,", 1<<20)),
 			[]string{"inspect", "m2.json"}, 1, "m2.json", "at most 1048576"),
+		// kinfer score reads the same files through the same bounds.
+		surrogateCase("score-list-bomb", designed(members, listBomb("m2.json", `"training": [`, "{},", 20_000_000)),
+			[]string{"score", "m2.json", "d"}, 1, "m2.json", `more than 64 values in the list "training"`),
+		surrogateCase("score-design-fifo", designed(members, replaced("d/design.json", mkfifo("d/design.json"))),
+			[]string{"score", "m1.json", "d"}, 1, "design.json", "named pipe"),
+		surrogateCase("score-surrogate-dev-zero", designed(members, symlink("/dev/zero", "z.json")),
+			[]string{"score", "z.json", "d"}, 1, "z.json", "character device"),
 		surrogateCase("combine-o-missing-folder", designed(members), []string{"combine", "m1.json", "m2.json", "--validation", "d", "-o", "no/c.json"}, 1, "no/c.json"),
 	}
 	for i := range cs {
