@@ -114,7 +114,6 @@ func readReport(path string) (*Report, error) {
 	return &r, nil
 }
 
-// provenanceDiff names the first field in which two provenances differ.
 // sameData is p without the description of its design runs, which names
 // their folders as they were typed: a member trained in another folder or
 // on another machine names them differently. What the folders held is
@@ -126,6 +125,7 @@ func sameData(p nn.Provenance) nn.Provenance {
 	return p
 }
 
+// provenanceDiff names the first field in which two provenances differ.
 func provenanceDiff(a, b nn.Provenance) string {
 	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
 	for i := 0; i < va.NumField(); i++ {
