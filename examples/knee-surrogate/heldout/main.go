@@ -6,7 +6,10 @@
 // only accepts the design the members were validated on; this tool takes
 // any design of the same model, so the committed surrogate can be checked
 // on fresh samples, and on more of them than the paper's 2 000 to see how
-// much of a margin is sampling noise.
+// much of a margin is sampling noise. The errors are `kinfer score`'s
+// (train.Score, which also checks that the design is of the network's
+// model, inputs and outputs); this tool adds several networks side by
+// side and the targets.
 //
 //	kinfer design examples/knee-surrogate/design.toml --design lhs --seed 4 --n 1000 -o OUT/test1000
 //	go run ./examples/knee-surrogate/heldout -design OUT/test1000 examples/knee-surrogate/knee-nn.json
@@ -24,7 +27,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/kinfer/kinfer/builtin/surrogate/nn"
+	"github.com/kinfer/kinfer/builtin/models/surrogate"
 	"github.com/kinfer/kinfer/host/train"
 )
 
@@ -44,7 +47,6 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	data := &d.Data
 	scale, target := make([]float64, len(d.OutNames)), make([]float64, len(d.OutNames))
 	for j, name := range d.OutNames {
 		switch {
@@ -56,7 +58,7 @@ func main() {
 			log.Fatalf("heldout: output %s is not a knee kinematic (_mm, _deg) or strain (strain_)", name)
 		}
 	}
-	fmt.Printf("held-out design %s: %d samples\n", *design, data.N)
+	fmt.Printf("held-out design %s: %d samples\n", *design, d.Data.N)
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(w, "90 % AE\t")
 	for _, name := range d.OutNames {
@@ -64,14 +66,15 @@ func main() {
 	}
 	fmt.Fprintln(w, "met\t")
 	for _, f := range flag.Args() {
-		e, _, err := nn.Load(f)
+		b, err := os.ReadFile(f)
 		if err != nil {
 			log.Fatal(err)
 		}
-		if e.In() != data.In || e.Out() != data.Out {
-			log.Fatalf("heldout: %s is %d→%d, the design %d→%d", f, e.In(), e.Out(), data.In, data.Out)
+		sf, err := surrogate.ReadFile(b)
+		if err != nil {
+			log.Fatalf("%s: %v", f, err)
 		}
-		m, err := nn.Metrics(e.Predict(nil, data.X, data.N, nil), data.Y, data.N, data.Out)
+		m, err := train.Score(sf, d)
 		if err != nil {
 			log.Fatal(err)
 		}
