@@ -447,6 +447,10 @@ func cases() []hcase {
 		studyCase("study-dotted-key", "name = \"x\"\n"+"a"+strings.Repeat(".a", 300000)+" = 1\n", 1, "study.toml:2", "key path with more than 10 parts"),
 		studyCase("study-2mib", ligamentStudy("d.csv", "")+strings.Repeat("# padding\n", 210000), 1, "study.toml", "too large"),
 		studyCase("study-typo", strings.Replace(ligamentStudy("d.csv", ""), "chains = 2", "chians = 2", 1), 1, "study.toml:22", `key "method.chians"`),
+		// int(1e300) is math.MinInt64: it once passed the range checks and
+		// crashed the host indexing the outputs.
+		studyCase("montecarlo-condition-1e300", ligamentStudy("d.csv", "use = \"montecarlo\"\nquantity = \"force_N\"\ncondition = 1e300"), 1, "montecarlo", "condition", "whole number"),
+		studyCase("montecarlo-batch-1e19", ligamentStudy("d.csv", "use = \"montecarlo\"\nquantity = \"force_N\"\nbatch = 1e19"), 1, "montecarlo", "batch", "whole number"),
 		func() hcase {
 			c := studyCase("metropolis-1e13-samples", ligamentStudy("d.csv", "use = \"metropolis\"\nchains = 100000\nsamples = 100000000"), 1, "memory")
 			return c

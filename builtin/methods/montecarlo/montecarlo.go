@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/builtin/methods/internal/mcmc"
 	"github.com/kinfer/kinfer/internal/strictjson"
 )
 
@@ -46,38 +47,50 @@ type Config struct {
 	Condition int `json:"condition"`
 }
 
+// Bounds of the whole-number settings: a batch of more than maxBatch
+// points, a run of more than maxSamples samples (the memory budget refuses
+// far fewer) or an index beyond maxIndex is refused as out of range.
+const (
+	maxBatch   = 1 << 20
+	maxSamples = 1 << 40
+	maxIndex   = 1 << 30
+)
+
 // New builds the method from its settings (Spec.Settings order).
 func New(settings []float64) (abi.Method, error) {
 	if len(settings) != len(Spec.Settings) {
 		return nil, fmt.Errorf("montecarlo: want %d settings (batch, min_samples, max_samples, output, window, tol, quantity, condition), got %d", len(Spec.Settings), len(settings))
 	}
-	for i, v := range settings {
-		lo := 0.0
-		if Spec.Settings[i].Name == "quantity" {
-			lo = -1 // none: the old way
-		}
-		if math.IsNaN(v) || math.IsInf(v, 0) || v < lo {
-			return nil, fmt.Errorf("montecarlo: setting %s must be finite and ≥ %g, got %g", Spec.Settings[i].Name, lo, v)
-		}
+	// Counts are whole numbers, checked before any conversion (int of a
+	// float beyond the int range is not that number).
+	var c Config
+	ints := []struct {
+		dst    *int
+		i      int
+		lo, hi int
+	}{
+		{&c.Batch, 0, 1, maxBatch},
+		{&c.MinSamples, 1, 10, maxSamples},
+		{&c.MaxSamples, 2, 10, maxSamples},
+		{&c.Output, 3, 0, maxIndex},
+		{&c.Quantity, 6, -1, maxIndex}, // −1: none, the old way
+		{&c.Condition, 7, 0, maxIndex},
 	}
-	c := Config{Batch: int(settings[0]), MinSamples: int(settings[1]), MaxSamples: int(settings[2]), Output: int(settings[3]), Window: settings[4], Tol: settings[5],
-		Quantity: int(settings[6]), Condition: int(settings[7])}
-	for i, v := range []float64{settings[3], settings[6], settings[7]} {
-		if v != math.Trunc(v) {
-			return nil, fmt.Errorf("montecarlo: setting %s must be an integer, got %g", []string{"output", "quantity", "condition"}[i], v)
+	for _, s := range ints {
+		v, err := mcmc.WholeSetting("montecarlo", Spec.Settings[s.i].Name, settings[s.i], s.lo, s.hi)
+		if err != nil {
+			return nil, err
 		}
+		*s.dst = v
 	}
+	c.Window, c.Tol = settings[4], settings[5]
 	switch {
-	case c.Batch < 1:
-		return nil, fmt.Errorf("montecarlo: batch must be ≥ 1, got %d", c.Batch)
-	case c.MinSamples < 10:
-		return nil, fmt.Errorf("montecarlo: min_samples must be ≥ 10, got %d", c.MinSamples)
 	case c.MaxSamples < c.MinSamples:
 		return nil, fmt.Errorf("montecarlo: max_samples %d below min_samples %d", c.MaxSamples, c.MinSamples)
 	case !(c.Window > 0 && c.Window < 1):
 		return nil, fmt.Errorf("montecarlo: window must be in (0, 1), got %g", c.Window)
-	case !(c.Tol > 0):
-		return nil, fmt.Errorf("montecarlo: tol must be > 0, got %g", c.Tol)
+	case !(c.Tol > 0) || math.IsInf(c.Tol, 1):
+		return nil, fmt.Errorf("montecarlo: tol must be finite and > 0, got %g", c.Tol)
 	}
 	return &Method{cfg: c}, nil
 }
@@ -310,9 +323,15 @@ func Summarise(v []float64, failed int, window, tol float64) Summary {
 		s.HistEdges[i] = s.Min + float64(i)*w
 	}
 	for _, y := range x {
+		// t is NaN or ∞ when the values span more than the float64
+		// range (w = ∞): those go to the edge bins, never to an index
+		// int() cannot represent.
 		b := bins - 1
-		if w > 0 {
-			b = min(int((y-s.Min)/w), bins-1)
+		if t := (y - s.Min) / w; w > 0 && t < bins-1 {
+			b = 0
+			if t > 0 {
+				b = int(t)
+			}
 		}
 		s.HistCounts[b]++
 	}

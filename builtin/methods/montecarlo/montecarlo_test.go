@@ -198,6 +198,23 @@ func TestSettings(t *testing.T) {
 	if _, err := New(s); err == nil {
 		t.Error("window 1 accepted")
 	}
+	// Counts beyond the int range (int(1e300) is math.MinInt64 on amd64,
+	// which once passed the index checks and crashed Tell) and non-finite
+	// tolerances are refused, naming the setting.
+	for _, i := range []int{0, 1, 2, 3, 6, 7} {
+		for _, v := range []float64{1e19, 1e300, -1e300, math.Inf(1), math.NaN(), 2.5} {
+			s = defaults()
+			s[i] = v
+			if _, err := New(s); err == nil || !strings.Contains(err.Error(), Spec.Settings[i].Name) {
+				t.Errorf("%s = %g: error %v", Spec.Settings[i].Name, v, err)
+			}
+		}
+	}
+	s = defaults()
+	s[5] = math.Inf(1)
+	if _, err := New(s); err == nil {
+		t.Error("tol +Inf accepted")
+	}
 	m, _ := New(defaults())
 	p := problem(2)
 	p.Residuals = 0
@@ -314,5 +331,20 @@ func TestQuantityFromOutputs(t *testing.T) {
 	p := quantityProblem(2)
 	if err := m.Init(p); err == nil || !strings.Contains(err.Error(), `quantity = "<output>" (outputs: u, v, w)`) {
 		t.Errorf("no likelihood, no quantity: %v", err)
+	}
+}
+
+// Values spanning more than the float64 range (max − min = +Inf, so the
+// bin width is +Inf and (y − min)/w is NaN for y = max) once indexed the
+// histogram with int(NaN); every value must land in a bin.
+func TestSummariseHugeSpan(t *testing.T) {
+	s := Summarise([]float64{-1e308, 0, 1e308, 1e308}, 0, 0.1, 0.02)
+	total := 0
+	for _, c := range s.HistCounts {
+		total += c
+	}
+	// w = +Inf: −1e308 and 0 are at t = 0 (first bin), 1e308 at NaN (last).
+	if total != 4 || s.HistCounts[0] != 2 || s.HistCounts[len(s.HistCounts)-1] != 2 {
+		t.Errorf("histogram counts %v, want 2 values in the first bin and 2 in the last", s.HistCounts)
 	}
 }

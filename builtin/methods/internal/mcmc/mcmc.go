@@ -28,9 +28,11 @@ func Stream(seed uint64, k int) *rand.PCG {
 }
 
 // WholeSetting checks that the setting name of a method holds a whole
-// number in [lo, hi] and returns it; the error is prefixed by method.
+// number in [lo, hi] and returns it; the error is prefixed by method. A
+// value of magnitude 2⁶² or more is refused whatever hi is (float64(hi)
+// rounds up near math.MaxInt, and int(v) of a larger v is not v).
 func WholeSetting(method, name string, v float64, lo, hi int) (int, error) {
-	if v != math.Trunc(v) || v < float64(lo) || v > float64(hi) {
+	if v != math.Trunc(v) || !(v >= float64(lo) && v <= float64(hi)) || math.Abs(v) >= 1<<62 {
 		return 0, fmt.Errorf("%s: setting %s must be a whole number in [%d, %d], got %g", method, name, lo, hi, v)
 	}
 	return int(v), nil

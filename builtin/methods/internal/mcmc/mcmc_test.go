@@ -86,6 +86,13 @@ func TestWholeSetting(t *testing.T) {
 			t.Errorf("%v: error %v", v, err)
 		}
 	}
+	// float64(math.MaxInt) is 2⁶³, and int(2⁶³) is math.MinInt64: such a
+	// value is refused even when hi is math.MaxInt.
+	for _, v := range []float64{1 << 63, 1e300, -1 << 63} {
+		if got, err := WholeSetting("m", "n", v, math.MinInt, math.MaxInt); err == nil {
+			t.Errorf("%g in [MinInt, MaxInt]: accepted as %d", v, got)
+		}
+	}
 }
 
 func TestBounds(t *testing.T) {
