@@ -326,8 +326,12 @@ func validate(ctx context.Context, rt *wasm.Runtime, path string, stdout io.Writ
 		fmt.Fprintf(stdout, "ok: plugin %s %s (%s, ABI %d, %d exports)\n", p.Manifest.Name, p.Manifest.Version, p.Spec.Kind, abi.Version, len(p.Exports))
 		return nil
 	}
-	if sf, _, err := study.Decode(path); err == nil && len(sf.Stages) > 0 {
-		return validateStages(ctx, rt, path, sf, stdout)
+	if sf, d, err := study.Decode(path); err == nil {
+		if multi, err := sf.IsMultiStage(d); err != nil {
+			return err
+		} else if multi {
+			return validateStages(ctx, rt, path, sf, stdout)
+		}
 	}
 	return validateStudy(ctx, rt, path, nil, stdout)
 }

@@ -103,14 +103,18 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 	} else {
 		studyFile = pos[0]
-		sf, _, err := study.Decode(studyFile)
+		sf, d, err := study.Decode(studyFile)
+		if err != nil {
+			return err
+		}
+		multi, err := sf.IsMultiStage(d)
 		if err != nil {
 			return err
 		}
 		if dir = f.out; dir == "" {
 			dir = filepath.Join("out", sf.Name)
 		}
-		if len(sf.Stages) > 0 {
+		if multi {
 			return runStages(ctx, studyFile, sf, dir, seed, budget, f, stdout, stderr)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/kinfer/kinfer/host/run"
@@ -55,12 +56,19 @@ func runStages(ctx context.Context, studyFile string, sf *study.File, dir string
 		if err != nil {
 			return err
 		}
+		if err := stageUpToDate(sdir, sum, prev); err != nil {
+			return fmt.Errorf("stage %d (%s): %w", i+1, st, err)
+		}
 		if sum != nil {
 			fmt.Fprintf(stdout, "stage %d (%s): complete in %s, not run again\n", i+1, st, sdir)
 		} else {
 			fmt.Fprintf(stdout, "stage %d (%s) into %s\n", i+1, st, sdir)
 			lock, err := run.LockDir(sdir)
 			if err != nil {
+				return err
+			}
+			if err := writeStageStart(sdir, prev); err != nil {
+				lock.Unlock()
 				return err
 			}
 			sf := f
@@ -79,7 +87,10 @@ func runStages(ctx context.Context, studyFile string, sf *study.File, dir string
 			}
 			if err != nil {
 				err = explain(ctx, err, sdir)
-				return fmt.Errorf("stage %d (%s): %w\n(run the same command again to continue the multi-stage study)", i+1, st, err)
+				if _, cerr := os.Lstat(filepath.Join(sdir, run.CheckpointFile)); cerr == nil {
+					return fmt.Errorf("stage %d (%s): %w\n(run the same command again to continue the multi-stage study)", i+1, st, err)
+				}
+				return fmt.Errorf("stage %d (%s): %w", i+1, st, err)
 			}
 		}
 		if sum.Best == nil {
@@ -114,6 +125,83 @@ func runStages(ctx context.Context, studyFile string, sf *study.File, dir string
 		_, err := w.Write(append(b, '\n'))
 		return err
 	})
+}
+
+// StageStartFile records in a stage's directory the values the stage
+// inherited from the stage before it (none for the first), so that a
+// later run of the multi-stage study can tell whether the results there
+// still follow from the stages before.
+const StageStartFile = "stage_start.json"
+
+type stageStart struct {
+	Previous map[string]float64 `json:"previous"`
+}
+
+// maxStageStartBytes bounds what is read of a stage_start.json.
+const maxStageStartBytes = 16 << 20
+
+func writeStageStart(dir string, prev map[string]float64) error {
+	b, err := json.MarshalIndent(stageStart{Previous: prev}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return run.WriteAtomic(filepath.Join(dir, StageStartFile), func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
+}
+
+// stageUpToDate checks that what a stage's directory holds — a complete
+// run (sum) or a stopped one with a checkpoint — was computed from the
+// current inputs: the same values inherited from the stage before, and,
+// for a complete run, the same files (study, data, initial points,
+// plugins) as summary.json's provenance records. Such results are never
+// silently reused or overwritten: the user removes the directory (and
+// those of the later stages) to run the stage again.
+func stageUpToDate(dir string, sum *run.Summary, prev map[string]float64) error {
+	if sum == nil {
+		if _, err := os.Lstat(filepath.Join(dir, run.CheckpointFile)); err != nil {
+			return nil // nothing to continue: the stage runs afresh
+		}
+	}
+	var changed []string
+	var rec stageStart
+	if err := run.ReadRecord(filepath.Join(dir, StageStartFile), maxStageStartBytes, &rec); err != nil {
+		changed = append(changed, fmt.Sprintf("its start is unknown (%v)", err))
+	} else if d := previousDiff(rec.Previous, prev); d != "" {
+		changed = append(changed, "the stage before it ended elsewhere: "+d)
+	}
+	if sum != nil && sum.Provenance != nil {
+		changed = append(changed, changedInputs(sum.Provenance.Inputs)...)
+	}
+	if len(changed) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s holds results computed from other inputs:\n  %s\nremove %s and the directories of the stages after it to run them again, or run into another -o",
+		dir, strings.Join(changed, "\n  "), dir)
+}
+
+// previousDiff describes the first differences between the inherited
+// values then and now ("" when equal).
+func previousDiff(then, now map[string]float64) string {
+	var d []string
+	for k, v := range now {
+		if w, ok := then[k]; !ok {
+			d = append(d, fmt.Sprintf("%s = %g now, not inherited then", k, v))
+		} else if w != v {
+			d = append(d, fmt.Sprintf("%s = %g then, %g now", k, w, v))
+		}
+	}
+	for k, w := range then {
+		if _, ok := now[k]; !ok {
+			d = append(d, fmt.Sprintf("%s = %g then, not inherited now", k, w))
+		}
+	}
+	sort.Strings(d)
+	if len(d) > 4 {
+		d = append(d[:4], fmt.Sprintf("and %d more", len(d)-4))
+	}
+	return strings.Join(d, "; ")
 }
 
 // readComplete returns a stage directory's summary when its run completed,

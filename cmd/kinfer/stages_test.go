@@ -20,11 +20,17 @@ func TestMultiStageStudy(t *testing.T) {
 		}
 	}
 	// F = k·(ε − 0.03) above the toe region, with k = 5000 and ε_r = 0.02.
-	write("d.csv", "length_mm,force_N\n31,36.5\n32,87.5\n33,138.5\n34,189.5\n35,240.5\n")
-	common := "seed = 1\n[model]\nuse = \"ligament\"\nref_length_mm = 30.0\n[[data]]\nname = \"pull\"\nfile = \"d.csv\"\n" +
-		"[[likelihood]]\nuse = \"gaussian\"\nsigma = { force_N = 1.0 }\n[method]\nuse = \"levmar\"\n"
-	write("s1.toml", "name = \"s1\"\n"+common+"[prior]\nk = { uniform = [2000.0, 9000.0] }\n[fixed]\neps_r = 0.0\n")
-	write("s2.toml", "name = \"s2\"\n"+common+"[prior]\neps_r = { uniform = [-0.2, 0.3] }\n")
+	// (Each stage reads its own copy, so that editing stage 1's data below
+	// leaves stage 2's files as they were.)
+	pull := "length_mm,force_N\n31,36.5\n32,87.5\n33,138.5\n34,189.5\n35,240.5\n"
+	write("d.csv", pull)
+	write("d2.csv", pull)
+	common := func(data string) string {
+		return "seed = 1\n[model]\nuse = \"ligament\"\nref_length_mm = 30.0\n[[data]]\nname = \"pull\"\nfile = \"" + data + "\"\n" +
+			"[[likelihood]]\nuse = \"gaussian\"\nsigma = { force_N = 1.0 }\n[method]\nuse = \"levmar\"\n"
+	}
+	write("s1.toml", "name = \"s1\"\n"+common("d.csv")+"[prior]\nk = { uniform = [500.0, 9000.0] }\n[fixed]\neps_r = 0.0\n")
+	write("s2.toml", "name = \"s2\"\n"+common("d2.csv")+"[prior]\neps_r = { uniform = [-0.2, 0.3] }\n")
 	write("all.toml", "name = \"two-stage\"\nstages = [\"s1.toml\", \"s2.toml\"]\n")
 	out := filepath.Join(dir, "out")
 	code, stdout, stderr := kinfer(t, "run", filepath.Join(dir, "all.toml"), "-o", out, "--workers", "1")
@@ -56,6 +62,50 @@ func TestMultiStageStudy(t *testing.T) {
 	code, stdout, _ = kinfer(t, "run", filepath.Join(dir, "all.toml"), "-o", out, "--workers", "1")
 	if code != 0 || strings.Count(stdout, "not run again") != 2 {
 		t.Fatalf("second run: exit %d\n%s", code, stdout)
+	}
+	// Results computed from other inputs are neither reused nor
+	// overwritten. Stage 1's data edited: stage 1 is refused, naming the
+	// changed file.
+	write("d.csv", "length_mm,force_N\n31,60\n32,120\n33,180\n34,240\n35,300\n")
+	code, _, stderr = kinfer(t, "run", filepath.Join(dir, "all.toml"), "-o", out, "--workers", "1")
+	if code == 0 || !strings.Contains(stderr, "stage 1 (s1.toml)") || !strings.Contains(stderr, "d.csv (sha256") || !strings.Contains(stderr, "remove "+filepath.Join(out, "stage1-s1")) {
+		t.Fatalf("edited data: exit %d\n%s", code, stderr)
+	}
+	// Stage 1 run again (its folder removed) on the new data ends
+	// elsewhere, so stage 2's results no longer follow from it: refused
+	// too, naming the inherited value that changed.
+	if err := os.RemoveAll(filepath.Join(out, "stage1-s1")); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = kinfer(t, "run", filepath.Join(dir, "all.toml"), "-o", out, "--workers", "1")
+	if code == 0 || !strings.Contains(stderr, "stage 2 (s2.toml)") || !strings.Contains(stderr, "the stage before it ended elsewhere: k = ") {
+		t.Fatalf("stage 1 re-run: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if b2, err := os.ReadFile(filepath.Join(out, StagesFile)); err != nil || string(b2) != string(b) {
+		t.Fatalf("stages.json changed by a refused run (%v)", err)
+	}
+	// A stage start recorded for other values (a directory of another
+	// multi-stage run) is refused as well; the stage runs once removed.
+	if err := os.RemoveAll(filepath.Join(out, "stage2-s2")); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, stderr = kinfer(t, "run", filepath.Join(dir, "all.toml"), "-o", out, "--workers", "1"); code != 0 || strings.Count(stdout, "not run again") != 1 {
+		t.Fatalf("after removing stage 2: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	// A multi-stage file holds name, seed and stages only, and a
+	// non-empty list.
+	write("mixed.toml", "name = \"m\"\nstages = [\"s1.toml\"]\n[method]\nuse = \"nope\"\n")
+	write("empty.toml", "name = \"e\"\nstages = []\n")
+	for _, c := range []struct{ file, want string }{
+		{"mixed.toml", `mixed.toml:3: key "method": a multi-stage study file holds only name, seed and stages`},
+		{"empty.toml", `empty.toml:2: key "stages": the list of stage study files is empty`},
+	} {
+		for _, cmd := range []string{"run", "validate"} {
+			code, _, stderr = kinfer(t, cmd, filepath.Join(dir, c.file))
+			if code == 0 || !strings.Contains(stderr, c.want) {
+				t.Errorf("%s %s: exit %d, want %q in\n%s", cmd, c.file, code, c.want, stderr)
+			}
+		}
 	}
 	// A stage study alone still needs every parameter.
 	code, _, stderr = kinfer(t, "run", filepath.Join(dir, "s2.toml"), "-o", filepath.Join(dir, "alone"))

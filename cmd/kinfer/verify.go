@@ -125,6 +125,15 @@ func verify(ctx context.Context, dir string, f runFlags, budget int64, stdout, s
 
 // inputsUnchanged checks every recorded input against its file now.
 func inputsUnchanged(ins []run.Input) error {
+	if changed := changedInputs(ins); len(changed) > 0 {
+		return fmt.Errorf("--verify: cannot verify: inputs changed since the run:\n  %s", strings.Join(changed, "\n  "))
+	}
+	return nil
+}
+
+// changedInputs describes each recorded input whose file is gone or has
+// other contents now.
+func changedInputs(ins []run.Input) []string {
 	var changed []string
 	for _, in := range ins {
 		h, err := run.FileSHA256(in.Path)
@@ -135,10 +144,7 @@ func inputsUnchanged(ins []run.Input) error {
 			changed = append(changed, fmt.Sprintf("%s %s (sha256 %s then, %s now)", in.Role, in.Path, short(in.SHA256), short(h)))
 		}
 	}
-	if len(changed) > 0 {
-		return fmt.Errorf("--verify: cannot verify: inputs changed since the run:\n  %s", strings.Join(changed, "\n  "))
-	}
-	return nil
+	return changed
 }
 
 func sameInputs(a, b []run.Input) bool {

@@ -204,3 +204,32 @@ func indexOf(list []string, s string) int {
 	}
 	return -1
 }
+
+// IsMultiStage reports whether the decoded file is a multi-stage study (it
+// has a stages key) and checks its shape: a non-empty list of non-empty
+// file names, and no key besides name, seed and stages (a [method] or
+// [prior] there would be ignored, since each stage is a study file of its
+// own).
+func (f *File) IsMultiStage(d *tomlx.Decoded) (bool, error) {
+	if !d.Has("stages") {
+		return false, nil
+	}
+	if len(f.Stages) == 0 {
+		return true, d.Errorf("stages", "the list of stage study files is empty")
+	}
+	for i, st := range f.Stages {
+		if strings.TrimSpace(st) == "" {
+			return true, d.Errorf("stages", "stage %d has an empty file name", i+1)
+		}
+	}
+	seen := map[string]bool{}
+	for _, k := range d.Meta.Keys() {
+		top := k[0]
+		if top == "name" || top == "seed" || top == "stages" || seen[top] {
+			continue
+		}
+		seen[top] = true
+		return true, d.Errorf(top, "a multi-stage study file holds only name, seed and stages; put %s in the stages' study files (each stage is a study of its own)", top)
+	}
+	return true, nil
+}

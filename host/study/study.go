@@ -206,7 +206,7 @@ func Load(ctx context.Context, path string, o Options) (_ *Study, err error) {
 	if f.Name == "" {
 		return nil, &tomlx.Error{File: path, Key: "name", Msg: "missing required field"}
 	}
-	if len(f.Stages) > 0 {
+	if d.Has("stages") {
 		return nil, d.Errorf("stages", "a multi-stage study is run stage by stage by `kinfer run`; each of its stages is a study file of its own")
 	}
 	if f.Seed != nil {
