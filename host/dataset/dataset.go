@@ -119,6 +119,11 @@ func ParseMax(file string, r io.Reader, maxBytes int64) (*Table, error) {
 			return nil, fmt.Errorf("%s:%d: the header is one column %.60q: a comma-separated file is expected, and this one looks separated by %s", file, line, header[0], sep)
 		}
 	}
+	for _, h := range header {
+		if strings.ContainsRune(h, '\r') {
+			return nil, fmt.Errorf("%s:%d: the lines end in a carriage return alone (classic Mac OS, Excel's \"CSV (Macintosh)\"): save the file with LF or CRLF line ends", file, line)
+		}
+	}
 	t := &Table{File: file}
 	seen := map[string]bool{}
 	for i, h := range header {

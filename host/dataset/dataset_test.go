@@ -99,6 +99,7 @@ func TestBounds(t *testing.T) {
 		{"not a number", "a\n0x\n", `d.csv:2: column "a": "0x" is not a number`},
 		{"empty", "# only a comment\n", "d.csv: empty file"},
 		{"no rows", "a,b\n", "d.csv: no data rows"},
+		{"CR line ends", "x,y\r1,3\r2,5\r", "d.csv:1: the lines end in a carriage return alone"},
 	}
 	for _, c := range cases {
 		_, err := Parse("d.csv", strings.NewReader(c.text))
