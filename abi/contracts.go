@@ -106,6 +106,12 @@ type Problem struct {
 	// give residuals (the study then refuses a method that lists
 	// CapLeastSquares).
 	Residuals int
+	// Observations is how many of the Residuals are observations: the
+	// likelihood terms' observed values, without the unobserved ones
+	// (whose residual is always 0) and without the soft constraints. A
+	// least-squares fit has Observations − len(Params) degrees of freedom.
+	// 0 when not known (a method then counts all Residuals).
+	Observations int
 	// Starts are initial points in the method's coordinates, each inside
 	// the bounds of Params: the study's init rows, or without an init file
 	// one point, the parameters' defaults clamped to their bounds. Never

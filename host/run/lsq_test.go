@@ -532,3 +532,77 @@ func TestGaussNewtonPluginReport(t *testing.T) {
 		t.Errorf("report %s", b)
 	}
 }
+
+// Missing observations and soft constraints are no observations: the
+// degrees of freedom and s² of levmar's and gaussnewton's statistics count
+// the observed values only. Known answer: ordinary least squares on the
+// observed rows of a straight line, y = a + b·x with σ = 0.5, 20 rows of
+// which 10 are missing (empty or nan): s² = RSS/(10 − 2) and
+// Cov = s²·(XᵀX)⁻¹ with XᵀX of the observed rows (Seber & Wild 1989,
+// Eq. 2.21), computed here in closed form for two parameters. Counting the
+// 20 residuals gave dof 18 and standard errors √(8/18) too small.
+func TestLeastSquaresStatisticsCountObservations(t *testing.T) {
+	const tol = 1e-9 // relative; the fit is linear, so only rounding separates them
+	var b strings.Builder
+	b.WriteString("x,y\n")
+	var xs, ys []float64
+	for i := range 20 {
+		x := 0.25 * float64(i)
+		y := 1 + 2*x + 0.7*math.Sin(float64(7*i+1))
+		switch {
+		case i%4 == 1:
+			fmt.Fprintf(&b, "%g,\n", x)
+		case i%4 == 3:
+			fmt.Fprintf(&b, "%g,nan\n", x)
+		default:
+			fmt.Fprintf(&b, "%g,%.17g\n", x, y)
+			xs, ys = append(xs, x), append(ys, y)
+		}
+	}
+	// OLS in closed form on the observed rows, residuals scaled by σ.
+	const sigma = 0.5
+	n := float64(len(xs))
+	var sx, sy, sxx, sxy float64
+	for i := range xs {
+		sx, sy, sxx, sxy = sx+xs[i], sy+ys[i], sxx+xs[i]*xs[i], sxy+xs[i]*ys[i]
+	}
+	det := n*sxx - sx*sx
+	bb := (n*sxy - sx*sy) / det
+	a := (sy - bb*sx) / n
+	rss := 0.0
+	for i := range xs {
+		r := (ys[i] - a - bb*xs[i]) / sigma
+		rss += r * r
+	}
+	s2 := rss / (n - 2)
+	// (JᵀJ)⁻¹ with J = X/σ: σ²·(XᵀX)⁻¹.
+	wantSE := []float64{math.Sqrt(s2 * sigma * sigma * sxx / det), math.Sqrt(s2 * sigma * sigma * n / det)}
+
+	lineStudy := func(method, extra string) string {
+		return "name = \"line\"\n[model]\nuse = \"line\"\n[[data]]\nname = \"d\"\nfile = \"d.csv\"\n" +
+			"[[likelihood]]\nuse = \"gaussian\"\nsigma = 0.5\n[prior]\na = { uniform = [-10.0, 10.0] }\nb = { uniform = [-10.0, 10.0] }\n" +
+			extra + "[method]\n" + method + "\n"
+	}
+	// A range constraint on b that is never active adds a residual (0) but
+	// no observation.
+	never := "[[constraint]]\nkind = \"range\"\nparams = [\"b\"]\nupper = 5.0\nweight = 10.0\n"
+	for _, c := range []struct{ name, method, extra string }{
+		{"levmar", `use = "levmar"`, ""},
+		{"gaussnewton", `use = "gaussnewton"`, ""},
+		{"levmar with an inactive constraint", `use = "levmar"`, never},
+	} {
+		sum, rep := lsqRun(t, map[string]string{"study.toml": lineStudy(c.method, c.extra), "d.csv": b.String()}, nil)
+		th := bestTheta(t, sum, "a", "b")
+		if !closeRel(th[0], a, tol) || !closeRel(th[1], bb, tol) {
+			t.Errorf("%s: θ = %v, OLS (%g, %g)", c.name, th, a, bb)
+		}
+		st := rep["statistics"].(map[string]any)
+		if fmt.Sprint(st["n_observations"], st["dof"]) != "10 8" {
+			t.Errorf("%s: n_observations %v dof %v, want 10 and 8 (n_residuals %v)", c.name, st["n_observations"], st["dof"], st["n_residuals"])
+		}
+		se, _ := st["standard_errors"].([]any)
+		if len(se) != 2 || !closeRel(se[0].(float64), wantSE[0], tol) || !closeRel(se[1].(float64), wantSE[1], tol) {
+			t.Errorf("%s: standard errors %v, OLS %v", c.name, se, wantSE)
+		}
+	}
+}

@@ -308,7 +308,7 @@ func (r *runner) setup() error {
 	for i, o := range s.ModelInfo.Spec.Outputs {
 		outs[i] = o.Name
 	}
-	p := abi.Problem{Params: s.XParams, Seed: s.Seed, MemoryBudget: r.budget, Residuals: R, Starts: starts,
+	p := abi.Problem{Params: s.XParams, Seed: s.Seed, MemoryBudget: r.budget, Residuals: R, Observations: s.ObservedResiduals(), Starts: starts,
 		OutputNames: outs, OutputRows: r.t.OutputRows(), Likelihoods: len(s.Terms)}
 	if err := s.Method.Init(p); err != nil {
 		return fmt.Errorf("method %s: init: %w", r.method(), err)

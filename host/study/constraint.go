@@ -243,6 +243,21 @@ func (s *Study) ResidualCount() (r int, ok bool) {
 	return r, true
 }
 
+// ObservedResiduals is abi.Problem.Observations: the observed values of
+// the likelihood terms (ResidualCount without the unobserved values and
+// the soft constraints).
+func (s *Study) ObservedResiduals() int {
+	n := 0
+	for _, t := range s.Terms {
+		for _, v := range t.Obs {
+			if !math.IsNaN(v) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // ProblemStarts are the initial points of abi.Problem.Starts, in the
 // method's coordinates: the init rows (through T⁻¹ with transforms), or
 // the defaults of XParams clamped to their bounds.

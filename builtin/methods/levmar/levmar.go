@@ -120,6 +120,7 @@ type Method struct {
 	cfg    Config
 	bounds mcmc.Bounds
 	names  []string
+	obs    int // observations among the residuals (statistics)
 	inited bool
 	st     state
 }
@@ -139,7 +140,7 @@ func (m *Method) Init(p abi.Problem) error {
 	}
 	c := m.cfg
 	c.MaxEvals = set.MaxEvals
-	m.cfg, m.bounds, m.names = c, set.Bounds, set.Names
+	m.cfg, m.bounds, m.names, m.obs = c, set.Bounds, set.Names, set.Observations
 	m.st = state{
 		Header: mcmc.Header[Config]{Format: stateFormat, Config: c, D: len(p.Params), Seed: p.Seed},
 		Runs:   make([]*Run, c.Starts),
@@ -210,5 +211,5 @@ func (m *Method) Report() (abi.Report, error) {
 		"scale":           Spec.Settings[6].Choices[m.cfg.Scale],
 		"rcond":           m.cfg.Rcond,
 	}
-	return lsq.Report(outs, settings, m.cfg.Rcond, m.names, s.InitDraws, s.Counts), nil
+	return lsq.Report(outs, settings, m.cfg.Rcond, m.obs, m.names, s.InitDraws, s.Counts), nil
 }

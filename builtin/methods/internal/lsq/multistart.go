@@ -29,6 +29,9 @@ type Setup struct {
 	// MaxEvals is the evaluation budget per start: the setting, or when it
 	// is 0 MINPACK's default 100·(d + 1).
 	MaxEvals int
+	// Observations is the problem's (abi.Problem.Observations): the
+	// residuals the statistics count.
+	Observations int
 }
 
 // NewSetup checks the problem p for the method named method with starts
@@ -56,7 +59,7 @@ func NewSetup(method string, p abi.Problem, starts, maxEvals int) (Setup, error)
 	for i, q := range p.Params {
 		names[i] = q.Name
 	}
-	return Setup{Bounds: b, Names: names, MaxEvals: maxEvals}, nil
+	return Setup{Bounds: b, Names: names, MaxEvals: maxEvals, Observations: p.Observations}, nil
 }
 
 // CheckResults refuses a malformed batch of results for d parameters before
@@ -114,8 +117,9 @@ func (o Outcome) Cost() float64 { return 0.5 * o.Fac.RNorm * o.Fac.RNorm }
 // of every start, in start order; Extra the settings (given, by name), the
 // per-start outcomes, and the statistics (Stats with cutoff rcond, names
 // the parameters) of the best start, the first of the lowest cost.
-// initDraws are the points each start tried, c the counts of the run.
-func Report(outs []Outcome, settings map[string]any, rcond float64, names []string, initDraws []int, c multistart.Counts) abi.Report {
+// initDraws are the points each start tried, c the counts of the run; obs
+// is the number of observations among the residuals (Setup.Observations).
+func Report(outs []Outcome, settings map[string]any, rcond float64, obs int, names []string, initDraws []int, c multistart.Counts) abi.Report {
 	n := len(outs)
 	var rep abi.Report
 	costs := make([]any, n)
@@ -136,7 +140,7 @@ func Report(outs []Outcome, settings map[string]any, rcond float64, names []stri
 		}
 	}
 	b := outs[best]
-	stats := b.Fac.Stats(rcond)
+	stats := b.Fac.Stats(rcond, obs)
 	draws := 0
 	for _, v := range initDraws {
 		draws += v

@@ -7,8 +7,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Stats are the statistics of a least-squares solution: with n residuals,
-// p parameters and cost ½‖r‖²,
+// Stats are the statistics of a least-squares solution: with n observed
+// residuals, p parameters and cost ½‖r‖²,
 //
 //	s² = 2·cost/(n − p) = RSS/(n − p),   Cov = s²·(JᵀJ)⁻¹,
 //
@@ -27,8 +27,15 @@ import (
 // directions in θ (unit vectors E⁻¹·v_i, normalised). When n ≤ p there are
 // no residual degrees of freedom and no s². An exact fit (RSS = 0) has
 // s² = 0 and a zero covariance, which Note says.
+//
+// n counts the observations only (Observations): a missing observation's
+// residual is always 0 and a soft constraint is no observation, so neither
+// adds a degree of freedom (counting them would shrink s² and the standard
+// errors). An active soft constraint's residuals are part of the RSS.
 type Stats struct {
-	N, P, DOF               int
+	// N residuals, Observations of them observed, P parameters, DOF =
+	// Observations − P.
+	N, Observations, P, DOF int
 	Cost, RSS               float64
 	ResidualVariance        float64 // s²; NaN when DOF ≤ 0
 	Rank                    int
@@ -41,10 +48,14 @@ type Stats struct {
 	Note                    string
 }
 
-// Stats computes the statistics of the point f describes.
-func (f *Factor) Stats(rcond float64) Stats {
+// Stats computes the statistics of the point f describes, of which obs
+// residuals are observations (0 or more than f.N: all).
+func (f *Factor) Stats(rcond float64, obs int) Stats {
 	p, n := f.P, f.N
-	st := Stats{N: n, P: p, DOF: n - p, RSS: f.RNorm * f.RNorm, ResidualVariance: math.NaN()}
+	if obs <= 0 || obs > n {
+		obs = n
+	}
+	st := Stats{N: n, Observations: obs, P: p, DOF: obs - p, RSS: f.RNorm * f.RNorm, ResidualVariance: math.NaN()}
 	st.Cost = 0.5 * st.RSS
 	// R (of the unscaled J) and its column norms E.
 	ru := mat.NewDense(p, p, nil)
@@ -181,6 +192,7 @@ func (st Stats) JSON(names []string) map[string]any {
 	out := map[string]any{
 		"params":                        names,
 		"n_residuals":                   st.N,
+		"n_observations":                st.Observations,
 		"n_params":                      st.P,
 		"dof":                           st.DOF,
 		"cost":                          num(st.Cost),
