@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/kinfer/kinfer/builtin/surrogate/kriging"
@@ -57,5 +58,25 @@ func TestTrainKriging(t *testing.T) {
 	}
 	if string(must(os.ReadFile(path))) != string(must(os.ReadFile(path2))) {
 		t.Error("two fits of the same design wrote different files")
+	}
+}
+
+// A design whose condition x has one value is refused by the input's name
+// before any fit (Kriging's correlation length along it is undefined).
+func TestTrainKrigingConstantInput(t *testing.T) {
+	dir := t.TempDir()
+	writeDesign(t, dir, 30)
+	p := filepath.Join(dir, "design.csv")
+	b := strings.NewReplacer(",d,1,", ",d,0,", ",d,2,", ",d,0,").Replace(string(must(os.ReadFile(p)))) // same length: csv_bytes holds
+	if err := os.WriteFile(p, []byte(b), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := ReadDesign(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, _, err = TrainKriging(ds, Options{Holdout: 0.2, Kriging: kriging.Options{Order: 1, Correlation: kriging.Gaussian}})
+	if err == nil || !strings.Contains(err.Error(), "input x is 0 at every training sample") {
+		t.Fatalf("got %v", err)
 	}
 }

@@ -412,6 +412,19 @@ func TrainKriging(ds *Design, o Options) ([]*kriging.Model, nn.Provenance, *Repo
 	rep.Kind = "kriging"
 	rep.Kriging = &KrigingReport{RegressionOrder: o.Kriging.Order, Correlation: o.Kriging.Correlation.String(), EstimateNugget: o.Kriging.EstimateNugget}
 	in, out := trainData.In, trainData.Out
+	// An input constant over the training samples (a study with one
+	// condition row, a condition column of one value) leaves its
+	// correlation length undefined: refused by name before any fit.
+	for j := range in {
+		v := trainData.X[j]
+		constant := true
+		for i := 1; i < trainData.N && constant; i++ {
+			constant = trainData.X[i*in+j] == v
+		}
+		if constant && trainData.N > 1 {
+			return nil, nn.Provenance{}, nil, fmt.Errorf("train: input %s is %g at every training sample: Kriging needs every input to vary (a network, the default --kind, accepts a constant input); vary it in the design, e.g. give the study more condition rows", ds.InNames[j], v)
+		}
+	}
 	x := make([][]float64, trainData.N)
 	for i := range x {
 		x[i] = trainData.X[i*in : (i+1)*in]

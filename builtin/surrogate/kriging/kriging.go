@@ -146,7 +146,10 @@ func Fit(x [][]float64, y []float64, opt Options) (*Model, error) {
 			s += (row[j] - m.xMean[j]) * (row[j] - m.xMean[j])
 		}
 		m.xStd[j] = math.Sqrt(s / float64(n-1))
-		if m.xStd[j] == 0 {
+		// Constant is decided on the values, not on the standard
+		// deviation: the mean of n equal values can differ from them in
+		// the last bit, which leaves a standard deviation of 1e-17.
+		if m.lo[j] == m.hi[j] || m.xStd[j] == 0 {
 			return nil, fmt.Errorf("kriging: coordinate %d is constant over the sites", j)
 		}
 	}

@@ -3,6 +3,7 @@ package kriging
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -366,6 +367,16 @@ func TestBadInput(t *testing.T) {
 	x := [][]float64{{0, 1}, {1, 1}, {0.5, 1}}
 	if _, err := Fit(x, []float64{1, 2, 3}, Options{}); err == nil {
 		t.Error("constant coordinate accepted")
+	}
+	// 0.5 at 13 sites: the running mean Σ v/n is 0.4999999999999999, so
+	// the standard deviation is ≈ 1e-17, not 0; still constant.
+	x13 := make([][]float64, 13)
+	y13 := make([]float64, 13)
+	for i := range x13 {
+		x13[i], y13[i] = []float64{float64(i), 0.5}, float64(i*i)
+	}
+	if _, err := Fit(x13, y13, Options{Order: 1}); err == nil || !strings.Contains(err.Error(), "coordinate 1 is constant") {
+		t.Errorf("0.5 at 13 sites: %v", err)
 	}
 	if _, err := Fit([][]float64{{0}, {1}}, []float64{1, 2}, Options{Order: 1}); err == nil {
 		t.Error("2 sites for 2 regression functions accepted")
