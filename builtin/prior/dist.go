@@ -278,3 +278,68 @@ func FromTOML(kind string, args []float64) (Dist, error) {
 	}
 	return d, nil
 }
+
+// MinMass is the least probability a prior may hold inside the model's
+// bounds: below it the bounds, not the prior, decide where the draws fall,
+// which is almost always a prior in other units (a lognormal given the
+// mean and sd of x rather than of log x).
+const MinMass = 1e-9
+
+// Truncate returns the quantile function of d restricted to [lo, hi] (the
+// model's bounds truncating a prior) and the probability d holds there,
+// so that a prior with little mass inside the bounds is still drawn from
+// exactly, by inversion, where rejection would need about 1/mass tries. A
+// normal restricted to [lo, hi] is the truncated normal of the same mu
+// and sd, and a lognormal is the exponential of the truncated normal of
+// log x on [log lo, log hi] (Johnson, Kotz & Balakrishnan 1994, ch. 13–14),
+// whose tail masses TruncNormal computes without cancellation. It fails
+// when the interval holds less than MinMass of d's probability.
+func Truncate(d Dist, lo, hi float64) (func(u float64) float64, float64, error) {
+	slo, shi := d.Support()
+	lo, hi = math.Max(lo, slo), math.Min(hi, shi)
+	none := func(hint string) (func(float64) float64, float64, error) {
+		return nil, 0, fmt.Errorf("prior %s has less than %g of its probability in [%g, %g]%s", d, MinMass, lo, hi, hint)
+	}
+	if !(lo < hi) {
+		return none("")
+	}
+	var q func(float64) float64
+	var logMass float64
+	switch d := d.(type) {
+	case Uniform:
+		u, err := NewUniform(lo, hi)
+		if err != nil {
+			return none("")
+		}
+		q, logMass = u.Quantile, u.logPdf-d.logPdf
+	case Normal:
+		t, err := NewTruncNormal(d.mu, d.sd, lo, hi)
+		if err != nil {
+			return none("")
+		}
+		q, logMass = t.Quantile, t.logZ
+	case LogNormal:
+		t, err := NewTruncNormal(d.mu, d.sigma, math.Log(lo), math.Log(hi))
+		if err != nil {
+			return none(" (lognormal's arguments are the mean and sd of log x)")
+		}
+		q = func(u float64) float64 { return math.Max(lo, math.Min(hi, math.Exp(t.Quantile(u)))) }
+		logMass = t.logZ
+	case TruncNormal:
+		t, err := NewTruncNormal(d.mu, d.sd, lo, hi)
+		if err != nil {
+			return none("")
+		}
+		q, logMass = t.Quantile, t.logZ-d.logZ
+	default:
+		return nil, 0, fmt.Errorf("prior %s: no truncation for this distribution", d)
+	}
+	if !(logMass >= math.Log(MinMass)) {
+		hint := ""
+		if _, ok := d.(LogNormal); ok {
+			hint = " (lognormal's arguments are the mean and sd of log x)"
+		}
+		return none(hint)
+	}
+	return q, math.Exp(math.Min(logMass, 0)), nil
+}

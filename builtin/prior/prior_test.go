@@ -366,3 +366,43 @@ func BenchmarkQuantile(b *testing.B) {
 		})
 	}
 }
+
+// Truncate draws a prior restricted to the model's bounds by inversion.
+// Reference quantiles: scipy 1.x, scipy.stats.truncnorm.ppf(u, a, b, loc,
+// scale) (and exp of it for the lognormal, on log-space bounds).
+func TestTruncate(t *testing.T) {
+	const tol = 1e-9 // relative; scipy's ndtri and the package's AS 241 agree to ~1e-15
+	n, _ := NewNormal(0, 600) // 0.043 % of its mass in [2000, 12000]
+	ln, _ := NewLogNormal(math.Log(5000), 0.5)
+	for _, c := range []struct {
+		d      Dist
+		lo, hi float64
+		want   [3]float64 // at u = 0.1, 0.5, 0.9
+	}{
+		{n, 2000, 12000, [3]float64{2017.519874156371, 2112.9194024999024, 2356.535916961196}},
+		{ln, 2000, 3000, [3]float64{2146.9163032102147, 2584.529092763565, 2922.8711565916196}},
+	} {
+		q, mass, err := Truncate(c.d, c.lo, c.hi)
+		if err != nil {
+			t.Fatalf("%s on [%g, %g]: %v", c.d, c.lo, c.hi, err)
+		}
+		// scipy.stats.norm.sf(2000/600) − norm.sf(20).
+		if c.d == n && math.Abs(mass-0.0004290603331968372) > tol*mass {
+			t.Errorf("mass of %s on [%g, %g]: %.17g, scipy 0.0004290603331968372", c.d, c.lo, c.hi, mass)
+		}
+		for i, u := range []float64{0.1, 0.5, 0.9} {
+			if got := q(u); math.Abs(got-c.want[i]) > tol*c.want[i] {
+				t.Errorf("%s on [%g, %g] at u = %g: %.17g, scipy %.17g", c.d, c.lo, c.hi, u, got, c.want[i])
+			}
+		}
+	}
+	// No mass: a lognormal given the mean and sd of x instead of log x
+	// (all its mass is near e^5200), a normal 1e4 sd away.
+	far, _ := NewNormal(1e7, 1)
+	wrong, _ := NewLogNormal(5200, 500)
+	for _, d := range []Dist{far, wrong} {
+		if _, _, err := Truncate(d, 2000, 12000); err == nil {
+			t.Errorf("%s on [2000, 12000]: no error", d)
+		}
+	}
+}

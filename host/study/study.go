@@ -454,6 +454,9 @@ func (s *Study) loadParams(f *File, d *tomlx.Decoded, o Options) error {
 				if !(lo < hi) {
 					return d.Errorf(key, "prior %s has no mass inside the model's bounds [%g, %g]", dist, p.Lower, p.Upper)
 				}
+				if _, _, err := prior.Truncate(dist, lo, hi); err != nil {
+					return d.Errorf(key, "%v, the model's bounds", err)
+				}
 			}
 			s.Priors = append(s.Priors, dist)
 			q := p

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/builtin/prior"
 	"github.com/kinfer/kinfer/host/study"
 )
 
@@ -180,7 +181,19 @@ func (t *Target) drawParam(rng *rand.Rand, th []float64, j int) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("prior of %s: no draw inside the model's bounds [%g, %g] in 10000 tries", p.Name, p.Lower, p.Upper)
+	// Little mass inside the bounds: draw the truncated prior by
+	// inversion. (Rejection first keeps the draws of every prior that
+	// has mass enough, as they always were.)
+	q, _, err := prior.Truncate(t.S.Priors[j], p.Lower, p.Upper)
+	if err != nil {
+		return fmt.Errorf("prior of %s: %w (the model's bounds)", p.Name, err)
+	}
+	u := rng.Float64()
+	th[j] = q(u)
+	if !(th[j] >= p.Lower && th[j] <= p.Upper) {
+		return fmt.Errorf("prior of %s: no draw inside the model's bounds [%g, %g]", p.Name, p.Lower, p.Upper)
+	}
+	return nil
 }
 
 // LogPrior is Σ log p(θ_i), −∞ outside the (truncated) support.

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/builtin/prior"
 	"github.com/kinfer/kinfer/builtin/models/ligament"
 	"github.com/kinfer/kinfer/host/study"
 )
@@ -176,5 +177,40 @@ func TestFailuresAreCountedFaultsStop(t *testing.T) {
 	_, err = tg.Evaluate(context.Background(), [][]float64{{5000, 0}, {2400, 0}}, abi.WantLogTarget)
 	if err == nil || !strings.Contains(err.Error(), "plugin fake") {
 		t.Fatalf("want the plugin's fault, got %v", err)
+	}
+}
+
+// A prior with little mass inside the model's bounds is drawn exactly, by
+// inversion, once rejection gives up: k ~ normal(0, 600) holds 0.043 % of
+// its mass in the ligament's [2000, 12000], so 10 000 rejection tries fail
+// for about 1 draw in 74. The draws are the truncated normal's: mean
+// 2156.73 and sd 148.24 (scipy.stats.truncnorm(2000/600, 20, 0, 600)).
+func TestDrawPriorLittleMassInsideBounds(t *testing.T) {
+	const n = 400
+	s := loadStudy(t)
+	defer s.Close()
+	for j, p := range s.Free {
+		if p.Name == "k" {
+			d, err := prior.NewNormal(0, 600)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Priors[j] = d
+		}
+	}
+	pts, err := New(s, 1).DrawPrior(rand.New(rand.NewPCG(3, 1)), n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum float64
+	for _, th := range pts {
+		if !(th[0] >= 2000 && th[0] <= 12000) {
+			t.Fatalf("k = %g outside the bounds", th[0])
+		}
+		sum += th[0]
+	}
+	// 5 standard errors of the mean of n draws.
+	if mean := sum / n; math.Abs(mean-2156.730245557653) > 5*148.24/math.Sqrt(n) {
+		t.Errorf("mean k %g, truncated normal's 2156.73", mean)
 	}
 }
