@@ -371,7 +371,7 @@ func BenchmarkQuantile(b *testing.B) {
 // Reference quantiles: scipy 1.x, scipy.stats.truncnorm.ppf(u, a, b, loc,
 // scale) (and exp of it for the lognormal, on log-space bounds).
 func TestTruncate(t *testing.T) {
-	const tol = 1e-9 // relative; scipy's ndtri and the package's AS 241 agree to ~1e-15
+	const tol = 1e-9          // relative; scipy's ndtri and the package's AS 241 agree to ~1e-15
 	n, _ := NewNormal(0, 600) // 0.043 % of its mass in [2000, 12000]
 	ln, _ := NewLogNormal(math.Log(5000), 0.5)
 	for _, c := range []struct {

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/kinfer/kinfer/abi"
-	"github.com/kinfer/kinfer/builtin/prior"
 	"github.com/kinfer/kinfer/builtin/models/ligament"
+	"github.com/kinfer/kinfer/builtin/prior"
 	"github.com/kinfer/kinfer/host/study"
 )
 
