@@ -317,6 +317,18 @@ const CapLeastSquares Capability = "least_squares"
 // kinfer_method_outputs and kinfer_method_tell_outputs (ABI.md §6.5).
 const CapPropagation Capability = "propagation"
 
+// CapPriorDraws: the method's requests for prior draws must be answered
+// with genuine draws from the prior (a TMCMC population, whose evidence
+// estimate assumes them; a Monte Carlo propagation): the host never hands
+// it the study's initial points as its first draws, and refuses a study
+// with an init file for it. A declaration, with no export of its own.
+// CapPropagation implies it.
+const CapPriorDraws Capability = "prior_draws"
+
+// NeedsPriorDraws reports whether a method with spec s must get genuine
+// prior draws (CapPriorDraws or CapPropagation).
+func (s Spec) NeedsPriorDraws() bool { return s.Has(CapPriorDraws) || s.Has(CapPropagation) }
+
 // CapPullback: the model evaluates y and keeps what its backward pass
 // needs, handing it to the host, so that a gradient takes one forward pass
 // (for a WASM model the exports kinfer_model_forward and

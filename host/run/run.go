@@ -496,9 +496,14 @@ func writeOutputs(dir string, s *study.Study, sum *Summary, extra []string, samp
 // draw answers a method's request for n prior draws: first the study's
 // unused initial points (in x when the study has transforms), then draws
 // from the prior's stream. It returns the points and the new count of
-// initial points used.
+// initial points used. A method that needs genuine prior draws
+// (abi.Spec.NeedsPriorDraws) gets no initial points (a later stage's start
+// from the stage before, for one).
 func draw(s *study.Study, t *target.Target, rng *rand.Rand, n, used int) ([][]float64, int, error) {
 	take := min(n, len(s.Starts)-used)
+	if s.MethodInfo.Spec.NeedsPriorDraws() {
+		take = 0
+	}
 	pts := make([][]float64, 0, n)
 	for k := 0; k < take; k++ {
 		x := append([]float64(nil), s.Starts[used+k]...)

@@ -120,6 +120,15 @@ func conditionNames(s abi.Spec) string {
 // method is a propagation method (abi.CapPropagation, a built-in or a
 // plugin, abi/ABI.md §6.5), which reads the model's outputs instead of a
 // posterior.
+// checkPriorDraws refuses an init file for a method that needs genuine
+// prior draws: its rows would not be used.
+func (s *Study) checkPriorDraws(f *File, d *tomlx.Decoded) error {
+	if f.Init == "" || !s.MethodInfo.Spec.NeedsPriorDraws() {
+		return nil
+	}
+	return d.Errorf("init", "method %q draws its points from the prior (a TMCMC population and its evidence, a Monte Carlo propagation need genuine prior draws), so it takes no initial points: remove init", s.MethodInfo.Spec.Name)
+}
+
 func (s *Study) checkPropagation(f *File, d *tomlx.Decoded) error {
 	if len(s.Terms) > 0 || s.MethodInfo.Spec.Has(abi.CapPropagation) {
 		return nil

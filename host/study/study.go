@@ -229,6 +229,7 @@ func Load(ctx context.Context, path string, o Options) (_ *Study, err error) {
 		func() error { return s.loadConstraints(f, d) },
 		func() error { return s.loadMethod(ctx, ictx, f, d, o) },
 		func() error { return s.checkPropagation(f, d) },
+		func() error { return s.checkPriorDraws(f, d) },
 		func() error { return s.checkLeastSquares(f, d) },
 	} {
 		if err := context.Cause(ictx); err != nil {

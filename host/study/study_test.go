@@ -138,6 +138,28 @@ func TestTermOutputsWithoutObservations(t *testing.T) {
 	}
 }
 
+// A method that needs genuine prior draws (TMCMC: its stage 0 and its
+// evidence estimate; a propagation) refuses an init file, whose rows it
+// would not use; metropolis takes it.
+func TestInitRefusedForPriorDrawMethods(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "d.csv"), []byte(csv), 0o644)
+	os.WriteFile(filepath.Join(dir, "starts.csv"), []byte("k,eps_r\n5000,0.01\n"), 0o644)
+	p := filepath.Join(dir, "study.toml")
+	withInit := strings.Replace(base, "seed = 3\n", "seed = 3\ninit = \"starts.csv\"\n", 1)
+	os.WriteFile(p, []byte(withInit), 0o644)
+	s, err := Load(context.Background(), p, Options{Workers: 1})
+	if err != nil {
+		t.Fatalf("metropolis with init: %v", err)
+	}
+	s.Close()
+	os.WriteFile(p, []byte(strings.Replace(withInit, "use = \"metropolis\"\nchains = 2", "use = \"tmcmc\"", 1)), 0o644)
+	_, err = Load(context.Background(), p, Options{Workers: 1})
+	if err == nil || !strings.Contains(err.Error(), `study.toml:3: key "init": method "tmcmc" draws its points from the prior`) {
+		t.Fatalf("tmcmc with init: %v", err)
+	}
+}
+
 // σ columns are checked: a misspelt one (sigma_Force_N) and a non-positive
 // value are errors naming the file, the line and the column; so are an
 // infinite observation and a dataset without any observation.

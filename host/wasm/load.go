@@ -256,6 +256,7 @@ var capExport = map[abi.Capability]struct {
 	abi.CapCheckpoint:      {abi.KindMethod, []export{exMethodSave, exMethodLoad}},
 	abi.CapLeastSquares:    {abi.KindMethod, []export{exMethodProblem, exMethodTellLSQ}},
 	abi.CapPropagation:     {abi.KindMethod, []export{exMethodOutputs, exMethodTellOutputs}},
+	abi.CapPriorDraws:      {abi.KindMethod, nil},
 }
 
 // checkExports checks the exports the spec requires: the role's, configure

@@ -30,7 +30,7 @@ var Spec = abi.Spec{
 		{Name: "quantity", Default: -1, Output: true, Doc: "the model output that is the quantity of interest, read from the model's outputs (no likelihood needed); when given, output is ignored"},
 		{Name: "condition", Default: 0, Doc: "with quantity: the condition row the output is read at (0: the first row of the first [[data]] table, or of [conditions])"},
 	},
-	Capabilities: []abi.Capability{abi.CapCheckpoint, abi.CapPropagation},
+	Capabilities: []abi.Capability{abi.CapCheckpoint, abi.CapPropagation, abi.CapPriorDraws},
 }
 
 // Config is the validated settings.

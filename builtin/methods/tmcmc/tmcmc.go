@@ -54,7 +54,9 @@ var Spec = abi.Spec{
 		{Name: "proposal", Default: Transform, Choices: ProposalNames, Doc: "transform: random walk in unconstrained coordinates (a bounded parameter: identity on the middle half of its range with exponential margins that never reach the bounds; a one-sided one: log) with the log-Jacobian in the Metropolis ratio, so no proposal leaves the prior's support; reject: random walk in the parameters, proposals outside the bounds rejected (the paper's algorithm)"},
 		{Name: "adapt", Default: AdaptSubstep, Choices: AdaptNames, Doc: "substep: the proposal scale beta follows the acceptance rate after each of the first half of a stage's sub-steps, then stays fixed; stage: beta changes once per stage by Eq. 19 (the paper's rule)"},
 	},
-	Capabilities: []abi.Capability{abi.CapCheckpoint},
+	// prior_draws: stage 0 is a sample of the prior (the evidence
+	// estimate Π S_j assumes it), never the study's initial points.
+	Capabilities: []abi.Capability{abi.CapCheckpoint, abi.CapPriorDraws},
 }
 
 const (
