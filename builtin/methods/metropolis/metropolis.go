@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/builtin/methods/internal/mcmc"
@@ -24,7 +25,7 @@ var Spec = abi.Spec{
 		{Name: "burn_in", Default: 2000, Doc: "steps per chain before keeping draws; the proposal adapts only during these"},
 		{Name: "thin", Default: 1, Doc: "keep every thin-th state after burn-in"},
 		{Name: "target_accept", Default: 0.234, Doc: "acceptance rate the global proposal scale is tuned to (Roberts, Gelman & Gilks 1997)"},
-		{Name: "init_scale", Default: 0.1, Doc: "initial proposal sd as a fraction of each parameter's range"},
+		{Name: "init_scale", Default: 0.1, Doc: "initial proposal sd as a fraction of each parameter's range (its bounds, or the spread of the chains' starting draws when the bounds are infinite or over 1000 times wider)"},
 	},
 	Capabilities: []abi.Capability{abi.CapCheckpoint},
 }
@@ -155,6 +156,7 @@ type state struct {
 type Method struct {
 	cfg    Config
 	bounds mcmc.Bounds
+	names  []string // the parameters', for the report's warnings
 	inited bool
 	rngs   []*rand.PCG
 	rands  []*rand.Rand
@@ -198,6 +200,10 @@ func (m *Method) Init(p abi.Problem) error {
 		return err
 	}
 	m.bounds = b
+	m.names = make([]string, d)
+	for i, q := range p.Params {
+		m.names[i] = q.Name
+	}
 	m.rngs, m.rands = make([]*rand.PCG, c), make([]*rand.Rand, c)
 	for k := range c {
 		m.rngs[k] = mcmc.Stream(p.Seed, k) // chain k's own stream
@@ -371,18 +377,22 @@ func (m *Method) tellDraws(results []abi.Result) error {
 
 // startProposal sets the initial diagonal proposal Σ = diag(s₀²),
 // s₀ᵢ = init_scale·(upperᵢ − lowerᵢ), or init_scale times the spread of the
-// starting values when a bound is infinite.
+// starting values (prior draws) when a bound is infinite or the bounds are
+// more than narrowBounds times wider than that spread: a normal prior of
+// sd 1e-4 inside bounds of ±1e9 would otherwise get a proposal sd of 2e8,
+// and the adaptation of one global scale never brings every parameter
+// back, so no proposal is ever accepted.
 func (m *Method) startProposal() {
 	s := &m.st
 	d := s.D
 	for i := range d {
 		r := m.bounds.Upper[i] - m.bounds.Lower[i]
-		if !mcmc.Finite(r) {
-			lo, hi := math.Inf(1), math.Inf(-1)
-			for _, x := range s.X {
-				lo, hi = math.Min(lo, x[i]), math.Max(hi, x[i])
-			}
-			r = hi - lo
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, x := range s.X {
+			lo, hi = math.Min(lo, x[i]), math.Max(hi, x[i])
+		}
+		if spread := hi - lo; !mcmc.Finite(r) || (spread > 0 && spread*narrowBounds < r) {
+			r = spread
 			if !(r > 0) || !mcmc.Finite(r) {
 				r = math.Max(1, math.Abs(s.X[0][i]))
 			}
@@ -394,6 +404,11 @@ func (m *Method) startProposal() {
 		s.Chol[i*d+i] = s.S0[i]
 	}
 }
+
+// narrowBounds: the starting values' spread sets the first proposal when
+// the bounds are more than this many times wider (for c uniform starts in
+// the bounds that has probability about c(c−1)/narrowBounds^(c−1)).
+const narrowBounds = 1000
 
 func (m *Method) tellProposals(results []abi.Result) {
 	s := &m.st
@@ -571,5 +586,38 @@ func (m *Method) Report() (abi.Report, error) {
 		"rhat":                    mcmc.JSONList(rhat),
 		"ess":                     mcmc.JSONList(ess),
 	}
+	if w := m.warnings(rate(accKept, c*s.ProposedKept), rhat); len(w) > 0 {
+		rep.Extra["warnings"] = w
+	}
 	return rep, nil
+}
+
+// Thresholds of the report's warnings: an acceptance rate below minAccept
+// after burn-in (the chains barely moved), a split-R̂ above maxRHat (the
+// chains disagree; Gelman et al. 2013, BDA3 Sec. 11.4, ask for R̂ near 1,
+// 1.1 at most).
+const (
+	minAccept = 0.01
+	maxRHat   = 1.1
+)
+
+// warnings say when the samples are not a posterior sample yet; kinfer
+// run prints them (docs/OUTPUTS.md, method_report.warnings).
+func (m *Method) warnings(accept float64, rhat []float64) []any {
+	var w []any
+	if !(accept >= minAccept) {
+		w = append(w, fmt.Sprintf("acceptance rate %.3g after burn-in: the chains barely moved, so the samples are not a posterior sample; compare proposal_sd with the parameters' scales and the init_scale setting", accept))
+	}
+	if m.cfg.Chains > 1 {
+		var bad []string
+		for i, r := range rhat {
+			if !(r <= maxRHat) {
+				bad = append(bad, fmt.Sprintf("%s (%.3g)", m.names[i], r))
+			}
+		}
+		if len(bad) > 0 {
+			w = append(w, fmt.Sprintf("split-R̂ above %g for %s: the chains have not converged to one distribution; run longer (burn_in, samples) before using these samples", maxRHat, strings.Join(bad, ", ")))
+		}
+	}
+	return w
 }

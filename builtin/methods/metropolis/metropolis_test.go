@@ -310,3 +310,18 @@ func TestLoadStateListBomb(t *testing.T) {
 		t.Errorf("its own state: %v", err)
 	}
 }
+
+// The report warns when the samples are not a posterior sample yet: no
+// proposal accepted after burn-in, or chains that disagree (split-R̂ above
+// 1.1, or not finite).
+func TestWarnings(t *testing.T) {
+	m := &Method{cfg: Config{Chains: 4}, names: []string{"a", "b"}}
+	if w := m.warnings(0.25, []float64{1.01, 1.002}); len(w) != 0 {
+		t.Errorf("mixed chains: %v", w)
+	}
+	w := m.warnings(0, []float64{math.NaN(), 2.79})
+	if len(w) != 2 || !strings.Contains(w[0].(string), "acceptance rate 0 after burn-in") ||
+		!strings.Contains(w[1].(string), "split-R̂ above 1.1 for a (NaN), b (2.79)") {
+		t.Errorf("stuck chains: %v", w)
+	}
+}
