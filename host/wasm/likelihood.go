@@ -17,7 +17,8 @@ import (
 // The value is safe for concurrent use and implements abi.Likelihood,
 // abi.Faulter and io.Closer, and abi.GradY / abi.Residuals exactly when the
 // spec lists the capability. A non-OK status comes with a log-likelihood of
-// −∞; NonFinite means the guest returned NaN or ±Inf.
+// −∞; NonFinite means the guest returned NaN or +Inf (−∞ with status 0 is
+// an evaluated point whose data are impossible, ABI.md §6.2).
 func (p *Plugin) Likelihood(ctx context.Context, settings []float64, outputs, workers int) (abi.Likelihood, error) {
 	if err := p.checkSettings(abi.KindLikelihood, settings); err != nil {
 		return nil, err
@@ -159,6 +160,13 @@ func (in *instance) likEval(e export, K, m int, y, obs, sigma, gy []float64) (fl
 	}
 	var out [1]float64
 	st, err = in.readOutputs(e, base, "out", oOut, out[:], "gy", oG, gy)
+	if err == nil && st == abi.NonFinite && math.IsInf(out[0], -1) {
+		// Status 0 with out = −∞: the data are impossible under y (ABI.md
+		// §6.2), an evaluated point of log target −∞; its gradient has no
+		// meaning.
+		clear(gy)
+		return out[0], abi.OK, nil
+	}
 	return out[0], st, err
 }
 
@@ -262,7 +270,9 @@ func (in *instance) likEvalBatch(K, m int, ys [][]float64, obs, sigma, ll []floa
 		if u == unwritten {
 			return in.malformed(e, "returned status 0 for point %d without writing out[%d]", i, i)
 		}
-		if math.IsNaN(out[i]) || math.IsInf(out[i], 0) {
+		// −∞ with status 0 is allowed: the data are impossible under y
+		// (ABI.md §6.2); NaN and +∞ are non-finite.
+		if math.IsNaN(out[i]) || math.IsInf(out[i], 1) {
 			status[i] = abi.NonFinite
 			continue
 		}

@@ -572,6 +572,21 @@ func TestLikelihood(t *testing.T) {
 	if _, st := l.LogLikelihood(2, y, obs, sig); st != abi.NonFinite {
 		t.Errorf("NaN: %v", st)
 	}
+	// Status 0 with −∞ is an evaluated point whose data are impossible
+	// (ABI.md §6.2), for eval and grad; +∞ is non-finite.
+	y[0] = 888
+	if ll, st := l.LogLikelihood(2, y, obs, sig); st != abi.OK || !math.IsInf(ll, -1) {
+		t.Errorf("−∞: %v %v, want ok −Inf", ll, st)
+	}
+	if g, ok := l.(abi.GradY); ok {
+		if ll, st := g.LogLikelihoodGrad(2, y, obs, sig, make([]float64, len(y))); st != abi.OK || !math.IsInf(ll, -1) {
+			t.Errorf("grad, −∞: %v %v, want ok −Inf", ll, st)
+		}
+	}
+	y[0] = 889
+	if _, st := l.LogLikelihood(2, y, obs, sig); st != abi.NonFinite {
+		t.Errorf("+∞: %v", st)
+	}
 	y[0] = 666
 	if _, st := l.LogLikelihood(2, y, obs, sig); st != abi.Trap {
 		t.Errorf("trap: %v", st)
@@ -588,7 +603,7 @@ func TestBatchLikelihood(t *testing.T) {
 	r := newRT(t, nil)
 	obs := []float64{1.5, 2, 2, 4.5}
 	sig := []float64{1, 2, 0.5, 1}
-	ys := [][]float64{{1, 2, 3, 4}, {0, 0, 0, 0}, {444, 1, 1, 1}, {2, 2, 2, 2}}
+	ys := [][]float64{{1, 2, 3, 4}, {0, 0, 0, 0}, {444, 1, 1, 1}, {2, 2, 2, 2}, {888, 1, 1, 1}, {889, 1, 1, 1}}
 	for _, file := range []string{"lik_batch.wasm", "lik.wasm"} {
 		p := load(t, r, testManifest("wgauss", file, abi.KindLikelihood, 0, 0))
 		l, err := p.Likelihood(context.Background(), nil, 2, 1)
@@ -606,6 +621,10 @@ func TestBatchLikelihood(t *testing.T) {
 			}
 			if st[i] != wst || ll[i] != want {
 				t.Errorf("%s point %d: batch %v %v, single %v %v", file, i, ll[i], st[i], want, wst)
+			}
+			// −∞ (888) is ok, +∞ (889) non-finite, batched or not.
+			if (y[0] == 888 && (st[i] != abi.OK || !math.IsInf(ll[i], -1))) || (y[0] == 889 && st[i] != abi.NonFinite) {
+				t.Errorf("%s point %d (y0 = %g): %v %v", file, i, y[0], ll[i], st[i])
 			}
 		}
 		l.(interface{ Close() error }).Close()

@@ -371,6 +371,8 @@ EXPORT(kinfer_likelihood_eval) int kinfer_likelihood_eval(int K, int m, const do
 		}
 	if (y[0] == 666) __builtin_trap();
 	if (y[0] == 999) ll = __builtin_nan("");
+	if (y[0] == 888) ll = -__builtin_inf(); /* impossible data: allowed with status 0 */
+	if (y[0] == 889) ll = __builtin_inf();  /* non-finite */
 	*out = ll;
 	return 0;
 }
