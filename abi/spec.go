@@ -3,6 +3,8 @@ package abi
 import (
 	"fmt"
 	"math"
+	"strings"
+	"unicode"
 )
 
 // Version is the ABI version this package describes. A plugin's
@@ -112,6 +114,10 @@ func (s Spec) ParamIndex(name string) int {
 // study could not tell it from the key (ABI.md §4).
 var ReservedSettingNames = []string{"use", "plugin", "data", "sigma", "outputs", "trusted"}
 
+// ReservedParamNames are samples.csv's own columns beside the parameters:
+// a parameter may not take one of these names (ABI.md §4).
+var ReservedParamNames = []string{"log_prior", "log_likelihood"}
+
 // Validate checks the internal consistency of a spec: a known kind, a name,
 // unique non-empty names in each list, finite ordered parameter bounds with
 // the default inside them, params, conditions and outputs only in a model
@@ -142,6 +148,9 @@ func (s Spec) Validate() error {
 		if name == "" {
 			return fmt.Errorf("spec %s: empty name in %s", s.Name, list)
 		}
+		if strings.IndexFunc(name, unicode.IsControl) >= 0 {
+			return fmt.Errorf("spec %s: %s name %q has a control character", s.Name, list, name)
+		}
 		if seen[list+"/"+name] {
 			return fmt.Errorf("spec %s: duplicate %s name %q", s.Name, list, name)
 		}
@@ -151,6 +160,11 @@ func (s Spec) Validate() error {
 	for _, p := range s.Params {
 		if err := check("param", p.Name); err != nil {
 			return err
+		}
+		for _, r := range ReservedParamNames {
+			if p.Name == r {
+				return fmt.Errorf("spec %s: param %q has a name samples.csv reserves for its own columns (%v)", s.Name, p.Name, ReservedParamNames)
+			}
 		}
 		if math.IsNaN(p.Lower) || math.IsNaN(p.Upper) || !(p.Lower < p.Upper) {
 			return fmt.Errorf("spec %s: param %q has bounds [%g, %g]; want lower < upper", s.Name, p.Name, p.Lower, p.Upper)
@@ -170,6 +184,24 @@ func (s Spec) Validate() error {
 	for _, c := range s.Outputs {
 		if err := check("output", c.Name); err != nil {
 			return err
+		}
+	}
+	// A dataset's columns are matched to conditions and outputs by name,
+	// and sigma_<output> is that output's σ column: a name with two
+	// meanings would read one column twice.
+	for _, c := range s.Conditions {
+		if seen["output/"+c.Name] {
+			return fmt.Errorf("spec %s: %q is both a condition and an output; a dataset column has one meaning", s.Name, c.Name)
+		}
+	}
+	for _, l := range []struct {
+		list string
+		cols []Column
+	}{{"condition", s.Conditions}, {"output", s.Outputs}} {
+		for _, c := range l.cols {
+			if o, ok := strings.CutPrefix(c.Name, "sigma_"); ok && seen["output/"+o] {
+				return fmt.Errorf("spec %s: %s %q would be read as the σ column of output %q (a dataset's sigma_<output> column); rename it", s.Name, l.list, c.Name, o)
+			}
 		}
 	}
 	for _, c := range s.Settings {

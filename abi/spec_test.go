@@ -35,6 +35,14 @@ func TestValidate(t *testing.T) {
 		{func(s *Spec) {
 			s.Kind, s.Params, s.Outputs, s.Conditions = KindLikelihood, nil, nil, []Column{{Name: "x"}}
 		}, "a likelihood has no conditions"},
+		// Names a dataset or samples.csv would read twice.
+		{func(s *Spec) { s.Conditions = []Column{{Name: "y"}} }, `"y" is both a condition and an output`},
+		{func(s *Spec) { s.Outputs = append(s.Outputs, Column{Name: "sigma_y"}) }, `output "sigma_y" would be read as the σ column of output "y"`},
+		{func(s *Spec) { s.Conditions = []Column{{Name: "sigma_y"}} }, `condition "sigma_y" would be read as the σ column of output "y"`},
+		{func(s *Spec) { s.Params[0].Name = "log_prior" }, `param "log_prior" has a name samples.csv reserves`},
+		{func(s *Spec) { s.Params[0].Name = "log_likelihood" }, `param "log_likelihood" has a name samples.csv reserves`},
+		{func(s *Spec) { s.Outputs = []Column{{Name: "c\nz"}} }, `output name "c\nz" has a control character`},
+		{func(s *Spec) { s.Params[0].Name = "a\x1b[31m" }, "has a control character"},
 	}
 	for _, r := range ReservedSettingNames {
 		bad = append(bad, struct {

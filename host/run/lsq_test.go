@@ -654,3 +654,23 @@ func TestMetropolisNarrowPriorsInWideBounds(t *testing.T) {
 		}
 	}
 }
+
+// A study whose likelihood terms observe nothing (every output cell empty
+// or nan) is refused before any evaluation: it would fit nothing, and a
+// sampler would report the prior as the posterior.
+func TestNoObservationRefused(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "d.csv"), []byte("x,y\n1,\n2,nan\n3,\n"), 0o644)
+	text := "name = \"none\"\n[model]\nuse = \"line\"\n[[data]]\nname = \"d\"\nfile = \"d.csv\"\n" +
+		"[[likelihood]]\nuse = \"gaussian\"\nsigma = 0.1\n[prior]\na = { uniform = [-1.0, 1.0] }\nb = { uniform = [-1.0, 1.0] }\n[method]\nuse = \"levmar\"\n"
+	os.WriteFile(filepath.Join(dir, "study.toml"), []byte(text), 0o644)
+	s, err := study.Load(context.Background(), filepath.Join(dir, "study.toml"), study.Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sum, err := Run(context.Background(), s, Options{OutDir: filepath.Join(dir, "out"), Workers: 1})
+	if err == nil || !strings.Contains(err.Error(), "no observed value") || (sum != nil && sum.Evaluations > 0) {
+		t.Fatalf("err %v, summary %+v", err, sum)
+	}
+}

@@ -303,6 +303,9 @@ func (r *runner) setup() error {
 	if err != nil {
 		return err
 	}
+	if len(s.Terms) > 0 && s.ObservedResiduals() == 0 {
+		return fmt.Errorf("the study's likelihood terms have no observed value (every cell of their output columns is empty or nan): the run would fit nothing; fill the data files' output columns")
+	}
 	R, _ := s.ResidualCount()
 	outs := make([]string, len(s.ModelInfo.Spec.Outputs))
 	for i, o := range s.ModelInfo.Spec.Outputs {

@@ -586,22 +586,17 @@ func (s *Study) loadData(f *File, d *tomlx.Decoded) error {
 			}
 		}
 		// An observation is a finite number, or missing (an empty cell or
-		// nan); an infinite one would make every evaluation fail, and a
-		// dataset with no observation at all would silently fit nothing.
-		observed := 0
+		// nan); an infinite one would make every evaluation fail. (A
+		// dataset without any observation gives condition rows, e.g. to
+		// kinfer design; kinfer run refuses a study whose likelihood terms
+		// observe nothing.)
 		for _, o := range outs {
 			c := t.Index(o)
 			for r, row := range t.Rows {
-				switch v := row[c]; {
-				case math.IsInf(v, 0):
+				if v := row[c]; math.IsInf(v, 0) {
 					return t.Errorf(r, o, "observation %g is not finite; leave the cell empty or write nan for a missing observation", v)
-				case !math.IsNaN(v):
-					observed++
 				}
 			}
-		}
-		if observed == 0 {
-			return fmt.Errorf("%s: %s has no observed value in its output columns (%s): every cell is empty or nan", keyAt(d, tbl+".file"), t.File, strings.Join(outs, ", "))
 		}
 		ds.Outputs = outs
 		s.Data = append(s.Data, ds)

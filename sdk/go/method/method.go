@@ -44,6 +44,8 @@ var role = guest.Role{Kind: abi.KindMethod, Caps: []guest.Capability{
 	{Name: abi.CapLeastSquares, Has: func(any) bool { return true }},
 	// A declaration: the method asks for the model's outputs (ABI.md §6.5).
 	{Name: abi.CapPropagation, Has: func(any) bool { return true }},
+	// A declaration: the method's draws must be genuine prior draws (ABI.md §6.3).
+	{Name: abi.CapPriorDraws, Has: func(any) bool { return true }},
 }}
 
 // Serve registers m, a method without settings, as the plugin's component;
