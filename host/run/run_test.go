@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -165,5 +166,30 @@ func TestJSONSafe(t *testing.T) {
 	b, err := json.Marshal(jsonSafe(map[string]any{"a": []float64{1, nan}, "b": map[string]any{"c": nan}}))
 	if err != nil || string(b) != `{"a":[1,null],"b":{"c":null}}` {
 		t.Fatalf("%s %v", b, err)
+	}
+	// Structs (montecarlo's report block is one: a quantity 0 in every
+	// draw has a NaN coefficient of variation, which once failed the
+	// whole summary.json): JSON names, "-", omitempty and embedded
+	// fields as encoding/json has them; a struct without a non-finite
+	// value keeps its own encoding (field order).
+	type inner struct {
+		X float64 `json:"x"`
+		N int     `json:"n"`
+	}
+	type rep struct {
+		inner
+		CV    float64  `json:"cv_percent"`
+		Skip  float64  `json:"-"`
+		Empty string   `json:"empty,omitempty"`
+		P     *float64 `json:"p"`
+		Plain int
+	}
+	b, err = json.Marshal(jsonSafe(map[string]any{"m": rep{inner: inner{X: math.Inf(1), N: 4}, CV: nan, Skip: nan, P: &nan, Plain: 3}}))
+	if err != nil || string(b) != `{"m":{"Plain":3,"cv_percent":null,"n":4,"p":null,"x":null}}` {
+		t.Fatalf("struct: %s %v", b, err)
+	}
+	b, err = json.Marshal(jsonSafe(&rep{CV: 2, Plain: 1}))
+	if err != nil || string(b) != `{"x":0,"n":0,"cv_percent":2,"p":null,"Plain":1}` {
+		t.Fatalf("finite struct: %s %v", b, err)
 	}
 }

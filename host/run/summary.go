@@ -17,6 +17,7 @@ import (
 	"github.com/kinfer/kinfer/builtin/stats"
 	"github.com/kinfer/kinfer/host/study"
 	"github.com/kinfer/kinfer/host/target"
+	"strings"
 )
 
 // ParamSummary is the marginal summary of one parameter over the samples.
@@ -212,12 +213,16 @@ func (f F) MarshalJSON() ([]byte, error) {
 	return json.Marshal(float64(f))
 }
 
-// jsonSafe returns v with every non-finite float (in maps, slices and
-// arrays, however nested) replaced by nil, so a method's free-form report
-// always marshals.
+// jsonSafe returns v with every non-finite float (in maps, slices,
+// arrays and structs, however nested) replaced by nil, so a method's
+// free-form report always marshals. A struct holding a non-finite float
+// becomes a map of its JSON fields (encoding/json's names, "-" and
+// omitempty); one without keeps its own encoding.
 func jsonSafe(v any) any {
 	return clean(reflect.ValueOf(v))
 }
+
+var jsonMarshaler = reflect.TypeFor[json.Marshaler]()
 
 func clean(v reflect.Value) any {
 	if !v.IsValid() {
@@ -228,9 +233,16 @@ func clean(v reflect.Value) any {
 		if v.IsNil() {
 			return nil
 		}
-		if v.Kind() == reflect.Interface {
+		if v.Kind() == reflect.Interface || (!v.Type().Implements(jsonMarshaler) && nonFinite(v.Elem())) {
 			return clean(v.Elem())
 		}
+	case reflect.Struct:
+		if v.Type().Implements(jsonMarshaler) || reflect.PointerTo(v.Type()).Implements(jsonMarshaler) || !nonFinite(v) {
+			return v.Interface()
+		}
+		out := map[string]any{}
+		cleanFields(v, out)
+		return out
 	case reflect.Float32, reflect.Float64:
 		f := v.Float()
 		if math.IsNaN(f) || math.IsInf(f, 0) {
@@ -253,6 +265,20 @@ func clean(v reflect.Value) any {
 			out[i] = clean(v.Index(i))
 		}
 		return out
+	}
+	if !v.CanInterface() {
+		// A field promoted from an unexported embedded type.
+		switch v.Kind() {
+		case reflect.Bool:
+			return v.Bool()
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			return v.Int()
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			return v.Uint()
+		case reflect.String:
+			return v.String()
+		}
+		return nil
 	}
 	return v.Interface()
 }
@@ -318,4 +344,64 @@ func (f *F) UnmarshalJSON(b []byte) error {
 	}
 	*f = F(v)
 	return nil
+}
+
+// cleanFields adds the exported fields of struct v to out under their JSON
+// names, cleaned; an embedded struct without a name of its own adds its
+// fields.
+func cleanFields(v reflect.Value, out map[string]any) {
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" && opts == "" {
+			continue
+		}
+		fv := v.Field(i)
+		if f.Anonymous && name == "" && fv.Kind() == reflect.Struct {
+			cleanFields(fv, out) // promoted, even from an unexported type
+			continue
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if strings.Contains(","+opts+",", ",omitempty,") && fv.IsZero() {
+			continue
+		}
+		out[name] = clean(fv)
+	}
+}
+
+// nonFinite reports whether v holds a NaN or ±Inf float anywhere.
+func nonFinite(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Float32, reflect.Float64:
+		f := v.Float()
+		return math.IsNaN(f) || math.IsInf(f, 0)
+	case reflect.Interface, reflect.Pointer:
+		return !v.IsNil() && nonFinite(v.Elem())
+	case reflect.Map:
+		it := v.MapRange()
+		for it.Next() {
+			if nonFinite(it.Value()) {
+				return true
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			if nonFinite(v.Index(i)) {
+				return true
+			}
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if f := v.Type().Field(i); (f.IsExported() || f.Anonymous) && nonFinite(v.Field(i)) {
+				return true
+			}
+		}
+	}
+	return false
 }
