@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/host/tomlx"
@@ -217,6 +219,9 @@ func (f *File) IsMultiStage(d *tomlx.Decoded) (bool, error) {
 	if len(f.Stages) == 0 {
 		return true, d.Errorf("stages", "the list of stage study files is empty")
 	}
+	if err := CheckName(d, f.Name); err != nil {
+		return true, err
+	}
 	for i, st := range f.Stages {
 		if strings.TrimSpace(st) == "" {
 			return true, d.Errorf("stages", "stage %d has an empty file name", i+1)
@@ -232,4 +237,31 @@ func (f *File) IsMultiStage(d *tomlx.Decoded) (bool, error) {
 		return true, d.Errorf(top, "a multi-stage study file holds only name, seed and stages; put %s in the stages' study files (each stage is a study of its own)", top)
 	}
 	return true, nil
+}
+
+// maxNameBytes bounds a study's name.
+const maxNameBytes = 200
+
+// CheckName checks a study's name, which names its default output folder
+// (out/<name>, out/<name>-design): one plain folder name, so that a study
+// file cannot make kinfer write outside out/ ("..", "../x", "/abs") or
+// into an odd folder (".", " ", control characters).
+func CheckName(d *tomlx.Decoded, name string) error {
+	bad := ""
+	switch {
+	case name == "" || name == "." || name == "..":
+		bad = "is not a folder name"
+	case len(name) > maxNameBytes:
+		bad = fmt.Sprintf("is longer than %d bytes", maxNameBytes)
+	case strings.ContainsAny(name, `/\`):
+		bad = "has a path separator"
+	case strings.TrimSpace(name) != name:
+		bad = "starts or ends with a space"
+	case strings.IndexFunc(name, func(r rune) bool { return unicode.IsControl(r) || r == utf8.RuneError }) >= 0:
+		bad = "has a control character or invalid UTF-8"
+	}
+	if bad == "" {
+		return nil
+	}
+	return d.Errorf("name", "name %q %s; the name is one folder name (the default output folder is out/<name>), e.g. \"knee-specimen1\"", name, bad)
 }

@@ -206,6 +206,9 @@ func Load(ctx context.Context, path string, o Options) (_ *Study, err error) {
 	if f.Name == "" {
 		return nil, &tomlx.Error{File: path, Key: "name", Msg: "missing required field"}
 	}
+	if err := CheckName(d, f.Name); err != nil {
+		return nil, err
+	}
 	if d.Has("stages") {
 		return nil, d.Errorf("stages", "a multi-stage study is run stage by stage by `kinfer run`; each of its stages is a study file of its own")
 	}

@@ -77,6 +77,10 @@ func TestErrorsNameFileLineKey(t *testing.T) {
 		{"ref_length_mm = 30.0", "ref_length = 30.0", `study.toml:6: key "model.ref_length"`},
 		{"eps_r = { normal = [0.0, 0.1] }", "eps_q = { normal = [0.0, 0.1] }", `study.toml:19: key "prior.eps_q"`},
 		{"k = { uniform = [2000.0, 9000.0] }", "k = { uniform = [9000.0, 2000.0] }", `study.toml:18: key "prior.k"`},
+		// The name is one folder name: out/<name> stays inside out/.
+		{`name = "t"`, `name = "../../x"`, `study.toml:1: key "name": name "../../x" has a path separator`},
+		{`name = "t"`, `name = ".."`, `study.toml:1: key "name": name ".." is not a folder name`},
+		{`name = "t"`, `name = " "`, `study.toml:1: key "name": name " " starts or ends with a space`},
 		// A lognormal given the mean and sd of k rather than of log k.
 		{"k = { uniform = [2000.0, 9000.0] }", "k = { lognormal = [5200.0, 500.0] }", `study.toml:18: key "prior.k": prior lognormal(5200, 500) has less than 1e-09 of its probability in [2000, 12000] (lognormal's arguments are the mean and sd of log x), the model's bounds`},
 		{`use = "metropolis"`, `use = "metropolise"`, `study.toml:22: key "method.use": no built-in method "metropolise"`},

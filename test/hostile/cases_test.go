@@ -447,6 +447,10 @@ func cases() []hcase {
 		studyCase("study-dotted-key", "name = \"x\"\n"+"a"+strings.Repeat(".a", 300000)+" = 1\n", 1, "study.toml:2", "key path with more than 10 parts"),
 		studyCase("study-2mib", ligamentStudy("d.csv", "")+strings.Repeat("# padding\n", 210000), 1, "study.toml", "too large"),
 		studyCase("study-typo", strings.Replace(ligamentStudy("d.csv", ""), "chains = 2", "chians = 2", 1), 1, "study.toml:22", `key "method.chians"`),
+		// The name makes the default output folder: ".." once wrote the run
+		// next to the study, "../../x" two folders up.
+		{name: "study-name-dotdot", code: 1, want: []string{"study.toml:1", `key "name"`, "is not a folder name"},
+			args: []string{"run", "study.toml"}, files: map[string]string{"d.csv": pullTest, "study.toml": strings.Replace(ligamentStudy("d.csv", ""), `name = "ligament"`, `name = ".."`, 1)}},
 		// int(1e300) is math.MinInt64: it once passed the range checks and
 		// crashed the host indexing the outputs.
 		studyCase("montecarlo-condition-1e300", ligamentStudy("d.csv", "use = \"montecarlo\"\nquantity = \"force_N\"\ncondition = 1e300"), 1, "montecarlo", "condition", "whole number"),
