@@ -76,10 +76,15 @@ func readOpenSim(path string, maxBytes int64) (*Table, error) {
 // column or a clash with an existing one is an error naming the file.
 func (t *Table) Rename(pairs [][2]string) error {
 	idx := make([]int, len(pairs))
+	by := map[string]string{} // file label → the name mapped onto it
 	for i, p := range pairs {
 		if idx[i] = t.Index(p[1]); idx[i] < 0 {
 			return fmt.Errorf("%s: no column %q (columns: %s)", t.File, p[1], strings.Join(t.Columns, ", "))
 		}
+		if other, ok := by[p[1]]; ok {
+			return fmt.Errorf("%s: column %q is mapped twice, for %s and for %s; a column is mapped once", t.File, p[1], other, p[0])
+		}
+		by[p[1]] = p[0]
 	}
 	renamed := map[int]bool{}
 	for i, p := range pairs {

@@ -45,6 +45,17 @@ columns = { length_mm = "len", force_N = "force" }`, 1)
 	if err == nil || !strings.Contains(err.Error(), "data[0].columns") || !strings.Contains(err.Error(), `pull.mot: no column "ground_force_vy"`) {
 		t.Fatalf("missing label: %v", err)
 	}
+	// One label for two names: refused (the second mapping once vanished,
+	// leaving the file's own column of that name in use).
+	_, err = loadMOT(t, strings.Replace(text, `force_N = "force"`, `force_N = "len"`, 1), pullMOT)
+	if err == nil || !strings.Contains(err.Error(), `column "len" is mapped twice, for force_N and for length_mm`) {
+		t.Fatalf("label mapped twice: %v", err)
+	}
+	// A name that is not the model's: refused with the model's names.
+	_, err = loadMOT(t, strings.Replace(text, `force_N = "force"`, `force = "force"`, 1), pullMOT)
+	if err == nil || !strings.Contains(err.Error(), `key "data[0].columns": model "ligament" has no condition or output "force"`) {
+		t.Fatalf("unknown name: %v", err)
+	}
 	// A ragged row: file and line.
 	_, err = loadMOT(t, text, strings.Replace(pullMOT, "0.1\t30\t50", "0.1\t30", 1))
 	if err == nil || !strings.Contains(err.Error(), "pull.mot:9: ragged row") {

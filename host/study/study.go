@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -529,6 +530,12 @@ func (s *Study) loadData(f *File, d *tomlx.Decoded) error {
 		if len(df.Columns) > 0 {
 			names := make([]string, 0, len(df.Columns))
 			for k := range df.Columns {
+				// The model's names only: a misspelt one would leave the
+				// file's column of the right name in use, silently.
+				o, isSigma := strings.CutPrefix(k, "sigma_")
+				if !slices.Contains(conds, k) && outputIndex(spec, k) < 0 && !(isSigma && outputIndex(spec, o) >= 0) {
+					return d.Errorf(tbl+".columns", "model %q has no condition or output %q (conditions: %s; outputs: %s; or sigma_<output>)", spec.Name, k, nameList(conds), outputNames(spec))
+				}
 				names = append(names, k)
 			}
 			sort.Strings(names)
