@@ -301,6 +301,9 @@ type Summary struct {
 func Summarise(v []float64, failed int, window, tol float64) Summary {
 	s := Summary{N: len(v), Failed: failed, Pct: map[string]float64{}, Values: v}
 	if len(v) == 0 {
+		// No value: no statistic (NaN, null in JSON), never 0 ± 0.
+		nan := math.NaN()
+		s.RuleDev, s.Mean, s.SD, s.CV, s.Min, s.Max, s.Span1090 = nan, nan, nan, nan, nan, nan, nan
 		return s
 	}
 	s.Converged, s.RuleDev = Rule(v, window, tol)
@@ -357,10 +360,23 @@ func (m *Method) Report() (abi.Report, error) {
 			samples[i].Extra = m.st.Values[i : i+1 : i+1]
 		}
 	}
+	if m.st.Done && len(m.st.Values) == 0 {
+		return abi.Report{}, fmt.Errorf("montecarlo: every one of the %d draws failed, so there is no value to propagate; see summary.json's status_counts and the model's messages (--verbose)", m.st.Failed)
+	}
 	s := Summarise(m.st.Values, m.st.Failed, m.cfg.Window, m.cfg.Tol)
 	s.Converged = m.st.Converged
 	s.Quantity, s.Condition = m.name, m.cfg.Condition
 	rep := abi.Report{Samples: samples, Extra: map[string]any{"montecarlo": s}}
+	var warn []any
+	if m.st.Done && !m.st.Converged {
+		warn = append(warn, fmt.Sprintf("the stopping rule did not hold by max_samples = %d (the mean and CV of the last %g of the values within %g of the final ones; largest deviation %.3g): the percentiles are not converged", m.cfg.MaxSamples, m.cfg.Window, m.cfg.Tol, s.RuleDev))
+	}
+	if m.st.Failed > 0 {
+		warn = append(warn, fmt.Sprintf("%d of %d draws failed and are left out: the statistics are of the draws the model could evaluate", m.st.Failed, m.st.Failed+len(m.st.Values)))
+	}
+	if len(warn) > 0 {
+		rep.Extra["warnings"] = warn
+	}
 	if m.cfg.Quantity >= 0 {
 		rep.Columns = []string{m.column}
 	}

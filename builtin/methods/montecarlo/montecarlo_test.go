@@ -2,6 +2,7 @@ package montecarlo
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -346,5 +347,55 @@ func TestSummariseHugeSpan(t *testing.T) {
 	// w = +Inf: −1e308 and 0 are at t = 0 (first bin), 1e308 at NaN (last).
 	if total != 4 || s.HistCounts[0] != 2 || s.HistCounts[len(s.HistCounts)-1] != 2 {
 		t.Errorf("histogram counts %v, want 2 values in the first bin and 2 in the last", s.HistCounts)
+	}
+}
+
+// When every draw fails there is nothing to propagate: Report is an error
+// (the run once ended "done" with mean 0, sd 0), and a summary of no value
+// has no statistic (NaN, null in JSON), never 0 ± 0. Failures and a rule
+// that did not hold are warnings.
+func TestEveryDrawFailed(t *testing.T) {
+	s := defaults()
+	s[1], s[2] = 10, 20 // min_samples, max_samples
+	m, _ := New(s)
+	if err := m.Init(problem(2)); err != nil {
+		t.Fatal(err)
+	}
+	h := &fakeHost{rng: rand.New(rand.NewPCG(1, 2)), d: 2, q: func([]float64) float64 { return math.NaN() }}
+	for !m.Done() {
+		b, err := m.Ask()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Tell(h.eval(b)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := m.Report(); err == nil || !strings.Contains(err.Error(), "every one of the 20 draws failed") {
+		t.Fatalf("report: %v", err)
+	}
+	if e := Summarise(nil, 20, 0.1, 0.02); !math.IsNaN(e.Mean) || !math.IsNaN(e.SD) || !math.IsNaN(e.Min) {
+		t.Errorf("empty summary %+v", e)
+	}
+	// Half the draws failing: a warning naming the count.
+	m, _ = New(s)
+	m.Init(problem(2))
+	h.q = func(th []float64) float64 {
+		if th[0] < 0.5 {
+			return math.NaN()
+		}
+		return th[0]
+	}
+	for !m.Done() {
+		b, _ := m.Ask()
+		m.Tell(h.eval(b))
+	}
+	rep, err := m.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := rep.Extra["warnings"].([]any)
+	if len(w) == 0 || !strings.Contains(fmt.Sprint(w), "draws failed and are left out") {
+		t.Errorf("warnings %v", w)
 	}
 }
