@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/builtin/prior"
 	"github.com/kinfer/kinfer/builtin/design"
 	"github.com/kinfer/kinfer/host/run"
 	"github.com/kinfer/kinfer/host/safefile"
@@ -137,6 +138,23 @@ func Run(ctx context.Context, s *study.Study, dir string, o Options) (*Record, e
 		}
 		params[j] = p
 	}
+	// Space "prior" maps through the quantile function of each prior
+	// truncated to the model's bounds (the prior a study samples): the
+	// written prior's own quantile put the points beyond a bound
+	// out of support.
+	quantiles := make([]func(float64) float64, d)
+	if o.Space != "box" {
+		for j, p := range s.Free {
+			q := s.Priors[j].Quantile
+			if lo, hi := s.Priors[j].Support(); lo < p.Lower || hi > p.Upper {
+				var err error
+				if q, _, err = prior.Truncate(s.Priors[j], p.Lower, p.Upper); err != nil {
+					return nil, fmt.Errorf("design: parameter %q: %v", p.Name, err)
+				}
+			}
+			quantiles[j] = q
+		}
+	}
 	u, err := Points(o.Kind, o.N, d, o.Seed)
 	if err != nil {
 		return nil, err
@@ -149,7 +167,7 @@ func Run(ctx context.Context, s *study.Study, dir string, o Options) (*Record, e
 			} else {
 				// Quantile at a point strictly inside (0, 1): an unscrambled
 				// sequence starts at 0, whose quantile is the support's end.
-				x[j] = s.Priors[j].Quantile(min(max(v, 0.5/float64(o.N)), 1-0.5/float64(o.N)))
+				x[j] = quantiles[j](min(max(v, 0.5/float64(o.N)), 1-0.5/float64(o.N)))
 			}
 		}
 	}

@@ -3,11 +3,14 @@ package designrun
 import (
 	"bytes"
 	"context"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/kinfer/kinfer/builtin/prior"
 	"github.com/kinfer/kinfer/host/study"
 )
 
@@ -118,5 +121,55 @@ func TestPriorSpace(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(dir, "design.csv"))
 	if strings.Contains(string(b), ",2000,-0.2,") {
 		t.Error("prior-space design has a point on the support's corner")
+	}
+}
+
+// A prior crossing a model bound is mapped through its truncated quantile
+// function: k ~ normal(2000, 1000) on k's bounds [2000, 12000] puts every
+// point inside the bounds (the untruncated quantile put half of them below
+// 2000, out of support). Sobol's first point is 0, clipped to 0.5/16:
+// scipy.stats.truncnorm.ppf(0.03125, 0, 10, loc=2000, scale=1000) =
+// 2039.1760855030975, and the second, 0.5, gives 2674.489750196082.
+func TestPriorSpaceTruncated(t *testing.T) {
+	const tol = 1e-9 // relative
+	s := load(t, 1)
+	for j, p := range s.Free {
+		if p.Name == "k" {
+			d, err := prior.NewNormal(2000, 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Priors[j] = d
+		}
+	}
+	dir := t.TempDir()
+	rec, err := Run(context.Background(), s, dir, Options{Kind: "sobol", N: 16, Space: "prior"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.ByStatus["out-of-support"] != 0 {
+		t.Errorf("statuses %v", rec.ByStatus)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "design.csv"))
+	lines := strings.Split(string(b), "\n")
+	k := strings.Index(","+lines[0]+",", ",k,")
+	col := strings.Count(lines[0][:k], ",")
+	seen := map[int]float64{}
+	for _, l := range lines[1:] {
+		f := strings.Split(l, ",")
+		if len(f) <= col {
+			continue
+		}
+		pt, _ := strconv.Atoi(f[0])
+		v, _ := strconv.ParseFloat(f[col], 64)
+		if !(v >= 2000 && v <= 12000) {
+			t.Fatalf("point %d: k = %g outside [2000, 12000]", pt, v)
+		}
+		seen[pt] = v
+	}
+	for pt, want := range map[int]float64{0: 2039.1760855030975, 1: 2674.489750196082} {
+		if math.Abs(seen[pt]-want) > tol*want {
+			t.Errorf("point %d: k = %.17g, scipy truncnorm %.17g", pt, seen[pt], want)
+		}
 	}
 }
