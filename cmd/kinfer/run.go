@@ -142,6 +142,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		studyFile, seed = sf, int64(sd)
+		// A stage of a multi-stage study resumes with the values it
+		// inherited (its stage_start.json).
+		if f.previous, err = readStageStart(dir); err != nil {
+			return err
+		}
 	}
 	sum, rep, err := execute(ctx, studyFile, dir, lock, seed, budget, f, stderr)
 	if sum != nil {

@@ -151,6 +151,19 @@ func writeStageStart(dir string, prev map[string]float64) error {
 	})
 }
 
+// readStageStart returns the inherited values recorded in dir's
+// stage_start.json: nil when dir is not a stage's directory.
+func readStageStart(dir string) (map[string]float64, error) {
+	var rec stageStart
+	if err := run.ReadRecord(filepath.Join(dir, StageStartFile), maxStageStartBytes, &rec); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return rec.Previous, nil
+}
+
 // stageUpToDate checks that what a stage's directory holds — a complete
 // run (sum) or a stopped one with a checkpoint — was computed from the
 // current inputs: the same values inherited from the stage before, and,

@@ -63,6 +63,12 @@ func TestMultiStageStudy(t *testing.T) {
 	if code != 0 || strings.Count(stdout, "not run again") != 2 {
 		t.Fatalf("second run: exit %d\n%s", code, stdout)
 	}
+	// --verify of stage 2 re-runs it with the values it inherited
+	// (stage_start.json): stage 2 alone lacks a prior for k.
+	code, stdout, stderr = kinfer(t, "run", "--verify", filepath.Join(out, "stage2-s2"))
+	if code != 0 || !strings.Contains(stdout, "identical") {
+		t.Fatalf("--verify of stage 2: exit %d\n%s\n%s", code, stdout, stderr)
+	}
 	// Results computed from other inputs are neither reused nor
 	// overwritten. Stage 1's data edited: stage 1 is refused, naming the
 	// changed file.

@@ -66,6 +66,10 @@ func verify(ctx context.Context, dir string, f runFlags, budget int64, stdout, s
 		}
 	}
 
+	// A stage of a multi-stage study re-runs with the values it inherited.
+	if f.previous, err = readStageStart(dir); err != nil {
+		return fmt.Errorf("--verify: %w", err)
+	}
 	tmp, err := os.MkdirTemp("", "kinfer-verify-")
 	if err != nil {
 		return err
