@@ -258,7 +258,7 @@ func execute(ctx context.Context, studyFile, dir string, lock *run.DirLock, seed
 		defer c.Close()
 		o.Remote = c
 		fmt.Fprintf(stderr, "kinfer: remote run %s: chunks on subject kinfer.work.%s of %s\n", c.RunID(), c.RunID(), c.Summary().(remote.RunSummary).Server)
-		phase("running method %s on the workers of %s (run %s) into %s", s.MethodInfo.Ref, f.nats.URL, c.RunID(), dir)
+		phase("running method %s on the workers of %s (run %s) into %s", s.MethodInfo.Ref, f.nats.PublicURL(), c.RunID(), dir)
 	} else {
 		phase("running method %s on %d workers into %s", s.MethodInfo.Ref, f.workers, dir)
 	}

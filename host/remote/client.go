@@ -191,15 +191,7 @@ type RunSummary struct {
 
 // Summary implements run.Options.Remote's summary (summary.json "remote").
 func (c *Client) Summary() any {
-	u := c.cfg.URL
-	if i := strings.Index(u, "@"); i >= 0 {
-		if j := strings.Index(u, "://"); j >= 0 && j < i {
-			u = u[:j+3] + u[i+1:]
-		} else {
-			u = u[i+1:]
-		}
-	}
-	return RunSummary{Server: u, RunID: c.run, Stats: c.Stats()}
+	return RunSummary{Server: c.cfg.PublicURL(), RunID: c.run, Stats: c.Stats()}
 }
 
 // Status is the progress line's remote part: the workers that returned a
@@ -346,7 +338,7 @@ func (c *Client) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 		case <-wait.C:
 			if c.log != nil && time.Since(lastResult) > 10*time.Second {
 				fmt.Fprintf(c.log, "kinfer: remote run %s: batch %d: %d of %d chunks done, no result for %.0fs (%d workers have answered so far; a worker loading a study or evaluating a slow chunk is silent); is a worker running? kinfer worker --nats %s\n",
-					c.run, batch, nChunks-left, nChunks, time.Since(lastResult).Seconds(), c.Stats().Workers, c.cfg.URL)
+					c.run, batch, nChunks-left, nChunks, time.Since(lastResult).Seconds(), c.Stats().Workers, c.cfg.PublicURL())
 			}
 		case m := <-c.results:
 			h := m.Headers()

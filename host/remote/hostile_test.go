@@ -537,3 +537,21 @@ func TestResultNotStorable(t *testing.T) {
 		t.Fatalf("run error %v, want a MaxDeliver report", err)
 	}
 }
+
+// A password or token given in --nats never reaches a log, a message or
+// summary.json: PublicURL drops the user information of every URL of a
+// list (a password may hold '@').
+func TestPublicURLHidesCredentials(t *testing.T) {
+	for in, want := range map[string]string{
+		"nats://lab:s3cretpw@127.0.0.1:14222":                "nats://127.0.0.1:14222",
+		"nats://tok@h:4222, nats://u:p@ss@h2:4222":           "nats://h:4222,nats://h2:4222",
+		"tls://u:p@h/path@x":                                 "tls://h/path@x",
+		"nats://127.0.0.1:4222":                              "nats://127.0.0.1:4222",
+		"u:pw@127.0.0.1:4222":                                "127.0.0.1:4222",
+		"nats://user:pa%40ss@host:1,nats://other:4222?x=1@y": "nats://host:1,nats://other:4222?x=1@y",
+	} {
+		if got := (Config{URL: in}).PublicURL(); got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+}

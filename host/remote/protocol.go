@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -89,6 +90,31 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
+// PublicURL is the server URL (or comma-separated URLs) without user
+// names, passwords or tokens, for logs, messages and summary.json: a
+// password given in --nats must not reach a worker's log or a CI log.
+func (c Config) PublicURL() string {
+	parts := strings.Split(c.URL, ",")
+	for k, u := range parts {
+		u = strings.TrimSpace(u)
+		rest, scheme := u, ""
+		if j := strings.Index(u, "://"); j >= 0 {
+			scheme, rest = u[:j+3], u[j+3:]
+		}
+		// The user information ends at the last '@' before the host's
+		// path (a password may hold '@').
+		host := rest
+		if j := strings.IndexAny(rest, "/?#"); j >= 0 {
+			host = rest[:j]
+		}
+		if i := strings.LastIndex(host, "@"); i >= 0 {
+			rest = rest[i+1:]
+		}
+		parts[k] = scheme + rest
+	}
+	return strings.Join(parts, ",")
+}
+
 // connect connects to the server, reconnecting for ever after a loss.
 func (c Config) connect(retryFirst bool) (*nats.Conn, jetstream.JetStream, error) {
 	if c.URL == "" {
@@ -116,7 +142,7 @@ func (c Config) connect(retryFirst bool) (*nats.Conn, jetstream.JetStream, error
 	}
 	nc, err := nats.Connect(c.URL, opts...)
 	if err != nil {
-		return nil, nil, fmt.Errorf("NATS server %s: %w", c.URL, err)
+		return nil, nil, fmt.Errorf("NATS server %s: %w", c.PublicURL(), err)
 	}
 	js, err := jetstream.New(nc)
 	if err != nil {

@@ -162,7 +162,7 @@ func Work(ctx context.Context, cfg Config, o WorkerOptions) error {
 		w.mu.Unlock()
 		w.rt.Close(context.Background())
 	}()
-	w.logf("worker %s: %d slots on %s", o.ID, o.Slots, cfg.URL)
+	w.logf("worker %s: %d slots on %s", o.ID, o.Slots, cfg.PublicURL())
 	if o.Ready != nil {
 		o.Ready()
 	}
