@@ -206,7 +206,56 @@ func (s Side) ContactVisit(f Foundation, R [3][3]float64, t [3]float64, visit fu
 			L.CoP[k] = cop[k] / sumFn
 		}
 	}
+	if L.Elements == 0 {
+		// No element centre inside the condyle: out of contact, or the
+		// condyle has passed through the layer altogether (below every
+		// element's surface point), which would read as no load.
+		if err := s.through(f, R, t); err != nil {
+			return Loads{}, err
+		}
+	}
 	return L, nil
+}
+
+// ErrThrough is returned when the condyle reaches below the layer's rigid
+// backing at an element whose surface point it does not contain: it has
+// passed through the insert, which no foundation can load.
+var ErrThrough = errors.New("efound: the condyle is through the layer, below its rigid backing")
+
+// through checks a pose without contacting elements: the condyle passed
+// through the insert (ErrThrough) when an element's point on the rigid
+// backing (depth h along −n) is inside it, or when its point nearest the
+// elements, c − φ(c)·∇φ(c) from the element of least φ, lies under the
+// dish below the backing (the whole condyle under the layer).
+func (s Side) through(f Foundation, R [3][3]float64, t [3]float64) error {
+	d := s.Dish
+	dx := 2 * d.HalfX / float64(s.NX)
+	dz := 2 * d.HalfZ / float64(s.NZ)
+	best := math.Inf(1)
+	var near [3]float64
+	for iz := 0; iz < s.NZ; iz++ {
+		z := d.Zc - d.HalfZ + (float64(iz)+0.5)*dz
+		for ix := 0; ix < s.NX; ix++ {
+			x := -d.HalfX + (float64(ix)+0.5)*dx
+			h, hx, hz := d.Height(x, z)
+			inv := 1 / math.Sqrt(1+hx*hx+hz*hz)
+			b := [3]float64{x + f.H*hx*inv, h - f.H*inv, z + f.H*hz*inv} // c − h·n
+			if phi, _ := s.sdf(R, t, b); phi < 0 {
+				return fmt.Errorf("%w at element (%d,%d)", ErrThrough, ix, iz)
+			}
+			c := [3]float64{x, h, z}
+			if phi, g := s.sdf(R, t, c); phi < best {
+				best = phi
+				near = [3]float64{c[0] - phi*g[0], c[1] - phi*g[1], c[2] - phi*g[2]}
+			}
+		}
+	}
+	if math.Abs(near[0]) <= d.HalfX && math.Abs(near[2]-d.Zc) <= d.HalfZ {
+		if h, _, _ := d.Height(near[0], near[2]); near[1] < h-f.H {
+			return fmt.Errorf("%w (its point nearest the surface, (%.3g, %.3g, %.3g) mm, is under the dish)", ErrThrough, near[0], near[1], near[2])
+		}
+	}
+	return nil
 }
 
 // sdf is the condyle's signed distance at a tibial-frame point c, with its

@@ -1,6 +1,7 @@
 package efound
 
 import (
+	"errors"
 	"math"
 	"testing"
 
@@ -401,5 +402,36 @@ func TestStatic(t *testing.T) {
 			t.Errorf("%+v: medial %g lateral %g N", c, l[Medial].F[1], l[Lateral].F[1])
 		}
 		t.Logf("%+v → y %.4f mm, α %.4f°; medial %.1f N lateral %.1f N", c, p.Y, p.Alpha*180/math.Pi, l[Medial].F[1], l[Lateral].F[1])
+	}
+}
+
+// A condyle that has passed through the layer (its centre far below the
+// surface, so that no element's surface point is inside it) is an error,
+// not "no contact" with zero load; with either foundation. A sphere of
+// radius 20 mm over a 5 mm layer: centre at y = −100 is 120 mm below
+// touching, centre at y = −21 has its lowest point 41 mm down.
+func TestThroughTheLayer(t *testing.T) {
+	for _, nonlinear := range []bool{false, true} {
+		f := Foundation{E: DefaultE, Nu: DefaultNu, H: 5, Nonlinear: nonlinear}
+		s := sphereOnFlat(20, 4, 8, f)
+		for _, y := range []float64{-100, -21} {
+			if _, err := s.Contact(f, ident, [3]float64{0, y, 0}); !errors.Is(err, ErrThrough) {
+				t.Errorf("nonlinear %v, centre at y = %g: %v, want ErrThrough", nonlinear, y, err)
+			}
+		}
+		// Just above, out of contact: no error, no load.
+		if l, err := s.Contact(f, ident, [3]float64{0, 20.5, 0}); err != nil || l.Elements != 0 {
+			t.Errorf("nonlinear %v, out of contact: %+v %v", nonlinear, l, err)
+		}
+	}
+	// The default knee (both foundations) pushed 100 mm and 1 km down: an
+	// ok evaluation with zero force before.
+	for _, nonlinear := range []bool{false, true} {
+		k := DefaultKnee(1, nonlinear)
+		for _, y := range []float64{-100, -1e6} {
+			if _, err := k.Contact(Pose{Y: y}); !errors.Is(err, ErrThrough) {
+				t.Errorf("default knee, nonlinear %v, Y = %g: %v, want ErrThrough", nonlinear, y, err)
+			}
+		}
 	}
 }
