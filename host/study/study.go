@@ -335,6 +335,16 @@ func settingErr(d *tomlx.Decoded, table string, spec abi.Spec, err error) error 
 	return d.Errorf(found, "%v", err)
 }
 
+// pluginSettingErr locates a plugin's refusal of its settings (its
+// kinfer_configure returned an error code) in the study as settingErr does
+// for a built-in; any other error passes unchanged.
+func pluginSettingErr(d *tomlx.Decoded, table string, spec abi.Spec, err error) error {
+	if !strings.Contains(err.Error(), "kinfer_configure returned") {
+		return err
+	}
+	return settingErr(d, table, spec, err)
+}
+
 // hasWord reports whether w occurs in s not inside a longer identifier.
 func hasWord(s, w string) bool {
 	ident := func(c byte) bool {
@@ -373,7 +383,7 @@ func (s *Study) loadModel(ctx context.Context, f *File, d *tomlx.Decoded, o Opti
 		}
 		m, err := p.Model(ctx, vals, o.Workers)
 		if err != nil {
-			return err
+			return pluginSettingErr(d, "model", p.Spec, err)
 		}
 		s.certifyLater(d, r, p, vals, func(c *wasm.CertifyOptions) {
 			if len(s.Data) > 0 {
@@ -695,7 +705,7 @@ func (s *Study) loadTerms(ctx context.Context, f *File, d *tomlx.Decoded, o Opti
 				return err
 			}
 			if t.Likelihood, err = p.Likelihood(ctx, vals, len(t.Outputs), o.Workers); err != nil {
-				return err
+				return pluginSettingErr(d, tbl, p.Spec, err)
 			}
 			m := len(t.Outputs)
 			s.certifyLater(d, r, p, vals, func(c *wasm.CertifyOptions) { c.Outputs = m })
@@ -820,7 +830,7 @@ func (s *Study) loadMethod(ctx, ictx context.Context, f *File, d *tomlx.Decoded,
 			return err
 		}
 		if s.Method, err = p.Method(ctx, vals); err != nil {
-			return err
+			return pluginSettingErr(d, "method", p.Spec, err)
 		}
 		s.certifyLater(d, r, p, vals, func(c *wasm.CertifyOptions) {
 			// A propagation method sees the study's outputs and rows.

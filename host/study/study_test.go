@@ -2,11 +2,14 @@ package study
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kinfer/kinfer/host/wasm"
 )
 
 const csv = "length_mm,force_N\n29,10\n30,50\n31,120\n"
@@ -255,5 +258,28 @@ func TestDataBudget(t *testing.T) {
 	_, err = load(t, text)
 	if err == nil || !strings.Contains(err.Error(), `key "data[0].file"`) || !strings.Contains(err.Error(), "d.csv:4: more rows than kinfer holds in memory: 3 rows of 2 columns would take 144 bytes, more than the 143 bytes accepted") {
 		t.Fatalf("table over the budget: %v", err)
+	}
+}
+
+// A plugin's refusal of its settings is located in the study (file, line,
+// key) as a built-in's is: here the C Gauss–Newton plugin's max_iter.
+func TestPluginSettingRefusalLocated(t *testing.T) {
+	plug, err := filepath.Abs(filepath.Join("..", "..", "plugins", "c", "gaussnewton", "plugin.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(base, "use = \"metropolis\"\nchains = 2", fmt.Sprintf("plugin = %q\nmax_iter = 1e300", plug), 1)
+	rt, err := wasm.NewRuntime(context.Background(), wasm.Options{CacheDir: "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close(context.Background())
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "d.csv"), []byte(csv), 0o644)
+	p := filepath.Join(dir, "study.toml")
+	os.WriteFile(p, []byte(text), 0o644)
+	_, err = Load(context.Background(), p, Options{Workers: 1, Runtime: rt})
+	if err == nil || !strings.Contains(err.Error(), `study.toml:23: key "method.max_iter": plugin gaussnewton-c: kinfer_configure returned`) {
+		t.Fatalf("got %v", err)
 	}
 }
