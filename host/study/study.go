@@ -229,6 +229,7 @@ func Load(ctx context.Context, path string, o Options) (_ *Study, err error) {
 		func() error { return s.loadStarts(f, d, o) },
 		func() error { return s.loadTransforms(f, d) },
 		func() error { return s.loadData(f, d) },
+		func() error { return s.checkSurrogateConditions(d) },
 		func() error { return s.loadTerms(ictx, f, d, o) },
 		func() error { return s.loadConstraints(f, d) },
 		func() error { return s.loadMethod(ctx, ictx, f, d, o) },

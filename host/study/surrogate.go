@@ -96,3 +96,34 @@ func (s *Study) loadSurrogate(d *tomlx.Decoded, r componentRef) error {
 	s.Model, s.ModelInfo = m, Component{Ref: SurrogatePrefix + path, Spec: spec}
 	return nil
 }
+
+// checkSurrogateConditions refuses, for a surrogate model that makes an
+// evaluation Invalid when a row's conditions lie outside its training
+// range (the default), a dataset with such rows: every evaluation of the
+// study would be invalid, and the run would only say so point by point.
+func (s *Study) checkSurrogateConditions(d *tomlx.Decoded) error {
+	md, ok := s.Model.(*surrogate.Model)
+	if !ok || md.Extrapolates() {
+		return nil
+	}
+	for i, ds := range s.Data {
+		rows := md.OutsideConditions(ds.X)
+		if len(rows) == 0 {
+			continue
+		}
+		key := fmt.Sprintf("data[%d].file", i)
+		if s.NoData {
+			key = "conditions"
+		}
+		var lines []string
+		for _, r := range rows[:min(len(rows), 5)] {
+			lines = append(lines, fmt.Sprint(r+1))
+		}
+		if len(rows) > 5 {
+			lines = append(lines, "…")
+		}
+		return d.Errorf(key, "%d of the %d rows of dataset %s (rows %s) have conditions outside the surrogate's training range (%s), so every evaluation would be invalid; give rows inside it, or predict there anyway with outside = \"extrapolate\" in [model]",
+			len(rows), ds.K, ds.Name, strings.Join(lines, ", "), md.ConditionRange())
+	}
+	return nil
+}

@@ -82,7 +82,15 @@ func loadSurr(t *testing.T, text string, prep func(dir string)) (*Study, error) 
 }
 
 func TestSurrogateModelLoads(t *testing.T) {
-	s, err := loadSurr(t, surrStudy, nil)
+	// With outside = "extrapolate", rows outside the training range load.
+	s, err := loadSurr(t, strings.Replace(surrStudy, `trained_on = "toy"`, `outside = "extrapolate"`, 1), func(dir string) {
+		os.WriteFile(filepath.Join(dir, "d.csv"), []byte("x,y0\n0.2,0.1\n1.5,0.2\n"), 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s, err = loadSurr(t, surrStudy, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,6 +141,11 @@ func TestSurrogateModelRefused(t *testing.T) {
 			f["input_lo"].([]any)[2], f["input_hi"].([]any)[2] = 2.0, 1.0
 			b, _ = json.Marshal(f)
 			os.WriteFile(p, b, 0o644)
+		}},
+		// Rows outside the conditions' training range: every evaluation
+		// would be invalid, so the study is refused at load.
+		{"data outside the training range", "1 of the 3 rows of dataset d (rows 3) have conditions outside the surrogate's training range (x in [", nil, func(dir string) {
+			os.WriteFile(filepath.Join(dir, "d.csv"), []byte("x,y0\n0.2,0.1\n0.5,0.3\n1.5,0.2\n"), 0o644)
 		}},
 		{"a directory", "model.file", nil, func(dir string) {
 			os.Remove(filepath.Join(dir, "toy.json"))

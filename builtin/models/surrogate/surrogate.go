@@ -3,6 +3,7 @@ package surrogate
 import (
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 
 	"github.com/kinfer/kinfer/abi"
@@ -193,6 +194,24 @@ func (md *Model) inputs(b *buffers, theta, x []float64) (int, abi.Status) {
 		}
 	}
 	return K, abi.OK
+}
+
+// Extrapolates reports whether the model predicts at conditions outside
+// the training range (setting outside = "extrapolate") rather than making
+// such an evaluation Invalid.
+func (md *Model) Extrapolates() bool { return md.extrapolate }
+
+// ConditionRange describes the training range of the conditions, e.g.
+// "flexion_deg in [0, 90]".
+func (md *Model) ConditionRange() string {
+	if md.c == 0 || md.inLo == nil {
+		return "none"
+	}
+	parts := make([]string, md.c)
+	for j := range md.c {
+		parts[j] = fmt.Sprintf("%s in [%g, %g]", md.spec.Conditions[j].Name, md.inLo[md.d+j], md.inHi[md.d+j])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // OutsideConditions returns the indices of the rows of x (K × conditions)
