@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/kinfer/kinfer/abi"
-	"github.com/kinfer/kinfer/builtin/prior"
 	"github.com/kinfer/kinfer/builtin/design"
+	"github.com/kinfer/kinfer/builtin/prior"
 	"github.com/kinfer/kinfer/host/run"
 	"github.com/kinfer/kinfer/host/safefile"
 	"github.com/kinfer/kinfer/host/study"
