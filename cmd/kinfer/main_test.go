@@ -316,6 +316,10 @@ iterations = 1
 	if code, _, errs := kinfer(t, "run"); code != 2 || !strings.Contains(errs, "usage") {
 		t.Fatalf("run without study: %d %s", code, errs)
 	}
+	// A negative seed was silently taken as "not given".
+	if code, _, errs := kinfer(t, "run", "../../examples/quickstart/study.toml", "--seed", "-2"); code != 2 || !strings.Contains(errs, "--seed must be ≥ 0, got -2") {
+		t.Fatalf("run --seed -2: %d %s", code, errs)
+	}
 }
 
 // kinfer analyze: spreads from samples.csv and the posterior-predictive fit.

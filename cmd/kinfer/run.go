@@ -68,7 +68,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fs.Visit(func(fl *flag.Flag) { f.everySet = f.everySet || fl.Name == "checkpoint-every" })
+	seedSet := false
+	fs.Visit(func(fl *flag.Flag) {
+		f.everySet = f.everySet || fl.Name == "checkpoint-every"
+		seedSet = seedSet || fl.Name == "seed"
+	})
+	if seedSet && f.seed < 0 {
+		// −1 is the flag's "not given"; a negative seed was silently ignored.
+		return usageError{fmt.Errorf("--seed must be ≥ 0, got %d", f.seed)}
+	}
 	if f.workers < 1 {
 		return usageError{fmt.Errorf("--workers must be ≥ 1")}
 	}
