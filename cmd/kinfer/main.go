@@ -238,11 +238,66 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 		if s.Samples == 1 {
 			fmt.Fprintf(w, "(one sample: no spread; an optimiser writes its final point per start)\n")
 		}
+		if se := standardErrors(s.MethodReport); se != "" {
+			fmt.Fprintf(w, "standard errors of the best start: %s\n", se)
+			if s.Samples > 1 {
+				fmt.Fprintf(w, "(the table's sd is the spread of the starts' final points, not an uncertainty)\n")
+			}
+		}
 	}
 	fmt.Fprintf(w, "outputs: %s\n", filepath.Join(dir, "summary.json")+", "+filepath.Join(dir, "samples.csv")+", "+filepath.Join(dir, run.ParquetFile))
 	for _, m := range methodWarnings(s.MethodReport) {
 		fmt.Fprintf(w, "WARNING (method %s): %s\n", s.Method, m)
 	}
+	if s.Transform != nil && (s.Method == "builtin:tmcmc" || s.Method == "builtin:metropolis") {
+		fmt.Fprintf(w, "WARNING ([transform] with the sampler %s): %s\n", s.Method, s.Transform.Note)
+	}
+}
+
+// standardErrors is "a 0.0123, b 0.456" from a least-squares report's
+// statistics (with the parameters on a bound marked), or "".
+func standardErrors(report any) string {
+	m, _ := report.(map[string]any)
+	st, _ := m["statistics"].(map[string]any)
+	var names []string
+	switch v := st["params"].(type) {
+	case []string:
+		names = v
+	case []any:
+		for _, x := range v {
+			s, _ := x.(string)
+			names = append(names, s)
+		}
+	}
+	var se []float64
+	switch v := st["standard_errors"].(type) {
+	case []float64:
+		se = v
+	case []any:
+		for _, x := range v {
+			f, _ := x.(float64)
+			se = append(se, f)
+		}
+	}
+	if len(names) == 0 || len(se) != len(names) {
+		return ""
+	}
+	at := map[string]bool{}
+	if ab, ok := st["at_bound"].([]any); ok {
+		for _, n := range ab {
+			if s, ok := n.(string); ok {
+				at[s] = true
+			}
+		}
+	}
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = n + " " + strconv.FormatFloat(se[i], 'g', 4, 64)
+		if at[n] {
+			parts[i] += " (on a bound)"
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // num6 formats a summary number for the terminal table: "-" for a value

@@ -120,3 +120,15 @@ func TestFailedLoadLeavesNoDirectory(t *testing.T) {
 		t.Fatal("--resume created the directory")
 	}
 }
+
+// A least-squares run prints the best start's standard errors, since the
+// table's sd is only the spread of the starts' final points. Misra1a:
+// NIST's certified standard deviations 2.7070075241 and 7.2668688436e-06
+// (NIST StRD, Misra1a), to the 4 digits printed.
+func TestLeastSquaresPrintsStandardErrors(t *testing.T) {
+	code, out, e := kinfer(t, "run", "../../examples/nist-misra1a/study.toml", "-o", t.TempDir(), "--no-report")
+	if code != 0 || !strings.Contains(out, "standard errors of the best start: b1 2.707, b2 7.267e-06") ||
+		!strings.Contains(out, "not an uncertainty") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, e)
+	}
+}

@@ -674,3 +674,24 @@ func TestNoObservationRefused(t *testing.T) {
 		t.Fatalf("err %v, summary %+v", err, sum)
 	}
 }
+
+// A least-squares solution on a bound is flagged: its standard errors
+// assume an interior optimum. The line through data of slope 2 with b's
+// upper bound at 1: b ends on it.
+func TestLeastSquaresAtBoundFlagged(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("x,y\n")
+	for i := range 10 {
+		fmt.Fprintf(&b, "%d,%g\n", i, 1+2*float64(i)+0.1*math.Sin(float64(i)))
+	}
+	study := "name = \"lb\"\n[model]\nuse = \"line\"\n[[data]]\nname = \"d\"\nfile = \"d.csv\"\n" +
+		"[[likelihood]]\nuse = \"gaussian\"\nsigma = 0.1\n[prior]\na = { uniform = [-10.0, 10.0] }\nb = { uniform = [-1.0, 1.0] }\n[method]\nuse = \"levmar\"\n"
+	sum, rep := lsqRun(t, map[string]string{"study.toml": study, "d.csv": b.String()}, nil)
+	if th := bestTheta(t, sum, "b"); th[0] != 1 {
+		t.Fatalf("b = %g, want the bound 1", th[0])
+	}
+	st := rep["statistics"].(map[string]any)
+	if fmt.Sprint(st["at_bound"]) != "[b]" || !strings.Contains(fmt.Sprint(st["note"]), "b on a bound") {
+		t.Errorf("at_bound %v, note %v", st["at_bound"], st["note"])
+	}
+}

@@ -211,5 +211,5 @@ func (m *Method) Report() (abi.Report, error) {
 		"scale":           Spec.Settings[6].Choices[m.cfg.Scale],
 		"rcond":           m.cfg.Rcond,
 	}
-	return lsq.Report(outs, settings, m.cfg.Rcond, m.obs, m.names, s.InitDraws, s.Counts), nil
+	return lsq.Report(outs, settings, m.cfg.Rcond, m.obs, m.names, m.bounds, s.InitDraws, s.Counts), nil
 }

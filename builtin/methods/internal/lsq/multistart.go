@@ -3,6 +3,8 @@ package lsq
 import (
 	"errors"
 	"fmt"
+	"math"
+	"strings"
 
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/builtin/methods/internal/mcmc"
@@ -119,7 +121,7 @@ func (o Outcome) Cost() float64 { return 0.5 * o.Fac.RNorm * o.Fac.RNorm }
 // the parameters) of the best start, the first of the lowest cost.
 // initDraws are the points each start tried, c the counts of the run; obs
 // is the number of observations among the residuals (Setup.Observations).
-func Report(outs []Outcome, settings map[string]any, rcond float64, obs int, names []string, initDraws []int, c multistart.Counts) abi.Report {
+func Report(outs []Outcome, settings map[string]any, rcond float64, obs int, names []string, bounds mcmc.Bounds, initDraws []int, c multistart.Counts) abi.Report {
 	n := len(outs)
 	var rep abi.Report
 	costs := make([]any, n)
@@ -141,6 +143,23 @@ func Report(outs []Outcome, settings map[string]any, rcond float64, obs int, nam
 	}
 	b := outs[best]
 	stats := b.Fac.Stats(rcond, obs)
+	js := stats.JSON(names)
+	// A parameter on a bound: its standard error assumes an interior
+	// optimum, which it is not.
+	var at []string
+	for j, x := range b.X {
+		if j < len(bounds.Lower) && (onBound(x, bounds.Lower[j]) || onBound(x, bounds.Upper[j])) {
+			at = append(at, names[j])
+		}
+	}
+	if len(at) > 0 {
+		js["at_bound"] = at
+		note := fmt.Sprintf("%s on a bound: the covariance and standard errors assume an optimum inside the bounds and do not hold for them", strings.Join(at, ", "))
+		if old, ok := js["note"].(string); ok && old != "" {
+			note = old + "; " + note
+		}
+		js["note"] = note
+	}
 	draws := 0
 	for _, v := range initDraws {
 		draws += v
@@ -155,7 +174,7 @@ func Report(outs []Outcome, settings map[string]any, rcond float64, obs int, nam
 		"trace_cost":            traces,
 		"best_start":            best,
 		"best":                  map[string]any{"theta": b.X, "exit_reason": b.Reason, "iterations": b.Iter, "evaluations": b.Evals, "jacobian_evaluations": b.Evals},
-		"statistics":            stats.JSON(names),
+		"statistics":            js,
 		"init_draws":            draws,
 		"evaluations":           c.Evaluations,
 		"jacobian_evaluations":  c.Evaluations,
@@ -240,4 +259,9 @@ func (s *Starts) Check(n, d, runs int, status multistart.Status, shapeOK func(k 
 		}
 	}
 	return s.Schedule.Check(n, status)
+}
+
+// onBound reports whether x is the finite bound b (to 1e-10 relative).
+func onBound(x, b float64) bool {
+	return !math.IsInf(b, 0) && math.Abs(x-b) <= 1e-10*math.Max(1, math.Abs(b))
 }
