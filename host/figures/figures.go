@@ -315,16 +315,12 @@ func Histogram(title, xlabel string, x []float64, bins int, density func(float64
 		bins = min(40, max(5, int(math.Sqrt(float64(len(v))))))
 	}
 	lo, hi := minMax(v)
-	if !(hi > lo) { // one value: a bin around it
+	if !(hi > lo) { // one value: a bin around it, inside the float64 range
 		w := math.Max(math.Abs(lo)*1e-6, 1e-12)
-		lo, hi = lo-w, hi+w
-		v = append(v, lo, hi)
+		lo, hi = math.Max(lo-w, -math.MaxFloat64), math.Min(hi+w, math.MaxFloat64)
 	}
 	p := newPlot(title, xlabel, "density")
-	h, err := plotter.NewHist(v, bins)
-	if err != nil {
-		return nil, err
-	}
+	h := histogram(v, bins, lo, hi)
 	h.Normalize(1)
 	h.FillColor = fade(Color(0), 0x80)
 	h.LineStyle.Width = vg.Points(0.5)
@@ -332,6 +328,9 @@ func Histogram(title, xlabel string, x []float64, bins int, density func(float64
 	p.Legend.Add(fmt.Sprintf("samples (%d)", len(x)), h)
 	if density != nil {
 		pad := 0.1 * (hi - lo)
+		if !finite(lo-pad) || !finite(hi+pad) {
+			pad = 0
+		}
 		f := plotter.NewFunction(func(t float64) float64 {
 			d := density(t)
 			if !finite(d) {
@@ -573,4 +572,27 @@ func Quantiles(x []float64, ps ...float64) []float64 {
 		}
 	}
 	return out
+}
+
+// histogram bins v (finite, within [lo, hi], lo < hi) into n equal bins.
+// gonum's plotter.NewHist panics when rounding puts a value past the last
+// bin, which one sample far from the rest (a stuck chain 1e16 spreads
+// away) or a range near ±MaxFloat64 does; here every index is clamped.
+func histogram(v plotter.Values, n int, lo, hi float64) *plotter.Histogram {
+	w := hi/float64(n) - lo/float64(n) // (hi − lo)/n without overflow
+	bins := make([]plotter.HistogramBin, n)
+	for i := range bins {
+		bins[i].Min = lo + float64(i)*w
+		bins[i].Max = lo + float64(i+1)*w
+	}
+	bins[n-1].Max = hi
+	for _, x := range v {
+		t := (x/w - lo/w) // (x − lo)/w without overflow
+		k := n - 1
+		if t < float64(n-1) { // NaN goes to the last bin too
+			k = max(0, int(t))
+		}
+		bins[k].Weight++
+	}
+	return &plotter.Histogram{Bins: bins, Width: w, LineStyle: plotter.DefaultLineStyle}
 }

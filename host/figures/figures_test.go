@@ -290,3 +290,38 @@ func TestThinHostileCounts(t *testing.T) {
 		}
 	}
 }
+
+// One sample far from the rest (a stuck chain: −1e20 among values near 2),
+// a constant column at −MaxFloat64 and a range spanning the float64 range
+// once panicked in gonum's binning; every value lands in a bin.
+func TestHistogramExtremeValues(t *testing.T) {
+	near := make([]float64, 400)
+	for i := range near {
+		near[i] = 2 + 1e-3*math.Sin(float64(i))
+	}
+	for name, x := range map[string][]float64{
+		"stuck chain":     append(append([]float64(nil), near...), -1e20),
+		"-MaxFloat64":     {-math.MaxFloat64, -math.MaxFloat64},
+		"full range":      {-math.MaxFloat64, 0, math.MaxFloat64},
+		"one value":       {3},
+		"rounding at top": {1, 1.0000000000000002, 1e16},
+	} {
+		p, err := Histogram(name, "x", x, 20, func(float64) float64 { return 1 }, "prior")
+		if err != nil || p == nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		lo, hi := minMax(x)
+		if !(hi > lo) {
+			continue
+		}
+		h := histogram(x, 20, lo, hi)
+		total := 0.0
+		for _, b := range h.Bins {
+			total += b.Weight
+		}
+		if total != float64(len(x)) {
+			t.Errorf("%s: %g values in the bins, want %d", name, total, len(x))
+		}
+	}
+}
