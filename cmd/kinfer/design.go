@@ -32,6 +32,9 @@ func cmdDesign(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := checkWorkers(*workers); err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	rt, err := newRuntime(ctx, nil)

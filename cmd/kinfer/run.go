@@ -77,8 +77,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		// −1 is the flag's "not given"; a negative seed was silently ignored.
 		return usageError{fmt.Errorf("--seed must be ≥ 0, got %d", f.seed)}
 	}
-	if f.workers < 1 {
-		return usageError{fmt.Errorf("--workers must be ≥ 1")}
+	if err := checkWorkers(f.workers); err != nil {
+		return err
 	}
 	if err := checkNATSFlags(f.nats); err != nil {
 		return err
@@ -331,4 +331,17 @@ func explain(ctx context.Context, err error, dir string) error {
 		err = fmt.Errorf("%w\n(the run can continue where it stopped: kinfer run --resume %s)", err, dir)
 	}
 	return err
+}
+
+// maxWorkers bounds --workers: each worker holds its own buffers (and a
+// plugin instance of up to memory_mib), so 1e9 workers exhausted memory
+// before any work.
+const maxWorkers = 1024
+
+// checkWorkers refuses a --workers value outside [1, maxWorkers].
+func checkWorkers(n int) error {
+	if n < 1 || n > maxWorkers {
+		return usageError{fmt.Errorf("--workers must be in [1, %d], got %d", maxWorkers, n)}
+	}
+	return nil
 }

@@ -60,8 +60,8 @@ func cmdWorker(args []string, stdout, stderr io.Writer) error {
 	if o.MaxFileBytes < 1 {
 		return usageError{fmt.Errorf("--max-file-bytes must be ≥ 1")}
 	}
-	if o.Slots < 1 {
-		return usageError{fmt.Errorf("--workers must be ≥ 1")}
+	if err := checkWorkers(o.Slots); err != nil {
+		return err
 	}
 	o.Log = stderr
 	o.Runtime.CacheDir = os.Getenv("KINFER_CACHE_DIR") // as kinfer run's; "" → under --cache

@@ -447,6 +447,9 @@ func cases() []hcase {
 		studyCase("study-dotted-key", "name = \"x\"\n"+"a"+strings.Repeat(".a", 300000)+" = 1\n", 1, "study.toml:2", "key path with more than 10 parts"),
 		studyCase("study-2mib", ligamentStudy("d.csv", "")+strings.Repeat("# padding\n", 210000), 1, "study.toml", "too large"),
 		studyCase("study-typo", strings.Replace(ligamentStudy("d.csv", ""), "chains = 2", "chians = 2", 1), 1, "study.toml:22", `key "method.chians"`),
+		// A billion workers allocated their buffers (8 GB) before any work.
+		{name: "workers-1e9", code: 2, want: []string{"--workers must be in [1, 1024], got 1000000000"},
+			args: []string{"run", "study.toml", "--workers", "1000000000"}, files: map[string]string{"d.csv": pullTest, "study.toml": ligamentStudy("d.csv", "")}},
 		// The name makes the default output folder: ".." once wrote the run
 		// next to the study, "../../x" two folders up.
 		{name: "study-name-dotdot", code: 1, want: []string{"study.toml:1", `key "name"`, "is not a folder name"},
