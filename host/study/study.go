@@ -598,9 +598,12 @@ func (s *Study) loadData(f *File, d *tomlx.Decoded) error {
 				return fmt.Errorf("%s: %s has none of model %q's output columns (%s)", keyAt(d, tbl+".file"), t.File, spec.Name, outputNames(spec))
 			}
 		}
-		for _, o := range outs {
+		for k, o := range outs {
 			if outputIndex(spec, o) < 0 {
 				return d.Errorf(tbl+".outputs", "model %q has no output %q (outputs: %s)", spec.Name, o, outputNames(spec))
+			}
+			if slices.Contains(outs[:k], o) {
+				return d.Errorf(tbl+".outputs", "output %q is named twice (each observation would count twice)", o)
 			}
 			if t.Index(o) < 0 {
 				return fmt.Errorf("%s: %s has no column %q", keyAt(d, tbl+".outputs"), t.File, o)
@@ -683,10 +686,13 @@ func (s *Study) loadTerms(ctx context.Context, f *File, d *tomlx.Decoded, o Opti
 			}
 		}
 		mspec := s.ModelInfo.Spec
-		for _, o := range t.Outputs {
+		for k, o := range t.Outputs {
 			j := outputIndex(mspec, o)
 			if j < 0 {
 				return d.Errorf(tbl+".outputs", "model %q has no output %q (outputs: %s)", mspec.Name, o, outputNames(mspec))
+			}
+			if slices.Contains(t.Outputs[:k], o) {
+				return d.Errorf(tbl+".outputs", "output %q is named twice (each observation would count twice)", o)
 			}
 			t.OutIdx = append(t.OutIdx, j)
 		}
