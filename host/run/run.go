@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/kinfer/kinfer/abi"
@@ -302,6 +303,14 @@ func (r *runner) setup() error {
 	starts, err := s.ProblemStarts()
 	if err != nil {
 		return err
+	}
+	if need := s.PluginBytes(); need > r.budget {
+		var parts []string
+		for _, p := range s.PluginMemory {
+			parts = append(parts, fmt.Sprintf("[%s] plugin %s: memory_mib %d × %d instances", p.Table, p.Name, p.MiB, p.Instances))
+		}
+		return fmt.Errorf("the study's plugins may take about %s of host memory (%s; ×%d, since a growing memory is copied), more than the memory budget of %s: lower memory_mib in the manifest or --workers, or raise --memory-budget",
+			FormatBytes(need), strings.Join(parts, "; "), study.PluginGrowFactor, FormatBytes(r.budget))
 	}
 	if len(s.Terms) > 0 && s.ObservedResiduals() == 0 {
 		return fmt.Errorf("the study's likelihood terms have no observed value (every cell of their output columns is empty or nan): the run would fit nothing; fill the data files' output columns")

@@ -92,6 +92,10 @@ type Study struct {
 	Transforms []Transform
 	XParams    []abi.Param
 
+	// PluginMemory lists the study's plugins with their memory limits
+	// and instance counts (Study.PluginBytes, checked against the memory
+	// budget before a run).
+	PluginMemory []PluginMemory
 	// Inherited are the parameters fixed at a previous stage's values
 	// (Options.Previous).
 	Inherited []string
@@ -306,7 +310,41 @@ func (s *Study) plugin(ctx context.Context, d *tomlx.Decoded, r componentRef, ki
 		return nil, fmt.Errorf("%s: %w", keyAt(d, r.table+".plugin"), err)
 	}
 	s.closers = append(s.closers, pluginCloser{p})
+	mib := m.Limits.MemoryMiB
+	if mib == 0 {
+		mib = manifest.DefaultMemoryMiB
+	}
+	inst := 1 // a method runs on one instance; models and likelihoods on one per worker
+	if kind != abi.KindMethod {
+		inst = max(o.Workers, 1)
+	}
+	s.PluginMemory = append(s.PluginMemory, PluginMemory{Table: r.table, Name: m.Name, MiB: mib, Instances: inst})
 	return p, nil
+}
+
+// PluginMemory is what one plugin of a study may hold: up to MiB of linear
+// memory (its manifest's memory_mib) in each of Instances instances.
+type PluginMemory struct {
+	Table, Name string
+	MiB         int
+	Instances   int
+}
+
+// PluginGrowFactor: the host memory one instance of a plugin may take per
+// byte of its linear memory. The runtime grows a memory by copying it
+// into a larger one, so the old and the new copy live at once, and freed
+// copies wait for the garbage collector (a 4 GiB guest took ≈ 12 GB of
+// host memory when every page was touched).
+const PluginGrowFactor = 2
+
+// PluginBytes is the host memory the study's plugins may take:
+// PluginGrowFactor × memory_mib × instances, summed.
+func (s *Study) PluginBytes() int64 {
+	var b int64
+	for _, p := range s.PluginMemory {
+		b += PluginGrowFactor * int64(p.MiB) << 20 * int64(p.Instances)
+	}
+	return b
 }
 
 // pluginCloser releases a loaded plugin's compiled module with the study.

@@ -447,6 +447,14 @@ func cases() []hcase {
 		studyCase("study-dotted-key", "name = \"x\"\n"+"a"+strings.Repeat(".a", 300000)+" = 1\n", 1, "study.toml:2", "key path with more than 10 parts"),
 		studyCase("study-2mib", ligamentStudy("d.csv", "")+strings.Repeat("# padding\n", 210000), 1, "study.toml", "too large"),
 		studyCase("study-typo", strings.Replace(ligamentStudy("d.csv", ""), "chains = 2", "chians = 2", 1), 1, "study.toml:22", `key "method.chians"`),
+		// memory_mib = 4096 is allowed without trust, but 2 workers' instances
+		// of it took ≈ 23 GB of host memory: charged against the budget.
+		func() hcase {
+			c := manifestCase("plugin-memory-over-budget", manifest("plugin-memory-over-budget", "model", "model.wasm", "memory_mib = 4096\ntimeout_ms = 300\nfuel = 10_000_000"),
+				"plugin plugin-memory-over-budget: memory_mib 4096 × 2 instances", "more than the memory budget of 8 GiB")
+			c.args = []string{"run", "study.toml", "-o", "out", "--workers", "2", "--memory-budget", "8GiB"}
+			return c
+		}(),
 		// A billion workers allocated their buffers (8 GB) before any work.
 		{name: "workers-1e9", code: 2, want: []string{"--workers must be in [1, 1024], got 1000000000"},
 			args: []string{"run", "study.toml", "--workers", "1000000000"}, files: map[string]string{"d.csv": pullTest, "study.toml": ligamentStudy("d.csv", "")}},
