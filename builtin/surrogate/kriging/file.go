@@ -35,11 +35,15 @@ const (
 	MaxFileBytes = 1 << 30
 	// MaxSites, MaxDim and MaxOutputs bound the counts in a file, and
 	// MaxCells the sum over outputs of n² (the correlation matrices and
-	// their factors Read allocates: ≈ 3·8·MaxCells bytes).
-	MaxSites   = 20000
+	// their factors Read allocates: ≈ 3·8·MaxCells bytes, 400 MB, and a
+	// refit of ≈ n³/3 operations per output: seconds). 2²⁷ cells let a
+	// 470 KB file of 11 000 sites take 2 minutes and 1 GB to load; the
+	// largest Kriging surrogates here (Lin et al.'s 908 sites × 18
+	// outputs, 14.8 M cells) fit in 2²⁴.
+	MaxSites   = 4096
 	MaxDim     = 1000
 	MaxOutputs = 1000
-	MaxCells   = 1 << 27
+	MaxCells   = 1 << 24
 )
 
 // maxFileBytes is MaxFileBytes, lowered by a test.
