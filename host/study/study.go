@@ -704,10 +704,17 @@ func (s *Study) loadTerms(ctx context.Context, f *File, d *tomlx.Decoded, o Opti
 			}
 		}
 		if ds == nil {
-			if dataName == "" && len(s.Data) == 1 {
+			names := make([]string, len(s.Data))
+			for k, x := range s.Data {
+				names[k] = x.Name
+			}
+			switch {
+			case dataName == "" && len(s.Data) == 1:
 				ds = s.Data[0]
-			} else {
-				return d.Errorf(tbl+".data", "data = %q names no [[data]] table", dataName)
+			case dataName == "" && !d.Has(tbl+".data"):
+				return d.Errorf(tbl, "the study has %d [[data]] tables (%s): name the one this term compares with, data = \"NAME\"", len(s.Data), nameList(names))
+			default:
+				return d.Errorf(tbl+".data", "data = %q names no [[data]] table (tables: %s)", dataName, nameList(names))
 			}
 		}
 		t := &Term{Data: ds, Outputs: ds.Outputs}
@@ -773,6 +780,15 @@ func (s *Study) loadTerms(ctx context.Context, f *File, d *tomlx.Decoded, o Opti
 		t.Name = spec.Name + ":" + ds.Name
 		if t.Sigma, err = sigmaFor(d, tbl+".sigma", raw["sigma"], t, !spec.Has(abi.CapSigmaFree)); err != nil {
 			return err
+		}
+		// A residual (y − obs)/σ that overflows at the observation itself
+		// (obs = 1e308, or σ = 1e-320) would make every evaluation
+		// non-finite.
+		for k, o := range t.Obs {
+			if sg := t.Sigma[k]; !math.IsNaN(o) && !math.IsNaN(sg) && math.IsInf(o/sg, 0) {
+				m := len(t.Outputs)
+				return fmt.Errorf("%s: row %d, output %s: observation %g over σ %g overflows (every residual would be infinite); rescale the data or σ", keyAt(d, tbl), k/m+1, t.Outputs[k%m], o, sg)
+			}
 		}
 		s.Terms = append(s.Terms, t)
 	}

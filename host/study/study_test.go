@@ -147,6 +147,17 @@ func TestTermOutputsWithoutObservations(t *testing.T) {
 	}
 }
 
+// A likelihood without data = in a study of two datasets is refused,
+// naming the tables (the message once quoted a data = "" never written).
+func TestTermWithoutDataNamed(t *testing.T) {
+	text := strings.Replace(base, "[[likelihood]]", "[[data]]\nname = \"pull2\"\nfile = \"d.csv\"\n\n[[likelihood]]", 1)
+	text = strings.Replace(text, "data = \"pull\"\n", "", 1)
+	_, err := load(t, text)
+	if err == nil || !strings.Contains(err.Error(), `key "likelihood[0]": the study has 2 [[data]] tables (pull, pull2): name the one this term compares with`) {
+		t.Fatalf("got %v", err)
+	}
+}
+
 // A method that needs genuine prior draws (TMCMC: its stage 0 and its
 // evidence estimate; a propagation) refuses an init file, whose rows it
 // would not use; metropolis takes it.
@@ -181,6 +192,7 @@ func TestSigmaColumnsChecked(t *testing.T) {
 		{"length_mm,force_N,sigma_force_N\n29,10,1\n30,50,-0.1\n", `d.csv:3: column "sigma_force_N": σ must be a positive number, got -0.1`},
 		// Observations: finite or missing, and at least one.
 		{"length_mm,force_N\n29,inf\n30,50\n", `d.csv:2: column "force_N": observation +Inf is not finite; leave the cell empty or write nan`},
+		{"length_mm,force_N,sigma_force_N\n29,1e300,1e-10\n30,50,1\n", `row 1, output force_N: observation 1e+300 over σ 1e-10 overflows`},
 	} {
 		os.WriteFile(filepath.Join(dir, "d.csv"), []byte(c.csv), 0o644)
 		_, err := Load(context.Background(), p, Options{Workers: 1})
