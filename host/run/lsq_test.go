@@ -694,4 +694,7 @@ func TestLeastSquaresAtBoundFlagged(t *testing.T) {
 	if fmt.Sprint(st["at_bound"]) != "[b]" || !strings.Contains(fmt.Sprint(st["note"]), "b on a bound") {
 		t.Errorf("at_bound %v, note %v", st["at_bound"], st["note"])
 	}
+	if !strings.Contains(fmt.Sprint(rep["warnings"]), "b ended on a bound") {
+		t.Errorf("warnings %v", rep["warnings"])
+	}
 }

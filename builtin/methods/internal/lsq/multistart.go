@@ -184,6 +184,20 @@ func Report(outs []Outcome, settings map[string]any, rcond float64, obs int, nam
 	for k, v := range settings {
 		rep.Extra[k] = v
 	}
+	// What a user must not miss (kinfer run prints these).
+	var warn []any
+	if stats.Rank < stats.P {
+		warn = append(warn, fmt.Sprintf("the Jacobian at the solution has rank %d < %d parameters: they are not all identifiable, and there are no standard errors (statistics.null_space lists the unidentifiable directions)", stats.Rank, stats.P))
+	}
+	if len(at) > 0 {
+		warn = append(warn, fmt.Sprintf("%s ended on a bound: the standard errors assume an optimum inside the bounds", strings.Join(at, ", ")))
+	}
+	if b.Reason == "max_evaluations" || b.Reason == "max_iterations" || b.Reason == "stalled" {
+		warn = append(warn, fmt.Sprintf("the best start stopped with %q, not by a convergence test: the point may not be a minimum", b.Reason))
+	}
+	if len(warn) > 0 {
+		rep.Extra["warnings"] = warn
+	}
 	return rep
 }
 
