@@ -29,6 +29,7 @@ import (
 	"github.com/kinfer/kinfer/host/study"
 	"github.com/kinfer/kinfer/host/tomlx"
 	"github.com/kinfer/kinfer/host/wasm"
+	"github.com/kinfer/kinfer/internal/guesttext"
 )
 
 const usage = `kinfer — identify biomechanical model parameters from measured data
@@ -241,7 +242,7 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 	}
 	fmt.Fprintf(w, "outputs: %s\n", filepath.Join(dir, "summary.json")+", "+filepath.Join(dir, "samples.csv")+", "+filepath.Join(dir, run.ParquetFile))
 	for _, m := range methodWarnings(s.MethodReport) {
-		fmt.Fprintf(w, "WARNING (method %s): %s\n", s.Method, m)
+		fmt.Fprintf(w, "WARNING (method %s): %s\n", s.Method, guesttext.Escape(m))
 	}
 }
 
@@ -507,7 +508,18 @@ func inspect(stdout io.Writer, p *wasm.Plugin) {
 	fmt.Fprintf(stdout, "plugin:       %s %s\n", m.Name, m.Version)
 	fmt.Fprintf(stdout, "file:         %s\n", m.WasmPath())
 	fmt.Fprintf(stdout, "ABI version:  %d\n", abi.Version)
-	fmt.Fprintf(stdout, "limits:       memory %d MiB, timeout %d ms\n", m.Limits.MemoryMiB, m.Limits.TimeoutMS)
+	timeout := fmt.Sprintf("timeout %d ms", m.Limits.TimeoutMS)
+	if m.Limits.TimeoutMS == 0 {
+		timeout = "no timeout (timeout_ms = 0)"
+	}
+	fuel := fmt.Sprintf("fuel %d per call (per point of a batch)", m.Limits.Fuel)
+	if m.Limits.Fuel == 0 {
+		fuel = "unlimited fuel (fuel = 0)"
+	}
+	fmt.Fprintf(stdout, "limits:       memory %d MiB, %s, %s\n", m.Limits.MemoryMiB, timeout, fuel)
+	if why := m.Limits.NeedsTrust(); len(why) > 0 {
+		fmt.Fprintf(stdout, "              a study must set trusted = true for this plugin: %s\n", strings.Join(why, ", "))
+	}
 	printSpec(stdout, p.Spec)
 	fmt.Fprintf(stdout, "imports:      %s\n", strings.Join(p.Imports, ", "))
 	fmt.Fprintf(stdout, "exports:      %s\n", strings.Join(p.Exports, ", "))
@@ -515,14 +527,14 @@ func inspect(stdout io.Writer, p *wasm.Plugin) {
 
 func printSpec(w io.Writer, s abi.Spec) {
 	fmt.Fprintf(w, "kind:         %s\n", s.Kind)
-	fmt.Fprintf(w, "name:         %s %s\n", s.Name, s.Version)
+	fmt.Fprintf(w, "name:         %s %s\n", guesttext.Escape(s.Name), guesttext.Escape(s.Version))
 	if s.Doc != "" {
-		fmt.Fprintf(w, "doc:          %s\n", s.Doc)
+		fmt.Fprintf(w, "doc:          %s\n", guesttext.Escape(s.Doc))
 	}
 	if len(s.Params) > 0 {
 		fmt.Fprintln(w, "parameters:")
 		for _, p := range s.Params {
-			fmt.Fprintf(w, "  %-14s %-6s [%g, %g] default %g  %s\n", p.Name, unit(p.Unit), p.Lower, p.Upper, p.Default, p.Doc)
+			fmt.Fprintf(w, "  %-14s %-6s [%g, %g] default %g  %s\n", p.Name, unit(p.Unit), p.Lower, p.Upper, p.Default, guesttext.Escape(p.Doc))
 		}
 	}
 	for _, list := range []struct {
@@ -532,7 +544,7 @@ func printSpec(w io.Writer, s abi.Spec) {
 		if len(list.cols) > 0 {
 			fmt.Fprintln(w, list.title)
 			for _, c := range list.cols {
-				fmt.Fprintf(w, "  %-14s %-6s %s\n", c.Name, unit(c.Unit), c.Doc)
+				fmt.Fprintf(w, "  %-14s %-6s %s\n", c.Name, unit(c.Unit), guesttext.Escape(c.Doc))
 			}
 		}
 	}
@@ -549,12 +561,12 @@ func printSpec(w io.Writer, s abi.Spec) {
 			if st.Output {
 				def = "a model output's name, default none"
 			}
-			fmt.Fprintf(w, "  %-14s %-6s %s  %s\n", st.Name, unit(st.Unit), def, st.Doc)
+			fmt.Fprintf(w, "  %-14s %-6s %s  %s\n", st.Name, unit(st.Unit), def, guesttext.Escape(st.Doc))
 		}
 	}
 	caps := "none"
 	if len(s.Capabilities) > 0 {
-		caps = strings.Join(s.Capabilities, ", ")
+		caps = guesttext.Escape(strings.Join(s.Capabilities, ", "))
 	}
 	fmt.Fprintf(w, "capabilities: %s\n", caps)
 }
@@ -563,7 +575,7 @@ func unit(u string) string {
 	if u == "" {
 		return "-"
 	}
-	return u
+	return guesttext.Escape(u)
 }
 
 func cmdList(w io.Writer) error {

@@ -40,6 +40,7 @@ type Plugin struct {
 	fuel     int64         // fuel per call (per point of a batch); 0 = unlimited
 	log      *pluginLog
 	exported [numExports]bool
+	deriv    derivFailures // failed derivative calls (derivfail.go)
 
 	mu    sync.Mutex
 	spare *instance // the instance Load checked, unconfigured, for the first user
