@@ -1,6 +1,8 @@
 package hostile
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -71,6 +73,21 @@ func authorCases() []hcase {
 		// guest's kinfer_last_error message (ABI.md §3).
 		derivCase("jacobian-status-7", "jac7", levmar, 1, "plugin jacobian-status-7", "kinfer_model_jacobian returned status 7", "status seven on purpose"),
 		derivCase("alloc-returns-0", "alloc0", levmar, 1, "plugin alloc-returns-0", "kinfer_alloc returned 0", "alloc refused on purpose"),
+		// F9: kinfer_method_samples rows no evaluated point can have are
+		// refused when read, naming the export and the row, and are not
+		// written to samples.csv.
+		samplesCase("samples-nan-theta", "samplesnan", "", "plugin samples-nan-theta", "kinfer_method_samples", "sample row 1", "θ[0] = NaN"),
+		samplesCase("samples-theta-outside", "samplesout", "", "plugin samples-theta-outside", "kinfer_method_samples", "sample row 1", "θ[0] = 5, outside [0, 1]"),
+		samplesCase("samples-inf-log-prior", "samplesinf", "", "plugin samples-inf-log-prior", "kinfer_method_samples", "sample row 1", "log prior +Inf"),
+		// With a transform the bounds are the method's coordinates: a =
+		// exp(x) with a in [0, 1] is x in [−∞, 0]; x = 5 is outside, and
+		// the method's own (finite, negative) rows pass.
+		samplesCase("samples-outside-transformed", "samplesout", logTransform, "plugin samples-outside-transformed", "kinfer_method_samples", "θ[0] = 5, outside [-Inf, 0]"),
+		func() hcase {
+			c := samplesCase("samples-transformed-ok", "ok", logTransform, "hostile: done")
+			c.code, c.check = 0, nil
+			return c
+		}(),
 		// F10: a guest message with ESC, CR and newline is shown escaped,
 		// on one line.
 		func() hcase {
@@ -79,4 +96,24 @@ func authorCases() []hcase {
 			return c
 		}(),
 	}
+}
+
+// logTransform makes the test method explore x = log a.
+const logTransform = "\n[transform]\na = \"log\"\n"
+
+// samplesCase is a case of the test method in a mode whose samples the
+// host must refuse: the run fails and samples.csv has no row.
+func samplesCase(name, mode, more string, want ...string) hcase {
+	c := methodCase(name, mode, 1, want...)
+	c.files["study.toml"] += more
+	c.check = func(t *testing.T, dir string, r result) {
+		b, err := os.ReadFile(filepath.Join(dir, "out", "samples.csv"))
+		if err != nil {
+			return // nothing written at all is fine too
+		}
+		if lines := strings.Count(strings.TrimSpace(string(b)), "\n"); lines > 0 || strings.Contains(string(b), "NaN") {
+			t.Errorf("samples.csv holds %d rows:\n%s", lines, b)
+		}
+	}
+	return c
 }
