@@ -665,7 +665,8 @@ func gridRound(t *testing.T, m abi.Method, round int) {
 			t.Fatalf("round 0: %+v, want Draw 4", b)
 		}
 		for i := 0; i < 4; i++ {
-			pts = append(pts, []float64{float64(i), -float64(i)})
+			// Inside the bounds: the host refuses a sample outside them.
+			pts = append(pts, []float64{float64(i), -float64(i) / 3})
 		}
 	default:
 		if b.Draw != 0 || len(b.Points) != 4 {
@@ -778,7 +779,7 @@ func TestMethod(t *testing.T) {
 	if len(rep.Samples) != 9 { // 3 OK points per round
 		t.Fatalf("%d samples, want 9", len(rep.Samples))
 	}
-	if s := rep.Samples[1]; !equal(s.Theta, []float64{1, -1}) || s.LogPrior != -1 || s.LogLik != -1 {
+	if s := rep.Samples[1]; !equal(s.Theta, []float64{1, -1.0 / 3}) || s.LogPrior != -1 || s.LogLik != -1 {
 		t.Errorf("sample 1 = %+v", s)
 	}
 	want := map[string]any{"rounds": 3.0, "samples": 9.0, "seed": float64(int64(gridProblem.Seed)), "grads": 4.0, "gsum": 12.0}
