@@ -88,6 +88,23 @@ func authorCases() []hcase {
 			c.code, c.check = 0, nil
 			return c
 		}(),
+		// F3: a likelihood whose kinfer_likelihood_eval_batch disagrees
+		// (deterministically) with kinfer_likelihood_eval is named as such,
+		// with ABI.md §6.2, not called non-deterministic; one that agrees
+		// is certified.
+		{name: "certify-batch-disagrees", code: 1,
+			files: plugin("lik", "batchlik", "likelihood", "wat/batchlik.wasm", limits),
+			args:  []string{"inspect", "--certify", "--set", "mode=1", "lik/plugin.toml"},
+			want:  []string{"kinfer_likelihood_eval and kinfer_likelihood_eval_batch give different results at point 0", "ABI.md §6.2"},
+			check: func(t *testing.T, _ string, r result) {
+				if strings.Contains(r.stderr, "not deterministic") {
+					t.Errorf("a deterministic plugin called non-deterministic:\n%s", r.stderr)
+				}
+			}},
+		{name: "certify-batch-agrees", code: 0,
+			files: plugin("lik", "batchlik", "likelihood", "wat/batchlik.wasm", limits),
+			args:  []string{"inspect", "--certify", "lik/plugin.toml"},
+			want:  []string{"certified:", "kinfer_likelihood_eval_batch: 12 points"}},
 		// F10: a guest message with ESC, CR and newline is shown escaped,
 		// on one line.
 		func() hcase {
