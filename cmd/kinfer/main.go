@@ -158,7 +158,7 @@ var commandHelp = map[string][2]string{
 		"Writes one self-contained report.html of a run: the study, provenance, diagnostics and every figure that\napplies to its method (posterior histograms with priors, corner plot, TMCMC stages, traces, loss curves,\nmodel fit). kinfer run writes it at the end of every run unless --no-report."},
 	"list": {"kinfer list", "Lists the builtin models, likelihoods and methods with their parameters and settings."},
 	"build": {"kinfer build PLUGIN_DIR | kinfer build --print-header",
-		"Builds a Go or C plugin folder to plugin.wasm and writes its sha256 into plugin.toml."},
+		"Builds a Go, C, Rust or AssemblyScript plugin folder into the module its plugin.toml names (key wasm)\nand writes the module's sha256 into plugin.toml."},
 	"version": {"kinfer version", "Prints kinfer's version, ABI version, Go toolchain, VCS revision, wazero version and platform."},
 }
 

@@ -83,11 +83,14 @@ func Build(dir string, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	out := m.WasmPath()
+	if fi, err := os.Stat(filepath.Dir(out)); err != nil || !fi.IsDir() {
+		return Result{}, fmt.Errorf("%s: wasm = %q: the folder %s does not exist (kinfer build does not create it); create it or name a module in an existing folder", m.Path, m.Wasm, filepath.Dir(out))
+	}
 	tc, err := toolchainFor(lang, m.Dir, opts)
 	if err != nil {
 		return Result{}, err
 	}
-	out := m.WasmPath()
 	tmp := out + ".tmp"
 	res, err := compile(m, lang, tmp, opts)
 	if err != nil {

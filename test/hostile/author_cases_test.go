@@ -105,6 +105,21 @@ func authorCases() []hcase {
 			files: plugin("lik", "batchlik", "likelihood", "wat/batchlik.wasm", limits),
 			args:  []string{"inspect", "--certify", "lik/plugin.toml"},
 			want:  []string{"certified:", "kinfer_likelihood_eval_batch: 12 points"}},
+		// F5: inspect shows the fuel limit (and what needs trusted = true);
+		// kinfer build into a folder that does not exist says so before
+		// compiling (no raw linker error); build --help names every
+		// language it builds.
+		{name: "inspect-shows-fuel", code: 0,
+			files: plugin("lik", "batchlik", "likelihood", "wat/batchlik.wasm", "memory_mib = 16\ntimeout_ms = 0\nfuel = 12345"),
+			args:  []string{"inspect", "lik/plugin.toml"},
+			want:  []string{"fuel 12345 per call", "no timeout (timeout_ms = 0)", "trusted = true"}},
+		{name: "build-into-missing-folder", code: 1,
+			files: map[string]string{"p/plugin.toml": manifest("p", "model", "build/out.wasm", limits), "p/p.c": "int x;\n"},
+			args:  []string{"build", "p"},
+			want:  []string{"p/plugin.toml", `wasm = "build/out.wasm"`, "does not exist"}},
+		{name: "build-help-languages", code: 0,
+			args: []string{"build", "--help"},
+			want: []string{"Go, C, Rust or AssemblyScript"}},
 		// F10: a guest message with ESC, CR and newline is shown escaped,
 		// on one line.
 		func() hcase {
