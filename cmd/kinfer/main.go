@@ -636,6 +636,9 @@ func cmdBuild(args []string, stdout io.Writer) error {
 		}[res.Lang]
 		fmt.Fprintf(stdout, "used the guest SDK carried in kinfer %s (ABI %d): %s\n", run.Version, abi.Version, what)
 	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(stdout, "NOTE: %s\n", n)
+	}
 	return nil
 }
 

@@ -73,6 +73,9 @@ type Result struct {
 	// kinfer binary (the plugin's folder has no kinfer.h / no go.mod that
 	// provides github.com/kinfer/kinfer).
 	EmbeddedSDK bool
+	// Notes are what the build changed that the user must know, e.g. a
+	// Go module's go line raised for the SDK (in the overlay only).
+	Notes []string
 }
 
 // Build compiles the plugin in dir (which holds plugin.toml) into the wasm
@@ -316,13 +319,15 @@ func compile(m *manifest.Manifest, lang, out string, opts Options) (Result, erro
 		return Result{}, err
 	}
 	defer os.RemoveAll(tmp)
-	var cmd []string
-	var env []string
+	var cmd, env, notes []string
 	embedded := false
 	switch lang {
 	case LangGo:
 		env = goEnv()
-		overlay, err := goOverlay(dir, tmp, opts)
+		overlay, note, err := goOverlay(dir, tmp, opts)
+		if note != "" {
+			notes = append(notes, note)
+		}
 		if err != nil {
 			return Result{}, fmt.Errorf("plugin %s: %w", m.Name, err)
 		}
@@ -391,7 +396,7 @@ func compile(m *manifest.Manifest, lang, out string, opts Options) (Result, erro
 	if err := checkModule(b, m.Kind); err != nil {
 		return Result{}, fmt.Errorf("plugin %s: %s: %v", m.Name, out, err)
 	}
-	return Result{Manifest: m.Path, Lang: lang, Wasm: out, SHA256: manifest.SHA256(b), Size: len(b), Command: cmd, EmbeddedSDK: embedded}, nil
+	return Result{Manifest: m.Path, Lang: lang, Wasm: out, SHA256: manifest.SHA256(b), Size: len(b), Command: cmd, EmbeddedSDK: embedded, Notes: notes}, nil
 }
 
 // findSDK walks up from dir to the directory holding sdk/c/kinfer.h.
