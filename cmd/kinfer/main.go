@@ -241,6 +241,11 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 		}
 	}
 	fmt.Fprintf(w, "outputs: %s\n", filepath.Join(dir, "summary.json")+", "+filepath.Join(dir, "samples.csv")+", "+filepath.Join(dir, run.ParquetFile))
+	if s.DerivativeFailures != "" && s.Complete {
+		// A stopped run's error already carries it.
+		fmt.Fprintf(w, "WARNING: %d Jacobians and %d gradients could not be computed at points of status ok: %s\n",
+			s.JacobianFailures, s.GradientFailures, s.DerivativeFailures)
+	}
 	for _, m := range methodWarnings(s.MethodReport) {
 		fmt.Fprintf(w, "WARNING (method %s): %s\n", s.Method, guesttext.Escape(m))
 	}

@@ -261,7 +261,6 @@ func importsSDK(root string) bool {
 	return found
 }
 
-
 // goLess reports a < b for go versions such as "1.22", "1.26.0" and
 // "1.26.1" in the go command's order (go/version: the language version
 // "1.26" is older than its first release "1.26.0", which a dependency may
