@@ -120,6 +120,16 @@ func authorCases() []hcase {
 		{name: "build-help-languages", code: 0,
 			args: []string{"build", "--help"},
 			want: []string{"Go, C, Rust or AssemblyScript"}},
+		// F10: a spec name holding an ESC sequence (quoted raw by errors)
+		// is refused at load, shown escaped.
+		func() hcase {
+			c := hcase{name: "spec-name-escape", code: 1,
+				files: plugin("lik", "ctrlname", "likelihood", "wat/ctrlname.wasm", limits),
+				args:  []string{"inspect", "lik/plugin.toml"},
+				want:  []string{"kinfer_describe", "spec name", "control character"}}
+			c.check = noRawControl
+			return c
+		}(),
 		// F10: a guest message with ESC, CR and newline is shown escaped,
 		// on one line.
 		func() hcase {
