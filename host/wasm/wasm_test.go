@@ -954,6 +954,16 @@ func TestLogLines(t *testing.T) {
 	}
 	// A nil writer discards.
 	(&lineWriter{log: newPluginLog("p", nil)}).Write([]byte("x\n"))
+
+	// Guest control characters are escaped: a plugin's stdout cannot
+	// colour the terminal or forge a kinfer line with CR (the audit's
+	// "configured ESC[31mRED ESC[0m CR kinfer: fake line").
+	var esc syncBuffer
+	w = &lineWriter{log: newPluginLog("p", &logMux{w: &esc})}
+	fmt.Fprintf(w, "configured \x1b[31mRED\x1b[0m \r kinfer: fake line\n")
+	if got, want := esc.String(), "p: configured \\x1b[31mRED\\x1b[0m \\r kinfer: fake line\n"; got != want {
+		t.Errorf("log = %q, want %q", got, want)
+	}
 }
 
 func TestScanModule(t *testing.T) {
