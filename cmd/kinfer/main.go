@@ -29,6 +29,7 @@ import (
 	"github.com/kinfer/kinfer/host/study"
 	"github.com/kinfer/kinfer/host/tomlx"
 	"github.com/kinfer/kinfer/host/wasm"
+	"github.com/kinfer/kinfer/internal/guesttext"
 )
 
 const usage = `kinfer — identify biomechanical model parameters from measured data
@@ -157,7 +158,7 @@ var commandHelp = map[string][2]string{
 		"Writes one self-contained report.html of a run: the study, provenance, diagnostics and every figure that\napplies to its method (posterior histograms with priors, corner plot, TMCMC stages, traces, loss curves,\nmodel fit). kinfer run writes it at the end of every run unless --no-report."},
 	"list": {"kinfer list", "Lists the builtin models, likelihoods and methods with their parameters and settings."},
 	"build": {"kinfer build PLUGIN_DIR | kinfer build --print-header",
-		"Builds a Go or C plugin folder to plugin.wasm and writes its sha256 into plugin.toml."},
+		"Builds a Go, C, Rust or AssemblyScript plugin folder into the module its plugin.toml names (key wasm)\nand writes the module's sha256 into plugin.toml."},
 	"version": {"kinfer version", "Prints kinfer's version, ABI version, Go toolchain, VCS revision, wazero version and platform."},
 }
 
@@ -246,8 +247,13 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 		}
 	}
 	fmt.Fprintf(w, "outputs: %s\n", filepath.Join(dir, "summary.json")+", "+filepath.Join(dir, "samples.csv")+", "+filepath.Join(dir, run.ParquetFile))
+	if s.DerivativeFailures != "" && s.Complete {
+		// A stopped run's error already carries it.
+		fmt.Fprintf(w, "WARNING: %d Jacobians and %d gradients could not be computed at points of status ok: %s\n",
+			s.JacobianFailures, s.GradientFailures, s.DerivativeFailures)
+	}
 	for _, m := range methodWarnings(s.MethodReport) {
-		fmt.Fprintf(w, "WARNING (method %s): %s\n", s.Method, m)
+		fmt.Fprintf(w, "WARNING (method %s): %s\n", s.Method, guesttext.Escape(m))
 	}
 	if s.Transform != nil && (s.Method == "builtin:tmcmc" || s.Method == "builtin:metropolis") {
 		fmt.Fprintf(w, "WARNING ([transform] with the sampler %s): %s\n", s.Method, s.Transform.Note)
@@ -562,7 +568,18 @@ func inspect(stdout io.Writer, p *wasm.Plugin) {
 	fmt.Fprintf(stdout, "plugin:       %s %s\n", m.Name, m.Version)
 	fmt.Fprintf(stdout, "file:         %s\n", m.WasmPath())
 	fmt.Fprintf(stdout, "ABI version:  %d\n", abi.Version)
-	fmt.Fprintf(stdout, "limits:       memory %d MiB, timeout %d ms\n", m.Limits.MemoryMiB, m.Limits.TimeoutMS)
+	timeout := fmt.Sprintf("timeout %d ms", m.Limits.TimeoutMS)
+	if m.Limits.TimeoutMS == 0 {
+		timeout = "no timeout (timeout_ms = 0)"
+	}
+	fuel := fmt.Sprintf("fuel %d per call (per point of a batch)", m.Limits.Fuel)
+	if m.Limits.Fuel == 0 {
+		fuel = "unlimited fuel (fuel = 0)"
+	}
+	fmt.Fprintf(stdout, "limits:       memory %d MiB, %s, %s\n", m.Limits.MemoryMiB, timeout, fuel)
+	if why := m.Limits.NeedsTrust(); len(why) > 0 {
+		fmt.Fprintf(stdout, "              a study must set trusted = true for this plugin: %s\n", strings.Join(why, ", "))
+	}
 	printSpec(stdout, p.Spec)
 	fmt.Fprintf(stdout, "imports:      %s\n", strings.Join(p.Imports, ", "))
 	fmt.Fprintf(stdout, "exports:      %s\n", strings.Join(p.Exports, ", "))
@@ -570,14 +587,14 @@ func inspect(stdout io.Writer, p *wasm.Plugin) {
 
 func printSpec(w io.Writer, s abi.Spec) {
 	fmt.Fprintf(w, "kind:         %s\n", s.Kind)
-	fmt.Fprintf(w, "name:         %s %s\n", s.Name, s.Version)
+	fmt.Fprintf(w, "name:         %s %s\n", guesttext.Escape(s.Name), guesttext.Escape(s.Version))
 	if s.Doc != "" {
-		fmt.Fprintf(w, "doc:          %s\n", s.Doc)
+		fmt.Fprintf(w, "doc:          %s\n", guesttext.Escape(s.Doc))
 	}
 	if len(s.Params) > 0 {
 		fmt.Fprintln(w, "parameters:")
 		for _, p := range s.Params {
-			fmt.Fprintf(w, "  %-14s %-6s [%g, %g] default %g  %s\n", p.Name, unit(p.Unit), p.Lower, p.Upper, p.Default, p.Doc)
+			fmt.Fprintf(w, "  %-14s %-6s [%g, %g] default %g  %s\n", p.Name, unit(p.Unit), p.Lower, p.Upper, p.Default, guesttext.Escape(p.Doc))
 		}
 	}
 	for _, list := range []struct {
@@ -587,7 +604,7 @@ func printSpec(w io.Writer, s abi.Spec) {
 		if len(list.cols) > 0 {
 			fmt.Fprintln(w, list.title)
 			for _, c := range list.cols {
-				fmt.Fprintf(w, "  %-14s %-6s %s\n", c.Name, unit(c.Unit), c.Doc)
+				fmt.Fprintf(w, "  %-14s %-6s %s\n", c.Name, unit(c.Unit), guesttext.Escape(c.Doc))
 			}
 		}
 	}
@@ -604,12 +621,12 @@ func printSpec(w io.Writer, s abi.Spec) {
 			if st.Output {
 				def = "a model output's name, default none"
 			}
-			fmt.Fprintf(w, "  %-14s %-6s %s  %s\n", st.Name, unit(st.Unit), def, st.Doc)
+			fmt.Fprintf(w, "  %-14s %-6s %s  %s\n", st.Name, unit(st.Unit), def, guesttext.Escape(st.Doc))
 		}
 	}
 	caps := "none"
 	if len(s.Capabilities) > 0 {
-		caps = strings.Join(s.Capabilities, ", ")
+		caps = guesttext.Escape(strings.Join(s.Capabilities, ", "))
 	}
 	fmt.Fprintf(w, "capabilities: %s\n", caps)
 }
@@ -618,7 +635,7 @@ func unit(u string) string {
 	if u == "" {
 		return "-"
 	}
-	return u
+	return guesttext.Escape(u)
 }
 
 func cmdList(w io.Writer) error {
@@ -678,6 +695,9 @@ func cmdBuild(args []string, stdout io.Writer) error {
 			build.LangAS:   "the package kinfer (sdk/assemblyscript), given to asc with --path",
 		}[res.Lang]
 		fmt.Fprintf(stdout, "used the guest SDK carried in kinfer %s (ABI %d): %s\n", run.Version, abi.Version, what)
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(stdout, "NOTE: %s\n", n)
 	}
 	return nil
 }

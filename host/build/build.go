@@ -73,6 +73,9 @@ type Result struct {
 	// kinfer binary (the plugin's folder has no kinfer.h / no go.mod that
 	// provides github.com/kinfer/kinfer).
 	EmbeddedSDK bool
+	// Notes are what the build changed that the user must know, e.g. a
+	// Go module's go line raised for the SDK (in the overlay only).
+	Notes []string
 }
 
 // Build compiles the plugin in dir (which holds plugin.toml) into the wasm
@@ -83,11 +86,14 @@ func Build(dir string, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	out := m.WasmPath()
+	if fi, err := os.Stat(filepath.Dir(out)); err != nil || !fi.IsDir() {
+		return Result{}, fmt.Errorf("%s: wasm = %q: the folder %s does not exist (kinfer build does not create it); create it or name a module in an existing folder", m.Path, m.Wasm, filepath.Dir(out))
+	}
 	tc, err := toolchainFor(lang, m.Dir, opts)
 	if err != nil {
 		return Result{}, err
 	}
-	out := m.WasmPath()
 	tmp := out + ".tmp"
 	res, err := compile(m, lang, tmp, opts)
 	if err != nil {
@@ -313,13 +319,15 @@ func compile(m *manifest.Manifest, lang, out string, opts Options) (Result, erro
 		return Result{}, err
 	}
 	defer os.RemoveAll(tmp)
-	var cmd []string
-	var env []string
+	var cmd, env, notes []string
 	embedded := false
 	switch lang {
 	case LangGo:
 		env = goEnv()
-		overlay, err := goOverlay(dir, tmp, opts)
+		overlay, note, err := goOverlay(dir, tmp, opts)
+		if note != "" {
+			notes = append(notes, note)
+		}
 		if err != nil {
 			return Result{}, fmt.Errorf("plugin %s: %w", m.Name, err)
 		}
@@ -388,7 +396,7 @@ func compile(m *manifest.Manifest, lang, out string, opts Options) (Result, erro
 	if err := checkModule(b, m.Kind); err != nil {
 		return Result{}, fmt.Errorf("plugin %s: %s: %v", m.Name, out, err)
 	}
-	return Result{Manifest: m.Path, Lang: lang, Wasm: out, SHA256: manifest.SHA256(b), Size: len(b), Command: cmd, EmbeddedSDK: embedded}, nil
+	return Result{Manifest: m.Path, Lang: lang, Wasm: out, SHA256: manifest.SHA256(b), Size: len(b), Command: cmd, EmbeddedSDK: embedded, Notes: notes}, nil
 }
 
 // findSDK walks up from dir to the directory holding sdk/c/kinfer.h.

@@ -80,8 +80,12 @@
 //     replacement is relative so that the build info inside the module
 //     (which records a replacement's directory even with -trimpath) holds
 //     no temporary path: the same plugin gives the same bytes in any
-//     folder. Inside a go.work workspace, or in kinfer's own module (the
-//     repository's plugins), nothing is overlaid.
+//     folder. Inside a go.work workspace, in kinfer's own module (the
+//     repository's plugins), or in a module none of whose non-test files
+//     imports github.com/kinfer/kinfer (a plugin written from ABI.md alone),
+//     nothing is overlaid: such a module is built exactly as `go build`
+//     builds it, with its own go line. When the overlay raises the go line,
+//     Result.Notes says so (the language version changes semantics).
 //
 // After a build, the module's sha256 and the toolchain that produced it are
 // written into plugin.toml: the sha256 line and the [build] table's lang

@@ -3,10 +3,13 @@ package build
 import (
 	"encoding/json"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"go/version"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/kinfer/kinfer"
@@ -87,21 +90,29 @@ type goMod struct {
 //
 // Otherwise — no go.mod at all (a temporary module kinfer.local/plugin is
 // made), or a go.mod without a usable replace — the embedded SDK is used.
-func goOverlay(dir, tmp string, opts Options) (string, error) {
+//
+// A module none of whose packages imports github.com/kinfer/kinfer (a
+// plugin written from ABI.md alone) is built exactly as `go build` would
+// build it — no overlay, the same language version, the same bytes as the
+// hand recipe. When the overlay must raise the module's go line to the
+// SDK's (the go command refuses a main module older than a dependency),
+// note says so: the language version changes semantics (per-iteration
+// loop variables since Go 1.22).
+func goOverlay(dir, tmp string, opts Options) (overlay, note string, err error) {
 	env, err := run(dir, goEnv(), opts.goCmd(), "env", "-json", "GOMOD", "GOWORK")
 	if err != nil {
-		return "", fmt.Errorf("%s env: %v\n%s", opts.goCmd(), err, env)
+		return "", "", fmt.Errorf("%s env: %v\n%s", opts.goCmd(), err, env)
 	}
 	var ge struct{ GOMOD, GOWORK string }
 	if err := json.Unmarshal([]byte(env), &ge); err != nil {
-		return "", fmt.Errorf("%s env -json: %v", opts.goCmd(), err)
+		return "", "", fmt.Errorf("%s env -json: %v", opts.goCmd(), err)
 	}
 	if ge.GOWORK != "" && ge.GOWORK != "off" {
-		return "", nil
+		return "", "", nil
 	}
 	gover, err := goVersion()
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	var root, modText string
 	if ge.GOMOD == "" || ge.GOMOD == os.DevNull {
@@ -110,29 +121,32 @@ func goOverlay(dir, tmp string, opts Options) (string, error) {
 	} else {
 		out, err := run(dir, goEnv(), opts.goCmd(), "mod", "edit", "-json", ge.GOMOD)
 		if err != nil {
-			return "", fmt.Errorf("%s: %v\n%s", ge.GOMOD, err, out)
+			return "", "", fmt.Errorf("%s: %v\n%s", ge.GOMOD, err, out)
 		}
 		var gm goMod
 		if err := json.Unmarshal([]byte(out), &gm); err != nil {
-			return "", fmt.Errorf("%s: go mod edit -json: %v", ge.GOMOD, err)
+			return "", "", fmt.Errorf("%s: go mod edit -json: %v", ge.GOMOD, err)
 		}
 		if gm.Module.Path == kinferModule {
-			return "", nil
+			return "", "", nil
 		}
 		root = filepath.Dir(ge.GOMOD)
+		if !importsSDK(root) {
+			return "", "", nil
+		}
 		for _, r := range gm.Replace {
 			if r.Old.Path != kinferModule {
 				continue
 			}
 			if r.New.Version != "" {
-				return "", nil
+				return "", "", nil
 			}
 			p := r.New.Path
 			if !filepath.IsAbs(p) {
 				p = filepath.Join(root, p)
 			}
 			if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil {
-				return "", nil
+				return "", "", nil
 			}
 		}
 		// go mod edit drops every other replacement of the module (a
@@ -150,9 +164,16 @@ func goOverlay(dir, tmp string, opts Options) (string, error) {
 		// kinfer's go version, so the plugin's module is raised to it.
 		if goLess(gm.Go, gover) {
 			edit = append(edit, "-go="+gover)
+			was := "no go line"
+			if gm.Go != "" {
+				was = "go " + gm.Go
+			}
+			note = fmt.Sprintf("%s says %s, older than the go %s the SDK needs: the build's overlay raised it to go %s "+
+				"(your file is unchanged), so the plugin was compiled with Go %s language semantics (e.g. per-iteration loop "+
+				"variables since Go 1.22); set go %s in go.mod to build the same way by hand", ge.GOMOD, was, gover, gover, gover, gover)
 		}
 		if modText, err = run(dir, goEnv(), opts.goCmd(), append(edit, ge.GOMOD)...); err != nil {
-			return "", fmt.Errorf("%s: %v\n%s", ge.GOMOD, err, modText)
+			return "", "", fmt.Errorf("%s: %v\n%s", ge.GOMOD, err, modText)
 		}
 	}
 	ov := map[string]string{}
@@ -168,10 +189,10 @@ func goOverlay(dir, tmp string, opts Options) (string, error) {
 		return nil
 	}
 	if err := add("go.mod", []byte(modText)); err != nil {
-		return "", err
+		return "", "", err
 	}
 	if err := add(sdkDirName+"/go.mod", []byte("module "+kinferModule+"\n\ngo "+gover+"\n")); err != nil {
-		return "", err
+		return "", "", err
 	}
 	err = fs.WalkDir(kinfer.SDK, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
@@ -184,14 +205,60 @@ func goOverlay(dir, tmp string, opts Options) (string, error) {
 		return add(sdkDirName+"/"+p, b)
 	})
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	b, err := json.Marshal(map[string]any{"Replace": ov})
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	p := filepath.Join(tmp, "overlay.json")
-	return p, os.WriteFile(p, b, 0o644)
+	return p, note, os.WriteFile(p, b, 0o644)
+}
+
+// importsSDK reports whether a non-test Go file of the module rooted at
+// root (its folders, without nested modules, vendor, testdata and folders
+// whose name starts with "." or "_", which the go command ignores) imports
+// a package of github.com/kinfer/kinfer. Build constraints are not
+// evaluated: a file that imports it under any tag counts. A file that
+// does not parse counts too, so that the go command reports it.
+func importsSDK(root string) bool {
+	found := false
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if found {
+			return filepath.SkipAll
+		}
+		if err != nil {
+			return nil // unreadable: the go command will say so
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if p != root {
+				if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "vendor" {
+					return filepath.SkipDir
+				}
+				if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil {
+					return filepath.SkipDir
+				}
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
+		if err != nil {
+			found = true
+			return nil
+		}
+		for _, im := range f.Imports {
+			path, err := strconv.Unquote(im.Path.Value)
+			if err == nil && (path == kinferModule || strings.HasPrefix(path, kinferModule+"/")) {
+				found = true
+			}
+		}
+		return nil
+	})
+	return found
 }
 
 // goLess reports a < b for go versions such as "1.22", "1.26.0" and

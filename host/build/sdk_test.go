@@ -1,7 +1,9 @@
 package build
 
 import (
+	"github.com/kinfer/kinfer/host/manifest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -112,6 +114,9 @@ func TestGoPluginOutsideRepository(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(sub, "plugin.toml"), []byte(cManifest), 0o644))
 	if r, err := Build(sub, Options{}); err != nil || !r.EmbeddedSDK {
 		t.Errorf("plugin inside the module example.com/lab: %+v, %v", r, err)
+	} else if len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "says go 1.22") || !strings.Contains(r.Notes[0], "raised it to go") {
+		// The raised language version changes semantics: it is said.
+		t.Errorf("the raised go line is not reported: notes %q", r.Notes)
 	}
 	if got := string(mustReadFile(t, filepath.Join(lab, "go.mod"))); got != labMod {
 		t.Errorf("the module's go.mod changed to\n%s", got)
@@ -181,5 +186,84 @@ func TestGoLess(t *testing.T) {
 		if got := goLess(c.a, c.b); got != c.want {
 			t.Errorf("goLess(%q, %q) = %v", c.a, c.b, got)
 		}
+	}
+}
+
+// rawGoPlugin is a Go plugin written from ABI.md alone: it does not import
+// github.com/kinfer/kinfer. Its loop captures the loop variable, whose
+// meaning depends on the go line of its go.mod (per-iteration since 1.22).
+const rawGoPlugin = `package main
+
+var fs []func() int
+
+//go:wasmexport kinfer_abi_version
+func version() int32 {
+	fs = fs[:0]
+	for i := 0; i < 3; i++ {
+		fs = append(fs, func() int { return i })
+	}
+	s := 0
+	for _, f := range fs {
+		s += f()
+	}
+	return int32(s - 2) // 1 under go >= 1.22, 7 under go 1.21
+}
+
+// The rest of a model's exports (ABI.md §3, §6.1), compiled, not called.
+//
+//go:wasmexport kinfer_describe
+func describe() int64 { return 0 }
+
+//go:wasmexport kinfer_alloc
+func alloc(n int32) int32 { return 0 }
+
+//go:wasmexport kinfer_free
+func free(p, n int32) {}
+
+//go:wasmexport kinfer_configure
+func configure(p, n int32) int32 { return 0 }
+
+//go:wasmexport kinfer_last_error
+func lastError() int64 { return 0 }
+
+//go:wasmexport kinfer_model_eval
+func eval(b, theta, k, x, y, status int32) int32 { return 0 }
+
+func main() {}
+`
+
+// A Go plugin whose module does not import github.com/kinfer/kinfer is
+// built exactly as go build builds it (no overlay): its go.mod's go line
+// (here 1.21, older than the SDK's) is kept, and the module's bytes are
+// those of the README's hand recipe.
+func TestGoPluginWithoutSDKBuildsAsGoBuild(t *testing.T) {
+	if _, err := Toolchain(LangGo, Options{}); err != nil {
+		t.Skip(err)
+	}
+	t.Setenv("GOPROXY", "off")
+	dir := filepath.Join(t.TempDir(), "raw")
+	must(t, os.Mkdir(dir, 0o755))
+	gomod := "module example.com/raw\n\ngo 1.21\n"
+	must(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte(rawGoPlugin), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "plugin.toml"), []byte(cManifest), 0o644))
+	r, err := Build(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.EmbeddedSDK || len(r.Notes) > 0 || strings.Contains(strings.Join(r.Command, " "), "-overlay") {
+		t.Errorf("a plugin without the SDK got the overlay: %+v", r)
+	}
+	hand := filepath.Join(t.TempDir(), "hand.wasm")
+	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-buildvcs=false", "-o", hand, ".")
+	cmd.Dir, cmd.Env = dir, goEnv()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("hand build: %v\n%s", err, out)
+	}
+	if got := manifest.SHA256(mustReadFile(t, hand)); got != r.SHA256 {
+		t.Errorf("kinfer build sha256 %s, the hand recipe's %s", r.SHA256, got)
+	}
+	if got := string(mustReadFile(t, filepath.Join(dir, "go.mod"))); got != gomod {
+		t.Errorf("go.mod changed to\n%s", got)
 	}
 }

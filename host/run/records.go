@@ -77,7 +77,8 @@ func checkCounts(c *checkpoint) error {
 		name string
 		v    int
 	}{{"batches", c.Batches}, {"starts_used", c.StartsUsed}, {"counts.Evaluations", n.Evaluations}, {"counts.Failed", n.Failed},
-		{"counts.Gradients", n.Gradients}, {"counts.Jacobians", n.Jacobians}, {"counts.JacobianEvals", n.JacobianEvals}} {
+		{"counts.Gradients", n.Gradients}, {"counts.Jacobians", n.Jacobians}, {"counts.JacobianEvals", n.JacobianEvals},
+		{"counts.JacobianFailures", n.JacobianFailures}, {"counts.GradientFailures", n.GradientFailures}} {
 		if f.v < 0 {
 			return fmt.Errorf("%s is %d, negative", f.name, f.v)
 		}

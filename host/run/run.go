@@ -275,6 +275,12 @@ func (r *runner) loop(ctx context.Context) (err error, stoppedInEval bool, rngAt
 			}
 		}
 		if err := s.Method.Tell(res); err != nil {
+			if note := r.t.DerivativeFailures(); note != "" {
+				// The method saw points without a Jacobian or gradient;
+				// the reason is the model's (ABI.md §3: the host adds the
+				// guest's message).
+				err = fmt.Errorf("%w; the model's derivatives failed: %s", err, note)
+			}
 			return fmt.Errorf("method %s: tell: %w", r.method(), err), false, rngAtAsk, startsAtAsk
 		}
 		if err := r.take(); err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/kinfer/kinfer/builtin/stats"
 	"github.com/kinfer/kinfer/host/study"
 	"github.com/kinfer/kinfer/host/target"
+	"github.com/kinfer/kinfer/internal/guesttext"
 	"strings"
 )
 
@@ -61,6 +62,13 @@ type Summary struct {
 	Jacobians           int    `json:"jacobians,omitempty"`
 	JacobianEvaluations int    `json:"jacobian_evaluations,omitempty"`
 	Residuals           int    `json:"residuals,omitempty"`
+	// JacobianFailures and GradientFailures count the points of status ok
+	// whose residual Jacobian or gradient could not be computed;
+	// DerivativeFailures says which model export failed, with which
+	// status, how often, and the plugin's last kinfer_last_error message.
+	JacobianFailures   int    `json:"jacobian_failures,omitempty"`
+	GradientFailures   int    `json:"gradient_failures,omitempty"`
+	DerivativeFailures string `json:"derivative_failures,omitempty"`
 	// Constraints are the study's soft constraints, with their number of
 	// residuals.
 	Constraints       []ConstraintSummary `json:"constraints,omitempty"`
@@ -133,6 +141,8 @@ func summarize(s *study.Study, t *target.Target, workers int, rep abi.Report, sa
 	if c.Jacobians > 0 || c.JacobianEvals > 0 {
 		sum.JacobianMode, sum.Jacobians, sum.JacobianEvaluations = t.JacobianMode(), c.Jacobians, c.JacobianEvals
 	}
+	sum.JacobianFailures, sum.GradientFailures = c.JacobianFailures, c.GradientFailures
+	sum.DerivativeFailures = guesttext.Escape(t.DerivativeFailures())
 	if s.MethodInfo.Spec.Has(abi.CapLeastSquares) || c.Jacobians > 0 {
 		sum.Residuals = t.Residuals()
 	}

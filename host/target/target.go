@@ -38,6 +38,13 @@ type Counts struct {
 	// Evaluations).
 	Jacobians     int
 	JacobianEvals int
+	// JacobianFailures and GradientFailures count the points of status OK
+	// whose residual Jacobian or gradient was asked for but could not be
+	// computed (the model's Jacobian or VJP returned a failed status, or
+	// a finite-difference step failed): the method got the point without
+	// it.
+	JacobianFailures int `json:",omitempty"`
+	GradientFailures int `json:",omitempty"`
 	// ModelSeconds is the time spent inside model calls, summed over
 	// workers (so it can exceed the wall time).
 	ModelSeconds float64
@@ -247,7 +254,7 @@ func (t *Target) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 			return nil, err
 		}
 		t.modelNanos.Add(int64(tally.ModelSeconds * 1e9))
-		t.tally(res, tally.JacobianEvals)
+		t.tally(res, want, tally.JacobianEvals)
 		return res, nil
 	}
 	res, err := t.evaluate(ctx, points, want)
@@ -260,13 +267,13 @@ func (t *Target) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 			return nil, err
 		}
 	}
-	t.tally(res, fdEvals)
+	t.tally(res, want, fdEvals)
 	return res, nil
 }
 
-// tally counts a batch's results and fdEvals finite-difference Jacobian
-// evaluations.
-func (t *Target) tally(res []abi.Result, fdEvals int) {
+// tally counts a batch's results, asked for with want, and fdEvals
+// finite-difference Jacobian evaluations.
+func (t *Target) tally(res []abi.Result, want abi.Want, fdEvals int) {
 	t.mu.Lock()
 	for _, r := range res {
 		t.counts.ByStatus[r.Status.String()]++
@@ -281,6 +288,12 @@ func (t *Target) tally(res []abi.Result, fdEvals int) {
 		}
 		if r.Jacobian != nil {
 			t.counts.Jacobians++
+		}
+		if r.Status == abi.OK && want&abi.WantGradient != 0 && r.Grad == nil {
+			t.counts.GradientFailures++
+		}
+		if r.Status == abi.OK && want&abi.WantJacobian != 0 && r.Jacobian == nil {
+			t.counts.JacobianFailures++
 		}
 	}
 	t.counts.JacobianEvals += fdEvals
@@ -694,6 +707,18 @@ func (t *Target) termLogLik(sc *scratch, term *study.Term, y, gy []float64) (flo
 		st = abi.NonFinite
 	}
 	return l, st, nil
+}
+
+// DerivativeFailures describes the calls of the model's derivative
+// exports (a plugin's kinfer_model_jacobian, kinfer_model_vjp, …) that
+// returned a failed or invalid status, with the guest's last
+// kinfer_last_error message; "" when there were none or the model does
+// not say.
+func (t *Target) DerivativeFailures() string {
+	if d, ok := t.S.Model.(interface{ DerivativeFailures() string }); ok {
+		return d.DerivativeFailures()
+	}
+	return ""
 }
 
 // SetCounts restores tallies (when a run resumes from a checkpoint).

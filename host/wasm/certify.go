@@ -57,6 +57,23 @@ func (e *NondeterminismError) Error() string {
 	return fmt.Sprintf("plugin %s is not deterministic: %s%s: %s (ABI.md §1: results must depend only on the inputs and settings)", e.Plugin, e.Export, where, e.Detail)
 }
 
+// MismatchError is a plugin whose two exports for the same value disagree
+// on a point although each is deterministic: kinfer_likelihood_eval and
+// kinfer_likelihood_eval_batch MUST give the same logL (ABI.md §6.2), so
+// the run's results would depend on how its points are chunked.
+type MismatchError struct {
+	Plugin   string
+	Exports  [2]string // the reference export, then the one that disagrees
+	Point    int
+	Detail   string
+	Contract string // the ABI.md section that requires agreement
+}
+
+func (e *MismatchError) Error() string {
+	return fmt.Sprintf("plugin %s: %s and %s give different results at point %d: %s (%s: they MUST agree for every point)",
+		e.Plugin, e.Exports[0], e.Exports[1], e.Point, e.Detail, e.Contract)
+}
+
 // Certify evaluates the same points on two fresh instances of the plugin,
 // in different orders and batch sizes (and, for a method, drives two
 // instances with the same seed through the same batches), and returns a
@@ -439,12 +456,49 @@ func (p *Plugin) certifyLikelihood(ctx context.Context, o CertifyOptions, rng *r
 		return err
 	}
 	if p.Spec.Has(abi.CapBatch) {
-		bl := b.(abi.BatchLikelihood)
-		for lo := 0; lo < n; lo += 5 {
-			hi := min(lo+5, n)
-			bl.LogLikelihoodBatch(m, ys[lo:hi], obs, sigma, lb[lo:hi], sb[lo:hi])
+		// kinfer_likelihood_eval_batch in batches of 5 on the second
+		// instance and of 3 on the first: where the two agree with each
+		// other but not with kinfer_likelihood_eval (deterministic, checked
+		// above), the exports disagree (ABI.md §6.2), which is not a
+		// matter of state or order.
+		batches := func(l abi.Likelihood, size int) ([]float64, []abi.Status) {
+			out, st := make([]float64, n), make([]abi.Status, n)
+			bl := l.(abi.BatchLikelihood)
+			for lo := 0; lo < n; lo += size {
+				hi := min(lo+size, n)
+				bl.LogLikelihoodBatch(m, ys[lo:hi], obs, sigma, out[lo:hi], st[lo:hi])
+			}
+			return out, st
+		}
+		lb, sb = batches(b, 5)
+		l3, s3 := batches(a, 3)
+		for i := range la {
+			for _, st := range []abi.Status{sb[i], s3[i]} {
+				if st == abi.Timeout || st == abi.Trap {
+					if err := fault(a); err != nil {
+						return err
+					}
+					return fault(b)
+				}
+			}
+			if sb[i] != s3[i] || (sb[i] == abi.OK && math.Float64bits(lb[i]) != math.Float64bits(l3[i])) {
+				return compare(exLikEvalBatch, "in batches of 5 on the second instance", lb, sb)
+			}
+			mismatch := func(format string, args ...any) error {
+				return &MismatchError{Plugin: p.Manifest.Name, Exports: [2]string{exLikEval.String(), exLikEvalBatch.String()}, Point: i,
+					Detail: fmt.Sprintf(format, args...), Contract: "ABI.md §6.2"}
+			}
+			if sa[i] != sb[i] {
+				return mismatch("status %v from %s, %v from %s (the same in batches of 5 and of 3)", sa[i], exLikEval, sb[i], exLikEvalBatch)
+			}
+			if sa[i] == abi.OK && math.Float64bits(la[i]) != math.Float64bits(lb[i]) {
+				return mismatch("logL = %v from %s, %v from %s (the same in batches of 5 and of 3)", la[i], exLikEval, lb[i], exLikEvalBatch)
+			}
 		}
 		if err := compare(exLikEvalBatch, "in batches of 5 on the second instance", lb, sb); err != nil {
+			return err
+		}
+		if err := compare(exLikEvalBatch, "in batches of 3 on the first instance", l3, s3); err != nil {
 			return err
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/internal/guesttext"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/sys"
 )
@@ -361,7 +362,9 @@ func (in *instance) lastError() string {
 			}
 		}
 	}
-	msg := strings.ToValidUTF8(strings.TrimSpace(string(b)), "\uFFFD")
+	// Guest text: escaped (control characters shown, one line) before it
+	// goes into any error (ABI.md §8: plugins may be untrusted).
+	msg := guesttext.Escape(strings.TrimSpace(string(b)))
 	if cut {
 		msg += " [truncated]"
 	}
@@ -416,7 +419,8 @@ func (in *instance) buffer(e export, n uint64) (uint32, error) {
 		}
 	}
 	if ptr == 0 {
-		return 0, in.malformed(exAlloc, "returned 0 for %d bytes (memory_mib=%d)", n, in.p.Manifest.Limits.MemoryMiB)
+		msg := in.lastErrorOr() // before malformed: a dead instance is not asked
+		return 0, in.malformed(exAlloc, "returned 0 for %d bytes (memory_mib=%d): %s", n, in.p.Manifest.Limits.MemoryMiB, msg)
 	}
 	in.arena, in.arenaCap = ptr, uint32(want)
 	return ptr, nil
@@ -520,7 +524,8 @@ func (in *instance) guestStatus(e export, v int32, point int) (abi.Status, error
 	if point >= 0 {
 		where = fmt.Sprintf(" for point %d", point)
 	}
-	return abi.Trap, in.malformed(e, "returned status %d%s (a guest returns only 0, 1 or 2)", v, where)
+	msg := in.lastErrorOr() // before malformed: a dead instance is not asked
+	return abi.Trap, in.malformed(e, "returned status %d%s (a guest returns only 0, 1 or 2): %s", v, where, msg)
 }
 
 // setContext makes ctx the instance's context: its cancellation

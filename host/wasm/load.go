@@ -16,6 +16,7 @@ import (
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/host/manifest"
 	"github.com/kinfer/kinfer/host/wasm/meter"
+	"github.com/kinfer/kinfer/internal/guesttext"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 )
@@ -40,6 +41,7 @@ type Plugin struct {
 	fuel     int64         // fuel per call (per point of a batch); 0 = unlimited
 	log      *pluginLog
 	exported [numExports]bool
+	deriv    derivFailures // failed derivative calls (derivfail.go)
 
 	mu    sync.Mutex
 	spare *instance // the instance Load checked, unconfigured, for the first user
@@ -192,6 +194,14 @@ func (r *Runtime) Load(ctx context.Context, m *manifest.Manifest) (*Plugin, erro
 	}
 	if p.Spec, err = decodeSpec(p.describe); err != nil {
 		return nil, fmt.Errorf("plugin %s: kinfer_describe: %w", name, err)
+	}
+	// The spec's name and version are guest text that errors quote as
+	// they are (ABI.md §8: plugins may be untrusted): no control
+	// characters (its list names are checked by Validate).
+	for _, f := range []struct{ key, v string }{{"name", p.Spec.Name}, {"version", p.Spec.Version}} {
+		if guesttext.Escape(f.v) != f.v {
+			return nil, fmt.Errorf("plugin %s: kinfer_describe: spec %s %q has a control character or invalid UTF-8", name, f.key, f.v)
+		}
 	}
 	if err := p.Spec.Validate(); err != nil {
 		return nil, fmt.Errorf("plugin %s: kinfer_describe: %w", name, err)

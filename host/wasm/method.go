@@ -66,6 +66,11 @@ type method struct {
 	prop  bool // capability propagation (ABI.md §6.5)
 	o     int  // outputs per point, rows·m, given by Init (prop)
 
+	// lower and upper are the bounds given to Init (the method's
+	// coordinates: ±∞ with transforms), which every sample row must
+	// respect.
+	lower, upper []float64
+
 	// The batch last asked for, to check Tell against.
 	askN    int
 	askWant abi.Want
@@ -161,7 +166,7 @@ func (w *method) Init(p abi.Problem) error {
 			return err
 		}
 	}
-	w.d = d
+	w.d, w.lower, w.upper = d, lo, hi
 	return nil
 }
 
@@ -544,6 +549,28 @@ func (w *method) Done() bool {
 	return true
 }
 
+// checkSample refuses sample row i (of n) of kinfer_method_samples — θ
+// (d values), log prior, log likelihood (ABI.md §6.3) — that no point
+// evaluated by the host can have: a θ value that is NaN, ±∞ or outside
+// the bounds given to kinfer_method_init (the method's coordinates, so
+// ±∞ bounds with transforms allow any finite value), or a log prior or
+// log likelihood that is NaN or +∞. Such a row is a Trap naming the export
+// and the row, caught when read rather than written to samples.csv.
+func (w *method) checkSample(i, n int, row []float64) error {
+	d := w.d
+	for j, x := range row[:d] {
+		if math.IsNaN(x) || math.IsInf(x, 0) || x < w.lower[j] || x > w.upper[j] {
+			return w.in.malformed(exMethodSamples, "returned sample row %d (of %d) with θ[%d] = %g, outside [%g, %g] (the bounds given to kinfer_method_init; ABI.md §6.3)", i, n, j, x, w.lower[j], w.upper[j])
+		}
+	}
+	for k, name := range [2]string{"log prior", "log likelihood"} {
+		if x := row[d+k]; math.IsNaN(x) || math.IsInf(x, 1) {
+			return w.in.malformed(exMethodSamples, "returned sample row %d (of %d) with %s %g (a sample is a point of the target: NaN and +Inf are impossible; ABI.md §6.3)", i, n, name, x)
+		}
+	}
+	return nil
+}
+
 // Report reads the samples (rows of d+2 f64) and the report JSON object.
 func (w *method) Report() (abi.Report, error) {
 	defer w.mu.Unlock()
@@ -572,6 +599,9 @@ func (w *method) Report() (abi.Report, error) {
 		rep.Samples = make([]abi.Sample, rows)
 		for i := range rep.Samples {
 			row := flat[i*(d+2) : (i+1)*(d+2)]
+			if err := w.checkSample(i, int(rows), row); err != nil {
+				return abi.Report{}, w.check(err)
+			}
 			rep.Samples[i] = abi.Sample{Theta: row[:d:d], LogPrior: row[d], LogLik: row[d+1]}
 		}
 	}

@@ -293,7 +293,7 @@ func (w *model) jacobian(theta, x, y, jac []float64) abi.Status {
 		if err != nil {
 			return abi.Trap, err
 		}
-		st, err := in.guestStatus(e, i32(ret), -1)
+		st, err := in.derivStatus(e, i32(ret))
 		if err != nil || st != abi.OK {
 			return st, err
 		}
@@ -329,7 +329,7 @@ func (w *model) vjp(theta, x, v, y, g []float64) abi.Status {
 		if err != nil {
 			return abi.Trap, err
 		}
-		st, err := in.guestStatus(e, i32(ret), -1)
+		st, err := in.derivStatus(e, i32(ret))
 		if err != nil || st != abi.OK {
 			return st, err
 		}

@@ -109,7 +109,7 @@ func (w *model) evalPullback(theta, x, y []float64) (abi.Pullback, abi.Status) {
 		if err != nil {
 			return abi.Trap, err
 		}
-		st, err := in.guestStatus(e, i32(ret), -1)
+		st, err := in.derivStatus(e, i32(ret))
 		if err != nil || st != abi.OK {
 			return st, err
 		}
@@ -208,7 +208,7 @@ func (p *pullback) Pull(v, g []float64) abi.Status {
 		if err != nil {
 			return abi.Trap, err
 		}
-		st, err := in.guestStatus(e, i32(ret), -1)
+		st, err := in.derivStatus(e, i32(ret))
 		if err != nil || st != abi.OK {
 			return st, err
 		}

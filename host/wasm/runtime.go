@@ -1,6 +1,7 @@
 package wasm
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -191,5 +192,7 @@ func hostLog(ctx context.Context, mod api.Module, stack []uint64) {
 	if !ok {
 		panic(fmt.Errorf("kinfer_v1.log: span [%d, +%d) outside memory of %d bytes", ptr, n, mem.Size()))
 	}
-	logFrom(ctx).message(b)
+	// One diagnostic line (ABI.md §7): an embedded newline is shown
+	// escaped, never as a second line a guest could dress as kinfer's.
+	logFrom(ctx).line(bytes.TrimRight(b, "\r\n"))
 }

@@ -3,6 +3,7 @@ package wasm
 import (
 	"bytes"
 	"context"
+	"github.com/kinfer/kinfer/internal/guesttext"
 	"io"
 	"math/rand/v2"
 	"sync"
@@ -129,7 +130,9 @@ func (l *pluginLog) line(b []byte) {
 	}
 	out := append((*bp)[:0], l.name...)
 	out = append(out, ": "...)
-	out = append(out, bytes.ToValidUTF8(b, []byte("\uFFFD"))...)
+	// Guest text: control characters escaped, so that a plugin cannot
+	// drive the terminal or forge kinfer's lines (ABI.md §7, §8).
+	out = append(out, guesttext.Escape(string(b))...)
 	out = append(out, '\n')
 	l.mux.mu.Lock()
 	_, _ = l.mux.w.Write(out)

@@ -665,7 +665,8 @@ func gridRound(t *testing.T, m abi.Method, round int) {
 			t.Fatalf("round 0: %+v, want Draw 4", b)
 		}
 		for i := 0; i < 4; i++ {
-			pts = append(pts, []float64{float64(i), -float64(i)})
+			// Inside the bounds: the host refuses a sample outside them.
+			pts = append(pts, []float64{float64(i), -float64(i) / 3})
 		}
 	default:
 		if b.Draw != 0 || len(b.Points) != 4 {
@@ -778,7 +779,7 @@ func TestMethod(t *testing.T) {
 	if len(rep.Samples) != 9 { // 3 OK points per round
 		t.Fatalf("%d samples, want 9", len(rep.Samples))
 	}
-	if s := rep.Samples[1]; !equal(s.Theta, []float64{1, -1}) || s.LogPrior != -1 || s.LogLik != -1 {
+	if s := rep.Samples[1]; !equal(s.Theta, []float64{1, -1.0 / 3}) || s.LogPrior != -1 || s.LogLik != -1 {
 		t.Errorf("sample 1 = %+v", s)
 	}
 	want := map[string]any{"rounds": 3.0, "samples": 9.0, "seed": float64(int64(gridProblem.Seed)), "grads": 4.0, "gsum": 12.0}
@@ -920,7 +921,8 @@ func TestSandbox(t *testing.T) {
 	}
 	_ = m.(interface{ Close() error }).Close()
 	got := log.String()
-	for _, line := range []string{"wasi: hello from guest\n", "wasi: second line\n", "wasi: hello stdout\n", "wasi: hello stderr\n", "wasi: partial\n"} {
+	for _, line := range []string{"wasi: hello from guest\\nsecond line\n", // one log call is one line (ABI.md §7)
+		"wasi: hello stdout\n", "wasi: hello stderr\n", "wasi: partial\n"} {
 		if !strings.Contains(got, line) {
 			t.Errorf("log lacks %q:\n%s", line, got)
 		}
@@ -952,6 +954,16 @@ func TestLogLines(t *testing.T) {
 	}
 	// A nil writer discards.
 	(&lineWriter{log: newPluginLog("p", nil)}).Write([]byte("x\n"))
+
+	// Guest control characters are escaped: a plugin's stdout cannot
+	// colour the terminal or forge a kinfer line with CR (the audit's
+	// "configured ESC[31mRED ESC[0m CR kinfer: fake line").
+	var esc syncBuffer
+	w = &lineWriter{log: newPluginLog("p", &logMux{w: &esc})}
+	fmt.Fprintf(w, "configured \x1b[31mRED\x1b[0m \r kinfer: fake line\n")
+	if got, want := esc.String(), "p: configured \\x1b[31mRED\\x1b[0m \\r kinfer: fake line\n"; got != want {
+		t.Errorf("log = %q, want %q", got, want)
+	}
 }
 
 func TestScanModule(t *testing.T) {

@@ -96,6 +96,12 @@ func CheckResults(method string, results []abi.Result, draw bool, d, n int) (int
 // noStart is the error of start k, whose draws points (the last r) all
 // failed to give usable residuals and Jacobian.
 func noStart(method string, k, draws int, r abi.Result) error {
+	if r.Status == abi.OK && len(r.Residuals) > 0 && r.Jacobian == nil {
+		// The point itself was fine: its Jacobian is what failed (the
+		// model's Jacobian export returned a failed status, or a
+		// difference step failed). The prior is not the cause.
+		return fmt.Errorf("%s: start %d found no starting point with a Jacobian in %d points: the last point's residuals were computed (%d, status ok) but its Jacobian could not be (the model's Jacobian export failed there, or a finite-difference step did); summary.json counts jacobian_failures", method, k, draws, len(r.Residuals))
+	}
 	return fmt.Errorf("%s: start %d found no starting point with finite residuals and Jacobian in %d points (last: status %v, %d residuals, Jacobian of %d values); check the init points and that the prior overlaps the region where the model succeeds", method, k, draws, r.Status, len(r.Residuals), len(r.Jacobian))
 }
 

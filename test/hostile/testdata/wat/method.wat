@@ -16,7 +16,7 @@
   ;; 8192: state = batches, nsamples (i32 each), then the samples (d+2 f64
   ;; per row); 262144: scratch for the deep report.
   (data (i32.const 512) "{\"evil\":true}\00")
-  (data (i32.const 1024) "{\"kind\":\"method\",\"name\":\"method\",\"version\":\"1.0.0\",\"doc\":\"hostile test method\",\"settings\":[{\"name\":\"mode\",\"choices\":[\"ok\",\"loopinit\",\"loopask\",\"looptell\",\"loopdone\",\"loopsamples\",\"loopreport\",\"loopsave\",\"headeroob\",\"pointsoob\",\"samplesoob\",\"reportoob\",\"saveoob\",\"reporthuge\",\"points2e25\",\"draw1e9\",\"draw16m\",\"empty\",\"neverdone\",\"tellerr\",\"savehuge\",\"savereal\",\"reportdeep\",\"wantbits\",\"badmode\",\"samplesbig\"]}],\"capabilities\":[\"checkpoint\"]}\00")
+  (data (i32.const 1024) "{\"kind\":\"method\",\"name\":\"method\",\"version\":\"1.0.0\",\"doc\":\"hostile test method\",\"settings\":[{\"name\":\"mode\",\"choices\":[\"ok\",\"loopinit\",\"loopask\",\"looptell\",\"loopdone\",\"loopsamples\",\"loopreport\",\"loopsave\",\"headeroob\",\"pointsoob\",\"samplesoob\",\"reportoob\",\"saveoob\",\"reporthuge\",\"points2e25\",\"draw1e9\",\"draw16m\",\"empty\",\"neverdone\",\"tellerr\",\"savehuge\",\"savereal\",\"reportdeep\",\"wantbits\",\"badmode\",\"samplesbig\",\"samplesnan\",\"samplesout\",\"samplesinf\"]}],\"capabilities\":[\"checkpoint\"]}\00")
   (data (i32.const 4096) "tell refused on purpose (mode tellerr)\00")
 
   (func $strlen (param $p i32) (result i32)
@@ -114,6 +114,14 @@
     (if (call $is (i32.const 25)) ;; 64 MiB of zero rows
       (then (local.set $p (call $big (i32.const 1024)))
             (return (call $pack (local.get $p) (i32.div_u (i32.const 0x4000000) (call $rowBytes))))))
+;; Impossible rows (ABI.md §6.3): the second row's θ[0] NaN, θ[0] = 5
+    ;; outside [0, 1], or its log prior +Inf.
+    (if (i32.and (call $is (i32.const 26)) (i32.ge_u (global.get $nsamples) (i32.const 2)))
+      (then (f64.store (i32.add (i32.const 8200) (call $rowBytes)) (f64.const nan))))
+    (if (i32.and (call $is (i32.const 27)) (i32.ge_u (global.get $nsamples) (i32.const 2)))
+      (then (f64.store (i32.add (i32.const 8200) (call $rowBytes)) (f64.const 5))))
+    (if (i32.and (call $is (i32.const 28)) (i32.ge_u (global.get $nsamples) (i32.const 2)))
+      (then (f64.store (i32.add (i32.add (i32.const 8200) (call $rowBytes)) (i32.shl (global.get $d) (i32.const 3))) (f64.const inf))))
     (call $pack (i32.const 8200) (global.get $nsamples)))
 
   (func (export "kinfer_method_report") (result i64)

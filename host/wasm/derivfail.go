@@ -1,0 +1,106 @@
+package wasm
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/internal/guesttext"
+)
+
+// derivFailures tallies the calls of a model's derivative exports
+// (kinfer_model_jacobian, kinfer_model_vjp, kinfer_model_forward,
+// kinfer_model_pullback) that returned status 1 or 2, with the guest's
+// last kinfer_last_error message (ABI.md §3: the host adds it). Such a
+// status is a point's, not a fault: the point keeps its value and goes
+// without a derivative, so without this tally the guest's reason would be
+// lost (a method would see only a point without a Jacobian).
+type derivFailures struct {
+	mu    sync.Mutex
+	calls map[export]int
+	fails map[export]map[abi.Status]int
+	last  map[export]string
+}
+
+// derivExport reports whether e is a model derivative export.
+func derivExport(e export) bool {
+	switch e {
+	case exModelJacobian, exModelVJP, exModelForward, exModelPullback:
+		return true
+	}
+	return false
+}
+
+// derivStatus is guestStatus for the single-point status returned by a
+// derivative export e; a status 1 or 2 is tallied with the guest's
+// kinfer_last_error message.
+func (in *instance) derivStatus(e export, v int32) (abi.Status, error) {
+	st, err := in.guestStatus(e, v, -1)
+	if !derivExport(e) || err != nil {
+		return st, err
+	}
+	msg := ""
+	if st != abi.OK {
+		msg = in.lastError()
+	}
+	in.p.deriv.add(e, st, msg)
+	return st, nil
+}
+
+func (d *derivFailures) add(e export, st abi.Status, msg string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.calls == nil {
+		d.calls, d.fails, d.last = map[export]int{}, map[export]map[abi.Status]int{}, map[export]string{}
+	}
+	d.calls[e]++
+	if st == abi.OK {
+		return
+	}
+	if d.fails[e] == nil {
+		d.fails[e] = map[abi.Status]int{}
+	}
+	d.fails[e][st]++
+	if msg != "" {
+		d.last[e] = msg
+	}
+}
+
+// note is one line per failing export, e.g. `kinfer_model_jacobian
+// returned 1 (failed) at 100 of 100 calls; last kinfer_last_error: "…"`,
+// or "" when none failed.
+func (d *derivFailures) note() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var parts []string
+	for e := export(0); e < numExports; e++ {
+		f := d.fails[e]
+		if len(f) == 0 {
+			continue
+		}
+		sts := make([]abi.Status, 0, len(f))
+		for st := range f {
+			sts = append(sts, st)
+		}
+		sort.Slice(sts, func(i, j int) bool { return sts[i] < sts[j] })
+		var by []string
+		for _, st := range sts {
+			by = append(by, fmt.Sprintf("%d (%v) at %d", int(st), st, f[st]))
+		}
+		msg := d.last[e]
+		if msg == "" {
+			msg = "(no kinfer_last_error message)"
+		} else {
+			msg = `"` + guesttext.Escape(msg) + `"`
+		}
+		parts = append(parts, fmt.Sprintf("%s returned %s of %d calls; last kinfer_last_error: %s", e, strings.Join(by, " and "), d.calls[e], msg))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// DerivativeFailures describes the calls of the model's derivative exports
+// that returned a failed or invalid status, with the guest's last message
+// (see derivFailures), or "" when there were none.
+func (w *model) DerivativeFailures() string { return w.pool.p.deriv.note() }

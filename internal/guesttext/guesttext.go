@@ -1,0 +1,61 @@
+package guesttext
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Escape returns s with invalid UTF-8 replaced by U+FFFD and every control
+// character (U+0000–U+001F, U+007F, U+0080–U+009F) written as an escape:
+// \n, \r and \t by name, the others as \xNN (\u00NN for C1). Printable
+// text, including non-ASCII letters, is unchanged, so a clean message
+// comes back identical (and without allocating).
+func Escape(s string) string {
+	if clean(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n <= 1:
+			b.WriteRune(utf8.RuneError)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r >= 0x80 && r <= 0x9f:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// clean reports whether s is valid UTF-8 without control characters.
+func clean(s string) bool {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == 0x7f {
+				return false
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && n <= 1) || (r >= 0x80 && r <= 0x9f) {
+			return false
+		}
+		i += n
+	}
+	return true
+}

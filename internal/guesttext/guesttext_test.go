@@ -1,0 +1,29 @@
+package guesttext
+
+import "testing"
+
+// TestEscape checks the audit's hostile message (ESC colour codes, a
+// newline, invalid UTF-8, a CR forging a kinfer line) and that clean text,
+// including non-ASCII, is unchanged.
+func TestEscape(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"plain message", "plain message"},
+		{"σ must be > 0 — ok", "σ must be > 0 — ok"},
+		{"bad \xff\xfe utf8 \x1b[31mred\x1b[0m\nsecond line", "bad \uFFFD\uFFFD utf8 \\x1b[31mred\\x1b[0m\\nsecond line"},
+		{"configured \r kinfer: fake line", "configured \\r kinfer: fake line"},
+		{"tab\there\x00\x7f", "tab\\there\\x00\\x7f"},
+		{"c1 \u009b31m", "c1 \\u009b31m"},
+		{"", ""},
+	} {
+		if got := Escape(c.in); got != c.want {
+			t.Errorf("Escape(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func BenchmarkEscapeClean(b *testing.B) {
+	s := "plugin model: kinfer_model_eval returned 1 for a batch of 8 points: configure first"
+	for i := 0; i < b.N; i++ {
+		_ = Escape(s)
+	}
+}
