@@ -59,6 +59,10 @@ type Analysis struct {
 	// Stages is Fig. 7: per TMCMC stage, how much the marginal CDFs moved
 	// (the method's cdf_rmse per parameter, summarised).
 	Stages []StageChange `json:"stages,omitempty"`
+	// Inputs are the files the analysis reloaded (the study, its data,
+	// init and plugins), each checked against the run's record: the
+	// sha256 of each is the one the run had.
+	Inputs []run.Input `json:"inputs,omitempty"`
 	// Truth is the check against known true values (--truth FILE).
 	Truth *TruthReport `json:"truth,omitempty"`
 }
@@ -87,8 +91,9 @@ type Options struct {
 // Analyze analyses the run in dir and writes dir/analysis.json.
 func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 	var sum struct {
-		Study        string `json:"study"`
-		StudyFile    string `json:"study_file"`
+		Study        string          `json:"study"`
+		StudyFile    string          `json:"study_file"`
+		Provenance   *run.Provenance `json:"provenance"`
 		MethodReport struct {
 			Stages []struct {
 				Q       *float64   `json:"q"`
@@ -108,6 +113,15 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 			return nil, fmt.Errorf("analyze: %w (is %s a run's output directory?)", err, dir)
 		}
 		return nil, fmt.Errorf("analyze: %w", err)
+	}
+	// The analysis reloads the study, its data and its plugins: inputs
+	// changed since the run would compare the run's posterior with other
+	// data (or another model) and report that as the run's fit.
+	if sum.Provenance != nil {
+		if changed := run.ChangedInputs(sum.Provenance.Inputs); len(changed) > 0 {
+			return nil, fmt.Errorf("analyze: cannot analyse %s: inputs changed since the run (the analysis reloads the study and its data, and would compare the run's samples with other ones):\n  %s\nrestore them, or run the study again (kinfer run STUDY -o ANOTHER_DIR)",
+				dir, strings.Join(changed, "\n  "))
+		}
 	}
 	s, err := study.Load(ctx, sum.StudyFile, study.Options{Workers: max(o.Workers, 1), Runtime: o.Runtime})
 	if err != nil {
@@ -132,6 +146,9 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 		samples[i] = flat[i*d : (i+1)*d]
 	}
 	a := &Analysis{Study: s.Name, Samples: len(samples)}
+	if sum.Provenance != nil {
+		a.Inputs = sum.Provenance.Inputs
+	}
 	col := make([]float64, len(samples))
 	for j, p := range s.Free {
 		for i := range samples {

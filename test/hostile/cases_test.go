@@ -483,7 +483,7 @@ func cases() []hcase {
 }
 
 func TestHostile(t *testing.T) {
-	all := append(append(cases(), surrogateCases()...), rundirCases()...)
+	all := append(append(append(cases(), surrogateCases()...), rundirCases()...), outputCases()...)
 	if len(all) < 45 {
 		t.Fatalf("only %d cases", len(all))
 	}
