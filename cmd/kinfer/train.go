@@ -227,7 +227,8 @@ func readDesigns(dirs []string) (*train.Design, error) {
 }
 
 // writable checks, before a training that may take hours, that -o FILE
-// can be written: its folder exists and FILE is not a folder.
+// can be written: its folder exists, FILE is not a folder, and neither FILE
+// nor its report is anything but a regular file.
 func writable(path string) error {
 	dir := filepath.Dir(path)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
@@ -235,6 +236,14 @@ func writable(path string) error {
 	}
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return fmt.Errorf("-o %s is a folder; give the surrogate FILE to write", path)
+	}
+	// Neither the file nor its report may be a device, a named pipe or a
+	// symbolic link: the write would replace it (checked again when
+	// written).
+	for _, p := range []string{path, train.ReportPath(path)} {
+		if err := safefile.CheckTarget(p); err != nil {
+			return fmt.Errorf("-o %s: %w", path, err)
+		}
 	}
 	return nil
 }

@@ -10,7 +10,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -567,7 +566,10 @@ func writeReport(path string, rep *Report) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", ReportPath(path), err)
 	}
-	return os.WriteFile(ReportPath(path), append(b, '\n'), 0o644)
+	return run.WriteAtomic(ReportPath(path), func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
 }
 
 // ReportPath is where the validation report of a surrogate file goes:

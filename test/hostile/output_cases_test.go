@@ -1,6 +1,7 @@
 package hostile
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,6 +27,42 @@ func noFile(name string) func(t *testing.T, dir string, r result) {
 			t.Errorf("%s was written", name)
 		}
 	}
+}
+
+// still checks that name (in the case's folder) is still what it was
+// (a named pipe, a symbolic link, a folder), not replaced by the output,
+// and that the victim a link points to is unchanged.
+func still(name string, mode fs.FileMode) func(t *testing.T, dir string, r result) {
+	return func(t *testing.T, dir string, r result) {
+		st, err := os.Lstat(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatalf("%s is gone: %v", name, err)
+		}
+		if st.Mode().Type() != mode {
+			t.Errorf("%s was replaced: its type is %v, want %v", name, st.Mode().Type(), mode)
+		}
+		victimUnchanged(t, dir, r)
+	}
+}
+
+// outCase is a case on the complete template run whose command writes
+// to target, put in place by setup; target must be left as it was.
+func outCase(name string, args []string, target string, mode fs.FileMode, setup func(t *testing.T, dir string), want ...string) hcase {
+	c := rundirCase(name, false, args, 1, want, victim, setup)
+	c.check = still(target, mode)
+	return c
+}
+
+// designedCase is outCase on the design run "d" (and member files when
+// withMembers).
+func designedCase(name string, args []string, target string, mode fs.FileMode, withMembers bool, setup func(t *testing.T, dir string), want ...string) hcase {
+	more := []func(t *testing.T, dir string){victim}
+	if withMembers {
+		more = append(more, members)
+	}
+	c := surrogateCase(name, designed(append(more, setup)...), args, 1, want...)
+	c.check = still(target, mode)
+	return c
 }
 
 func outputCases() []hcase {
@@ -78,6 +115,26 @@ func outputCases() []hcase {
 			}
 			return c
 		}(),
+
+		// Output targets that are not regular files: the atomic write (a
+		// temporary file renamed over the target) replaced them — as root,
+		// `kinfer report out -o /dev/full` replaced the device node with
+		// the HTML. They are refused, naming the target and what it is.
+		outCase("output-report-o-fifo", []string{"report", "out", "-o", "ff"}, "ff", fs.ModeNamedPipe, mkfifo("ff"), "ff", "named pipe", "not a regular file"),
+		outCase("output-report-o-link", []string{"report", "out", "-o", "so.html"}, "so.html", fs.ModeSymlink, symlink("victim", "so.html"), "so.html", "symbolic link"),
+		outCase("output-report-o-folder", []string{"report", "out", "-o", "out"}, "out", fs.ModeDir, func(*testing.T, string) {}, "out is a directory"),
+		outCase("output-report-html-link", []string{"report", "out"}, "out/report.html", fs.ModeSymlink, replaced("out/report.html", symlink("../victim", "out/report.html")), "report.html", "symbolic link"),
+		outCase("output-analyze-json-link", []string{"analyze", "out"}, "out/analysis.json", fs.ModeSymlink, symlink("../victim", "out/analysis.json"), "analysis.json", "symbolic link"),
+		outCase("output-analyze-json-fifo", []string{"analyze", "out"}, "out/analysis.json", fs.ModeNamedPipe, mkfifo("out/analysis.json"), "analysis.json", "named pipe"),
+		// kinfer train and combine: refused before the training; the
+		// report next to the file too (a named pipe there once blocked
+		// train for ever after the training, a link was written through).
+		designedCase("output-train-o-fifo", trainArgs(""), "s.json", fs.ModeNamedPipe, false, mkfifo("s.json"), "s.json", "named pipe"),
+		designedCase("output-train-o-link", trainArgs(""), "s.json", fs.ModeSymlink, false, symlink("victim", "s.json"), "s.json", "symbolic link"),
+		designedCase("output-train-report-fifo", trainArgs(""), "s.report.json", fs.ModeNamedPipe, false, mkfifo("s.report.json"), "s.report.json", "named pipe"),
+		designedCase("output-train-report-link", trainArgs(""), "s.report.json", fs.ModeSymlink, false, symlink("victim", "s.report.json"), "s.report.json", "symbolic link"),
+		designedCase("output-combine-o-link", []string{"combine", "m1.json", "m2.json", "--validation", "d", "-o", "c.json"}, "c.json", fs.ModeSymlink, true, symlink("victim", "c.json"), "c.json", "symbolic link"),
+		designedCase("output-combine-o-fifo", []string{"combine", "m1.json", "m2.json", "--validation", "d", "-o", "c.json"}, "c.json", fs.ModeNamedPipe, true, mkfifo("c.json"), "c.json", "named pipe"),
 	}
 	return cs
 }
