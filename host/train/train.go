@@ -475,6 +475,9 @@ func split(ds *Design, o Options) (*nn.Data, *nn.Data, *Report, error) {
 		if v.Record.Model != rec.Model || v.Record.ModelVer != rec.ModelVer {
 			return nil, nil, nil, fmt.Errorf("validation design %s is of model %s %s, the training design of %s %s", v.Dir, v.Record.Model, v.Record.ModelVer, rec.Model, rec.ModelVer)
 		}
+		if err := notTraining(ds, v); err != nil {
+			return nil, nil, nil, err
+		}
 		trainData, trainPts = subset(ds, inPrefix)
 		valData, valPts = subset(v, func(int) bool { return true })
 		rep.ValidationDir = v.Dir

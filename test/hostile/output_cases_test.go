@@ -133,8 +133,40 @@ func outputCases() []hcase {
 		designedCase("output-train-o-link", trainArgs(""), "s.json", fs.ModeSymlink, false, symlink("victim", "s.json"), "s.json", "symbolic link"),
 		designedCase("output-train-report-fifo", trainArgs(""), "s.report.json", fs.ModeNamedPipe, false, mkfifo("s.report.json"), "s.report.json", "named pipe"),
 		designedCase("output-train-report-link", trainArgs(""), "s.report.json", fs.ModeSymlink, false, symlink("victim", "s.report.json"), "s.report.json", "symbolic link"),
-		designedCase("output-combine-o-link", []string{"combine", "m1.json", "m2.json", "--validation", "d", "-o", "c.json"}, "c.json", fs.ModeSymlink, true, symlink("victim", "c.json"), "c.json", "symbolic link"),
-		designedCase("output-combine-o-fifo", []string{"combine", "m1.json", "m2.json", "--validation", "d", "-o", "c.json"}, "c.json", fs.ModeNamedPipe, true, mkfifo("c.json"), "c.json", "named pipe"),
+		designedCase("output-combine-o-link", []string{"combine", "m1.json", "m2.json", "--validation", "v", "-o", "c.json"}, "c.json", fs.ModeSymlink, true, symlink("victim", "c.json"), "c.json", "symbolic link"),
+		designedCase("output-combine-o-fifo", []string{"combine", "m1.json", "m2.json", "--validation", "v", "-o", "c.json"}, "c.json", fs.ModeNamedPipe, true, mkfifo("c.json"), "c.json", "named pipe"),
+
+		// The training design as "held-out" data (hostile audit #8): kinfer
+		// train --validation and kinfer score printed training errors as
+		// validation errors. Refused, by design.csv's sha256 (a copy of the
+		// folder too); a design with another seed is held out.
+		surrogateCase("output-train-validation-same", designed(), append(trainArgs(""), "--validation", "d"), 1, "same design.csv", "training errors"),
+		surrogateCase("output-train-validation-copy", designed(copyDir("d", "d2")), append(trainArgs(""), "--validation", "d2"), 1, "d2", "same design.csv"),
+		surrogateCase("output-train-kriging-validation-same", designed(), []string{"train", "d", "-o", "k.json", "--kind", "kriging", "--validation", "d"}, 1, "same design.csv"),
+		surrogateCase("output-combine-validation-training", designed(heldout, func(t *testing.T, dir string) {
+			for _, k := range []string{"1", "2"} { // members validated by holdout
+				run(t, dir, "train", "d", "--members", "2", "--member", k, "--hidden", "4", "--epochs", "1", "-o", "m"+k+".json")
+			}
+		}), []string{"combine", "m1.json", "m2.json", "--validation", "d", "-o", "c.json"}, 1, "trained on"),
+		surrogateCase("output-score-training-design", designed(trained("s.json", "d")), []string{"score", "s.json", "d"}, 1, "design d", "trained on"),
+		surrogateCase("output-score-merged-part", designed(heldout, trained("s.json", "d", "v")), []string{"score", "s.json", "v"}, 1, "design v", "trained on"),
+		surrogateCase("output-score-heldout", designed(heldout, trained("s.json", "d")), []string{"score", "s.json", "v"}, 0, "on v"),
 	}
 	return cs
+}
+
+// copyDir copies the folder from to to (its files).
+func copyDir(from, to string) func(t *testing.T, dir string) {
+	return func(t *testing.T, dir string) {
+		if err := os.CopyFS(filepath.Join(dir, to), os.DirFS(filepath.Join(dir, from))); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// trained trains the surrogate file out on the design runs designs.
+func trained(out string, designs ...string) func(t *testing.T, dir string) {
+	return func(t *testing.T, dir string) {
+		run(t, dir, append(append([]string{"train"}, designs...), "-o", out, "--hidden", "4", "--members", "1", "--epochs", "1")...)
+	}
 }
