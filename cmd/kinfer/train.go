@@ -185,6 +185,7 @@ func cmdCombine(args []string, stdout io.Writer) error {
 // on (train.Score): the validation report's errors, on held-out data.
 func cmdScore(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("score", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print the scores as one JSON object (file, kind, designs, samples, outside_training_box, outputs) instead of the table")
 	pos, err := parse(fs, args, -1)
 	if err != nil {
 		return err
@@ -208,8 +209,18 @@ func cmdScore(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s (%s) on %s: %d samples\n", pos[0], sf.Kind(), strings.Join(pos[1:], " + "), ds.Data.N)
+	out := train.OutsideBox(sf, ds)
+	if *asJSON {
+		b, err := json.MarshalIndent(train.ScoreReport{File: pos[0], Kind: sf.Kind(), Designs: pos[1:], Samples: ds.Data.N, Outside: out, Outputs: outs}, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = stdout.Write(append(b, '\n'))
+		return err
+	}
+	fmt.Fprintf(stdout, "%s (%s) on %s: %d samples, %d outside the training box\n", pos[0], sf.Kind(), strings.Join(pos[1:], " + "), ds.Data.N, out.Samples)
 	fmt.Fprint(stdout, train.OutputTable(outs))
+	fmt.Fprint(stdout, out.Text(ds.Data.N))
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package hostile
 
 import (
+	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -150,9 +151,45 @@ func outputCases() []hcase {
 		}), []string{"combine", "m1.json", "m2.json", "--validation", "d", "-o", "c.json"}, 1, "trained on"),
 		surrogateCase("output-score-training-design", designed(trained("s.json", "d")), []string{"score", "s.json", "d"}, 1, "design d", "trained on"),
 		surrogateCase("output-score-merged-part", designed(heldout, trained("s.json", "d", "v")), []string{"score", "s.json", "v"}, 1, "design v", "trained on"),
-		surrogateCase("output-score-heldout", designed(heldout, trained("s.json", "d")), []string{"score", "s.json", "v"}, 0, "on v"),
+		surrogateCase("output-score-heldout", designed(heldout, trained("s.json", "d")), []string{"score", "s.json", "v"}, 0, "on v", "0 outside the training box"),
+		// A design beyond the training box (known audit 8a): k up to
+		// 12 000 N where the surrogate saw 2 000 … 9 000, lengths up to
+		// 40 mm where it saw 29 … 32. Scored silently by extrapolation
+		// before; the samples outside are counted, in the table and the
+		// JSON.
+		surrogateCase("output-score-outside-box", designed(trained("s.json", "d"), wideDesign), []string{"score", "s.json", "w"}, 0,
+			"samples lie outside the surrogate's training box", "in a parameter", "in a condition"),
+		func() hcase {
+			c := surrogateCase("output-score-outside-box-json", designed(trained("s.json", "d"), wideDesign), []string{"score", "s.json", "w", "--json"}, 0, `"outside_training_box"`)
+			c.check = func(t *testing.T, dir string, r result) {
+				var rep struct {
+					Samples int `json:"samples"`
+					Outside struct {
+						Samples, Params, Conditions int
+					} `json:"outside_training_box"`
+				}
+				if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+					t.Fatalf("score --json: %v\n%s", err, r.stdout)
+				}
+				o := rep.Outside
+				if o.Params == 0 || o.Conditions == 0 || o.Samples < max(o.Params, o.Conditions) || o.Samples > rep.Samples {
+					t.Errorf("outside the training box: %+v of %d samples", o, rep.Samples)
+				}
+			}
+			return c
+		}(),
 	}
 	return cs
+}
+
+// wideDesign makes the design run "w" of the ligament study with k over
+// the model's whole bounds [2000, 12000] N and a pull test to 40 mm: wider
+// than d's box in a parameter and a condition.
+func wideDesign(t *testing.T, dir string) {
+	text := strings.Replace(ligamentStudy("wide.csv", ""), "uniform = [2000.0, 9000.0]", "uniform = [2000.0, 12000.0]", 1)
+	os.WriteFile(filepath.Join(dir, "wide.toml"), []byte(text), 0o644)
+	os.WriteFile(filepath.Join(dir, "wide.csv"), []byte(pullTest+"36,400\n40,600\n"), 0o644)
+	run(t, dir, "design", "wide.toml", "-o", "w", "--n", "16", "--seed", "3", "--workers", "1")
 }
 
 // copyDir copies the folder from to to (its files).
