@@ -28,8 +28,14 @@ type Spread struct {
 	P05        float64 `json:"p05"`
 	P95        float64 `json:"p95"`
 	Spread     float64 `json:"spread"`      // p95 − p05
-	PriorRange float64 `json:"prior_range"` // upper − lower of the (truncated) prior support
-	Relative   float64 `json:"relative"`    // spread / prior range
+	// PriorRange is the prior's range (analysis.PriorRange): upper − lower
+	// of a uniform prior's (truncated) support; for a normal, lognormal or
+	// truncated normal prior (q95 − q05)/0.9 of the prior truncated to the
+	// bounds, the width of the uniform with the same central 90 %
+	// interval. PriorRangeDef says which ("support", "central-90/0.9").
+	PriorRange    float64 `json:"prior_range"`
+	PriorRangeDef string  `json:"prior_range_def"`
+	Relative      float64 `json:"relative"` // spread / prior range
 }
 
 // Regression is one of Bartsoen's Eq. 9–11 fitted on the posterior samples
@@ -158,8 +164,16 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 		if err != nil {
 			return nil, fmt.Errorf("analyze: %s: %w", p.Name, err)
 		}
+		r, def, err := analysis.PriorRange(s.Priors[j], p.Lower, p.Upper)
+		if err != nil {
+			return nil, fmt.Errorf("analyze: %s: the prior's range: %w", p.Name, err)
+		}
+		rel := math.NaN()
+		if r > 0 && !math.IsInf(r, 0) {
+			rel = sp.Absolute / r
+		}
 		a.Params = append(a.Params, Spread{Name: p.Name, Unit: p.Unit, P05: sp.P05, P95: sp.P95,
-			Spread: sp.Absolute, PriorRange: sp.Range, Relative: sp.Relative})
+			Spread: sp.Absolute, PriorRange: r, PriorRangeDef: def, Relative: rel})
 	}
 	if truths != nil {
 		var w []float64
