@@ -34,7 +34,7 @@ import (
 )
 
 // FileName is the report's default file name in the run directory.
-const FileName = "report.html"
+const FileName = run.ReportFile
 
 // Options configure Build.
 type Options struct {
