@@ -23,11 +23,11 @@ const OutputFile = "analysis.json"
 
 // Spread is one parameter's 5–95 % posterior spread (Bartsoen Table 5).
 type Spread struct {
-	Name       string  `json:"name"`
-	Unit       string  `json:"unit,omitempty"`
-	P05        float64 `json:"p05"`
-	P95        float64 `json:"p95"`
-	Spread     float64 `json:"spread"`      // p95 − p05
+	Name   string  `json:"name"`
+	Unit   string  `json:"unit,omitempty"`
+	P05    float64 `json:"p05"`
+	P95    float64 `json:"p95"`
+	Spread float64 `json:"spread"` // p95 − p05
 	// PriorRange is the prior's range (analysis.PriorRange): upper − lower
 	// of a uniform prior's (truncated) support; for a normal, lognormal or
 	// truncated normal prior (q95 − q05)/0.9 of the prior truncated to the
