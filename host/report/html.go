@@ -25,7 +25,7 @@ func Write(ctx context.Context, dir, out string, o Options) (string, *Report, er
 	// Before the figures are drawn: -o /dev/stdout or a named pipe is
 	// refused (WriteAtomic checks again when it writes).
 	if err := safefile.CheckTarget(out); err != nil {
-		return "", nil, fmt.Errorf("report: %w", err)
+		return "", nil, err
 	}
 	r, err := Build(ctx, dir, o)
 	if err != nil {
