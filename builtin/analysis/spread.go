@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/kinfer/kinfer/builtin/prior"
 	"github.com/kinfer/kinfer/builtin/stats"
 )
 
@@ -59,4 +60,40 @@ func checkFinite(what string, xs []float64) error {
 		}
 	}
 	return nil
+}
+
+// Definitions of a prior's range (PriorRange).
+const (
+	// RangeSupport: upper − lower of a uniform prior's (truncated)
+	// support, Bartsoen et al.'s prior range (their priors are uniform).
+	RangeSupport = "support"
+	// RangeCentral90: for any other prior, the width of the uniform prior
+	// whose central 90 % interval is the (truncated) prior's:
+	// (q(0.95) − q(0.05)) / 0.9, q the truncated prior's quantile function.
+	RangeCentral90 = "central-90/0.9"
+)
+
+// PriorRange is the prior range that the spread of a parameter is
+// compared with (Spread.Relative = Absolute / range), for the prior d
+// truncated to the parameter's bounds [lo, hi], and which definition it
+// is. For a uniform prior it is the support's width hi − lo (the figures
+// of Bartsoen et al. 2023, Table 5). A normal, lognormal or truncated
+// normal prior has no width that says how wide it is — its support is
+// the model's bounds (±1e6 for the line model), so a posterior spread of
+// 0.7 under a normal(0, 1) prior showed as 0.0 % of it — so its range is
+// the width of the uniform whose central 90 % interval, the interval the
+// posterior's spread is measured on, equals the prior's: (q(0.95) −
+// q(0.05)) / 0.9 with q the quantile function of d truncated to [lo, hi]
+// (prior.Truncate). For a uniform prior that formula is exactly hi − lo,
+// so both definitions agree, and a posterior equal to its prior has a
+// relative spread of 0.9 whatever the prior.
+func PriorRange(d prior.Dist, lo, hi float64) (float64, string, error) {
+	if _, ok := d.(prior.Uniform); ok {
+		return hi - lo, RangeSupport, nil
+	}
+	q, _, err := prior.Truncate(d, lo, hi)
+	if err != nil {
+		return 0, "", err
+	}
+	return (q(SpreadHigh) - q(SpreadLow)) / (SpreadHigh - SpreadLow), RangeCentral90, nil
 }

@@ -97,7 +97,17 @@ func TestKneeSurrogatePipeline(t *testing.T) {
 	}
 	// Members of a training on two design runs, trained in different
 	// folders (as on two machines): the provenance names the folders as
-	// typed, and combine compares what they held (their sha256s).
+	// typed, and combine compares what they held (their sha256s). They
+	// are validated on a third design run: a training run is not held
+	// out (refused).
+	val2 := filepath.Join(tmp, "val2")
+	if code, out, e := kinfer(t, "design", ex+"design.toml", "--design", "lhs", "--seed", "4", "--n", "4", "-o", val2); code != 0 {
+		t.Fatalf("design val2: exit %d\n%s\n%s", code, out, e)
+	}
+	if code, _, e := kinfer(t, "train", filepath.Join(tmp, "train"), filepath.Join(tmp, "val"), "--validation", filepath.Join(tmp, "val"), "-o", filepath.Join(tmp, "overlap.json"),
+		"--hidden", "4", "--members", "1", "--epochs", "1"); code == 0 || !strings.Contains(e, "same design.csv") {
+		t.Errorf("validated on one of its training runs: exit %d, %s", code, e)
+	}
 	copyDir := filepath.Join(tmp, "elsewhere")
 	for _, d := range []string{"train", "val"} {
 		if err := os.CopyFS(filepath.Join(copyDir, d), os.DirFS(filepath.Join(tmp, d))); err != nil {
@@ -107,13 +117,13 @@ func TestKneeSurrogatePipeline(t *testing.T) {
 	members = members[:0]
 	for k, dir := range []string{tmp, copyDir} {
 		m := filepath.Join(tmp, fmt.Sprintf("two-member%d.json", k+1))
-		if code, out, e := kinfer(t, "train", filepath.Join(dir, "train"), filepath.Join(dir, "val"), "--validation", filepath.Join(tmp, "val"), "-o", m,
+		if code, out, e := kinfer(t, "train", filepath.Join(dir, "train"), filepath.Join(dir, "val"), "--validation", val2, "-o", m,
 			"--hidden", "4", "--members", "2", "--member", fmt.Sprint(k+1), "--epochs", "1"); code != 0 {
 			t.Fatalf("train --member %d in %s: exit %d\n%s\n%s", k+1, dir, code, out, e)
 		}
 		members = append(members, m)
 	}
-	if code, out, e := kinfer(t, append([]string{"combine", "--validation", filepath.Join(tmp, "val"), "-o", filepath.Join(tmp, "two-joined.json")}, members...)...); code != 0 {
+	if code, out, e := kinfer(t, append([]string{"combine", "--validation", val2, "-o", filepath.Join(tmp, "two-joined.json")}, members...)...); code != 0 {
 		t.Errorf("combine members trained in two folders: exit %d\n%s\n%s", code, out, e)
 	}
 	// Two design runs of the knee train together (a design and a

@@ -185,6 +185,7 @@ func cmdCombine(args []string, stdout io.Writer) error {
 // on (train.Score): the validation report's errors, on held-out data.
 func cmdScore(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("score", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print the scores as one JSON object (file, kind, designs, samples, outside_training_box, outputs) instead of the table")
 	pos, err := parse(fs, args, -1)
 	if err != nil {
 		return err
@@ -208,8 +209,18 @@ func cmdScore(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s (%s) on %s: %d samples\n", pos[0], sf.Kind(), strings.Join(pos[1:], " + "), ds.Data.N)
+	out := train.OutsideBox(sf, ds)
+	if *asJSON {
+		b, err := json.MarshalIndent(train.ScoreReport{File: pos[0], Kind: sf.Kind(), Designs: pos[1:], Samples: ds.Data.N, Outside: out, Outputs: outs}, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = stdout.Write(append(b, '\n'))
+		return err
+	}
+	fmt.Fprintf(stdout, "%s (%s) on %s: %d samples, %d outside the training box\n", pos[0], sf.Kind(), strings.Join(pos[1:], " + "), ds.Data.N, out.Samples)
 	fmt.Fprint(stdout, train.OutputTable(outs))
+	fmt.Fprint(stdout, out.Text(ds.Data.N))
 	return nil
 }
 
@@ -227,7 +238,8 @@ func readDesigns(dirs []string) (*train.Design, error) {
 }
 
 // writable checks, before a training that may take hours, that -o FILE
-// can be written: its folder exists and FILE is not a folder.
+// can be written: its folder exists, FILE is not a folder, and neither FILE
+// nor its report is anything but a regular file.
 func writable(path string) error {
 	dir := filepath.Dir(path)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
@@ -235,6 +247,14 @@ func writable(path string) error {
 	}
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return fmt.Errorf("-o %s is a folder; give the surrogate FILE to write", path)
+	}
+	// Neither the file nor its report may be a device, a named pipe or a
+	// symbolic link: the write would replace it (checked again when
+	// written).
+	for _, p := range []string{path, train.ReportPath(path)} {
+		if err := safefile.CheckTarget(p); err != nil {
+			return fmt.Errorf("-o %s: %w", path, err)
+		}
 	}
 	return nil
 }

@@ -136,20 +136,8 @@ func inputsUnchanged(ins []run.Input) error {
 }
 
 // changedInputs describes each recorded input whose file is gone or has
-// other contents now.
-func changedInputs(ins []run.Input) []string {
-	var changed []string
-	for _, in := range ins {
-		h, err := run.FileSHA256(in.Path)
-		switch {
-		case err != nil:
-			changed = append(changed, fmt.Sprintf("%s %s: %v", in.Role, in.Path, err))
-		case h != in.SHA256:
-			changed = append(changed, fmt.Sprintf("%s %s (sha256 %s then, %s now)", in.Role, in.Path, short(in.SHA256), short(h)))
-		}
-	}
-	return changed
-}
+// other contents now (run.ChangedInputs).
+func changedInputs(ins []run.Input) []string { return run.ChangedInputs(ins) }
 
 func sameInputs(a, b []run.Input) bool {
 	if len(a) != len(b) {

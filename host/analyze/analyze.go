@@ -23,13 +23,19 @@ const OutputFile = "analysis.json"
 
 // Spread is one parameter's 5–95 % posterior spread (Bartsoen Table 5).
 type Spread struct {
-	Name       string  `json:"name"`
-	Unit       string  `json:"unit,omitempty"`
-	P05        float64 `json:"p05"`
-	P95        float64 `json:"p95"`
-	Spread     float64 `json:"spread"`      // p95 − p05
-	PriorRange float64 `json:"prior_range"` // upper − lower of the (truncated) prior support
-	Relative   float64 `json:"relative"`    // spread / prior range
+	Name   string  `json:"name"`
+	Unit   string  `json:"unit,omitempty"`
+	P05    float64 `json:"p05"`
+	P95    float64 `json:"p95"`
+	Spread float64 `json:"spread"` // p95 − p05
+	// PriorRange is the prior's range (analysis.PriorRange): upper − lower
+	// of a uniform prior's (truncated) support; for a normal, lognormal or
+	// truncated normal prior (q95 − q05)/0.9 of the prior truncated to the
+	// bounds, the width of the uniform with the same central 90 %
+	// interval. PriorRangeDef says which ("support", "central-90/0.9").
+	PriorRange    float64 `json:"prior_range"`
+	PriorRangeDef string  `json:"prior_range_def"`
+	Relative      float64 `json:"relative"` // spread / prior range
 }
 
 // Regression is one of Bartsoen's Eq. 9–11 fitted on the posterior samples
@@ -59,6 +65,10 @@ type Analysis struct {
 	// Stages is Fig. 7: per TMCMC stage, how much the marginal CDFs moved
 	// (the method's cdf_rmse per parameter, summarised).
 	Stages []StageChange `json:"stages,omitempty"`
+	// Inputs are the files the analysis reloaded (the study, its data,
+	// init and plugins), each checked against the run's record: the
+	// sha256 of each is the one the run had.
+	Inputs []run.Input `json:"inputs,omitempty"`
 	// Truth is the check against known true values (--truth FILE).
 	Truth *TruthReport `json:"truth,omitempty"`
 }
@@ -87,8 +97,9 @@ type Options struct {
 // Analyze analyses the run in dir and writes dir/analysis.json.
 func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 	var sum struct {
-		Study        string `json:"study"`
-		StudyFile    string `json:"study_file"`
+		Study        string          `json:"study"`
+		StudyFile    string          `json:"study_file"`
+		Provenance   *run.Provenance `json:"provenance"`
 		MethodReport struct {
 			Stages []struct {
 				Q       *float64   `json:"q"`
@@ -108,6 +119,15 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 			return nil, fmt.Errorf("analyze: %w (is %s a run's output directory?)", err, dir)
 		}
 		return nil, fmt.Errorf("analyze: %w", err)
+	}
+	// The analysis reloads the study, its data and its plugins: inputs
+	// changed since the run would compare the run's posterior with other
+	// data (or another model) and report that as the run's fit.
+	if sum.Provenance != nil {
+		if changed := run.ChangedInputs(sum.Provenance.Inputs); len(changed) > 0 {
+			return nil, fmt.Errorf("analyze: cannot analyse %s: inputs changed since the run (the analysis reloads the study and its data, and would compare the run's samples with other ones):\n  %s\nrestore them, or run the study again (kinfer run STUDY -o ANOTHER_DIR)",
+				dir, strings.Join(changed, "\n  "))
+		}
 	}
 	s, err := study.Load(ctx, sum.StudyFile, study.Options{Workers: max(o.Workers, 1), Runtime: o.Runtime})
 	if err != nil {
@@ -132,6 +152,9 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 		samples[i] = flat[i*d : (i+1)*d]
 	}
 	a := &Analysis{Study: s.Name, Samples: len(samples)}
+	if sum.Provenance != nil {
+		a.Inputs = sum.Provenance.Inputs
+	}
 	col := make([]float64, len(samples))
 	for j, p := range s.Free {
 		for i := range samples {
@@ -141,8 +164,16 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 		if err != nil {
 			return nil, fmt.Errorf("analyze: %s: %w", p.Name, err)
 		}
+		r, def, err := analysis.PriorRange(s.Priors[j], p.Lower, p.Upper)
+		if err != nil {
+			return nil, fmt.Errorf("analyze: %s: the prior's range: %w", p.Name, err)
+		}
+		rel := math.NaN()
+		if r > 0 && !math.IsInf(r, 0) {
+			rel = sp.Absolute / r
+		}
 		a.Params = append(a.Params, Spread{Name: p.Name, Unit: p.Unit, P05: sp.P05, P95: sp.P95,
-			Spread: sp.Absolute, PriorRange: sp.Range, Relative: sp.Relative})
+			Spread: sp.Absolute, PriorRange: r, PriorRangeDef: def, Relative: rel})
 	}
 	if truths != nil {
 		var w []float64

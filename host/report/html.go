@@ -13,17 +13,23 @@ import (
 	"strings"
 
 	"github.com/kinfer/kinfer/host/run"
+	"github.com/kinfer/kinfer/host/safefile"
 )
 
 // Write builds the report of the run in dir and writes it to out
 // (dir/report.html when out is ""), atomically. It returns the path.
 func Write(ctx context.Context, dir, out string, o Options) (string, *Report, error) {
+	if out == "" {
+		out = filepath.Join(dir, FileName)
+	}
+	// Before the figures are drawn: -o /dev/stdout or a named pipe is
+	// refused (WriteAtomic checks again when it writes).
+	if err := safefile.CheckTarget(out); err != nil {
+		return "", nil, err
+	}
 	r, err := Build(ctx, dir, o)
 	if err != nil {
 		return "", nil, err
-	}
-	if out == "" {
-		out = filepath.Join(dir, FileName)
 	}
 	if err := run.WriteAtomic(out, r.HTML); err != nil {
 		return "", nil, err
@@ -49,7 +55,10 @@ func (r *Report) WriteFigures(dir string) ([]string, error) {
 		}
 		for ext, b := range map[string][]byte{".svg": svg, ".png": png} {
 			p := filepath.Join(dir, safeName(f.Name)+ext)
-			if err := os.WriteFile(p, b, 0o644); err != nil {
+			if err := run.WriteAtomic(p, func(w io.Writer) error {
+				_, err := w.Write(b)
+				return err
+			}); err != nil {
 				return files, err
 			}
 			files = append(files, p)

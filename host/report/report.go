@@ -34,7 +34,7 @@ import (
 )
 
 // FileName is the report's default file name in the run directory.
-const FileName = "report.html"
+const FileName = run.ReportFile
 
 // Options configure Build.
 type Options struct {
@@ -160,6 +160,17 @@ func Build(ctx context.Context, dir string, o Options) (*Report, error) {
 			defer s.Close()
 		}
 	}
+	// The fit figures evaluate the reloaded model on the reloaded data:
+	// with a data file, an init file or a plugin changed since the run
+	// they would draw the run's posterior against other data (or through
+	// another model). The study file itself is checked above.
+	fitOK := true
+	if s != nil && o.Study == nil {
+		if changed := changedInputs(r.Summary); len(changed) > 0 {
+			fitOK = false
+			r.note("inputs changed since the run: %s; no model fit (it would draw the run's posterior against other data or another model)", strings.Join(changed, "; "))
+		}
+	}
 
 	sampler := r.isSampler()
 	if sampler && r.nrows > 0 {
@@ -172,7 +183,7 @@ func Build(ctx context.Context, dir string, o Options) (*Report, error) {
 		r.traces(o)
 	}
 	r.losses()
-	if s != nil {
+	if s != nil && fitOK {
 		if err := r.fit(ctx, s, o, sampler); err != nil {
 			if ctx.Err() != nil {
 				return nil, err
@@ -278,6 +289,22 @@ func studyText(sum *run.Summary) string {
 		return ""
 	}
 	return string(b)
+}
+
+// changedInputs lists the run's recorded inputs, other than the study
+// file, that differ from their files now (run.ChangedInputs); a summary
+// without a provenance record has nothing to compare.
+func changedInputs(sum *run.Summary) []string {
+	if sum.Provenance == nil {
+		return nil
+	}
+	var ins []run.Input
+	for _, in := range sum.Provenance.Inputs {
+		if in.Role != "study" {
+			ins = append(ins, in)
+		}
+	}
+	return run.ChangedInputs(ins)
 }
 
 // maxSamplesBytes bounds samples.csv: it only refuses what is not a file

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/kinfer/kinfer/host/safefile"
 )
 
 // LockFile is the name of the lock file in a run's output directory. It
@@ -85,7 +87,13 @@ const tmpInfix = ".tmp-"
 // WriteAtomic writes the file at path through write into a temporary file
 // in the same directory, then renames it over path: a reader (or a run
 // killed while writing) sees the old file or the new one, never a mix.
+// A path that exists and is not a regular file (a device, a named pipe, a
+// symbolic link, a folder) is refused, before writing and again before
+// the rename, instead of being replaced (safefile.CheckTarget).
 func WriteAtomic(path string, write func(w io.Writer) error) error {
+	if err := safefile.CheckTarget(path); err != nil {
+		return err
+	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -114,6 +122,9 @@ func WriteAtomic(path string, write func(w io.Writer) error) error {
 	}
 	if err := f.Close(); err != nil {
 		return err
+	}
+	if err := safefile.CheckTarget(path); err != nil {
+		return err // put there while the file was written
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		return err

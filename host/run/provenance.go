@@ -1,6 +1,7 @@
 package run
 
 import (
+	"fmt"
 	"runtime"
 	"runtime/debug"
 
@@ -60,4 +61,33 @@ func provenance(s *study.Study, ins []Input) *Provenance {
 	p.Seed = s.Seed
 	p.Inputs = ins
 	return &p
+}
+
+// ChangedInputs describes each recorded input whose file is gone, is not a
+// regular file, or has other contents now (its sha256 differs from the
+// record's), one line per input ("data pull /abs/d.csv (sha256 … then,
+// … now)"); nil when every input is as recorded. Commands that reload a
+// run's study and data (kinfer run --verify and --resume, analyze,
+// report) use it so that a run's results are never compared with other
+// inputs than those that made them.
+func ChangedInputs(ins []Input) []string {
+	var changed []string
+	for _, in := range ins {
+		h, err := FileSHA256(in.Path)
+		switch {
+		case err != nil:
+			changed = append(changed, fmt.Sprintf("%s %s: %v", in.Role, in.Path, err))
+		case h != in.SHA256:
+			changed = append(changed, fmt.Sprintf("%s %s (sha256 %s then, %s now)", in.Role, in.Path, shortHash(in.SHA256), shortHash(h)))
+		}
+	}
+	return changed
+}
+
+// shortHash is the first 12 hex digits of a digest, for messages.
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12] + "…"
+	}
+	return h
 }

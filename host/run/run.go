@@ -138,7 +138,10 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 		r.jn.close()
 		return nil, setupErr
 	}
-	os.Remove(filepath.Join(o.OutDir, AnalysisFile)) // it described the previous samples
+	// They described the previous samples: a run with --no-report, or one
+	// interrupted before its report, must not leave them beside its own.
+	os.Remove(filepath.Join(o.OutDir, AnalysisFile))
+	os.Remove(filepath.Join(o.OutDir, ReportFile))
 	abs, _ := filepath.Abs(s.Path)
 	rs := &RunState{State: StateRunning, PID: os.Getpid(), StudyFile: abs, Seed: s.Seed, Method: s.MethodInfo.Ref,
 		CanCheckpoint: r.cp != nil, Started: time.Now().UTC().Format(time.RFC3339)}

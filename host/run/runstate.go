@@ -109,6 +109,11 @@ func ResumeInfo(dir string) (studyFile string, seed uint64, err error) {
 // the samples.
 const AnalysisFile = "analysis.json"
 
+// ReportFile is the name of the report kinfer run (unless --no-report)
+// and kinfer report write into a run's directory (host/report's
+// FileName). A new run removes the previous run's, with its analysis.
+const ReportFile = "report.html"
+
 // WriteUnloaded records a run that stopped before its study was loaded (an
 // interrupt during plugin compilation): summary.json with "complete":
 // false and the cause, and run.json "stopped". The previous run's outputs
@@ -137,7 +142,7 @@ func WriteUnloaded(dir, studyFile string, seed int64, cause error) error {
 	}
 	sum.Provenance = &p
 	removeCheckpoint(dir)
-	for _, name := range []string{"samples.csv", ParquetFile, AnalysisFile} {
+	for _, name := range []string{"samples.csv", ParquetFile, AnalysisFile, ReportFile} {
 		os.Remove(filepath.Join(dir, name))
 	}
 	if err := writeJSON(filepath.Join(dir, "summary.json"), sum); err != nil {

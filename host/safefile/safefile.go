@@ -227,3 +227,23 @@ func Kind(m fs.FileMode) string {
 	}
 	return kind(m)
 }
+
+// CheckTarget checks that path may be replaced by an output: it does not
+// exist, or it is a regular file (not followed through a symbolic link).
+// An output written to a temporary file and renamed over path would
+// otherwise replace whatever is there: a device (`-o /dev/full`, `-o
+// /dev/stdout`, as root), a named pipe, a symbolic link or a folder. The
+// error names path and what it is.
+func CheckTarget(path string) error {
+	st, err := os.Lstat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	if m := st.Mode(); !m.IsRegular() {
+		return fmt.Errorf("%s is %s, not a regular file: refusing to replace it with the output (give the path of a file to write)", path, kind(m))
+	}
+	return nil
+}

@@ -72,6 +72,9 @@ func Combine(paths []string, validation *Design) (*nn.Ensemble, nn.Provenance, *
 	if prov.ValidationSHA256 != "" && v.CSVSHA != prov.ValidationSHA256 {
 		return nil, nn.Provenance{}, nil, fmt.Errorf("combine: the members were validated on design data with sha256 %s; %s has %s", prov.ValidationSHA256, v.Dir, v.CSVSHA)
 	}
+	if err := heldOut(prov, v, "combine: validation design", "give the design run the members were validated on (kinfer train --validation)"); err != nil {
+		return nil, nn.Provenance{}, nil, err
+	}
 	if !slices.Equal(v.InNames, prov.InputNames) || !slices.Equal(v.OutNames, prov.OutputNames) || v.Record.Model != prov.Model {
 		return nil, nn.Provenance{}, nil, fmt.Errorf("combine: validation design %s is of model %s with inputs %v and outputs %v; the members of %s with %v and %v",
 			v.Dir, v.Record.Model, v.InNames, v.OutNames, prov.Model, prov.InputNames, prov.OutputNames)

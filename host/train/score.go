@@ -15,7 +15,9 @@ import (
 // a held-out design, one that neither the training nor the ensemble's
 // weights saw (kinfer combine --validation only takes the members' own).
 // The design must have the surrogate's inputs and outputs, by name and in
-// order, and be of the model the file records (name and version).
+// order, and be of the model the file records (name and version); a
+// design (or a part of one) the surrogate was trained on is refused
+// (heldOut).
 func Score(f *surrogate.File, ds *Design) ([]OutputReport, error) {
 	p, d := f.Provenance, &ds.Data
 	if p.Model != "" && (ds.Record.Model != p.Model || ds.Record.ModelVer != p.ModelVersion) {
@@ -23,6 +25,9 @@ func Score(f *surrogate.File, ds *Design) ([]OutputReport, error) {
 	}
 	if (p.InputNames != nil && !slices.Equal(ds.InNames, p.InputNames)) || (p.OutputNames != nil && !slices.Equal(ds.OutNames, p.OutputNames)) {
 		return nil, fmt.Errorf("score: design %s has inputs %v and outputs %v; the surrogate %v and %v", ds.Dir, ds.InNames, ds.OutNames, p.InputNames, p.OutputNames)
+	}
+	if err := heldOut(p, ds, "score: design", "score a design run made with another seed (kinfer design STUDY -o DIR --seed N)"); err != nil {
+		return nil, err
 	}
 	var pred []float64
 	if f.Kriging != nil {

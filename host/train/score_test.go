@@ -77,6 +77,23 @@ func TestScore(t *testing.T) {
 		if _, err := Score(f, &other); err == nil || !strings.Contains(err.Error(), "outputs [y0 z]") {
 			t.Errorf("%s: a design with other outputs: %v", c.path, err)
 		}
+		// The training design is not held-out data: refused, alone or as
+		// a part of merged designs.
+		if _, err := Score(f, ds); err == nil || !strings.Contains(err.Error(), "trained on") {
+			t.Errorf("%s: scored on its training design: %v", c.path, err)
+		}
+		if m, err := Merge(v, ds); err != nil {
+			t.Fatal(err)
+		} else if _, err := Score(f, m); err == nil || !strings.Contains(err.Error(), "trained on") {
+			t.Errorf("%s: scored on its training design merged with another: %v", c.path, err)
+		}
+	}
+	// Nor is it a validation design, for either kind.
+	if _, _, _, err := Train(ds, Options{Config: cfg, Validation: ds}); err == nil || !strings.Contains(err.Error(), "same design.csv") {
+		t.Errorf("Train validated on its training design: %v", err)
+	}
+	if _, _, _, err := TrainKriging(ds, Options{Validation: ds}); err == nil || !strings.Contains(err.Error(), "same design.csv") {
+		t.Errorf("TrainKriging validated on its training design: %v", err)
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -476,6 +475,9 @@ func split(ds *Design, o Options) (*nn.Data, *nn.Data, *Report, error) {
 		if v.Record.Model != rec.Model || v.Record.ModelVer != rec.ModelVer {
 			return nil, nil, nil, fmt.Errorf("validation design %s is of model %s %s, the training design of %s %s", v.Dir, v.Record.Model, v.Record.ModelVer, rec.Model, rec.ModelVer)
 		}
+		if err := notTraining(ds, v); err != nil {
+			return nil, nil, nil, err
+		}
 		trainData, trainPts = subset(ds, inPrefix)
 		valData, valPts = subset(v, func(int) bool { return true })
 		rep.ValidationDir = v.Dir
@@ -567,7 +569,10 @@ func writeReport(path string, rep *Report) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", ReportPath(path), err)
 	}
-	return os.WriteFile(ReportPath(path), append(b, '\n'), 0o644)
+	return run.WriteAtomic(ReportPath(path), func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
 }
 
 // ReportPath is where the validation report of a surrogate file goes:

@@ -498,7 +498,7 @@ func cases() []hcase {
 }
 
 func TestHostile(t *testing.T) {
-	all := append(append(append(cases(), surrogateCases()...), rundirCases()...), authorCases()...)
+	all := append(append(append(append(cases(), surrogateCases()...), rundirCases()...), authorCases()...), outputCases()...)
 	if len(all) < 45 {
 		t.Fatalf("only %d cases", len(all))
 	}

@@ -76,11 +76,18 @@ func symlink(target, name string) func(t *testing.T, dir string) {
 	}
 }
 
+// heldout makes the design run "v" (8 points, seed 2): held-out data
+// for d's surrogates.
+func heldout(t *testing.T, dir string) {
+	run(t, dir, "design", "study.toml", "-o", "v", "--n", "8", "--seed", "2", "--workers", "1")
+}
+
 // members trains network 1 and 2 of a two-network ensemble on d,
-// validated on d (m1.json, m2.json).
+// validated on v (m1.json, m2.json).
 func members(t *testing.T, dir string) {
+	heldout(t, dir)
 	for _, k := range []string{"1", "2"} {
-		run(t, dir, "train", "d", "--validation", "d", "--members", "2", "--member", k, "--hidden", "4", "--epochs", "1", "-o", "m"+k+".json")
+		run(t, dir, "train", "d", "--validation", "v", "--members", "2", "--member", k, "--hidden", "4", "--epochs", "1", "-o", "m"+k+".json")
 	}
 }
 
@@ -166,13 +173,13 @@ func surrogateCases() []hcase {
 		}, []string{"train", "d", "-o", "k.json", "--kind", "kriging"}, 1, "exceed what a Kriging file holds"),
 
 		// kinfer combine.
-		surrogateCase("combine-member-fifo", designed(members, mkfifo("fifo.json")), []string{"combine", "m1.json", "fifo.json", "--validation", "d", "-o", "c.json"}, 1, "fifo.json", "named pipe"),
-		surrogateCase("combine-member-twice", designed(members), []string{"combine", "m1.json", "m1.json", "--validation", "d", "-o", "c.json"}, 1, "member 1 is given twice"),
-		surrogateCase("combine-member-sparse-2gib", designed(members, sparse("big.json", 2<<30, "{")), []string{"combine", "m1.json", "big.json", "--validation", "d", "-o", "c.json"}, 1, "big.json", "2 GiB"),
-		surrogateCase("combine-report-fifo", designed(members, replaced("m2.report.json", mkfifo("m2.report.json"))), []string{"combine", "m1.json", "m2.json", "--validation", "d", "-o", "c.json"}, 0, "written: c.json"),
+		surrogateCase("combine-member-fifo", designed(members, mkfifo("fifo.json")), []string{"combine", "m1.json", "fifo.json", "--validation", "v", "-o", "c.json"}, 1, "fifo.json", "named pipe"),
+		surrogateCase("combine-member-twice", designed(members), []string{"combine", "m1.json", "m1.json", "--validation", "v", "-o", "c.json"}, 1, "member 1 is given twice"),
+		surrogateCase("combine-member-sparse-2gib", designed(members, sparse("big.json", 2<<30, "{")), []string{"combine", "m1.json", "big.json", "--validation", "v", "-o", "c.json"}, 1, "big.json", "2 GiB"),
+		surrogateCase("combine-report-fifo", designed(members, replaced("m2.report.json", mkfifo("m2.report.json"))), []string{"combine", "m1.json", "m2.json", "--validation", "v", "-o", "c.json"}, 0, "written: c.json"),
 		surrogateCase("combine-nested-member", designed(members, func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, "nested.json"), []byte(strings.Repeat("[", 1_000_000)), 0o644)
-		}), []string{"combine", "m1.json", "nested.json", "--validation", "d", "-o", "c.json"}, 1, "nested.json"),
+		}), []string{"combine", "m1.json", "nested.json", "--validation", "v", "-o", "c.json"}, 1, "nested.json"),
 		// A member file without its training records (once a panic).
 		surrogateCase("combine-member-no-training", designed(members, func(t *testing.T, dir string) {
 			p := filepath.Join(dir, "m1.json")
@@ -184,7 +191,7 @@ func surrogateCases() []hcase {
 			delete(f, "training")
 			b, _ = json.Marshal(f)
 			os.WriteFile(p, b, 0o644)
-		}), []string{"combine", "m1.json", "m2.json", "--validation", "d", "-o", "c.json"}, 1, "part 1 has 1 networks and 0 training records"),
+		}), []string{"combine", "m1.json", "m2.json", "--validation", "v", "-o", "c.json"}, 1, "part 1 has 1 networks and 0 training records"),
 		// Member reports claiming 1e308 s each: their sum, +Inf, once made
 		// the combined report unwritable (after the ensemble was written).
 		surrogateCase("combine-report-1e308-seconds", designed(members, func(t *testing.T, dir string) {
@@ -193,13 +200,13 @@ func surrogateCases() []hcase {
 				b, _ := os.ReadFile(p)
 				os.WriteFile(p, []byte(strings.Replace(string(b), `"train_seconds": `, `"train_seconds": 1e308, "x": `, 1)), 0o644)
 			}
-		}), []string{"combine", "m1.json", "m2.json", "--validation", "d", "-o", "c.json"}, 0, "written: c.json"),
+		}), []string{"combine", "m1.json", "m2.json", "--validation", "v", "-o", "c.json"}, 0, "written: c.json"),
 		// A member whose training records are 20 million empty objects
 		// (60 MB of text): decoded, ≈ 1.4 GB of records; refused by the
 		// list's bound before anything is decoded. The same file through
 		// kinfer inspect, and 2^20 + 1 numbers in a list of weights.
 		surrogateCase("combine-member-list-bomb", designed(members, listBomb("m2.json", `"training": [`, "{},", 20_000_000)),
-			[]string{"combine", "m1.json", "m2.json", "--validation", "d", "-o", "c.json"}, 1, "m2.json", `more than 64 values in the list "training"`),
+			[]string{"combine", "m1.json", "m2.json", "--validation", "v", "-o", "c.json"}, 1, "m2.json", `more than 64 values in the list "training"`),
 		surrogateCase("inspect-list-bomb", designed(members, listBomb("m2.json", `"training": [`, "{},", 20_000_000)),
 			[]string{"inspect", "m2.json"}, 1, "m2.json", `more than 64 values in the list "training"`),
 		surrogateCase("inspect-number-bomb", designed(members, listBomb("m2.json", `"weights": [`, "0,", 1<<20)),
@@ -211,7 +218,7 @@ func surrogateCases() []hcase {
 			[]string{"score", "m1.json", "d"}, 1, "design.json", "named pipe"),
 		surrogateCase("score-surrogate-dev-zero", designed(members, symlink("/dev/zero", "z.json")),
 			[]string{"score", "z.json", "d"}, 1, "z.json", "character device"),
-		surrogateCase("combine-o-missing-folder", designed(members), []string{"combine", "m1.json", "m2.json", "--validation", "d", "-o", "no/c.json"}, 1, "no/c.json"),
+		surrogateCase("combine-o-missing-folder", designed(members), []string{"combine", "m1.json", "m2.json", "--validation", "v", "-o", "no/c.json"}, 1, "no/c.json"),
 	}
 	for i := range cs {
 		if cs[i].name == "design-resume-csv-symlink" {

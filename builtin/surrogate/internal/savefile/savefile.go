@@ -3,16 +3,25 @@
 // destination once written and closed. A failed write (a value JSON
 // cannot hold, a full disk) leaves no partial file behind, and a file
 // already at the destination stays whole until the new one replaces it.
+// A destination that exists and is not a regular file (a device such as
+// /dev/stdout, a named pipe, a symbolic link, a folder) is refused rather
+// than replaced by the rename.
 package savefile
 
 import (
+	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
 
 // Save writes path with write.
 func Save(path string, write func(w io.Writer) error) error {
+	if err := checkTarget(path); err != nil {
+		return err
+	}
 	fh, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return err
@@ -26,10 +35,47 @@ func Save(path string, write func(w io.Writer) error) error {
 		err = os.Chmod(tmp, 0o644)
 	}
 	if err == nil {
+		err = checkTarget(path) // put there while the file was written
+	}
+	if err == nil {
 		err = os.Rename(tmp, path)
 	}
 	if err != nil {
 		os.Remove(tmp)
 	}
 	return err
+}
+
+// checkTarget refuses a path that exists and is not a regular file (not
+// followed through a symbolic link).
+func checkTarget(path string) error {
+	st, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if m := st.Mode(); !m.IsRegular() {
+		return fmt.Errorf("%s is %s, not a regular file: refusing to replace it with the surrogate file (give the path of a file to write)", path, kindOf(m))
+	}
+	return nil
+}
+
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "a special file"
 }
