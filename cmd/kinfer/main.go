@@ -727,7 +727,11 @@ func cmdAnalyze(args []string, stdout io.Writer) error {
 		return err
 	}
 	defer rt.Close(ctx)
-	a, err := analyze.Analyze(ctx, pos[0], analyze.Options{Workers: *workers, MaxPredictive: *pred, Runtime: rt, Truth: *truth})
+	prev, err := readStageStart(pos[0]) // a stage of a multi-stage study
+	if err != nil {
+		return err
+	}
+	a, err := analyze.Analyze(ctx, pos[0], analyze.Options{Workers: *workers, MaxPredictive: *pred, Runtime: rt, Truth: *truth, Previous: prev})
 	if err != nil {
 		return err
 	}

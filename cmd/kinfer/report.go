@@ -33,7 +33,11 @@ func cmdReport(args []string, stdout io.Writer) error {
 		return err
 	}
 	defer rt.Close(ctx)
-	path, r, err := report.Write(ctx, dir, *out, report.Options{Runtime: rt, Workers: max(*workers, 1), MaxSamples: *maxSamples, MaxPredictive: *maxPred})
+	prev, err := readStageStart(dir) // a stage of a multi-stage study
+	if err != nil {
+		return err
+	}
+	path, r, err := report.Write(ctx, dir, *out, report.Options{Runtime: rt, Workers: max(*workers, 1), MaxSamples: *maxSamples, MaxPredictive: *maxPred, Previous: prev})
 	if err != nil {
 		return err
 	}

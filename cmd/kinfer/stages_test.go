@@ -69,6 +69,13 @@ func TestMultiStageStudy(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "identical") {
 		t.Fatalf("--verify of stage 2: exit %d\n%s\n%s", code, stdout, stderr)
 	}
+	// So do analyze and report.
+	if code, stdout, stderr = kinfer(t, "analyze", filepath.Join(out, "stage2-s2"), "--predictive", "10"); code != 0 {
+		t.Fatalf("analyze of stage 2: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if code, stdout, stderr = kinfer(t, "report", filepath.Join(out, "stage2-s2")); code != 0 || strings.Contains(stdout+stderr, "did not load again") {
+		t.Fatalf("report of stage 2: exit %d\n%s\n%s", code, stdout, stderr)
+	}
 	// Results computed from other inputs are neither reused nor
 	// overwritten. Stage 1's data edited: stage 1 is refused, naming the
 	// changed file.

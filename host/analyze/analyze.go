@@ -92,6 +92,9 @@ type Options struct {
 	// Truth is a truth file (ReadTruth) to check the samples against; ""
 	// for none.
 	Truth string
+	// Previous are the values a stage of a multi-stage study inherited
+	// (study.Options.Previous): the study reloads with them.
+	Previous map[string]float64
 }
 
 // Analyze analyses the run in dir and writes dir/analysis.json.
@@ -129,7 +132,7 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 				dir, strings.Join(changed, "\n  "))
 		}
 	}
-	s, err := study.Load(ctx, sum.StudyFile, study.Options{Workers: max(o.Workers, 1), Runtime: o.Runtime})
+	s, err := study.Load(ctx, sum.StudyFile, study.Options{Workers: max(o.Workers, 1), Runtime: o.Runtime, Previous: o.Previous})
 	if err != nil {
 		return nil, fmt.Errorf("analyze: reloading the run's study: %w", err)
 	}

@@ -45,6 +45,9 @@ type Options struct {
 	// own): it is used instead of reloading the study file, and not closed.
 	Study   *study.Study
 	Workers int
+	// Previous are the values a stage of a multi-stage study inherited
+	// (study.Options.Previous): a reloaded study gets them.
+	Previous map[string]float64
 	// MaxSamples bounds the samples drawn in histograms, the corner plot
 	// and traces (evenly spaced; 0: 2000).
 	MaxSamples int
@@ -152,7 +155,7 @@ func Build(ctx context.Context, dir string, o Options) (*Report, error) {
 		// be the run's, and a study names data and plugins to load.
 		r.note("the study %s is not the one the run recorded (unreadable, or its sha256 differs from the provenance's): no prior densities and no model fit", r.Summary.StudyFile)
 	} else if s == nil && o.Runtime != nil && r.Summary.StudyFile != "" {
-		s, err = study.Load(ctx, r.Summary.StudyFile, study.Options{Workers: o.Workers, Runtime: o.Runtime})
+		s, err = study.Load(ctx, r.Summary.StudyFile, study.Options{Workers: o.Workers, Runtime: o.Runtime, Previous: o.Previous})
 		if err != nil {
 			r.note("the study %s did not load again (%v): no prior densities and no model fit", r.Summary.StudyFile, err)
 			s = nil
