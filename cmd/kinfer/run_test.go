@@ -132,3 +132,23 @@ func TestLeastSquaresPrintsStandardErrors(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, e)
 	}
 }
+
+// nn's configuration errors reach the user in the flags' names, as usage
+// errors; a negative --patience or --min-lr is refused (it was accepted).
+func TestTrainFlagNames(t *testing.T) {
+	for in, want := range map[string]string{
+		"nn: Patience -1 must be ≥ 0":              "--patience -1 must be ≥ 0",
+		"nn: Member 3 must be in [0, Members = 2]": "--member 3 must be in [0, --members = 2]",
+		"nn: PlateauMinDelta 2 must be in [0, 1)":  "--plateau-delta 2 must be in [0, 1)",
+		"nn: MinLearningRate -1 must be ≥ 0":       "--min-lr -1 must be ≥ 0",
+	} {
+		err := flagNames(errors.New(in))
+		var u usageError
+		if !errors.As(err, &u) || err.Error() != want {
+			t.Errorf("%q: %v (%T), want %q", in, err, err, want)
+		}
+	}
+	if err := flagNames(errors.New("train: no samples")); err.Error() != "train: no samples" {
+		t.Errorf("other error changed: %v", err)
+	}
+}

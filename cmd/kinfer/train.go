@@ -2,9 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -73,6 +75,9 @@ func cmdTrain(args []string, stdout io.Writer) error {
 	cfg.Members, cfg.Epochs, cfg.BatchSize, cfg.LearningRate, cfg.MinLearningRate = *members, *epochs, *batch, *lr, *minLR
 	cfg.Patience, cfg.DecayFactor, cfg.L2, cfg.Dropout, cfg.HuberDelta, cfg.Seed = *patience, *decay, *l2, *dropout, *delta, *seed
 	cfg.PlateauMinDelta, cfg.Member = *plateau, *member
+	if *limit < 0 {
+		return usageError{fmt.Errorf("--time-limit %v: want 0 (none) or a positive duration", *limit)}
+	}
 	if *limit > 0 {
 		cfg.Deadline = time.Now().Add(*limit)
 	}
@@ -105,6 +110,12 @@ func cmdTrain(args []string, stdout io.Writer) error {
 		if *order < 0 || *order > 2 {
 			return usageError{fmt.Errorf("--regression %d: want 0, 1 or 2", *order)}
 		}
+		if !(*nugget >= 0) || math.IsInf(*nugget, 0) {
+			return usageError{fmt.Errorf("--nugget %v: want a finite λ ≥ 0", *nugget)}
+		}
+		if *nugget > 0 && *estNugget {
+			return usageError{fmt.Errorf("--nugget and --estimate-nugget exclude each other: give λ, or let it be estimated")}
+		}
 		o.Kriging = kriging.Options{Order: *order, Correlation: c, Nugget: *nugget, EstimateNugget: *estNugget}
 		fmt.Fprintf(stdout, "fitting %d Kriging predictors (regression order %d, %v correlation) on %s (%d samples of %d inputs)\n",
 			ds.Data.Out, *order, c, ds.Dir, ds.Data.N, ds.Data.In)
@@ -130,7 +141,7 @@ func cmdTrain(args []string, stdout io.Writer) error {
 		what, cfg.Hidden, ds.Dir, ds.Data.N, ds.Data.In, ds.Data.Out)
 	e, prov, rep, err := train.Train(ds, o)
 	if err != nil {
-		return err
+		return flagNames(err)
 	}
 	rep.Command = "kinfer train " + strings.Join(args, " ")
 	if err := train.Write(*out, e, prov, rep); err != nil {
@@ -315,4 +326,21 @@ func inspectSurrogate(w io.Writer, path string) error {
 	fmt.Fprintln(w, "as a model (use = \"surrogate\"):")
 	printSpec(w, spec)
 	return nil
+}
+
+// nnFlags maps the network configuration's field names, as nn's errors
+// give them, to the flags a user typed.
+var nnFlags = strings.NewReplacer("nn: HuberDelta", "--huber-delta", "nn: LearningRate", "--lr", "nn: BatchSize", "--batch",
+	"nn: L2", "--l2", "nn: Dropout", "--dropout", "nn: Epochs", "--epochs", "nn: Members", "--members", "nn: Member", "--member",
+	"Members =", "--members =", "nn: PlateauMinDelta", "--plateau-delta", "nn: DecayFactor", "--decay",
+	"nn: MinLearningRate", "--min-lr", "nn: Patience", "--patience")
+
+// flagNames rewrites a configuration error of nn in the flags' names (a
+// usage error); any other error passes unchanged.
+func flagNames(err error) error {
+	msg := err.Error()
+	if out := nnFlags.Replace(msg); out != msg {
+		return usageError{errors.New(out)}
+	}
+	return err
 }

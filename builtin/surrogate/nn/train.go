@@ -129,6 +129,10 @@ func (c *Config) validate() error {
 		return fmt.Errorf("nn: Members %d must be ≥ 1", c.Members)
 	case c.Member < 0 || c.Member > c.Members:
 		return fmt.Errorf("nn: Member %d must be in [0, Members = %d]", c.Member, c.Members)
+	case c.Patience < 0:
+		return fmt.Errorf("nn: Patience %d must be ≥ 0", c.Patience)
+	case c.MinLearningRate < 0:
+		return fmt.Errorf("nn: MinLearningRate %v must be ≥ 0", c.MinLearningRate)
 	case c.PlateauMinDelta < 0 || c.PlateauMinDelta >= 1:
 		return fmt.Errorf("nn: PlateauMinDelta %v must be in [0, 1)", c.PlateauMinDelta)
 	case !(c.Beta1 >= 0 && c.Beta1 < 1 && c.Beta2 >= 0 && c.Beta2 < 1 && c.Epsilon > 0):
