@@ -281,6 +281,7 @@ func (in *instance) classify(name string, err error) *Error {
 		e.Transient = true
 	case errors.As(err, &exit):
 		e.Msg = fmt.Sprintf("exited with proc_exit(%d)", exit.ExitCode())
+		e.Msg += in.lastOutput()
 	default:
 		msg := err.Error()
 		if i := strings.IndexByte(msg, '\n'); i >= 0 {
@@ -288,7 +289,7 @@ func (in *instance) classify(name string, err error) *Error {
 			in.p.log.message([]byte(name + ": " + msg))
 			msg = msg[:i]
 		}
-		e.Msg = "trapped: " + msg
+		e.Msg = "trapped: " + msg + in.lastOutput()
 	}
 	return e
 }
@@ -544,4 +545,18 @@ func timeoutOf(ms int) time.Duration {
 		return math.MaxInt64
 	}
 	return time.Duration(ms) * time.Millisecond
+}
+
+// lastOutput is ", its last output: …" with the guest's last stdout and
+// stderr lines (a Go runtime's "fatal error: out of memory" before
+// proc_exit(2)), or "" when it wrote none: the reason reaches the user
+// without --verbose.
+func (in *instance) lastOutput() string {
+	if in.out == nil {
+		return ""
+	}
+	if t := in.out.lastLines(); t != "" {
+		return "; its last output: " + t
+	}
+	return ""
 }

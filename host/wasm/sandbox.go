@@ -3,13 +3,15 @@ package wasm
 import (
 	"bytes"
 	"context"
-	"github.com/kinfer/kinfer/internal/guesttext"
 	"io"
 	"math/rand/v2"
+	"strings"
 	"sync"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/kinfer/kinfer/internal/guesttext"
 )
 
 // The sandbox of ABI.md §8. wazero's defaults are already sandboxed, but not
@@ -169,12 +171,52 @@ type lineWriter struct {
 	mu   sync.Mutex
 	buf  []byte
 	drop bool // the current line overflowed and was emitted; skip to '\n'
+	// tail keeps the last tailLines lines (at most tailBytes each) even
+	// when the log is off, for the message of a guest that exits or
+	// traps: a Go guest's runtime writes its reason ("out of memory") to
+	// stderr before proc_exit(2).
+	tail [tailLines]string
+	next int
+}
+
+const (
+	tailLines = 3
+	tailBytes = 200
+)
+
+// emit sends one line to the log and keeps it in the tail.
+func (w *lineWriter) emit(b []byte) {
+	if len(bytes.TrimSpace(b)) > 0 {
+		w.tail[w.next%tailLines] = string(b[:min(len(b), tailBytes)])
+		w.next++
+	}
+	if w.log != nil && w.log.mux != nil {
+		w.log.line(b)
+	}
+}
+
+// lastLines returns the kept tail, oldest first, escaped and quoted
+// ("" when the guest wrote nothing).
+func (w *lineWriter) lastLines() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.buf) > 0 && !w.drop {
+		w.emitLocked()
+	}
+	var parts []string
+	for k := max(0, w.next-tailLines); k < w.next; k++ {
+		parts = append(parts, `"`+guesttext.Escape(w.tail[k%tailLines])+`"`)
+	}
+	return strings.Join(parts, " | ")
+}
+
+// emitLocked emits the pending partial line (w.mu held).
+func (w *lineWriter) emitLocked() {
+	w.emit(w.buf)
+	w.buf, w.drop = w.buf[:0], false
 }
 
 func (w *lineWriter) Write(p []byte) (int, error) {
-	if w.log == nil || w.log.mux == nil {
-		return len(p), nil
-	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	n := len(p)
@@ -188,7 +230,7 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 			room := maxLogLine - len(w.buf)
 			if len(chunk) > room {
 				w.buf = append(w.buf, chunk[:room]...)
-				w.log.line(w.buf)
+				w.emit(w.buf)
 				w.buf = w.buf[:0]
 				w.drop = true
 			} else {
@@ -199,7 +241,7 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 			break
 		}
 		if !w.drop {
-			w.log.line(w.buf)
+			w.emit(w.buf)
 		}
 		w.buf, w.drop = w.buf[:0], false
 		p = p[i+1:]
@@ -212,7 +254,7 @@ func (w *lineWriter) flush() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if len(w.buf) > 0 && !w.drop {
-		w.log.line(w.buf)
+		w.emit(w.buf)
 	}
 	w.buf, w.drop = w.buf[:0], false
 }

@@ -321,7 +321,7 @@ func cases() []hcase {
 		modeCase("eval-unreachable", "unreachable", 1, "plugin eval-unreachable", "kinfer_model_eval", "unreachable"),
 		modeCase("eval-divide-by-zero", "div0", 1, "plugin eval-divide-by-zero", "kinfer_model_eval", "integer divide by zero"),
 		modeCase("eval-proc-exit", "exit", 1, "plugin eval-proc-exit", "kinfer_model_eval", "proc_exit(3)"),
-		{name: "c-exit", code: 1, want: []string{"plugin c-exit", "kinfer_model_eval", "proc_exit(3)"},
+		{name: "c-exit", code: 1, want: []string{"plugin c-exit", "kinfer_model_eval", "proc_exit(3)", `its last output: "fatal: \x1b[31mgiving up\x1b[0m"`},
 			files: modelStudy("c-exit", "c/exit/exit.wasm", "", gaussian, mh)},
 		func() hcase {
 			c := modeCase("eval-nan", "nan", 0, "hostile: done")
