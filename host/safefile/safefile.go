@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/kinfer/kinfer/internal/filemode"
 )
 
 // Open opens path for reading after checking that it is a regular file of
@@ -59,30 +61,12 @@ func (e *TooLarge) Error() string {
 
 func check(path string, st fs.FileInfo, max int64) error {
 	if m := st.Mode(); !m.IsRegular() {
-		return fmt.Errorf("%s is %s, not a regular file", path, kind(m))
+		return fmt.Errorf("%s is %s, not a regular file", path, filemode.Kind(m))
 	}
 	if st.Size() > max {
 		return &TooLarge{Path: path, Size: st.Size(), Max: max}
 	}
 	return nil
-}
-
-func kind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	}
-	return "a special file"
 }
 
 // Limit reads at most max bytes of r and fails with *TooLarge (naming
@@ -225,7 +209,7 @@ func Kind(m fs.FileMode) string {
 	if m.IsRegular() {
 		return "a regular file"
 	}
-	return kind(m)
+	return filemode.Kind(m)
 }
 
 // CheckTarget checks that path may be replaced by an output: it does not
@@ -243,7 +227,7 @@ func CheckTarget(path string) error {
 		return err
 	}
 	if m := st.Mode(); !m.IsRegular() {
-		return fmt.Errorf("%s is %s, not a regular file: refusing to replace it with the output (give the path of a file to write)", path, kind(m))
+		return fmt.Errorf("%s is %s, not a regular file: refusing to replace it with the output (give the path of a file to write)", path, filemode.Kind(m))
 	}
 	return nil
 }

@@ -15,6 +15,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/kinfer/kinfer/internal/filemode"
 )
 
 // Save writes path with write.
@@ -57,25 +59,7 @@ func checkTarget(path string) error {
 		return err
 	}
 	if m := st.Mode(); !m.IsRegular() {
-		return fmt.Errorf("%s is %s, not a regular file: refusing to replace it with the surrogate file (give the path of a file to write)", path, kindOf(m))
+		return fmt.Errorf("%s is %s, not a regular file: refusing to replace it with the surrogate file (give the path of a file to write)", path, filemode.Kind(m))
 	}
 	return nil
-}
-
-func kindOf(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	}
-	return "a special file"
 }
