@@ -11,25 +11,7 @@ import (
 // the seed-1 run's report stayed beside the seed-5 run's summary).
 func TestNoReportRemovesStaleReport(t *testing.T) {
 	dir := t.TempDir()
-	study := `name = "stale"
-seed = 1
-[model]
-use = "line"
-[conditions]
-x = [0.0, 3.0]
-[prior]
-a = { uniform = [0.0, 2.0] }
-b = { normal = [2.0, 0.2] }
-[method]
-use = "montecarlo"
-quantity = "y"
-min_samples = 200
-max_samples = 200
-`
-	p := filepath.Join(dir, "study.toml")
-	if err := os.WriteFile(p, []byte(study), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p := writePriorDrawStudy(t, dir, "stale", 200, "")
 	out := filepath.Join(dir, "out")
 	if code, o, e := kinfer(t, "run", p, "-o", out); code != 0 {
 		t.Fatalf("run: %s %s", o, e)

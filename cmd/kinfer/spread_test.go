@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -19,26 +20,7 @@ import (
 // 0.014 (the quantile's sd √(0.05·0.95/n)/φ(1.645) = 0.034 σ at each end).
 func TestAnalyzeSpreadNormalPrior(t *testing.T) {
 	dir := t.TempDir()
-	study := `name = "priorspread"
-seed = 1
-[model]
-use = "line"
-[conditions]
-x = [0.0, 3.0]
-[prior]
-a = { uniform = [0.0, 2.0] }
-b = { normal = [2.0, 0.2] }
-[method]
-use = "montecarlo"
-quantity = "y"
-condition = 1
-min_samples = 4000
-max_samples = 4000
-`
-	p := filepath.Join(dir, "study.toml")
-	if err := os.WriteFile(p, []byte(study), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p := writePriorDrawStudy(t, dir, "priorspread", 4000, "condition = 1\n")
 	out := filepath.Join(dir, "out")
 	if code, o, e := kinfer(t, "run", p, "-o", out, "--no-report"); code != 0 {
 		t.Fatalf("run: %s %s", o, e)
@@ -74,4 +56,31 @@ max_samples = 4000
 			t.Errorf("%s: prior range %g (%s), relative %.4f; want %g (%s), ≈ 0.9", q.Name, q.PriorRange, q.PriorRangeDef, q.Relative, w.rng, w.def)
 		}
 	}
+}
+
+// writePriorDrawStudy writes dir/study.toml: montecarlo draws of the line
+// model's y at x = 0 and 3 under a ~ uniform(0, 2), b ~ normal(2, 0.2)
+// (samples draws, a prior sample), with extra method settings.
+func writePriorDrawStudy(t *testing.T, dir, name string, samples int, extra string) string {
+	t.Helper()
+	study := fmt.Sprintf(`name = %q
+seed = 1
+[model]
+use = "line"
+[conditions]
+x = [0.0, 3.0]
+[prior]
+a = { uniform = [0.0, 2.0] }
+b = { normal = [2.0, 0.2] }
+[method]
+use = "montecarlo"
+quantity = "y"
+%smin_samples = %d
+max_samples = %d
+`, name, extra, samples, samples)
+	p := filepath.Join(dir, "study.toml")
+	if err := os.WriteFile(p, []byte(study), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
