@@ -236,6 +236,13 @@ func (p *Plugin) certifyModel(ctx context.Context, o CertifyOptions, rng *rand.R
 		}
 		c.Checks = append(c.Checks, fmt.Sprintf("%s: %d points on two instances in opposite orders: identical", exModelVJP, n))
 	}
+	if _, j := a.(abi.Jacobian); j || isVJP(a) {
+		msg, err := p.certifyDerivatives(a, thetas, x, K, y0, s0, rng)
+		if err != nil {
+			return err
+		}
+		c.Checks = append(c.Checks, msg)
+	}
 	if _, ok := a.(abi.Pullbacker); ok {
 		msg, err := p.certifyPullback(a, b, thetas, x, K, y0, s0, rng)
 		if err != nil {
@@ -622,4 +629,160 @@ func (p *Plugin) certifyMethod(ctx context.Context, o CertifyOptions, rng *rand.
 		c.Checks = append(c.Checks, fmt.Sprintf("%s: %d samples: identical", exMethodSamples, len(reps[0].Samples)))
 	}
 	return nil
+}
+
+func isVJP(m abi.Model) bool { _, ok := m.(abi.VJP); return ok }
+
+// DerivativeMismatchError is a model whose kinfer_model_jacobian or
+// kinfer_model_vjp disagrees with its own kinfer_model_eval (the value y,
+// or the derivative of y by central differences) or with each other: a
+// wrong gradient that would silently mislead every gradient-based method
+// (ABI.md §6.1).
+type DerivativeMismatchError struct {
+	Plugin string
+	Export string
+	Point  int
+	Detail string
+}
+
+func (e *DerivativeMismatchError) Error() string {
+	return fmt.Sprintf("plugin %s: %s at point %d: %s (ABI.md §6.1: the Jacobian is ∂y/∂θ of kinfer_model_eval's y, the VJP vᵀ·∂y/∂θ)", e.Plugin, e.Export, e.Point, e.Detail)
+}
+
+// Tolerances of certifyDerivatives: vjpTol relative (normwise) between
+// the VJP and vᵀ·J of the plugin's own Jacobian (the same derivative,
+// summed in another order); certFDTol relative (Frobenius) between the
+// derivative and central differences of kinfer_model_eval with steps of
+// certFDStep times each parameter's range: loose, so that a model with an
+// inner solver's noise or a kink near the point is not refused, while a
+// wrong derivative (a sign, a missing term) is.
+const (
+	vjpTol = 1e-8
+	certFDTol  = 0.1
+	certFDStep = 1e-5
+)
+
+// certifyDerivatives checks, at every point where eval succeeded: the y
+// of kinfer_model_jacobian and kinfer_model_vjp against kinfer_model_eval's
+// (bit for bit); the VJP against vᵀ·J when both exist (vjpTol); and the
+// derivative (J, else the VJP) against central differences of eval
+// (certFDTol).
+func (p *Plugin) certifyDerivatives(a abi.Model, thetas [][]float64, x []float64, K int, y0 [][]float64, s0 []abi.Status, rng *rand.Rand) (string, error) {
+	d, m := len(p.Spec.Params), len(p.Spec.Outputs)
+	n := K * m
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = rng.NormFloat64()
+	}
+	jm, hasJ := a.(abi.Jacobian)
+	vm, hasV := a.(abi.VJP)
+	worst, compared := 0.0, 0
+	for i, th := range thetas {
+		if s0[i] != abi.OK {
+			continue
+		}
+		var J []float64 // n×d, row-major
+		if hasJ {
+			y, j := make([]float64, n), make([]float64, n*d)
+			st := jm.Jacobian(th, x, y, j)
+			if st == abi.Timeout || st == abi.Trap {
+				return "", a.(abi.Faulter).Fault()
+			}
+			if st != abi.OK {
+				continue // a failed Jacobian is a counted status, not a lie
+			}
+			if k := sameBits(y, y0[i]); k >= 0 {
+				return "", &DerivativeMismatchError{p.Manifest.Name, exModelJacobian.String(), i, fmt.Sprintf("y[%d] = %v, kinfer_model_eval's %v", k, y[k], y0[i][k])}
+			}
+			J = j
+		}
+		var g []float64
+		if hasV {
+			y := make([]float64, n)
+			g = make([]float64, d)
+			st := vm.VJP(th, x, v, y, g)
+			if st == abi.Timeout || st == abi.Trap {
+				return "", a.(abi.Faulter).Fault()
+			}
+			if st != abi.OK {
+				g = nil
+			} else if k := sameBits(y, y0[i]); k >= 0 {
+				return "", &DerivativeMismatchError{p.Manifest.Name, exModelVJP.String(), i, fmt.Sprintf("y[%d] = %v, kinfer_model_eval's %v", k, y[k], y0[i][k])}
+			}
+		}
+		if g != nil && J != nil {
+			if e := relDiff(g, vtJ(v, J, n, d)); !(e <= vjpTol) {
+				return "", &DerivativeMismatchError{p.Manifest.Name, exModelVJP.String(), i, fmt.Sprintf("g differs from vᵀ·J of kinfer_model_jacobian by %.3g (relative)", e)}
+			}
+		}
+		// Central differences of eval, one parameter at a time.
+		fd, ok := p.centralDifferences(a, th, x, n)
+		if !ok {
+			continue
+		}
+		var e float64
+		var what string
+		switch {
+		case J != nil:
+			e, what = relDiff(J, fd), exModelJacobian.String()
+		case g != nil:
+			e, what = relDiff(g, vtJ(v, fd, n, d)), exModelVJP.String()
+		default:
+			continue
+		}
+		compared++
+		worst = max(worst, e)
+		if !(e <= certFDTol) {
+			return "", &DerivativeMismatchError{p.Manifest.Name, what, i, fmt.Sprintf("the derivative differs from central differences of kinfer_model_eval by %.3g (relative), more than %g", e, certFDTol)}
+		}
+	}
+	return fmt.Sprintf("derivatives: y of the Jacobian/VJP identical to kinfer_model_eval's; VJP = vᵀ·J within %g when both exist; against central differences at %d points: largest relative difference %.2g (≤ %g)",
+		vjpTol, compared, worst, certFDTol), nil
+}
+
+// centralDifferences is ∂y/∂θ (n×d) by central differences of eval with
+// steps certFDStep·(upper − lower), one-sided at a bound; false when an
+// evaluation failed.
+func (p *Plugin) centralDifferences(a abi.Model, th, x []float64, n int) ([]float64, bool) {
+	d := len(th)
+	fd := make([]float64, n*d)
+	yp, ym := make([]float64, n), make([]float64, n)
+	for j, q := range p.Spec.Params {
+		h := certFDStep * (q.Upper - q.Lower)
+		lo, hi := math.Max(th[j]-h, q.Lower), math.Min(th[j]+h, q.Upper)
+		if !(hi > lo) {
+			return nil, false
+		}
+		tp, tm := slices.Clone(th), slices.Clone(th)
+		tp[j], tm[j] = hi, lo
+		if a.Eval(tp, x, yp) != abi.OK || a.Eval(tm, x, ym) != abi.OK {
+			return nil, false
+		}
+		for r := range n {
+			fd[r*d+j] = (yp[r] - ym[r]) / (hi - lo)
+		}
+	}
+	return fd, true
+}
+
+// vtJ is vᵀ·J for J n×d row-major.
+func vtJ(v, J []float64, n, d int) []float64 {
+	g := make([]float64, d)
+	for r := range n {
+		for j := range d {
+			g[j] += v[r] * J[r*d+j]
+		}
+	}
+	return g
+}
+
+// relDiff is ‖a − b‖/max(‖a‖, ‖b‖, 1e-300), Euclidean over all entries.
+func relDiff(a, b []float64) float64 {
+	var num, na, nb float64
+	for i := range a {
+		num += (a[i] - b[i]) * (a[i] - b[i])
+		na += a[i] * a[i]
+		nb += b[i] * b[i]
+	}
+	return math.Sqrt(num) / math.Max(math.Sqrt(max(na, nb)), 1e-300)
 }

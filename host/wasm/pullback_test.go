@@ -209,3 +209,26 @@ func TestCertifyPullback(t *testing.T) {
 		wantErr(t, err, "plugin quadlie", c.want, "ABI.md §6.1")
 	}
 }
+
+// Certification checks a model's derivatives: the honest module's Jacobian
+// and VJP agree with each other and with central differences of its eval;
+// a VJP with the wrong sign on g[1] (its Jacobian right) is refused with
+// the export and the point. (A wrong VJP silently misled Adam.)
+func TestCertifyDerivatives(t *testing.T) {
+	r := newRT(t, nil)
+	cert, err := load(t, r, testManifest("quad", "model.wasm", abi.KindModel, 16, 0)).
+		Certify(context.Background(), CertifyOptions{Settings: []float64{1.5}, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(cert.Checks, "\n"), "derivatives: y of the Jacobian/VJP identical") {
+		t.Fatalf("no derivative check in %q", cert.Checks)
+	}
+	_, err = load(t, r, testManifest("quadvjp", "vjp_lie.wasm", abi.KindModel, 16, 0)).
+		Certify(context.Background(), CertifyOptions{Settings: []float64{1.5}, Seed: 4})
+	var dm *DerivativeMismatchError
+	if !errors.As(err, &dm) || dm.Export != "kinfer_model_vjp" {
+		t.Fatalf("vjp_lie.wasm: %v, want a *DerivativeMismatchError of kinfer_model_vjp", err)
+	}
+	wantErr(t, err, "plugin quadvjp", "differs from vᵀ·J of kinfer_model_jacobian", "ABI.md §6.1")
+}

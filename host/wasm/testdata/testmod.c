@@ -22,6 +22,8 @@
 //                           VJP is forward then pullback)
 //   PULLBACK_LIE=1          PULLBACK whose g[1] is 1.5 times the VJP's
 //   PULLBACK_LIE=2          PULLBACK whose forward y[0] differs from eval's
+//   VJP_LIE                 a model whose VJP has the wrong sign on g[1]
+//                           (kinfer_model_jacobian right)
 
 #include <stdint.h>
 
@@ -268,6 +270,9 @@ EXPORT(kinfer_model_vjp) int kinfer_model_vjp(const double *theta, int K, const 
 		g[0] += v[2 * k] * scale * x[k] + v[2 * k + 1] * scale * x[k] * x[k];
 		g[1] += v[2 * k] * scale;
 	}
+#ifdef VJP_LIE
+	g[1] = -g[1];
+#endif
 	return 0;
 }
 #endif
