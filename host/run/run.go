@@ -234,6 +234,40 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 	return sum, loopErr
 }
 
+// abandonAfter is how long a stopped run waits for the evaluations in
+// progress. A plugin call is interrupted at once, but a built-in model's
+// evaluation runs to its end (a 10 000-step wear simulation, the line
+// model's cost_ms): past this, the run stops without them, as if stopped
+// before the batch (its checkpoint and partial results are those of the
+// batches before; a resume asks the batch again).
+const abandonAfter = 3 * time.Second
+
+// evaluate is r.t.Evaluate, abandoned abandonAfter after ctx is done.
+func (r *runner) evaluate(ctx context.Context, pts [][]float64, want abi.Want) ([]abi.Result, error) {
+	type out struct {
+		res []abi.Result
+		err error
+	}
+	ch := make(chan out, 1)
+	go func() {
+		res, err := r.t.Evaluate(ctx, pts, want)
+		ch <- out{res, err}
+	}()
+	select {
+	case o := <-ch:
+		return o.res, o.err
+	case <-ctx.Done():
+	}
+	t := time.NewTimer(abandonAfter)
+	defer t.Stop()
+	select {
+	case o := <-ch:
+		return o.res, o.err
+	case <-t.C:
+		return nil, fmt.Errorf("the evaluations in progress did not stop within %v (a built-in model's evaluation cannot be interrupted): the run stops without them", abandonAfter)
+	}
+}
+
 // loop is the ask/tell loop. It returns the error that ended it, whether
 // that happened during an evaluation, and the prior stream and initial
 // points used as they were before the batch in flight.
@@ -264,7 +298,7 @@ func (r *runner) loop(ctx context.Context) (err error, stoppedInEval bool, rngAt
 				return err, false, rngAtAsk, startsAtAsk
 			}
 		}
-		res, err := r.t.Evaluate(ctx, pts, b.Want)
+		res, err := r.evaluate(ctx, pts, b.Want)
 		if err != nil {
 			if ctx.Err() != nil {
 				err = fmt.Errorf("%w (%v)", context.Cause(ctx), err)

@@ -455,6 +455,21 @@ func cases() []hcase {
 			c.args = []string{"run", "study.toml", "-o", "out", "--workers", "2", "--memory-budget", "8GiB"}
 			return c
 		}(),
+		// A built-in evaluation of an hour (line's cost_ms): the first
+		// SIGTERM once waited for it; now the run stops 3 s later without
+		// it, with its partial results.
+		{name: "sigterm-long-builtin-eval", code: 1, want: []string{"interrupted by SIGTERM", "partial results written"}, sig: syscall.SIGTERM, delay: time.Second,
+			args: []string{"run", "study.toml", "-o", "out", "--workers", "2"},
+			files: map[string]string{"d.csv": "x,y\n1,3\n2,5\n", "study.toml": "name = \"slow\"\n[model]\nuse = \"line\"\ncost_ms = 3600000\nwait = \"sleep\"\n[[data]]\nname = \"d\"\nfile = \"d.csv\"\n" +
+				"[[likelihood]]\nuse = \"gaussian\"\nsigma = 0.1\n[prior]\na = { uniform = [-1.0, 1.0] }\nb = { uniform = [0.0, 3.0] }\n[method]\nuse = \"metropolis\"\nchains = 2\n"},
+			check: func(t *testing.T, dir string, r result) {
+				if _, err := os.Stat(filepath.Join(dir, "out", "summary.json")); err != nil {
+					t.Errorf("no partial summary.json: %v", err)
+				}
+				if r.elapsed > 10*time.Second {
+					t.Errorf("stopped %v after start; want about 1 s + 3 s", r.elapsed)
+				}
+			}},
 		// A billion workers allocated their buffers (8 GB) before any work.
 		{name: "workers-1e9", code: 2, want: []string{"--workers must be in [1, 1024], got 1000000000"},
 			args: []string{"run", "study.toml", "--workers", "1000000000"}, files: map[string]string{"d.csv": pullTest, "study.toml": ligamentStudy("d.csv", "")}},
