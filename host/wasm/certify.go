@@ -657,7 +657,7 @@ func (e *DerivativeMismatchError) Error() string {
 // inner solver's noise or a kink near the point is not refused, while a
 // wrong derivative (a sign, a missing term) is.
 const (
-	vjpTol = 1e-8
+	vjpTol     = 1e-8
 	certFDTol  = 0.1
 	certFDStep = 1e-5
 )
