@@ -246,7 +246,18 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 			}
 		}
 	}
-	fmt.Fprintf(w, "outputs: %s\n", filepath.Join(dir, "summary.json")+", "+filepath.Join(dir, "samples.csv")+", "+filepath.Join(dir, run.ParquetFile))
+	// Only the files there (a full disk leaves some unwritten).
+	var outs []string
+	for _, f := range []string{"summary.json", "samples.csv", run.ParquetFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			outs = append(outs, filepath.Join(dir, f))
+		}
+	}
+	if len(outs) > 0 {
+		fmt.Fprintf(w, "outputs: %s\n", strings.Join(outs, ", "))
+	} else {
+		fmt.Fprintf(w, "outputs: none written to %s\n", dir)
+	}
 	if s.DerivativeFailures != "" && s.Complete {
 		// A stopped run's error already carries it.
 		fmt.Fprintf(w, "WARNING: %d Jacobians and %d gradients could not be computed at points of status ok: %s\n",

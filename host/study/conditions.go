@@ -70,7 +70,7 @@ func (s *Study) loadConditions(f *File, d *tomlx.Decoded) error {
 				rows = len(v)
 			}
 		default:
-			return d.Errorf(key, "give a number or a list of numbers, got %T", raw)
+			return d.Errorf(key, "give a number or a list of numbers, got %s", tomlKind(raw))
 		}
 		for _, y := range vals[j] {
 			if math.IsNaN(y) || math.IsInf(y, 0) {

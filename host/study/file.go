@@ -162,7 +162,7 @@ func settingValuesOf(d *tomlx.Decoded, r componentRef, spec, model abi.Spec) ([]
 			}
 			given[k] = float64(i)
 		default:
-			return nil, d.Errorf(key, "setting %q takes a number, got %T", k, v)
+			return nil, d.Errorf(key, "setting %q takes a number, got %s", k, tomlKind(v))
 		}
 		if s.Output {
 			if _, isStr := r.settings[k].(string); !isStr {
@@ -264,4 +264,22 @@ func CheckName(d *tomlx.Decoded, name string) error {
 		return nil
 	}
 	return d.Errorf("name", "name %q %s; the name is one folder name (the default output folder is out/<name>), e.g. \"knee-specimen1\"", name, bad)
+}
+
+// tomlKind names the kind of a decoded TOML value as a study writes it,
+// for messages ("a table", not map[string]interface {}).
+func tomlKind(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "a table"
+	case []any, []map[string]any:
+		return "a list"
+	case string:
+		return "a string"
+	case bool:
+		return "true or false"
+	case int64, float64:
+		return "a number"
+	}
+	return fmt.Sprintf("a value of type %T", v)
 }

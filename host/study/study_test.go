@@ -80,6 +80,9 @@ func TestErrorsNameFileLineKey(t *testing.T) {
 		{"ref_length_mm = 30.0", "ref_length = 30.0", `study.toml:6: key "model.ref_length"`},
 		{"eps_r = { normal = [0.0, 0.1] }", "eps_q = { normal = [0.0, 0.1] }", `study.toml:19: key "prior.eps_q"`},
 		{"k = { uniform = [2000.0, 9000.0] }", "k = { uniform = [9000.0, 2000.0] }", `study.toml:18: key "prior.k"`},
+		// A value of the wrong kind is named as the study writes it.
+		{"chains = 2", "chains = { n = 2 }", `key "method.chains": setting "chains" takes a number, got a table`},
+		{"chains = 2", "chains = [2]", `setting "chains" takes a number, got a list`},
 		// An output named twice counted each observation twice.
 		{`data = "pull"`, "data = \"pull\"\noutputs = [\"force_N\", \"force_N\"]", `study.toml:15: key "likelihood[0].outputs": output "force_N" is named twice`},
 		// The name is one folder name: out/<name> stays inside out/.
