@@ -396,6 +396,9 @@ func validate(ctx context.Context, rt *wasm.Runtime, path string, stdout io.Writ
 			return err
 		}
 		fmt.Fprintf(stdout, "ok: plugin %s %s (%s, ABI %d, %d exports)\n", p.Manifest.Name, p.Manifest.Version, p.Spec.Kind, abi.Version, len(p.Exports))
+		if why := p.Manifest.Limits.NeedsTrust(); len(why) > 0 {
+			fmt.Fprintf(stdout, "note: its limits ask for %s, which a study refuses unless its table for the plugin says trusted = true\n", strings.Join(why, " and "))
+		}
 		return nil
 	}
 	if sf, d, err := study.Decode(path); err == nil {

@@ -152,3 +152,19 @@ func TestTrainFlagNames(t *testing.T) {
 		t.Errorf("other error changed: %v", err)
 	}
 }
+
+// kinfer validate of a manifest whose limits only a trusted study allows
+// says so (it said ok, and every study then refused the plugin).
+func TestValidateManifestNeedsTrust(t *testing.T) {
+	dir := t.TempDir()
+	wasm, err := os.ReadFile("../../plugins/c/ligament/ligament.wasm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "m.wasm"), wasm, 0o644)
+	os.WriteFile(filepath.Join(dir, "plugin.toml"), []byte("name = \"lig\"\nversion = \"1\"\nkind = \"model\"\nabi = 1\nwasm = \"m.wasm\"\n[limits]\ntimeout_ms = 0\n"), 0o644)
+	code, out, e := kinfer(t, "validate", filepath.Join(dir, "plugin.toml"))
+	if code != 0 || !strings.Contains(out, "ok: plugin lig") || !strings.Contains(out, "unless its table for the plugin says trusted = true") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, e)
+	}
+}
