@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"io"
 	"os"
 	"os/signal"
@@ -47,6 +48,15 @@ func cmdDesign(args []string, stdout io.Writer) error {
 		return err
 	}
 	defer s.Close()
+	if *space == "box" {
+		// The box of an unbounded prior is the model's bounds, which may be
+		// far wider than the prior (±1e9 for a NIST parameter).
+		for j, p := range s.Free {
+			if lo, hi := s.Priors[j].Support(); math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+				fmt.Fprintf(stdout, "note: %s's prior %s is unbounded, so the box spans the model's bounds [%g, %g]; --space prior follows the prior\n", p.Name, s.Priors[j], p.Lower, p.Upper)
+			}
+		}
+	}
 	dir := *out
 	if dir == "" {
 		dir = filepath.Join("out", s.Name+"-design")

@@ -35,3 +35,16 @@ func TestDesignCommand(t *testing.T) {
 		t.Errorf("unknown design: exit %d", code)
 	}
 }
+
+// A box design over an unbounded prior spans the model's bounds: said.
+func TestDesignBoxNotesUnboundedPrior(t *testing.T) {
+	dir := t.TempDir()
+	p := writePriorDrawStudy(t, dir, "boxnote", 20, "")
+	code, out, e := kinfer(t, "design", p, "-o", filepath.Join(dir, "d"), "--n", "4")
+	if code != 0 || !strings.Contains(out, "note: b's prior normal(2, 0.2) is unbounded, so the box spans the model's bounds [-1e+06, 1e+06]") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, e)
+	}
+	if strings.Contains(out, "note: a's") {
+		t.Errorf("a uniform prior noted:\n%s", out)
+	}
+}
