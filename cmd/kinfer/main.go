@@ -266,6 +266,11 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 	for _, m := range methodWarnings(s.MethodReport) {
 		fmt.Fprintf(w, "WARNING (method %s): %s\n", s.Method, guesttext.Escape(m))
 	}
+	if s.Transform != nil {
+		for _, m := range s.Transform.Warnings {
+			fmt.Fprintf(w, "WARNING ([transform]): %s\n", m)
+		}
+	}
 	if s.Transform != nil && (s.Method == "builtin:tmcmc" || s.Method == "builtin:metropolis") {
 		fmt.Fprintf(w, "WARNING ([transform] with the sampler %s): %s\n", s.Method, s.Transform.Note)
 	}

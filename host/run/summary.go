@@ -108,6 +108,8 @@ type TransformSummary struct {
 	// parameter name.
 	XBounds map[string][2]F `json:"x_bounds"`
 	Note    string          `json:"note"`
+	// Warnings: parts of a prior's support the transforms cannot reach.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // transformNote states the convention of the transformed target.
@@ -177,7 +179,7 @@ func summarize(s *study.Study, t *target.Target, workers int, rep abi.Report, sa
 		sum.Best = b
 	}
 	if s.Transformed() {
-		ts := &TransformSummary{XBounds: map[string][2]F{}, Note: transformNote}
+		ts := &TransformSummary{XBounds: map[string][2]F{}, Note: transformNote, Warnings: s.TransformWarnings}
 		for _, tr := range s.Transforms {
 			ts.Transforms = append(ts.Transforms, tr.Describe(s.Free))
 			for _, j := range tr.Idx {

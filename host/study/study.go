@@ -92,6 +92,10 @@ type Study struct {
 	Transforms []Transform
 	XParams    []abi.Param
 
+	// TransformWarnings say what a study's transforms cut from the
+	// parameters' supports (summary.json transform.warnings; kinfer run
+	// prints them).
+	TransformWarnings []string
 	// PluginMemory lists the study's plugins with their memory limits
 	// and instance counts (Study.PluginBytes, checked against the memory
 	// budget before a run).

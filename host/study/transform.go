@@ -397,6 +397,14 @@ func (s *Study) loadTransforms(f *File, d *tomlx.Decoded) error {
 		if err := tr.xBounds(s.Free, s.XParams); err != nil {
 			return d.Errorf(key, "cannot transform %s: %v", name, err)
 		}
+		if tr.Kind == TransformMultiplier {
+			// The method reaches θ in (π0/10, 10·π0) only: a prior reaching
+			// beyond (of the other sign, say) is cut without a word.
+			lo, hi := math.Min(tr.C/10, 10*tr.C), math.Max(tr.C/10, 10*tr.C)
+			if p := s.Free[j]; p.Lower < lo || p.Upper > hi {
+				s.TransformWarnings = append(s.TransformWarnings, fmt.Sprintf("%s: the multiplier π0 = %g reaches only (%g, %g) of the prior's support [%g, %g]; an optimum outside is out of reach", name, tr.C, lo, hi, p.Lower, p.Upper))
+			}
+		}
 		s.Transforms = append(s.Transforms, tr)
 	}
 	s.finishXParams()

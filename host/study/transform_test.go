@@ -255,6 +255,20 @@ func TestTransformTable(t *testing.T) {
 	if !math.IsInf(s4.XParams[0].Lower, -1) || math.IsInf(s4.XParams[0].Upper, 0) {
 		t.Fatalf("multiplier 20000 on [2000, 9000]: x-bounds %+v, want (−∞, finite]", s4.XParams[0])
 	}
+	if len(s4.TransformWarnings) != 0 {
+		t.Errorf("multiplier 20000 covers [2000, 9000]: warnings %q", s4.TransformWarnings)
+	}
+	// A multiplier whose range (π0/10, 10·π0) misses part of the bounds:
+	// that part is out of the method's reach, which the study says.
+	s5, err := load(t, withTransform("k = { multiplier = 300.0 }
+"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s5.Close()
+	if len(s5.TransformWarnings) != 1 || !strings.Contains(s5.TransformWarnings[0], "k: the multiplier π0 = 300 reaches only (30, 3000) of the prior's support [2000, 9000]") {
+		t.Errorf("warnings %q", s5.TransformWarnings)
+	}
 
 	for _, c := range []struct{ tbl, want string }{
 		{"kk = \"log\"\n", `study.toml:26: key "transform.kk": model "ligament" has no parameter "kk"`},
