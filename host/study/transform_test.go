@@ -260,8 +260,7 @@ func TestTransformTable(t *testing.T) {
 	}
 	// A multiplier whose range (π0/10, 10·π0) misses part of the bounds:
 	// that part is out of the method's reach, which the study says.
-	s5, err := load(t, withTransform("k = { multiplier = 300.0 }
-"))
+	s5, err := load(t, withTransform("k = { multiplier = 300.0 }\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
