@@ -495,21 +495,47 @@ func loadPlugin(ctx context.Context, rt *wasm.Runtime, path string) (*wasm.Plugi
 }
 
 // settingFlags collects repeated --set name=value flags.
-type settingFlags map[string]float64
+// settingFlags are --set name=value pairs: a number, or for a setting
+// with choices the choice's name as a study gives it (resolved against
+// the spec by values).
+type settingFlags map[string]string
 
-func (s settingFlags) String() string { return fmt.Sprint(map[string]float64(s)) }
+func (s settingFlags) String() string { return fmt.Sprint(map[string]string(s)) }
 
 func (s settingFlags) Set(v string) error {
 	name, val, ok := strings.Cut(v, "=")
 	if !ok || name == "" {
 		return fmt.Errorf("want name=value, got %q", v)
 	}
-	f, err := strconv.ParseFloat(val, 64)
-	if err != nil {
-		return fmt.Errorf("setting %s: %q is not a number", name, val)
-	}
-	s[name] = f
+	s[name] = val
 	return nil
+}
+
+// values resolves the pairs against settings: a choice by its name (or
+// index), anything else as a number.
+func (s settingFlags) values(settings []abi.Setting) (map[string]float64, error) {
+	out := map[string]float64{}
+	for name, val := range s {
+		if f, err := strconv.ParseFloat(val, 64); err == nil {
+			out[name] = f
+			continue
+		}
+		found := false
+		for _, st := range settings {
+			if st.Name != name {
+				continue
+			}
+			if i := slices.Index(st.Choices, val); i >= 0 {
+				out[name], found = float64(i), true
+			} else if len(st.Choices) > 0 {
+				return nil, fmt.Errorf("setting %s: %q is not one of %q", name, val, st.Choices)
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("setting %s: %q is not a number", name, val)
+		}
+	}
+	return out, nil
 }
 
 func cmdInspect(args []string, stdout io.Writer) error {
@@ -519,7 +545,7 @@ func cmdInspect(args []string, stdout io.Writer) error {
 	points := fs.Int("points", 12, "with --certify: points to evaluate (batches for a method)")
 	outputs := fs.Int("outputs", 2, "with --certify: output columns a likelihood sees")
 	sets := settingFlags{}
-	fs.Var(sets, "set", "with --certify: a setting of the component, name=value (repeatable); unset settings take their defaults")
+	fs.Var(sets, "set", "with --certify: a setting of the component, name=value (repeatable; a choice by its name); unset settings take their defaults")
 	return withRuntime(fs, args, func(ctx context.Context, rt *wasm.Runtime, path string) error {
 		if strings.HasSuffix(strings.ToLower(path), ".json") {
 			return inspectSurrogate(stdout, path)
@@ -541,7 +567,11 @@ func cmdInspect(args []string, stdout io.Writer) error {
 func certifyPlugin(ctx context.Context, stdout io.Writer, p *wasm.Plugin, data string, points, outputs int, sets settingFlags) error {
 	var err error
 	o := wasm.CertifyOptions{Points: points, Outputs: outputs, Seed: 1}
-	if o.Settings, err = abi.SettingValues(p.Spec.Settings, sets); err != nil {
+	given, err := sets.values(p.Spec.Settings)
+	if err != nil {
+		return fmt.Errorf("--set: %w", err)
+	}
+	if o.Settings, err = abi.SettingValues(p.Spec.Settings, given); err != nil {
 		return fmt.Errorf("--set: %w", err)
 	}
 	if data != "" {

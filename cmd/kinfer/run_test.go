@@ -168,3 +168,14 @@ func TestValidateManifestNeedsTrust(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, e)
 	}
 }
+
+// inspect --set takes a choice by its name, as a study does (it took only
+// the index), and refuses a name that is not a choice.
+func TestInspectSetChoiceByName(t *testing.T) {
+	if code, out, e := kinfer(t, "inspect", "--certify", "--set", "problem=Chwirut2", "../../plugins/c/nist/plugin.toml"); code != 0 || !strings.Contains(out, "certified:") {
+		t.Fatalf("by name: exit %d\n%s\n%s", code, out, e)
+	}
+	if code, _, e := kinfer(t, "inspect", "--certify", "--set", "problem=Nope", "../../plugins/c/nist/plugin.toml"); code == 0 || !strings.Contains(e, `"Nope" is not one of`) {
+		t.Fatalf("unknown name: exit %d\n%s", code, e)
+	}
+}
