@@ -293,7 +293,8 @@ const MinMass = 1e-9
 // and sd, and a lognormal is the exponential of the truncated normal of
 // log x on [log lo, log hi] (Johnson, Kotz & Balakrishnan 1994, ch. 13–14),
 // whose tail masses TruncNormal computes without cancellation. It fails
-// when the interval holds less than MinMass of d's probability.
+// when the interval holds less than MinMass of a non-uniform d's
+// probability (a uniform only when it misses the interval).
 func Truncate(d Dist, lo, hi float64) (func(u float64) float64, float64, error) {
 	slo, shi := d.Support()
 	lo, hi = math.Max(lo, slo), math.Min(hi, shi)
@@ -311,7 +312,7 @@ func Truncate(d Dist, lo, hi float64) (func(u float64) float64, float64, error) 
 		if err != nil {
 			return none("")
 		}
-		q, logMass = u.Quantile, u.logPdf-d.logPdf
+		q, logMass = u.Quantile, d.logPdf-u.logPdf // log((hi − lo)/(d.hi − d.lo))
 	case Normal:
 		t, err := NewTruncNormal(d.mu, d.sd, lo, hi)
 		if err != nil {
@@ -334,7 +335,10 @@ func Truncate(d Dist, lo, hi float64) (func(u float64) float64, float64, error) 
 	default:
 		return nil, 0, fmt.Errorf("prior %s: no truncation for this distribution", d)
 	}
-	if !(logMass >= math.Log(MinMass)) {
+	// A uniform wider than the bounds is a flat prior the bounds cut, as a
+	// study may mean it; a normal or lognormal with next to no mass inside
+	// is a prior in the wrong units.
+	if _, uniform := d.(Uniform); !uniform && !(logMass >= math.Log(MinMass)) {
 		hint := ""
 		if _, ok := d.(LogNormal); ok {
 			hint = " (lognormal's arguments are the mean and sd of log x)"

@@ -396,6 +396,16 @@ func TestTruncate(t *testing.T) {
 			}
 		}
 	}
+	// A uniform's mass is the width ratio; a flat prior far wider than the
+	// bounds (mass 1e-15) is a truncation a study may mean, drawn exactly.
+	u, _ := NewUniform(0, 100)
+	if _, m, err := Truncate(u, 0, 1); err != nil || math.Abs(m-0.01) > 1e-15 {
+		t.Errorf("uniform(0, 100) on [0, 1]: mass %v, %v; want 0.01", m, err)
+	}
+	wide, _ := NewUniform(0, 1e12)
+	if q, m, err := Truncate(wide, 0, 1e-3); err != nil || math.Abs(m/1e-15-1) > 1e-9 || q(0.5) != 5e-4 {
+		t.Errorf("uniform(0, 1e12) on [0, 1e-3]: mass %v, %v", m, err)
+	}
 	// No mass: a lognormal given the mean and sd of x instead of log x
 	// (all its mass is near e^5200), a normal 1e4 sd away.
 	far, _ := NewNormal(1e7, 1)
