@@ -56,8 +56,12 @@ func runStages(ctx context.Context, studyFile string, sf *study.File, dir string
 		if err != nil {
 			return err
 		}
-		if err := stageUpToDate(sdir, sum, prev); err != nil {
+		note, err := stageUpToDate(sdir, sum, prev)
+		if err != nil {
 			return fmt.Errorf("stage %d (%s): %w", i+1, st, err)
+		}
+		if note != "" {
+			fmt.Fprintf(stdout, "note: stage %d (%s): %s\n", i+1, st, note)
 		}
 		if sum != nil {
 			fmt.Fprintf(stdout, "stage %d (%s): complete in %s, not run again\n", i+1, st, sdir)
@@ -171,26 +175,38 @@ func readStageStart(dir string) (map[string]float64, error) {
 // plugins) as summary.json's provenance records. Such results are never
 // silently reused or overwritten: the user removes the directory (and
 // those of the later stages) to run the stage again.
-func stageUpToDate(dir string, sum *run.Summary, prev map[string]float64) error {
+//
+// A stage directory written by a kinfer before stage_start.json existed
+// has no record of its start: the first stage inherits nothing, so there
+// is nothing to compare; for a later one the inherited values cannot be
+// checked, which the returned note says (the inputs still are).
+func stageUpToDate(dir string, sum *run.Summary, prev map[string]float64) (note string, err error) {
 	if sum == nil {
 		if _, err := os.Lstat(filepath.Join(dir, run.CheckpointFile)); err != nil {
-			return nil // nothing to continue: the stage runs afresh
+			return "", nil // nothing to continue: the stage runs afresh
 		}
 	}
 	var changed []string
 	var rec stageStart
-	if err := run.ReadRecord(filepath.Join(dir, StageStartFile), maxStageStartBytes, &rec); err != nil {
-		changed = append(changed, fmt.Sprintf("its start is unknown (%v)", err))
-	} else if d := previousDiff(rec.Previous, prev); d != "" {
-		changed = append(changed, "the stage before it ended elsewhere: "+d)
+	switch err := run.ReadRecord(filepath.Join(dir, StageStartFile), maxStageStartBytes, &rec); {
+	case errors.Is(err, fs.ErrNotExist):
+		if len(prev) > 0 {
+			note = fmt.Sprintf("%s has no %s (written by an older kinfer): the values it inherited are not checked", dir, StageStartFile)
+		}
+	case err != nil:
+		changed = append(changed, fmt.Sprintf("its start is unreadable (%v)", err))
+	default:
+		if d := previousDiff(rec.Previous, prev); d != "" {
+			changed = append(changed, "the stage before it ended elsewhere: "+d)
+		}
 	}
 	if sum != nil && sum.Provenance != nil {
 		changed = append(changed, changedInputs(sum.Provenance.Inputs)...)
 	}
 	if len(changed) == 0 {
-		return nil
+		return note, nil
 	}
-	return fmt.Errorf("%s holds results computed from other inputs:\n  %s\nremove %s and the directories of the stages after it to run them again, or run into another -o",
+	return "", fmt.Errorf("%s holds results computed from other inputs:\n  %s\nto run it again with the current inputs, run into another -o, or remove %s and the directories of the stages after it",
 		dir, strings.Join(changed, "\n  "), dir)
 }
 

@@ -63,6 +63,25 @@ func TestMultiStageStudy(t *testing.T) {
 	if code != 0 || strings.Count(stdout, "not run again") != 2 {
 		t.Fatalf("second run: exit %d\n%s", code, stdout)
 	}
+	// Stage folders of a kinfer before stage_start.json: the first stage
+	// inherits nothing (nothing to check), a later one is continued with
+	// a note that its inherited values are not checked.
+	saved := map[string][]byte{}
+	for _, s := range []string{"stage1-s1", "stage2-s2"} {
+		b, err := os.ReadFile(filepath.Join(out, s, StageStartFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		saved[s] = b
+		os.Remove(filepath.Join(out, s, StageStartFile))
+	}
+	code, stdout, stderr = kinfer(t, "run", filepath.Join(dir, "all.toml"), "-o", out, "--workers", "1")
+	if code != 0 || strings.Count(stdout, "not run again") != 2 || strings.Count(stdout, "the values it inherited are not checked") != 1 {
+		t.Fatalf("older stage folders: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for s, b := range saved {
+		os.WriteFile(filepath.Join(out, s, StageStartFile), b, 0o644)
+	}
 	// --verify of stage 2 re-runs it with the values it inherited
 	// (stage_start.json): stage 2 alone lacks a prior for k.
 	code, stdout, stderr = kinfer(t, "run", "--verify", filepath.Join(out, "stage2-s2"))
