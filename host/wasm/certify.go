@@ -716,7 +716,7 @@ func (p *Plugin) certifyDerivatives(a abi.Model, thetas [][]float64, x []float64
 			}
 		}
 		// Central differences of eval, one parameter at a time.
-		fd, ok := p.centralDifferences(a, th, x, n)
+		fd, noise, ok := p.centralDifferences(a, th, x, y0[i])
 		if !ok {
 			continue
 		}
@@ -724,9 +724,13 @@ func (p *Plugin) certifyDerivatives(a abi.Model, thetas [][]float64, x []float64
 		var what string
 		switch {
 		case J != nil:
-			e, what = relDiff(J, fd), exModelJacobian.String()
+			e, what = diffBeyondNoise(J, fd, noise), exModelJacobian.String()
 		case g != nil:
-			e, what = relDiff(g, vtJ(v, fd, n, d)), exModelVJP.String()
+			gn := 0.0
+			for _, vi := range v {
+				gn += vi * vi
+			}
+			e, what = diffBeyondNoise(g, vtJ(v, fd, n, d), noise*math.Sqrt(gn)), exModelVJP.String()
 		default:
 			continue
 		}
@@ -740,29 +744,56 @@ func (p *Plugin) certifyDerivatives(a abi.Model, thetas [][]float64, x []float64
 		vjpTol, compared, worst, certFDTol), nil
 }
 
-// centralDifferences is ∂y/∂θ (n×d) by central differences of eval with
-// steps certFDStep·(upper − lower), one-sided at a bound; false when an
+// centralDifferences is ∂y/∂θ (n×d) by central differences of eval at θ
+// (where eval gave y) with steps certFDStep·(upper − lower), one-sided at
+// a bound, and the norm of the differences' noise if y carried a relative
+// error of fdNoise (an inner solver's tolerance): false when an
 // evaluation failed.
-func (p *Plugin) centralDifferences(a abi.Model, th, x []float64, n int) ([]float64, bool) {
-	d := len(th)
+func (p *Plugin) centralDifferences(a abi.Model, th, x, y []float64) ([]float64, float64, bool) {
+	d, n := len(th), len(y)
 	fd := make([]float64, n*d)
 	yp, ym := make([]float64, n), make([]float64, n)
+	ymax := 0.0
+	for _, v := range y {
+		ymax = math.Max(ymax, math.Abs(v))
+	}
+	var noise2 float64
 	for j, q := range p.Spec.Params {
 		h := certFDStep * (q.Upper - q.Lower)
 		lo, hi := math.Max(th[j]-h, q.Lower), math.Min(th[j]+h, q.Upper)
 		if !(hi > lo) {
-			return nil, false
+			return nil, 0, false
 		}
 		tp, tm := slices.Clone(th), slices.Clone(th)
 		tp[j], tm[j] = hi, lo
 		if a.Eval(tp, x, yp) != abi.OK || a.Eval(tm, x, ym) != abi.OK {
-			return nil, false
+			return nil, 0, false
 		}
 		for r := range n {
 			fd[r*d+j] = (yp[r] - ym[r]) / (hi - lo)
 		}
+		e := 2 * fdNoise * ymax / (hi - lo)
+		noise2 += float64(n) * e * e
 	}
-	return fd, true
+	return fd, math.Sqrt(noise2), true
+}
+
+// fdNoise: the relative error of a model's y that certification allows
+// for (an inner solver converged to 1e-7).
+const fdNoise = 1e-7
+
+// diffBeyondNoise is ‖a − b‖ less the noise (not below 0) over
+// max(‖a‖, ‖b‖, noise): relDiff where the difference exceeds what the
+// differences' noise explains, 0 below it, so that a derivative of about
+// 0 (a parameter without effect at the point) is not refused for the
+// noise of its differences.
+func diffBeyondNoise(a, b []float64, noise float64) float64 {
+	d := make([]float64, len(a))
+	for i := range a {
+		d[i] = a[i] - b[i]
+	}
+	num := math.Max(norm(d)-noise, 0)
+	return num / math.Max(math.Max(math.Max(norm(a), norm(b)), noise), 1e-300)
 }
 
 // vtJ is vᵀ·J for J n×d row-major.
@@ -777,12 +808,21 @@ func vtJ(v, J []float64, n, d int) []float64 {
 }
 
 // relDiff is ‖a − b‖/max(‖a‖, ‖b‖, 1e-300), Euclidean over all entries.
-func relDiff(a, b []float64) float64 {
-	var num, na, nb float64
-	for i := range a {
-		num += (a[i] - b[i]) * (a[i] - b[i])
-		na += a[i] * a[i]
-		nb += b[i] * b[i]
+func relDiff(a, b []float64) float64 { return diffBeyondNoise(a, b, 0) }
+
+// norm is the Euclidean norm of a, scaled by its largest entry so that
+// entries beyond 1e154 do not overflow the sum of squares.
+func norm(a []float64) float64 {
+	s := 0.0
+	for _, v := range a {
+		s = math.Max(s, math.Abs(v))
 	}
-	return math.Sqrt(num) / math.Max(math.Sqrt(max(na, nb)), 1e-300)
+	if s == 0 || math.IsInf(s, 0) || math.IsNaN(s) {
+		return s
+	}
+	var q float64
+	for _, v := range a {
+		q += (v / s) * (v / s)
+	}
+	return s * math.Sqrt(q)
 }
