@@ -217,6 +217,9 @@ func (in *instance) callN(e export, points int, args ...uint64) (uint64, error) 
 	if in.dead {
 		return 0, in.fault(e, abi.Trap, nil, "called on a discarded instance")
 	}
+	if in.out != nil {
+		in.out.resetTail() // a fault quotes only this call's output
+	}
 	f := in.fn[e]
 	if f == nil {
 		return 0, in.malformed(e, "is not exported")

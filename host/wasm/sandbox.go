@@ -171,10 +171,10 @@ type lineWriter struct {
 	mu   sync.Mutex
 	buf  []byte
 	drop bool // the current line overflowed and was emitted; skip to '\n'
-	// tail keeps the last tailLines lines (at most tailBytes each) even
-	// when the log is off, for the message of a guest that exits or
-	// traps: a Go guest's runtime writes its reason ("out of memory") to
-	// stderr before proc_exit(2).
+	// tail keeps the last tailLines lines of the current guest call (at
+	// most tailBytes each) even when the log is off, for the message of a
+	// guest that exits or traps: a Go guest's runtime writes its reason
+	// ("out of memory") to stderr before proc_exit(2).
 	tail [tailLines]string
 	next int
 }
@@ -208,6 +208,13 @@ func (w *lineWriter) lastLines() string {
 		parts = append(parts, `"`+guesttext.Escape(w.tail[k%tailLines])+`"`)
 	}
 	return strings.Join(parts, " | ")
+}
+
+// resetTail forgets the kept lines (at the start of a guest call).
+func (w *lineWriter) resetTail() {
+	w.mu.Lock()
+	w.next = 0
+	w.mu.Unlock()
 }
 
 // emitLocked emits the pending partial line (w.mu held).
