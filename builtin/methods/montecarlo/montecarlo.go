@@ -252,7 +252,12 @@ func Running(v []float64) (mean, cv []float64) {
 // window·n values, the running mean and coefficient of variation are all
 // within tol (relative) of the final mean and coefficient of variation.
 // It returns whether the rule holds and the largest relative deviation
-// found (of either statistic).
+// found (of either statistic). A running mean equal to the final one
+// deviates by 0 (a constant quantity converges at once). When the final
+// mean is 0 to within 1e-9 of the standard deviation, where relative
+// deviations and the coefficient of variation are undefined, the mean's
+// deviations are taken relative to the standard deviation and the
+// coefficient of variation is not used.
 func Rule(v []float64, window, tol float64) (bool, float64) {
 	n := len(v)
 	if n < 10 {
@@ -260,12 +265,19 @@ func Rule(v []float64, window, tol float64) (bool, float64) {
 	}
 	mean, cv := Running(v)
 	fm, fc := mean[n-1], cv[n-1]
+	scale, useCV := math.Abs(fm), true
+	if sd := stat.StdDev(v, nil); scale <= 1e-9*sd {
+		scale, useCV = sd, false
+	}
 	start := n - int(math.Ceil(window*float64(n)))
 	var worst float64
 	for k := max(start, 1); k < n; k++ {
-		dm := math.Abs(mean[k]-fm) / math.Abs(fm)
+		dm := 0.0
+		if d := math.Abs(mean[k] - fm); d > 0 {
+			dm = d / scale
+		}
 		dc := 0.0
-		if fc != 0 {
+		if useCV && fc != 0 {
 			dc = math.Abs(cv[k]-fc) / fc
 		}
 		worst = math.Max(worst, math.Max(dm, dc))

@@ -399,3 +399,20 @@ func TestEveryDrawFailed(t *testing.T) {
 		t.Errorf("warnings %v", w)
 	}
 }
+
+// A quantity of final mean 0: a constant 0 converges at once (its
+// relative deviations were 0/0 = NaN, and the run was reported as not
+// converged), and a symmetric one is judged relative to its sd.
+func TestRuleMeanZero(t *testing.T) {
+	if ok, dev := Rule(make([]float64, 100), 0.1, 0.02); !ok || dev != 0 {
+		t.Errorf("constant 0: %v %v", ok, dev)
+	}
+	v := make([]float64, 1000)
+	for i := range v {
+		v[i] = float64(i%2)*2 - 1 // −1, 1, −1, 1, …: mean 0 at every even count
+	}
+	ok, dev := Rule(v, 0.1, 0.02)
+	if !ok || math.IsNaN(dev) || dev > 0.02 {
+		t.Errorf("±1: %v %v", ok, dev)
+	}
+}
