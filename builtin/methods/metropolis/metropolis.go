@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/kinfer/kinfer/abi"
@@ -156,7 +157,8 @@ type state struct {
 type Method struct {
 	cfg    Config
 	bounds mcmc.Bounds
-	names  []string // the parameters', for the report's warnings
+	names  []string    // the parameters', for the report's warnings
+	starts [][]float64 // Problem.Starts: a chain start among them is not a prior draw
 	inited bool
 	rngs   []*rand.PCG
 	rands  []*rand.Rand
@@ -204,6 +206,7 @@ func (m *Method) Init(p abi.Problem) error {
 	for i, q := range p.Params {
 		m.names[i] = q.Name
 	}
+	m.starts = p.Starts
 	m.rngs, m.rands = make([]*rand.PCG, c), make([]*rand.Rand, c)
 	for k := range c {
 		m.rngs[k] = mcmc.Stream(p.Seed, k) // chain k's own stream
@@ -389,6 +392,12 @@ func (m *Method) startProposal() {
 		r := m.bounds.Upper[i] - m.bounds.Lower[i]
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, x := range s.X {
+			// The study's initial points (which the host hands out first)
+			// say nothing of the prior's scale: a tight cluster of them
+			// would make the first proposal tiny.
+			if slices.ContainsFunc(m.starts, func(st []float64) bool { return slices.Equal(st, x) }) {
+				continue
+			}
 			lo, hi = math.Min(lo, x[i]), math.Max(hi, x[i])
 		}
 		if spread := hi - lo; !mcmc.Finite(r) || (spread > 0 && spread*narrowBounds < r) {
