@@ -669,9 +669,15 @@ func TestNoObservationRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	// A previous run's results in the folder stay as they were.
+	os.MkdirAll(filepath.Join(dir, "out"), 0o755)
+	os.WriteFile(filepath.Join(dir, "out", "samples.csv"), []byte("a,b\n1,2\n"), 0o644)
 	sum, err := Run(context.Background(), s, Options{OutDir: filepath.Join(dir, "out"), Workers: 1})
 	if err == nil || !strings.Contains(err.Error(), "no observed value") || (sum != nil && sum.Evaluations > 0) {
 		t.Fatalf("err %v, summary %+v", err, sum)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "out", "samples.csv")); string(b) != "a,b\n1,2\n" {
+		t.Errorf("the previous samples.csv was changed: %q", b)
 	}
 }
 

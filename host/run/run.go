@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/host/manifest"
 	"github.com/kinfer/kinfer/host/study"
 	"github.com/kinfer/kinfer/host/target"
 )
@@ -132,6 +133,11 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 	r.cp, _ = s.Method.(abi.Checkpointer)
 	r.stream, _ = s.Method.(abi.SampleStream)
 
+	// Refusals that need no evaluation come before the directory is
+	// touched: a previous run's results there stay as they were.
+	if err := r.preflight(); err != nil {
+		return nil, err
+	}
 	setupErr := r.setup()
 	if setupErr != nil && o.Resume {
 		// A refused resume leaves the stopped run's files as they were.
@@ -232,6 +238,39 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 		return sum, errors.Join(loopErr, werr)
 	}
 	return sum, loopErr
+}
+
+// preflight refuses a run that cannot do anything useful, before it
+// writes anything: plugins whose memory limits exceed the budget, and
+// likelihood terms that observe nothing.
+func (r *runner) preflight() error {
+	s := r.s
+	if need := s.PluginBytes(); need > r.budget {
+		// Only a plugin that asks for more than the default memory is
+		// refused (with the default, every instance stays small however
+		// many workers a big machine has).
+		var parts []string
+		big := false
+		for _, p := range s.PluginMemory {
+			parts = append(parts, fmt.Sprintf("[%s] plugin %s: memory_mib %d × %d instances", p.Table, p.Name, p.MiB, p.Instances))
+			big = big || p.MiB > manifest.DefaultMemoryMiB
+		}
+		if big {
+			return fmt.Errorf("the study's plugins may take about %s of host memory (%s; ×%d, since a growing memory is copied), more than the memory budget of %s: lower memory_mib in the manifest or --workers, or raise --memory-budget",
+				FormatBytes(need), strings.Join(parts, "; "), study.PluginGrowFactor, FormatBytes(r.budget))
+		}
+	}
+	if len(s.Terms) > 0 && s.ObservedResiduals() == 0 {
+		// A likelihood that does not need σ may be a constraint on the
+		// predictions alone, reading no observation.
+		for _, t := range s.Terms {
+			if t.Component.Spec.Has(abi.CapSigmaFree) {
+				return nil
+			}
+		}
+		return fmt.Errorf("the study's likelihood terms have no observed value (every cell of their output columns is empty or nan): the run would fit nothing; fill the data files' output columns")
+	}
+	return nil
 }
 
 // abandonAfter is how long a stopped run waits for the evaluations in
@@ -346,17 +385,6 @@ func (r *runner) setup() error {
 	starts, err := s.ProblemStarts()
 	if err != nil {
 		return err
-	}
-	if need := s.PluginBytes(); need > r.budget {
-		var parts []string
-		for _, p := range s.PluginMemory {
-			parts = append(parts, fmt.Sprintf("[%s] plugin %s: memory_mib %d × %d instances", p.Table, p.Name, p.MiB, p.Instances))
-		}
-		return fmt.Errorf("the study's plugins may take about %s of host memory (%s; ×%d, since a growing memory is copied), more than the memory budget of %s: lower memory_mib in the manifest or --workers, or raise --memory-budget",
-			FormatBytes(need), strings.Join(parts, "; "), study.PluginGrowFactor, FormatBytes(r.budget))
-	}
-	if len(s.Terms) > 0 && s.ObservedResiduals() == 0 {
-		return fmt.Errorf("the study's likelihood terms have no observed value (every cell of their output columns is empty or nan): the run would fit nothing; fill the data files' output columns")
 	}
 	R, _ := s.ResidualCount()
 	outs := make([]string, len(s.ModelInfo.Spec.Outputs))
