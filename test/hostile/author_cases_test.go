@@ -101,6 +101,12 @@ func authorCases() []hcase {
 					t.Errorf("a deterministic plugin called non-deterministic:\n%s", r.stderr)
 				}
 			}},
+		// Wrong only in batches of 3: batches of 5 agree with eval, which
+		// once certified it.
+		{name: "certify-batch3-disagrees", code: 1,
+			files: plugin("lik", "batchlik", "likelihood", "wat/batchlik.wasm", limits),
+			args:  []string{"inspect", "--certify", "--set", "mode=batch3", "lik/plugin.toml"},
+			want:  []string{"kinfer_likelihood_eval_batch", "in batches of 5 on the second instance", "in batches of 3 on the first"}},
 		{name: "certify-batch-agrees", code: 0,
 			files: plugin("lik", "batchlik", "likelihood", "wat/batchlik.wasm", limits),
 			args:  []string{"inspect", "--certify", "lik/plugin.toml"},

@@ -1,14 +1,15 @@
 ;; batchlik: a likelihood plugin (ABI v1, §6.2) with capability batch whose
 ;; kinfer_likelihood_eval_batch disagrees with kinfer_likelihood_eval in mode
-;; "batchdiff" (it adds 1 to every logL), deterministically; mode "ok"
-;; agrees. Both are −½·Σ(y − obs)² over the non-NaN observations (σ = 1).
+;; "batchdiff" (it adds 1 to every logL), deterministically, and in mode
+;; "batch3" only in batches of exactly 3 points; mode "ok" agrees. Both
+;; are −½·Σ(y − obs)² over the non-NaN observations (σ = 1).
 ;; Build: wat2wasm batchlik.wat -o batchlik.wasm (see ../build.sh).
 (module
   (memory (export "memory") 2)
   (global $heap (mut i32) (i32.const 65536))
   (global $mode (mut i32) (i32.const 0))
 
-  (data (i32.const 1024) "{\"kind\":\"likelihood\",\"name\":\"batchlik\",\"version\":\"1.0.0\",\"doc\":\"eval_batch vs eval\",\"settings\":[{\"name\":\"mode\",\"choices\":[\"ok\",\"batchdiff\"]}],\"capabilities\":[\"batch\",\"sigma_free\"]}\00")
+  (data (i32.const 1024) "{\"kind\":\"likelihood\",\"name\":\"batchlik\",\"version\":\"1.0.0\",\"doc\":\"eval_batch vs eval\",\"settings\":[{\"name\":\"mode\",\"choices\":[\"ok\",\"batchdiff\",\"batch3\"]}],\"capabilities\":[\"batch\",\"sigma_free\"]}\00")
 
   (func $strlen (param $p i32) (result i32)
     (local $n i32)
@@ -63,7 +64,9 @@
     (block $done (loop $next
       (br_if $done (i32.ge_u (local.get $i) (local.get $b)))
       (local.set $l (call $gauss (local.get $n) (i32.add (local.get $y) (i32.shl (i32.mul (local.get $i) (local.get $n)) (i32.const 3))) (local.get $obs)))
-      (if (i32.eq (global.get $mode) (i32.const 1)) (then (local.set $l (f64.add (local.get $l) (f64.const 1)))))
+      (if (i32.or (i32.eq (global.get $mode) (i32.const 1))
+                  (i32.and (i32.eq (global.get $mode) (i32.const 2)) (i32.eq (local.get $b) (i32.const 3))))
+        (then (local.set $l (f64.add (local.get $l) (f64.const 1)))))
       (f64.store (i32.add (local.get $out) (i32.shl (local.get $i) (i32.const 3))) (local.get $l))
       (i32.store (i32.add (local.get $status) (i32.shl (local.get $i) (i32.const 2))) (i32.const 0))
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
