@@ -35,7 +35,9 @@ type Spread struct {
 	// interval. PriorRangeDef says which ("support", "central-90/0.9").
 	PriorRange    float64 `json:"prior_range"`
 	PriorRangeDef string  `json:"prior_range_def"`
-	Relative      float64 `json:"relative"` // spread / prior range
+	// Relative is spread / prior range; null in JSON when the range is
+	// 0 or infinite (a prior narrower than rounding, say).
+	Relative run.F `json:"relative"`
 }
 
 // Regression is one of Bartsoen's Eq. 9–11 fitted on the posterior samples
@@ -176,7 +178,7 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 			rel = sp.Absolute / r
 		}
 		a.Params = append(a.Params, Spread{Name: p.Name, Unit: p.Unit, P05: sp.P05, P95: sp.P95,
-			Spread: sp.Absolute, PriorRange: r, PriorRangeDef: def, Relative: rel})
+			Spread: sp.Absolute, PriorRange: r, PriorRangeDef: def, Relative: run.F(rel)})
 	}
 	if truths != nil {
 		var w []float64
@@ -251,7 +253,11 @@ func (a *Analysis) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d samples\n\n%-16s %12s %12s %12s %9s\n", a.Study, a.Samples, "param", "p05", "p95", "spread", "of prior")
 	for _, p := range a.Params {
-		fmt.Fprintf(&b, "%-16s %12.5g %12.5g %12.5g %8.1f%%\n", p.Name, p.P05, p.P95, p.Spread, 100*p.Relative)
+		rel := "-"
+		if r := float64(p.Relative); !math.IsNaN(r) && !math.IsInf(r, 0) {
+			rel = fmt.Sprintf("%.1f%%", 100*r)
+		}
+		fmt.Fprintf(&b, "%-16s %12.5g %12.5g %12.5g %9s\n", p.Name, p.P05, p.P95, p.Spread, rel)
 	}
 	if a.Truth != nil {
 		a.Truth.text(&b)
