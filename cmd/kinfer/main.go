@@ -297,7 +297,10 @@ func standardErrors(report any) string {
 		se = v
 	case []any:
 		for _, x := range v {
-			f, _ := x.(float64)
+			f, ok := x.(float64)
+			if !ok {
+				f = math.NaN() // null: not finite
+			}
 			se = append(se, f)
 		}
 	}
@@ -315,6 +318,9 @@ func standardErrors(report any) string {
 	parts := make([]string, len(names))
 	for i, n := range names {
 		parts[i] = n + " " + strconv.FormatFloat(se[i], 'g', 4, 64)
+		if math.IsNaN(se[i]) || math.IsInf(se[i], 0) {
+			parts[i] = n + " -"
+		}
 		if at[n] {
 			parts[i] += " (on a bound)"
 		}

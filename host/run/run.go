@@ -303,7 +303,11 @@ func (r *runner) evaluate(ctx context.Context, pts [][]float64, want abi.Want) (
 	case o := <-ch:
 		return o.res, o.err
 	case <-t.C:
-		return nil, fmt.Errorf("the evaluations in progress did not stop within %v (a built-in model's evaluation cannot be interrupted): the run stops without them", abandonAfter)
+		why := "a built-in model's evaluation cannot be interrupted"
+		if r.t.Remote != nil {
+			why = "the remote workers did not answer"
+		}
+		return nil, fmt.Errorf("the evaluations in progress did not stop within %v (%s): the run stops without them", abandonAfter, why)
 	}
 }
 

@@ -116,10 +116,6 @@ func conditionNames(s abi.Spec) string {
 	return strings.Join(n, ", ")
 }
 
-// checkPropagation refuses a study without [[likelihood]] unless its
-// method is a propagation method (abi.CapPropagation, a built-in or a
-// plugin, abi/ABI.md §6.5), which reads the model's outputs instead of a
-// posterior.
 // checkPriorDraws refuses an init file for a method that needs genuine
 // prior draws: its rows would not be used.
 func (s *Study) checkPriorDraws(f *File, d *tomlx.Decoded) error {
@@ -129,6 +125,10 @@ func (s *Study) checkPriorDraws(f *File, d *tomlx.Decoded) error {
 	return d.Errorf("init", "method %q draws its points from the prior (a TMCMC population and its evidence, a Monte Carlo propagation need genuine prior draws), so it takes no initial points: remove init", s.MethodInfo.Spec.Name)
 }
 
+// checkPropagation refuses a study without [[likelihood]] unless its
+// method is a propagation method (abi.CapPropagation, a built-in or a
+// plugin, abi/ABI.md §6.5), which reads the model's outputs instead of a
+// posterior.
 func (s *Study) checkPropagation(f *File, d *tomlx.Decoded) error {
 	if len(s.Terms) > 0 || s.MethodInfo.Spec.Has(abi.CapPropagation) {
 		return nil

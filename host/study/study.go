@@ -791,7 +791,7 @@ func (s *Study) loadTerms(ctx context.Context, f *File, d *tomlx.Decoded, o Opti
 		for k, o := range t.Obs {
 			if sg := t.Sigma[k]; !math.IsNaN(o) && !math.IsNaN(sg) && math.IsInf(o/sg, 0) {
 				m := len(t.Outputs)
-				return fmt.Errorf("%s: row %d, output %s: observation %g over σ %g overflows (every residual would be infinite); rescale the data or σ", keyAt(d, tbl), k/m+1, t.Outputs[k%m], o, sg)
+				return fmt.Errorf("%s: row %d, output %s: observation %g over σ %g is beyond the float64 range, so the residual (y − obs)/σ overflows for any y not within σ·1.8e308 of it; rescale the data or σ", keyAt(d, tbl), k/m+1, t.Outputs[k%m], o, sg)
 			}
 		}
 		s.Terms = append(s.Terms, t)

@@ -333,9 +333,13 @@ func Summarise(v []float64, failed int, window, tol float64) Summary {
 	const bins = 20
 	s.HistEdges = make([]float64, bins+1)
 	s.HistCounts = make([]int, bins)
-	w := (s.Max - s.Min) / bins
+	w := s.Max/bins - s.Min/bins // without overflow beyond ±MaxFloat64
 	for i := range s.HistEdges {
 		s.HistEdges[i] = s.Min + float64(i)*w
+		if math.IsInf(s.HistEdges[i], 0) { // beyond MaxFloat64 by rounding
+			f := float64(i) / bins
+			s.HistEdges[i] = (1-f)*s.Min + f*s.Max
+		}
 	}
 	for _, y := range x {
 		// t is NaN or ∞ when the values span more than the float64

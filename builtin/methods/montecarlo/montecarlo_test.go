@@ -344,9 +344,17 @@ func TestSummariseHugeSpan(t *testing.T) {
 	for _, c := range s.HistCounts {
 		total += c
 	}
-	// w = +Inf: −1e308 and 0 are at t = 0 (first bin), 1e308 at NaN (last).
-	if total != 4 || s.HistCounts[0] != 2 || s.HistCounts[len(s.HistCounts)-1] != 2 {
-		t.Errorf("histogram counts %v, want 2 values in the first bin and 2 in the last", s.HistCounts)
+	// w = 1e307 (computed as max/20 − min/20, without overflow): −1e308 in
+	// the first bin, 0 in bin 10, 1e308 (where (y − min)/w overflows) in
+	// the last; the edges are finite.
+	if total != 4 || s.HistCounts[0] != 1 || s.HistCounts[10] != 1 || s.HistCounts[len(s.HistCounts)-1] != 2 {
+		t.Errorf("histogram counts %v, want 1 in the first bin, 1 in bin 10 and 2 in the last", s.HistCounts)
+	}
+	for _, e := range s.HistEdges {
+		if math.IsNaN(e) || math.IsInf(e, 0) {
+			t.Errorf("edges %v", s.HistEdges)
+			break
+		}
 	}
 }
 
