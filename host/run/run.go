@@ -441,8 +441,12 @@ func (r *runner) checkBatch(b abi.Batch) error {
 // batchBytes estimates the host memory of evaluating n points: each point
 // (drawn or transformed) and its result with what is wanted — gradient d
 // values, residuals R, Jacobian R·d, R the study's observed values plus
-// its soft constraints' residuals, outputs rows·m — twice,
-// for the collector's headroom (as mcmc.GCFactor).
+// its soft constraints' residuals, outputs rows·m — and, for residuals,
+// the model's outputs rows·m they come from, for a Jacobian the model's
+// rows·m·d and the method's own copy of the R·d Jacobian (a least-squares
+// method factorises it); all twice, for the collector's headroom (as
+// mcmc.GCFactor). Without the model's arrays and the method's copy a
+// 5-million-row least-squares batch took 3× its estimate.
 func batchBytes(s *study.Study, n int, want abi.Want) int64 {
 	d := int64(len(s.Free))
 	var res int64
@@ -452,22 +456,23 @@ func batchBytes(s *study.Study, n int, want abi.Want) int64 {
 	for _, c := range s.Constraints {
 		res += int64(c.Len())
 	}
-	per := 3*8*d + 256 // the point, its θ, the result's copy, headers
+	rows := int64(0)
+	for _, ds := range s.Data {
+		rows += int64(ds.K)
+	}
+	ym := rows * int64(len(s.ModelInfo.Spec.Outputs)) // the model's outputs of one point
+	per := 3*8*d + 256                                 // the point, its θ, the result's copy, headers
 	if want&abi.WantGradient != 0 {
 		per += 8 * d
 	}
 	if want&(abi.WantResiduals|abi.WantJacobian) != 0 {
-		per += 8 * res
+		per += 8 * (res + ym)
 	}
 	if want&abi.WantJacobian != 0 {
-		per += 8 * res * d
+		per += 8 * (2*res*d + ym*d)
 	}
 	if want&abi.WantOutputs != 0 {
-		rows := int64(0)
-		for _, ds := range s.Data {
-			rows += int64(ds.K)
-		}
-		per += 8 * rows * int64(len(s.ModelInfo.Spec.Outputs))
+		per += 8 * ym
 	}
 	per *= 2
 	if per > 0 && int64(n) > math.MaxInt64/per {
