@@ -461,7 +461,7 @@ func batchBytes(s *study.Study, n int, want abi.Want) int64 {
 		rows += int64(ds.K)
 	}
 	ym := rows * int64(len(s.ModelInfo.Spec.Outputs)) // the model's outputs of one point
-	per := 3*8*d + 256                                 // the point, its θ, the result's copy, headers
+	per := 3*8*d + 256                                // the point, its θ, the result's copy, headers
 	if want&abi.WantGradient != 0 {
 		per += 8 * d
 	}
