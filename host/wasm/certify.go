@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 
 	"github.com/kinfer/kinfer/abi"
 )
@@ -462,6 +463,11 @@ func (p *Plugin) certifyLikelihood(ctx context.Context, o CertifyOptions, rng *r
 	if err := compare(exLikEval, "on a second instance in reverse order", lb, sb); err != nil {
 		return err
 	}
+	if msg, err := p.certifyLikelihoodDerivatives(a, m, ys, obs, sigma, la, sa); err != nil {
+		return err
+	} else if msg != "" {
+		c.Checks = append(c.Checks, msg)
+	}
 	if p.Spec.Has(abi.CapBatch) {
 		// kinfer_likelihood_eval_batch in batches of 5 on the second
 		// instance and of 3 on the first: where the two agree with each
@@ -652,7 +658,11 @@ type DerivativeMismatchError struct {
 }
 
 func (e *DerivativeMismatchError) Error() string {
-	return fmt.Sprintf("plugin %s: %s at point %d: %s (ABI.md §6.1: the Jacobian is ∂y/∂θ of kinfer_model_eval's y, the VJP vᵀ·∂y/∂θ)", e.Plugin, e.Export, e.Point, e.Detail)
+	contract := "ABI.md §6.1: the Jacobian is ∂y/∂θ of kinfer_model_eval's y, the VJP vᵀ·∂y/∂θ"
+	if strings.HasPrefix(e.Export, "kinfer_likelihood") {
+		contract = "ABI.md §6.2: logL = C − ½‖r‖² for the residuals r, gy = ∂logL/∂y"
+	}
+	return fmt.Sprintf("plugin %s: %s at point %d: %s (%s)", e.Plugin, e.Export, e.Point, e.Detail, contract)
 }
 
 // Tolerances of certifyDerivatives: vjpTol relative (normwise) between
@@ -832,4 +842,103 @@ func norm(a []float64) float64 {
 		q += (v / s) * (v / s)
 	}
 	return s * math.Sqrt(q)
+}
+
+// Tolerances of certifyLikelihoodDerivatives: residualsTol relative on the
+// constant C = logL + ½‖r‖² across points; gradYTol relative between
+// grad_y's gy and central differences of logL in y (steps 1e-6·max(1, |y|),
+// exact to about 1e-9 for a smooth likelihood).
+const (
+	residualsTol = 1e-9
+	gradYTol     = 1e-4
+)
+
+// certifyLikelihoodDerivatives checks what a least-squares or gradient
+// method takes from a likelihood besides logL: with capability residuals,
+// that logL = C − ½‖r‖² with one C for every point (ABI.md §6.2); with
+// grad_y, that its logL is kinfer_likelihood_eval's (bits) and gy the
+// derivative of logL in y (central differences). Wrong residuals or a
+// wrong gy silently mislead Levenberg–Marquardt or Adam.
+func (p *Plugin) certifyLikelihoodDerivatives(a abi.Likelihood, m int, ys [][]float64, obs, sigma, la []float64, sa []abi.Status) (string, error) {
+	var checks []string
+	mismatch := func(e export, i int, format string, args ...any) error {
+		return &DerivativeMismatchError{Plugin: p.Manifest.Name, Export: e.String(), Point: i, Detail: fmt.Sprintf(format, args...)}
+	}
+	if rl, ok := a.(abi.Residuals); ok {
+		c0, i0, worst := 0.0, -1, 0.0
+		for i, y := range ys {
+			if sa[i] != abi.OK || math.IsInf(la[i], -1) {
+				continue
+			}
+			r := make([]float64, len(y))
+			st := rl.Residuals(m, y, obs, sigma, r)
+			if st == abi.Timeout || st == abi.Trap {
+				return "", a.(abi.Faulter).Fault()
+			}
+			if st != abi.OK {
+				continue
+			}
+			half := 0.5 * norm(r) * norm(r)
+			c := la[i] + half
+			if i0 < 0 {
+				c0, i0 = c, i
+				continue
+			}
+			e := math.Abs(c-c0) / math.Max(math.Max(math.Abs(la[i]), half), 1)
+			worst = math.Max(worst, e)
+			if !(e <= residualsTol) {
+				return "", mismatch(exLikResiduals, i, "logL + ½‖r‖² = %v here and %v at point %d: logL is not C − ½‖r‖² with one C", c, c0, i0)
+			}
+		}
+		if i0 >= 0 {
+			checks = append(checks, fmt.Sprintf("%s: logL + ½‖r‖² constant across points within %.2g (≤ %g)", exLikResiduals, worst, residualsTol))
+		}
+	}
+	if gl, ok := a.(abi.GradY); ok {
+		worst, compared := 0.0, 0
+		for i, y := range ys {
+			if sa[i] != abi.OK || compared == 3 {
+				continue
+			}
+			gy := make([]float64, len(y))
+			l, st := gl.LogLikelihoodGrad(m, y, obs, sigma, gy)
+			if st == abi.Timeout || st == abi.Trap {
+				return "", a.(abi.Faulter).Fault()
+			}
+			if st != abi.OK || math.IsInf(l, -1) {
+				continue
+			}
+			if math.Float64bits(l) != math.Float64bits(la[i]) {
+				return "", mismatch(exLikGrad, i, "logL = %v, kinfer_likelihood_eval's %v", l, la[i])
+			}
+			fd := make([]float64, len(y))
+			ok := true
+			for j := range y {
+				h := 1e-6 * math.Max(1, math.Abs(y[j]))
+				yp, ym := slices.Clone(y), slices.Clone(y)
+				yp[j], ym[j] = y[j]+h, y[j]-h
+				lp, s1 := a.LogLikelihood(m, yp, obs, sigma)
+				lm, s2 := a.LogLikelihood(m, ym, obs, sigma)
+				if s1 != abi.OK || s2 != abi.OK || math.IsInf(lp, 0) || math.IsInf(lm, 0) {
+					ok = false
+					break
+				}
+				fd[j] = (lp - lm) / (yp[j] - ym[j])
+			}
+			if !ok {
+				continue
+			}
+			compared++
+			noise := 1e-12 * math.Max(math.Abs(l), 1) / 1e-6 * math.Sqrt(float64(len(y)))
+			e := diffBeyondNoise(gy, fd, noise)
+			worst = math.Max(worst, e)
+			if !(e <= gradYTol) {
+				return "", mismatch(exLikGrad, i, "gy differs from central differences of logL in y by %.3g (relative), more than %g", e, gradYTol)
+			}
+		}
+		if compared > 0 {
+			checks = append(checks, fmt.Sprintf("%s: gy against central differences of logL at %d points: largest relative difference %.2g (≤ %g)", exLikGrad, compared, worst, gradYTol))
+		}
+	}
+	return strings.Join(checks, "; "), nil
 }

@@ -232,3 +232,25 @@ func TestCertifyDerivatives(t *testing.T) {
 	}
 	wantErr(t, err, "plugin quadvjp", "differs from vᵀ·J of kinfer_model_jacobian", "ABI.md §6.1")
 }
+
+// Certification checks a likelihood's residuals and grad_y against its
+// logL: the test likelihood passes (logL = −½‖r‖², gy its derivative);
+// one whose residuals are twice the true ones is refused.
+func TestCertifyLikelihoodDerivatives(t *testing.T) {
+	r := newRT(t, nil)
+	cert, err := load(t, r, testManifest("wgauss", "lik.wasm", abi.KindLikelihood, 0, 0)).
+		Certify(context.Background(), CertifyOptions{Seed: 4, Outputs: 2, Points: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(cert.Checks, "\n")
+	if !strings.Contains(all, "kinfer_likelihood_residuals: logL + ½‖r‖² constant") || !strings.Contains(all, "kinfer_likelihood_grad: gy against central differences") {
+		t.Fatalf("checks %q", cert.Checks)
+	}
+	_, err = load(t, r, testManifest("wlie", "lik_reslie.wasm", abi.KindLikelihood, 0, 0)).
+		Certify(context.Background(), CertifyOptions{Seed: 4, Outputs: 2, Points: 6})
+	var dm *DerivativeMismatchError
+	if !errors.As(err, &dm) || dm.Export != "kinfer_likelihood_residuals" {
+		t.Fatalf("lik_reslie.wasm: %v, want a *DerivativeMismatchError of kinfer_likelihood_residuals", err)
+	}
+}

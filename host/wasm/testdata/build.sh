@@ -15,6 +15,7 @@ $FREE -DPULLBACK -DPULLBACK_LIE=2 -o pullback_liey.wasm testmod.c
 $FREE -DVJP_LIE -o vjp_lie.wasm testmod.c
 $FREE -DKIND_LIK -o lik.wasm testmod.c
 $FREE -DKIND_LIK -DLIK_BATCH -o lik_batch.wasm testmod.c
+$FREE -DKIND_LIK -DRES_LIE -o lik_reslie.wasm testmod.c
 $FREE -DKIND_METHOD -o method.wasm testmod.c
 $WASI -DWASI -o wasi.wasm testmod.c
 $FREE -DABI_VERSION=2 -o badversion.wasm testmod.c

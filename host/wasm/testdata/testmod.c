@@ -22,6 +22,7 @@
 //                           VJP is forward then pullback)
 //   PULLBACK_LIE=1          PULLBACK whose g[1] is 1.5 times the VJP's
 //   PULLBACK_LIE=2          PULLBACK whose forward y[0] differs from eval's
+//   RES_LIE                 (with KIND_LIK) residuals twice the true ones
 //   VJP_LIE                 a model whose VJP has the wrong sign on g[1]
 //                           (kinfer_model_jacobian right)
 
@@ -410,7 +411,11 @@ EXPORT(kinfer_likelihood_residuals) int kinfer_likelihood_residuals(int K, int m
 	if (check(K, m, s)) return 2;
 	for (int i = 0; i < K; i++)
 		for (int j = 0; j < m; j++)
-			r[i * m + j] = __builtin_sqrt((double)(j + 1)) * (y[i * m + j] - o[i * m + j]) / s[i * m + j];
+			r[i * m + j] = __builtin_sqrt((double)(j + 1)) * (y[i * m + j] - o[i * m + j]) / s[i * m + j]
+#ifdef RES_LIE
+				* 2
+#endif
+				;
 	return 0;
 }
 
