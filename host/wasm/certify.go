@@ -237,6 +237,33 @@ func (p *Plugin) certifyModel(ctx context.Context, o CertifyOptions, rng *rand.R
 		}
 		c.Checks = append(c.Checks, fmt.Sprintf("%s: %d points on two instances in opposite orders: identical", exModelVJP, n))
 	}
+	if p.Spec.Has(abi.CapRowsIndependent) && K > 1 {
+		// ABI.md §4: any contiguous block of rows gives exactly those rows'
+		// outputs; here each row alone, on the second instance.
+		checked := 0
+		for i, th := range thetas {
+			if s0[i] != abi.OK || checked == 4 {
+				continue
+			}
+			checked++
+			yr := make([]float64, m)
+			for r := range K {
+				st := b.Eval(th, x[r*nc:(r+1)*nc], yr)
+				if st == abi.Timeout || st == abi.Trap {
+					return b.(abi.Faulter).Fault()
+				}
+				if st != abi.OK {
+					return &DerivativeMismatchError{p.Manifest.Name, exModelEval.String() + " (rows_independent)", i,
+						fmt.Sprintf("row %d alone gives status %v, all %d rows together ok", r, st, K)}
+				}
+				if k := sameBits(yr, y0[i][r*m:(r+1)*m]); k >= 0 {
+					return &DerivativeMismatchError{p.Manifest.Name, exModelEval.String() + " (rows_independent)", i,
+						fmt.Sprintf("row %d alone gives y[%d] = %v, %v with all %d rows: the rows are not independent", r, k, yr[k], y0[i][r*m+k], K)}
+				}
+			}
+		}
+		c.Checks = append(c.Checks, fmt.Sprintf("rows_independent: every row of %d points evaluated alone gives the bits of all %d rows together", checked, K))
+	}
 	if _, j := a.(abi.Jacobian); j || isVJP(a) {
 		msg, err := p.certifyDerivatives(a, thetas, x, K, y0, s0, rng)
 		if err != nil {
@@ -659,7 +686,9 @@ type DerivativeMismatchError struct {
 
 func (e *DerivativeMismatchError) Error() string {
 	contract := "ABI.md §6.1: the Jacobian is ∂y/∂θ of kinfer_model_eval's y, the VJP vᵀ·∂y/∂θ"
-	if strings.HasPrefix(e.Export, "kinfer_likelihood") {
+	if strings.HasSuffix(e.Export, "(rows_independent)") {
+		contract = "ABI.md §4: with rows_independent, row k of y depends on θ and row k of x only"
+	} else if strings.HasPrefix(e.Export, "kinfer_likelihood") {
 		contract = "ABI.md §6.2: logL = C − ½‖r‖² for the residuals r, gy = ∂logL/∂y"
 	}
 	return fmt.Sprintf("plugin %s: %s at point %d: %s (%s)", e.Plugin, e.Export, e.Point, e.Detail, contract)

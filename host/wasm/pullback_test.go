@@ -254,3 +254,17 @@ func TestCertifyLikelihoodDerivatives(t *testing.T) {
 		t.Fatalf("lik_reslie.wasm: %v, want a *DerivativeMismatchError of kinfer_likelihood_residuals", err)
 	}
 }
+
+// A model that lists rows_independent although its rows depend on how many
+// are evaluated together is refused by certification (the host would
+// split its rows across workers and change its results).
+func TestCertifyRowsIndependent(t *testing.T) {
+	r := newRT(t, nil)
+	_, err := load(t, r, testManifest("rowslie", "rows_lie.wasm", abi.KindModel, 16, 0)).
+		Certify(context.Background(), CertifyOptions{Settings: []float64{1.5}, Seed: 4})
+	var dm *DerivativeMismatchError
+	if !errors.As(err, &dm) || !strings.Contains(err.Error(), "the rows are not independent") {
+		t.Fatalf("rows_lie.wasm: %v, want a rows_independent mismatch", err)
+	}
+	wantErr(t, err, "plugin rowslie", "ABI.md §4")
+}

@@ -23,6 +23,7 @@
 //   PULLBACK_LIE=1          PULLBACK whose g[1] is 1.5 times the VJP's
 //   PULLBACK_LIE=2          PULLBACK whose forward y[0] differs from eval's
 //   RES_LIE                 (with KIND_LIK) residuals twice the true ones
+//   ROWS_LIE                lists rows_independent, but y depends on K
 //   VJP_LIE                 a model whose VJP has the wrong sign on g[1]
 //                           (kinfer_model_jacobian right)
 
@@ -135,6 +136,8 @@ static const char spec[] = "{\"kind\":\"method\",\"name\":\"grid\",\"version\":\
 #endif
 #if defined(NOCAPS)
 #define CAPS "[]"
+#elif defined(ROWS_LIE)
+#define CAPS "[\"rows_independent\"]"
 #elif defined(PULLBACK_ONLY)
 #define CAPS "[\"pullback\"]"
 #elif defined(PULLBACK)
@@ -234,6 +237,10 @@ EXPORT(kinfer_model_eval) int kinfer_model_eval(int b, const double *theta, int 
 			yi[2 * k + 1] = scale * a * x[k] * x[k];
 		}
 		if (a == 999) yi[0] = __builtin_nan("");
+#ifdef ROWS_LIE
+		/* claims rows_independent, but every row depends on K */
+		for (int k = 0; k < 2 * K; k++) yi[k] += 1e-3 * K;
+#endif
 #ifdef STATEFUL
 		/* depends on call history: what kinfer inspect --certify catches */
 		static int calls;
