@@ -3,12 +3,15 @@ package guesttext
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
 // Escape returns s with invalid UTF-8 replaced by U+FFFD and every control
 // character (U+0000–U+001F, U+007F, U+0080–U+009F) written as an escape:
-// \n, \r and \t by name, the others as \xNN (\u00NN for C1). Printable
+// \n, \r and \t by name, the others as \xNN (\u00NN for C1); so are the
+// bidirectional controls (U+061C, U+200E–U+200F, U+202A–U+202E,
+// U+2066–U+2069), which reorder what a terminal shows, as \uNNNN. Printable
 // text, including non-ASCII letters, is unchanged, so a clean message
 // comes back identical (and without allocating).
 func Escape(s string) string {
@@ -30,7 +33,7 @@ func Escape(s string) string {
 			b.WriteString(`\t`)
 		case r < 0x20 || r == 0x7f:
 			fmt.Fprintf(&b, `\x%02x`, r)
-		case r >= 0x80 && r <= 0x9f:
+		case r >= 0x80 && r <= 0x9f || unicode.Is(unicode.Bidi_Control, r):
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
 			b.WriteString(s[i : i+n])
@@ -52,7 +55,7 @@ func clean(s string) bool {
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && n <= 1) || (r >= 0x80 && r <= 0x9f) {
+		if (r == utf8.RuneError && n <= 1) || (r >= 0x80 && r <= 0x9f) || unicode.Is(unicode.Bidi_Control, r) {
 			return false
 		}
 		i += n

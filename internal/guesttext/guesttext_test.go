@@ -13,6 +13,9 @@ func TestEscape(t *testing.T) {
 		{"configured \r kinfer: fake line", "configured \\r kinfer: fake line"},
 		{"tab\there\x00\x7f", "tab\\there\\x00\\x7f"},
 		{"c1 \u009b31m", "c1 \\u009b31m"},
+		// Bidi overrides reorder what a terminal shows ("evil" read "live").
+		{"ok \u202Eevil\u202C done", "ok \\u202eevil\\u202c done"},
+		{"isolate \u2066x\u2069 mark \u200f", "isolate \\u2066x\\u2069 mark \\u200f"},
 		{"", ""},
 	} {
 		if got := Escape(c.in); got != c.want {
