@@ -144,6 +144,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}()
+	if f.resume == "" {
+		// A single study run into a folder that held a stage of a
+		// multi-stage study: that stage's inherited values are not this
+		// run's (--verify, analyze and report would load them).
+		os.Remove(filepath.Join(dir, StageStartFile))
+	}
 	if f.resume != "" {
 		sf, sd, err := run.ResumeInfo(dir)
 		if err != nil {

@@ -88,6 +88,17 @@ func TestMultiStageStudy(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "identical") {
 		t.Fatalf("--verify of stage 2: exit %d\n%s\n%s", code, stdout, stderr)
 	}
+	// A single study run into a stage's folder is not that stage: its
+	// stage_start.json goes, and --verify re-runs the study as it is.
+	single := filepath.Join(dir, "single")
+	os.MkdirAll(single, 0o755)
+	os.WriteFile(filepath.Join(single, StageStartFile), []byte(`{"previous": {"k": 5000}}`), 0o644)
+	if code, stdout, stderr = kinfer(t, "run", filepath.Join(dir, "s1.toml"), "-o", single, "--workers", "1"); code != 0 {
+		t.Fatalf("single run: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(single, StageStartFile)); !os.IsNotExist(err) {
+		t.Errorf("a single run kept a stage's %s (%v)", StageStartFile, err)
+	}
 	// So do analyze and report.
 	if code, stdout, stderr = kinfer(t, "analyze", filepath.Join(out, "stage2-s2"), "--predictive", "10"); code != 0 {
 		t.Fatalf("analyze of stage 2: exit %d\n%s\n%s", code, stdout, stderr)
