@@ -258,10 +258,15 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 	} else {
 		fmt.Fprintf(w, "outputs: none written to %s\n", dir)
 	}
-	if s.DerivativeFailures != "" && s.Complete {
-		// A stopped run's error already carries it.
+	if (s.DerivativeFailures != "" || s.JacobianFailures > 0 || s.GradientFailures > 0) && s.Complete {
+		// A stopped run's error already carries it. Without a message the
+		// failures were finite-difference steps or a built-in model's.
+		why := s.DerivativeFailures
+		if why == "" {
+			why = "a difference step or the model's derivative failed (summary.json jacobian_failures, gradient_failures)"
+		}
 		fmt.Fprintf(w, "WARNING: %d Jacobians and %d gradients could not be computed at points of status ok: %s\n",
-			s.JacobianFailures, s.GradientFailures, s.DerivativeFailures)
+			s.JacobianFailures, s.GradientFailures, why)
 	}
 	for _, m := range methodWarnings(s.MethodReport) {
 		fmt.Fprintf(w, "WARNING (method %s): %s\n", s.Method, guesttext.Escape(m))
