@@ -153,7 +153,7 @@ func Decode(b []byte) ([]*Model, Provenance, error) {
 	}
 	n, d := f.Sites, f.Dim
 	if n < 2 || n > MaxSites {
-		return nil, p, fmt.Errorf("kriging: %d sites, must be in [2, %d]", n, MaxSites)
+		return nil, p, fmt.Errorf("kriging: %d sites, must be in [2, %d] (kinfer before 2026-11-27 allowed 20 000): retrain on fewer sites, kinfer train --kind kriging --points N", n, MaxSites)
 	}
 	if d < 1 || d > MaxDim {
 		return nil, p, fmt.Errorf("kriging: %d coordinates, must be in [1, %d]", d, MaxDim)
@@ -162,7 +162,7 @@ func Decode(b []byte) ([]*Model, Provenance, error) {
 		return nil, p, fmt.Errorf("kriging: %d outputs, must be in [1, %d]", len(f.Outputs), MaxOutputs)
 	}
 	if int64(n)*int64(n)*int64(len(f.Outputs)) > MaxCells {
-		return nil, p, fmt.Errorf("kriging: %d outputs on %d sites exceed %d correlation-matrix entries", len(f.Outputs), n, MaxCells)
+		return nil, p, fmt.Errorf("kriging: %d outputs on %d sites exceed %d correlation-matrix entries (n² summed over the outputs; kinfer before 2026-11-27 allowed 2²⁷): retrain on fewer sites, kinfer train --kind kriging --points N", len(f.Outputs), n, MaxCells)
 	}
 	xs, err := floatcode.Decode(f.X, n*d, "kriging: sites")
 	if err != nil {
