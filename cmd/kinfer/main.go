@@ -460,7 +460,16 @@ func validateStudy(ctx context.Context, rt *wasm.Runtime, path string, prev map[
 		return err
 	}
 	defer s.Close()
+	// What kinfer run would refuse before any evaluation (the plugins'
+	// memory here for one worker; a run charges one instance per worker).
+	note := ""
+	if err := run.Preflight(s, 0); errors.Is(err, run.ErrNoObservations) {
+		note = "note: its likelihood terms observe nothing, so kinfer run refuses it; kinfer design takes its data files for their condition rows\n"
+	} else if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
 	printValid(s, stdout)
+	fmt.Fprint(stdout, note)
 	return nil
 }
 

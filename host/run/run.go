@@ -240,12 +240,18 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 	return sum, loopErr
 }
 
-// preflight refuses a run that cannot do anything useful, before it
-// writes anything: plugins whose memory limits exceed the budget, and
-// likelihood terms that observe nothing.
-func (r *runner) preflight() error {
-	s := r.s
-	if need := s.PluginBytes(); need > r.budget {
+// preflight is Preflight with the run's budget.
+func (r *runner) preflight() error { return Preflight(r.s, r.budget) }
+
+// Preflight refuses a run that cannot do anything useful, before it
+// writes anything: plugins whose memory limits exceed the memory budget
+// (0: DefaultMemoryBudget), and likelihood terms that observe nothing.
+// kinfer validate runs it too.
+func Preflight(s *study.Study, budget int64) error {
+	if budget <= 0 {
+		budget = DefaultMemoryBudget()
+	}
+	if need := s.PluginBytes(); need > budget {
 		// Only a plugin that asks for more than the default memory is
 		// refused (with the default, every instance stays small however
 		// many workers a big machine has).
@@ -257,7 +263,7 @@ func (r *runner) preflight() error {
 		}
 		if big {
 			return fmt.Errorf("the study's plugins may take about %s of host memory (%s; ×%d, since a growing memory is copied), more than the memory budget of %s: lower memory_mib in the manifest or --workers, or raise --memory-budget",
-				FormatBytes(need), strings.Join(parts, "; "), study.PluginGrowFactor, FormatBytes(r.budget))
+				FormatBytes(need), strings.Join(parts, "; "), study.PluginGrowFactor, FormatBytes(budget))
 		}
 	}
 	if len(s.Terms) > 0 && s.ObservedResiduals() == 0 {
@@ -268,10 +274,14 @@ func (r *runner) preflight() error {
 				return nil
 			}
 		}
-		return fmt.Errorf("the study's likelihood terms have no observed value (every cell of their output columns is empty or nan): the run would fit nothing; fill the data files' output columns")
+		return ErrNoObservations
 	}
 	return nil
 }
+
+// ErrNoObservations: the study's likelihood terms observe nothing (a
+// study for kinfer design, whose data files give condition rows only).
+var ErrNoObservations = errors.New("the study's likelihood terms have no observed value (every cell of their output columns is empty or nan): the run would fit nothing; fill the data files' output columns")
 
 // abandonAfter is how long a stopped run waits for the evaluations in
 // progress. A plugin call is interrupted at once, but a built-in model's
