@@ -179,3 +179,12 @@ func TestInspectSetChoiceByName(t *testing.T) {
 		t.Fatalf("unknown name: exit %d\n%s", code, e)
 	}
 }
+
+// kinfer validate of a design study (its data give condition rows only):
+// ok, with a note that kinfer run would refuse it.
+func TestValidateDesignStudyNotes(t *testing.T) {
+	code, out, e := kinfer(t, "validate", "../../examples/tkr-contact/design.toml")
+	if code != 0 || !strings.Contains(out, "ok: study") || !strings.Contains(out, "note: its likelihood terms observe nothing") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, e)
+	}
+}
