@@ -298,6 +298,7 @@ func (r *runner) evaluate(ctx context.Context, pts [][]float64, want abi.Want) (
 		err error
 	}
 	ch := make(chan out, 1)
+	nanos := r.t.ModelNanos()
 	go func() {
 		res, err := r.t.Evaluate(ctx, pts, want)
 		ch <- out{res, err}
@@ -313,6 +314,10 @@ func (r *runner) evaluate(ctx context.Context, pts [][]float64, want abi.Want) (
 	case o := <-ch:
 		return o.res, o.err
 	case <-t.C:
+		// The batch's results are never used: nor is its model time (the
+		// abandoned evaluations may still add theirs before the process
+		// exits, after the records are written).
+		r.t.SetModelNanos(nanos)
 		why := "a built-in model's evaluation cannot be interrupted"
 		if r.t.Remote != nil {
 			why = "the remote workers did not answer"

@@ -120,6 +120,12 @@ func (t *Target) analyticGradient() bool {
 	return true
 }
 
+// ModelNanos and SetModelNanos read and reset the time spent inside model
+// calls (Counts.ModelSeconds adds it): a run that abandons a batch puts it
+// back to what it was before the batch, whose results it never used.
+func (t *Target) ModelNanos() int64     { return t.modelNanos.Load() }
+func (t *Target) SetModelNanos(v int64) { t.modelNanos.Store(v) }
+
 // Counts returns a copy of the tallies so far.
 func (t *Target) Counts() Counts {
 	t.mu.Lock()
