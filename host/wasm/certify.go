@@ -695,14 +695,15 @@ func (e *DerivativeMismatchError) Error() string {
 }
 
 // Tolerances of certifyDerivatives: vjpTol relative (normwise) between
-// the VJP and vᵀ·J of the plugin's own Jacobian (the same derivative,
-// summed in another order); certFDTol relative (Frobenius) between the
-// derivative and central differences of kinfer_model_eval with steps of
-// certFDStep times each parameter's range: loose, so that a model with an
-// inner solver's noise or a kink near the point is not refused, while a
-// wrong derivative (a sign, a missing term) is.
+// the VJP and vᵀ·J of the plugin's own Jacobian (the same derivative by
+// another route: an adjoint solved to 1e-8 differs by about that);
+// certFDTol relative, column by column beyond the measured noise, between
+// the derivative and central differences of kinfer_model_eval with steps
+// of certFDStep times each parameter's range: loose, so that a model with
+// an inner solver's noise or a kink near the point is not refused, while
+// a wrong derivative (a sign, a missing term) is.
 const (
-	vjpTol     = 1e-8
+	vjpTol     = 1e-6
 	certFDTol  = 0.1
 	certFDStep = 1e-5
 )
@@ -721,6 +722,12 @@ func (p *Plugin) certifyDerivatives(a abi.Model, thetas [][]float64, x []float64
 	}
 	jm, hasJ := a.(abi.Jacobian)
 	vm, hasV := a.(abi.VJP)
+	// A model listing only pullback gets the host's VJP (forward, then
+	// pullback): a wrong g is its pullback's.
+	vjpName := exModelVJP.String()
+	if !p.exported[exModelVJP] || !p.Spec.Has(abi.CapVJP) {
+		vjpName = exModelPullback.String()
+	}
 	worst, compared := 0.0, 0
 	for i, th := range thetas {
 		if s0[i] != abi.OK {
@@ -753,37 +760,46 @@ func (p *Plugin) certifyDerivatives(a abi.Model, thetas [][]float64, x []float64
 			if st != abi.OK {
 				g = nil
 			} else if k := sameBits(y, y0[i]); k >= 0 {
-				return "", &DerivativeMismatchError{p.Manifest.Name, exModelVJP.String(), i, fmt.Sprintf("y[%d] = %v, kinfer_model_eval's %v", k, y[k], y0[i][k])}
+				return "", &DerivativeMismatchError{p.Manifest.Name, vjpName, i, fmt.Sprintf("y[%d] = %v, kinfer_model_eval's %v", k, y[k], y0[i][k])}
 			}
 		}
 		if g != nil && J != nil {
 			if e := relDiff(g, vtJ(v, J, n, d)); !(e <= vjpTol) {
-				return "", &DerivativeMismatchError{p.Manifest.Name, exModelVJP.String(), i, fmt.Sprintf("g differs from vᵀ·J of kinfer_model_jacobian by %.3g (relative)", e)}
+				return "", &DerivativeMismatchError{p.Manifest.Name, vjpName, i, fmt.Sprintf("g differs from vᵀ·J of kinfer_model_jacobian by %.3g (relative)", e)}
 			}
 		}
-		// Central differences of eval, one parameter at a time.
+		// Central differences of eval, one parameter at a time, compared
+		// column by column (a parameter whose derivative is small in its
+		// own units is checked as much as any), each entry within the
+		// noise of its own output.
 		fd, noise, ok := p.centralDifferences(a, th, x, y0[i])
 		if !ok {
 			continue
 		}
 		var e float64
 		var what string
+		var col int
 		switch {
 		case J != nil:
-			e, what = diffBeyondNoise(J, fd, noise), exModelJacobian.String()
+			e, col = columnDiff(J, fd, noise, n, d)
+			what = exModelJacobian.String()
 		case g != nil:
-			gn := 0.0
-			for _, vi := range v {
-				gn += vi * vi
+			// (vᵀ·fd)_j against g_j, with the noise Σ_r |v_r|·noise_rj.
+			vfd, vn := vtJ(v, fd, n, d), make([]float64, d)
+			for r := range n {
+				for j := range d {
+					vn[j] += math.Abs(v[r]) * noise[r*d+j]
+				}
 			}
-			e, what = diffBeyondNoise(g, vtJ(v, fd, n, d), noise*math.Sqrt(gn)), exModelVJP.String()
+			e, col = columnDiff(g, vfd, vn, 1, d)
+			what = vjpName
 		default:
 			continue
 		}
 		compared++
 		worst = max(worst, e)
 		if !(e <= certFDTol) {
-			return "", &DerivativeMismatchError{p.Manifest.Name, what, i, fmt.Sprintf("the derivative differs from central differences of kinfer_model_eval by %.3g (relative), more than %g", e, certFDTol)}
+			return "", &DerivativeMismatchError{p.Manifest.Name, what, i, fmt.Sprintf("the derivative in %s differs from central differences of kinfer_model_eval by %.3g (relative), more than %g", p.Spec.Params[col].Name, e, certFDTol)}
 		}
 	}
 	return fmt.Sprintf("derivatives: y of the Jacobian/VJP identical to kinfer_model_eval's; VJP = vᵀ·J within %g when both exist; against central differences at %d points: largest relative difference %.2g (≤ %g)",
@@ -792,41 +808,66 @@ func (p *Plugin) certifyDerivatives(a abi.Model, thetas [][]float64, x []float64
 
 // centralDifferences is ∂y/∂θ (n×d) by central differences of eval at θ
 // (where eval gave y) with steps certFDStep·(upper − lower), one-sided at
-// a bound, and the norm of the differences' noise if y carried a relative
-// error of fdNoise (an inner solver's tolerance): false when an
-// evaluation failed.
-func (p *Plugin) centralDifferences(a abi.Model, th, x, y []float64) ([]float64, float64, bool) {
+// a bound, and each entry's noise (n×d), measured: the difference from
+// the same differences with twice the step (which an inner solver's
+// noise or a kink makes large, and a smooth model leaves at rounding),
+// plus the rounding of y over the step. False when an evaluation failed.
+func (p *Plugin) centralDifferences(a abi.Model, th, x, y []float64) ([]float64, []float64, bool) {
 	d, n := len(th), len(y)
-	fd := make([]float64, n*d)
+	fd, noise := make([]float64, n*d), make([]float64, n*d)
 	yp, ym := make([]float64, n), make([]float64, n)
-	ymax := 0.0
-	for _, v := range y {
-		ymax = math.Max(ymax, math.Abs(v))
-	}
-	var noise2 float64
-	for j, q := range p.Spec.Params {
-		h := certFDStep * (q.Upper - q.Lower)
+	diff := func(j int, h float64, q abi.Param, out []float64) (float64, bool) {
 		lo, hi := math.Max(th[j]-h, q.Lower), math.Min(th[j]+h, q.Upper)
 		if !(hi > lo) {
-			return nil, 0, false
+			return 0, false
 		}
 		tp, tm := slices.Clone(th), slices.Clone(th)
 		tp[j], tm[j] = hi, lo
 		if a.Eval(tp, x, yp) != abi.OK || a.Eval(tm, x, ym) != abi.OK {
-			return nil, 0, false
+			return 0, false
 		}
 		for r := range n {
-			fd[r*d+j] = (yp[r] - ym[r]) / (hi - lo)
+			out[r] = (yp[r] - ym[r]) / (hi - lo)
 		}
-		e := 2 * fdNoise * ymax / (hi - lo)
-		noise2 += float64(n) * e * e
+		return hi - lo, true
 	}
-	return fd, math.Sqrt(noise2), true
+	d1, d2 := make([]float64, n), make([]float64, n)
+	for j, q := range p.Spec.Params {
+		h := certFDStep * (q.Upper - q.Lower)
+		w, ok1 := diff(j, h, q, d1)
+		_, ok2 := diff(j, 2*h, q, d2)
+		if !ok1 || !ok2 {
+			return nil, nil, false
+		}
+		for r := range n {
+			fd[r*d+j] = d1[r]
+			noise[r*d+j] = math.Abs(d1[r]-d2[r]) + 16*0x1p-52*math.Max(math.Abs(y[r]), 1e-300)/w
+		}
+	}
+	return fd, noise, true
 }
 
-// fdNoise: the relative error of a model's y that certification allows
-// for (an inner solver converged to 1e-7).
-const fdNoise = 1e-7
+// columnDiff compares a and b (n×d) column by column: for column j,
+// ‖a_j − b_j‖ beyond the entries' noise over max(‖a_j‖, ‖b_j‖, ‖noise_j‖).
+// It returns the largest and its column.
+func columnDiff(a, b, noise []float64, n, d int) (float64, int) {
+	worst, at := 0.0, 0
+	da, db, dd := make([]float64, n), make([]float64, n), make([]float64, n)
+	nn := make([]float64, n)
+	for j := range d {
+		for r := range n {
+			k := r*d + j
+			da[r], db[r], nn[r] = a[k], b[k], noise[k]
+			dd[r] = math.Max(math.Abs(a[k]-b[k])-noise[k], 0)
+		}
+		e := norm(dd) / math.Max(math.Max(math.Max(norm(da), norm(db)), norm(nn)), 1e-300)
+		if !(e <= worst) {
+			worst, at = e, j
+		}
+	}
+	return worst, at
+}
+
 
 // diffBeyondNoise is ‖a − b‖ less the noise (not below 0) over
 // max(‖a‖, ‖b‖, noise): relDiff where the difference exceeds what the
@@ -958,7 +999,8 @@ func (p *Plugin) certifyLikelihoodDerivatives(a abi.Likelihood, m int, ys [][]fl
 				continue
 			}
 			compared++
-			noise := 1e-12 * math.Max(math.Abs(l), 1) / 1e-6 * math.Sqrt(float64(len(y)))
+			// Rounding of logL near y: ≈ 50 ε·|logL| over the step.
+			noise := 1e-14 * math.Max(math.Abs(l), 1) / 1e-6 * math.Sqrt(float64(len(y)))
 			e := diffBeyondNoise(gy, fd, noise)
 			worst = math.Max(worst, e)
 			if !(e <= gradYTol) {

@@ -268,3 +268,17 @@ func TestCertifyRowsIndependent(t *testing.T) {
 	}
 	wantErr(t, err, "plugin rowslie", "ABI.md §4")
 }
+
+// A Jacobian with the wrong sign in one column is refused even beside an
+// output of 1e6 (whose size once widened the tolerance of every entry)
+// and whatever the other columns' size: columns are compared one by one,
+// each entry within its measured noise.
+func TestCertifyJacobianColumnwise(t *testing.T) {
+	r := newRT(t, nil)
+	_, err := load(t, r, testManifest("offlie", "offset_lie.wasm", abi.KindModel, 16, 0)).
+		Certify(context.Background(), CertifyOptions{Settings: []float64{1.5}, Seed: 4})
+	var dm *DerivativeMismatchError
+	if !errors.As(err, &dm) || dm.Export != "kinfer_model_jacobian" || !strings.Contains(err.Error(), "the derivative in b differs") {
+		t.Fatalf("offset_lie.wasm: %v, want a Jacobian mismatch in b", err)
+	}
+}

@@ -24,6 +24,8 @@
 //   PULLBACK_LIE=2          PULLBACK whose forward y[0] differs from eval's
 //   RES_LIE                 (with KIND_LIK) residuals twice the true ones
 //   ROWS_LIE                lists rows_independent, but y depends on K
+//   OFFSET_LIE              ∂y1/∂b of the wrong sign in the Jacobian, with
+//                           y2 offset by 1e6; lists only jacobian
 //   VJP_LIE                 a model whose VJP has the wrong sign on g[1]
 //                           (kinfer_model_jacobian right)
 
@@ -138,6 +140,8 @@ static const char spec[] = "{\"kind\":\"method\",\"name\":\"grid\",\"version\":\
 #define CAPS "[]"
 #elif defined(ROWS_LIE)
 #define CAPS "[\"rows_independent\"]"
+#elif defined(OFFSET_LIE)
+#define CAPS "[\"jacobian\"]"
 #elif defined(PULLBACK_ONLY)
 #define CAPS "[\"pullback\"]"
 #elif defined(PULLBACK)
@@ -235,6 +239,9 @@ EXPORT(kinfer_model_eval) int kinfer_model_eval(int b, const double *theta, int 
 		for (int k = 0; k < K; k++) {
 			yi[2 * k] = scale * (a * x[k] + bb);
 			yi[2 * k + 1] = scale * a * x[k] * x[k];
+#ifdef OFFSET_LIE
+			yi[2 * k + 1] += 1e6; /* a large output beside the lie */
+#endif
 		}
 		if (a == 999) yi[0] = __builtin_nan("");
 #ifdef ROWS_LIE
@@ -259,8 +266,14 @@ EXPORT(kinfer_model_jacobian) int kinfer_model_jacobian(const double *theta, int
 	for (int k = 0; k < K; k++) {
 		y[2 * k] = scale * (a * x[k] + b);
 		y[2 * k + 1] = scale * a * x[k] * x[k];
+#ifdef OFFSET_LIE
+		y[2 * k + 1] += 1e6;
+#endif
 		double *r = jac + 4 * k;
 		r[0] = scale * x[k]; r[1] = scale;
+#ifdef OFFSET_LIE
+		r[1] = -scale; /* the wrong sign, hidden by nothing */
+#endif
 		r[2] = scale * x[k] * x[k]; r[3] = 0;
 	}
 	if (a == 999) jac[0] = 1.0 / 0.0;
