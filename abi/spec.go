@@ -112,7 +112,7 @@ func (s Spec) ParamIndex(name string) int {
 // itself ([model], [[likelihood]], [method]: which component, which data,
 // which outputs, ...). A setting may not take one of these names, or the
 // study could not tell it from the key (ABI.md §4).
-var ReservedSettingNames = []string{"use", "plugin", "data", "sigma", "outputs", "trusted"}
+var ReservedSettingNames = []string{"use", "plugin", "data", "sigma", "outputs", "trusted", "certify"}
 
 // ReservedParamNames are samples.csv's own columns beside the parameters:
 // a parameter may not take one of these names (ABI.md §4).
@@ -148,7 +148,7 @@ func (s Spec) Validate() error {
 		if name == "" {
 			return fmt.Errorf("spec %s: empty name in %s", s.Name, list)
 		}
-		if strings.IndexFunc(name, unicode.IsControl) >= 0 {
+		if strings.IndexFunc(name, badRune) >= 0 {
 			return fmt.Errorf("spec %s: %s name %q has a control character", s.Name, list, name)
 		}
 		if seen[list+"/"+name] {
@@ -231,6 +231,9 @@ func (s Spec) Validate() error {
 			for i, ch := range c.Choices {
 				if ch == "" {
 					return fmt.Errorf("spec %s: setting %q has an empty choice (index %d)", s.Name, c.Name, i)
+				}
+				if strings.IndexFunc(ch, badRune) >= 0 {
+					return fmt.Errorf("spec %s: setting %q has choice %q with a control character", s.Name, c.Name, ch)
 				}
 				for _, prev := range c.Choices[:i] {
 					if prev == ch {
@@ -367,3 +370,7 @@ func (s Spec) NeedsPriorDraws() bool { return s.Has(CapPriorDraws) || s.Has(CapP
 // kinfer_model_pullback, ABI.md §6.1; the host then serves the model as an
 // abi.Pullbacker, and as an abi.VJP when the model has no VJP of its own).
 const CapPullback Capability = "pullback"
+
+// badRune: a control character or a bidirectional control (which would
+// reorder what a terminal shows), refused in names and choices.
+func badRune(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) }

@@ -43,6 +43,8 @@ func TestValidate(t *testing.T) {
 		{func(s *Spec) { s.Params[0].Name = "log_likelihood" }, `param "log_likelihood" has a name samples.csv reserves`},
 		{func(s *Spec) { s.Outputs = []Column{{Name: "c\nz"}} }, `output name "c\nz" has a control character`},
 		{func(s *Spec) { s.Params[0].Name = "a\x1b[31m" }, "has a control character"},
+		{func(s *Spec) { s.Params[0].Name = "a\u202eb" }, "has a control character"},
+		{func(s *Spec) { s.Settings = []Setting{{Name: "v", Choices: []string{"ok", "x\ny"}}} }, `has choice "x\ny" with a control character`},
 	}
 	for _, r := range ReservedSettingNames {
 		bad = append(bad, struct {

@@ -536,24 +536,22 @@ func (s settingFlags) Set(v string) error {
 func (s settingFlags) values(settings []abi.Setting) (map[string]float64, error) {
 	out := map[string]float64{}
 	for name, val := range s {
-		if f, err := strconv.ParseFloat(val, 64); err == nil {
-			out[name] = f
+		i := slices.IndexFunc(settings, func(st abi.Setting) bool { return st.Name == name })
+		if i >= 0 && len(settings[i].Choices) > 0 {
+			// A choice by its name, as a study gives it (a choice named
+			// "20" is that choice, not index 20).
+			k := slices.Index(settings[i].Choices, val)
+			if k < 0 {
+				return nil, fmt.Errorf("setting %s: %q is not one of %q", name, val, settings[i].Choices)
+			}
+			out[name] = float64(k)
 			continue
 		}
-		found := false
-		for _, st := range settings {
-			if st.Name != name {
-				continue
-			}
-			if i := slices.Index(st.Choices, val); i >= 0 {
-				out[name], found = float64(i), true
-			} else if len(st.Choices) > 0 {
-				return nil, fmt.Errorf("setting %s: %q is not one of %q", name, val, st.Choices)
-			}
-		}
-		if !found {
+		f, err := strconv.ParseFloat(val, 64)
+		if err != nil {
 			return nil, fmt.Errorf("setting %s: %q is not a number", name, val)
 		}
+		out[name] = f
 	}
 	return out, nil
 }

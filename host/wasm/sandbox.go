@@ -177,6 +177,10 @@ type lineWriter struct {
 	// ("out of memory") to stderr before proc_exit(2).
 	tail [tailLines]string
 	next int
+	// headline is the call's first line that states why a guest dies (a
+	// Go runtime's "panic: …" or "fatal error: …", before its traceback,
+	// which fills the tail).
+	headline string
 }
 
 const (
@@ -186,6 +190,9 @@ const (
 
 // emit sends one line to the log and keeps it in the tail.
 func (w *lineWriter) emit(b []byte) {
+	if w.headline == "" && (bytes.HasPrefix(b, []byte("panic: ")) || bytes.HasPrefix(b, []byte("fatal error: "))) {
+		w.headline = string(b[:min(len(b), tailBytes)])
+	}
 	if len(bytes.TrimSpace(b)) > 0 {
 		w.tail[w.next%tailLines] = string(b[:min(len(b), tailBytes)])
 		w.next++
@@ -204,6 +211,9 @@ func (w *lineWriter) lastLines() string {
 		w.emitLocked()
 	}
 	var parts []string
+	if w.headline != "" {
+		parts = append(parts, `"`+guesttext.Escape(w.headline)+`" …`)
+	}
 	for k := max(0, w.next-tailLines); k < w.next; k++ {
 		parts = append(parts, `"`+guesttext.Escape(w.tail[k%tailLines])+`"`)
 	}
@@ -213,7 +223,7 @@ func (w *lineWriter) lastLines() string {
 // resetTail forgets the kept lines (at the start of a guest call).
 func (w *lineWriter) resetTail() {
 	w.mu.Lock()
-	w.next = 0
+	w.next, w.headline = 0, ""
 	w.mu.Unlock()
 }
 

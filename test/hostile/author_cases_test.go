@@ -94,7 +94,7 @@ func authorCases() []hcase {
 		// is certified.
 		{name: "certify-batch-disagrees", code: 1,
 			files: plugin("lik", "batchlik", "likelihood", "wat/batchlik.wasm", limits),
-			args:  []string{"inspect", "--certify", "--set", "mode=1", "lik/plugin.toml"},
+			args:  []string{"inspect", "--certify", "--set", "mode=batchdiff", "lik/plugin.toml"},
 			want:  []string{"kinfer_likelihood_eval and kinfer_likelihood_eval_batch give different results at point 0", "ABI.md §6.2"},
 			check: func(t *testing.T, _ string, r result) {
 				if strings.Contains(r.stderr, "not deterministic") {
