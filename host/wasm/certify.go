@@ -868,7 +868,6 @@ func columnDiff(a, b, noise []float64, n, d int) (float64, int) {
 	return worst, at
 }
 
-
 // diffBeyondNoise is ‖a − b‖ less the noise (not below 0) over
 // max(‖a‖, ‖b‖, noise): relDiff where the difference exceeds what the
 // differences' noise explains, 0 below it, so that a derivative of about
