@@ -56,7 +56,7 @@ func runStages(ctx context.Context, studyFile string, sf *study.File, dir string
 		if err != nil {
 			return err
 		}
-		note, err := stageUpToDate(sdir, sum, prev)
+		note, err := stageUpToDate(sdir, sum, prev, path, stageSeed(path, seed))
 		if err != nil {
 			return fmt.Errorf("stage %d (%s): %w", i+1, st, err)
 		}
@@ -180,7 +180,7 @@ func readStageStart(dir string) (map[string]float64, error) {
 // has no record of its start: the first stage inherits nothing, so there
 // is nothing to compare; for a later one the inherited values cannot be
 // checked, which the returned note says (the inputs still are).
-func stageUpToDate(dir string, sum *run.Summary, prev map[string]float64) (note string, err error) {
+func stageUpToDate(dir string, sum *run.Summary, prev map[string]float64, studyPath string, seed int64) (note string, err error) {
 	if sum == nil {
 		if _, err := os.Lstat(filepath.Join(dir, run.CheckpointFile)); err != nil {
 			return "", nil // nothing to continue: the stage runs afresh
@@ -202,6 +202,20 @@ func stageUpToDate(dir string, sum *run.Summary, prev map[string]float64) (note 
 	}
 	if sum != nil && sum.Provenance != nil {
 		changed = append(changed, changedInputs(sum.Provenance.Inputs)...)
+		// The stage's study file as the multi-stage study names it now
+		// (another file of the same name, or a copied project's edited
+		// one), against the one its run read.
+		for _, in := range sum.Provenance.Inputs {
+			if in.Role != "study" {
+				continue
+			}
+			if h, err := run.FileSHA256(studyPath); err == nil && h != in.SHA256 {
+				changed = append(changed, fmt.Sprintf("study %s (sha256 %s now; the run read %s, sha256 %s)", studyPath, short(h), in.Path, short(in.SHA256)))
+			}
+		}
+	}
+	if sum != nil && seed >= 0 && uint64(seed) != sum.Seed {
+		changed = append(changed, fmt.Sprintf("seed %d then, %d now", sum.Seed, seed))
 	}
 	if len(changed) == 0 {
 		return note, nil
@@ -247,4 +261,21 @@ func readComplete(dir string) (*run.Summary, error) {
 		return nil, nil
 	}
 	return &s, nil
+}
+
+// stageSeed is the seed a stage runs with: --seed when given (≥ 0), else
+// its study file's (1 without one); −1 when the file does not decode
+// (loading it reports why).
+func stageSeed(path string, override int64) int64 {
+	if override >= 0 {
+		return override
+	}
+	f, _, err := study.Decode(path)
+	if err != nil {
+		return -1
+	}
+	if f.Seed != nil && *f.Seed >= 0 {
+		return *f.Seed
+	}
+	return 1
 }

@@ -63,6 +63,21 @@ func TestMultiStageStudy(t *testing.T) {
 	if code != 0 || strings.Count(stdout, "not run again") != 2 {
 		t.Fatalf("second run: exit %d\n%s", code, stdout)
 	}
+	// Another seed: the stages' results are not that seed's.
+	code, _, stderr = kinfer(t, "run", filepath.Join(dir, "all.toml"), "-o", out, "--workers", "1", "--seed", "7")
+	if code == 0 || !strings.Contains(stderr, "seed 1 then, 7 now") {
+		t.Fatalf("--seed 7: exit %d\n%s", code, stderr)
+	}
+	// The stage list naming another file of the same name: its content
+	// is compared, not only the file the run read.
+	os.MkdirAll(filepath.Join(dir, "other"), 0o755)
+	os.WriteFile(filepath.Join(dir, "other", "s1.toml"), []byte(strings.Replace(string(mustRead(t, filepath.Join(dir, "s1.toml"))), "eps_r = 0.0", "eps_r = 0.01", 1)), 0o644)
+	os.WriteFile(filepath.Join(dir, "other", "d.csv"), mustRead(t, filepath.Join(dir, "d.csv")), 0o644)
+	os.WriteFile(filepath.Join(dir, "all2.toml"), []byte("name = \"two-stage\"\nstages = [\"other/s1.toml\", \"s2.toml\"]\n"), 0o644)
+	code, _, stderr = kinfer(t, "run", filepath.Join(dir, "all2.toml"), "-o", out, "--workers", "1")
+	if code == 0 || !strings.Contains(stderr, "stage 1 (other/s1.toml)") || !strings.Contains(stderr, "the run read") {
+		t.Fatalf("another s1.toml: exit %d\n%s", code, stderr)
+	}
 	// Stage folders of a kinfer before stage_start.json: the first stage
 	// inherits nothing (nothing to check), a later one is continued with
 	// a note that its inherited values are not checked.

@@ -234,13 +234,15 @@ func Load(ctx context.Context, path string, o Options) (_ *Study, err error) {
 	for _, step := range []func() error{
 		func() error { return s.loadModel(ictx, f, d, o) },
 		func() error { return s.loadParams(f, d, o) },
-		func() error { return s.loadStarts(f, d, o) },
 		func() error { return s.loadTransforms(f, d) },
 		func() error { return s.loadData(f, d) },
 		func() error { return s.checkSurrogateConditions(d) },
 		func() error { return s.loadTerms(ictx, f, d, o) },
 		func() error { return s.loadConstraints(f, d) },
 		func() error { return s.loadMethod(ctx, ictx, f, d, o) },
+		// After the method: one that needs genuine prior draws takes no
+		// start from a previous stage.
+		func() error { return s.loadStarts(f, d, o) },
 		func() error { return s.checkPropagation(f, d) },
 		func() error { return s.checkPriorDraws(f, d) },
 		func() error { return s.checkLeastSquares(f, d) },
@@ -930,6 +932,11 @@ func (s *Study) loadMethod(ctx, ictx context.Context, f *File, d *tomlx.Decoded,
 // support, so that several methods can start from the same points (the
 // Diff-MSM comparison starts M1–M5 from shared initial guesses).
 func (s *Study) loadStarts(f *File, d *tomlx.Decoded, o Options) error {
+	if f.Init == "" && o.Previous != nil && s.MethodInfo.Spec.NeedsPriorDraws() {
+		// TMCMC or a propagation: its draws are the prior's, whatever the
+		// previous stage ended with (which may lie outside this prior).
+		return nil
+	}
 	if f.Init == "" && o.Previous != nil {
 		// A later stage starts where the previous one ended; a parameter
 		// the previous stage did not have starts at its default.
