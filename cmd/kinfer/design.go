@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/kinfer/kinfer/host/designrun"
 	"github.com/kinfer/kinfer/host/run"
@@ -36,7 +37,7 @@ func cmdDesign(args []string, stdout io.Writer) error {
 	if err := checkWorkers(*workers); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rt, err := newRuntime(ctx, nil)
 	if err != nil {

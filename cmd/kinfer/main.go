@@ -778,6 +778,12 @@ func cmdAnalyze(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := checkWorkers(*workers); err != nil {
+		return err
+	}
+	if *pred < 0 {
+		return usageError{fmt.Errorf("--predictive must be ≥ 0, got %d", *pred)}
+	}
 	if _, err := os.Stat(filepath.Join(pos[0], "summary.json")); err != nil {
 		return fmt.Errorf("analyze: %w (is %s a run's output directory?)", err, pos[0])
 	}

@@ -23,6 +23,9 @@ func cmdReport(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := checkWorkers(*workers); err != nil {
+		return err
+	}
 	dir := pos[0]
 	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err != nil {
 		return fmt.Errorf("%w (is %s a run's output directory?)", err, dir)

@@ -56,7 +56,13 @@ func runStages(ctx context.Context, studyFile string, sf *study.File, dir string
 		if err != nil {
 			return err
 		}
-		note, err := stageUpToDate(sdir, sum, prev, path, stageSeed(path, seed))
+		// The stage's seed: --seed, else its own, else the multi-stage
+		// file's.
+		stSeed := seed
+		if stSeed < 0 && sf.Seed != nil && !hasSeed(path) {
+			stSeed = *sf.Seed
+		}
+		note, err := stageUpToDate(sdir, sum, prev, path, stageSeed(path, stSeed))
 		if err != nil {
 			return fmt.Errorf("stage %d (%s): %w", i+1, st, err)
 		}
@@ -81,7 +87,7 @@ func runStages(ctx context.Context, studyFile string, sf *study.File, dir string
 				sf.resume = sdir
 			}
 			var rep string
-			sum, rep, err = execute(ctx, path, sdir, lock, seed, budget, sf, stderr)
+			sum, rep, err = execute(ctx, path, sdir, lock, stSeed, budget, sf, stderr)
 			lock.Unlock()
 			if sum != nil {
 				printSummary(stdout, sum, sdir)
@@ -278,4 +284,10 @@ func stageSeed(path string, override int64) int64 {
 		return *f.Seed
 	}
 	return 1
+}
+
+// hasSeed reports whether the study file at path sets its own seed.
+func hasSeed(path string) bool {
+	f, _, err := study.Decode(path)
+	return err == nil && f.Seed != nil
 }

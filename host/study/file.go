@@ -227,6 +227,9 @@ func (f *File) IsMultiStage(d *tomlx.Decoded) (bool, error) {
 			return true, d.Errorf("stages", "stage %d has an empty file name", i+1)
 		}
 	}
+	if f.Seed != nil && *f.Seed < 0 {
+		return true, d.Errorf("seed", "seed must be ≥ 0")
+	}
 	seen := map[string]bool{}
 	for _, k := range d.Meta.Keys() {
 		top := k[0]

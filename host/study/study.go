@@ -791,9 +791,11 @@ func (s *Study) loadTerms(ctx context.Context, f *File, d *tomlx.Decoded, o Opti
 		// (obs = 1e308, or σ = 1e-320) would make every evaluation
 		// non-finite.
 		for k, o := range t.Obs {
-			if sg := t.Sigma[k]; !math.IsNaN(o) && !math.IsNaN(sg) && math.IsInf(o/sg, 0) {
+			// |obs/σ| beyond 1e150: the residual's square, in the
+			// log-likelihood, overflows too.
+			if sg := t.Sigma[k]; !math.IsNaN(o) && !math.IsNaN(sg) && !(math.Abs(o/sg) <= 1e150) {
 				m := len(t.Outputs)
-				return fmt.Errorf("%s: row %d, output %s: observation %g over σ %g is beyond the float64 range, so the residual (y − obs)/σ overflows for any y not within σ·1.8e308 of it; rescale the data or σ", keyAt(d, tbl), k/m+1, t.Outputs[k%m], o, sg)
+				return fmt.Errorf("%s: row %d, output %s: observation %g over σ %g is beyond 1e150, so the squared residual ((y − obs)/σ)² overflows for any y not close to it; rescale the data or σ", keyAt(d, tbl), k/m+1, t.Outputs[k%m], o, sg)
 			}
 		}
 		s.Terms = append(s.Terms, t)

@@ -195,7 +195,7 @@ func TestSigmaColumnsChecked(t *testing.T) {
 		{"length_mm,force_N,sigma_force_N\n29,10,1\n30,50,-0.1\n", `d.csv:3: column "sigma_force_N": σ must be a positive number, got -0.1`},
 		// Observations: finite or missing, and at least one.
 		{"length_mm,force_N\n29,inf\n30,50\n", `d.csv:2: column "force_N": observation +Inf is not finite; leave the cell empty or write nan`},
-		{"length_mm,force_N,sigma_force_N\n29,1e300,1e-10\n30,50,1\n", `row 1, output force_N: observation 1e+300 over σ 1e-10 is beyond the float64 range`},
+		{"length_mm,force_N,sigma_force_N\n29,1e300,1e-10\n30,50,1\n", `row 1, output force_N: observation 1e+300 over σ 1e-10 is beyond 1e150`},
 	} {
 		os.WriteFile(filepath.Join(dir, "d.csv"), []byte(c.csv), 0o644)
 		_, err := Load(context.Background(), p, Options{Workers: 1})
