@@ -438,7 +438,7 @@ func validateStages(ctx context.Context, rt *wasm.Runtime, path string, sf *stud
 			p = filepath.Join(filepath.Dir(path), st)
 		}
 		fmt.Fprintf(stdout, "stage %d: ", i+1)
-		s, err := study.Load(ctx, p, study.Options{Workers: 1, Runtime: rt, Previous: prev})
+		s, err := study.Load(ctx, p, study.Options{Workers: 1, Runtime: rt, Previous: prev, PreviousGuessed: prev != nil})
 		if err != nil {
 			return fmt.Errorf("stage %d (%s): %w", i+1, st, err)
 		}

@@ -166,6 +166,10 @@ type Options struct {
 	// (instead of being an error), and without an init file the method
 	// starts from the previous values of the free parameters.
 	Previous map[string]float64
+	// PreviousGuessed says Previous holds stand-ins (kinfer validate of a
+	// multi-stage study: the defaults, not a stage's result), so no start
+	// is made from them and none is checked against the priors.
+	PreviousGuessed bool
 }
 
 // interrupt is o.Interrupt, or ctx when it is not set.
@@ -934,7 +938,7 @@ func (s *Study) loadMethod(ctx, ictx context.Context, f *File, d *tomlx.Decoded,
 // support, so that several methods can start from the same points (the
 // Diff-MSM comparison starts M1–M5 from shared initial guesses).
 func (s *Study) loadStarts(f *File, d *tomlx.Decoded, o Options) error {
-	if f.Init == "" && o.Previous != nil && s.MethodInfo.Spec.NeedsPriorDraws() {
+	if f.Init == "" && o.Previous != nil && (s.MethodInfo.Spec.NeedsPriorDraws() || o.PreviousGuessed) {
 		// TMCMC or a propagation: its draws are the prior's, whatever the
 		// previous stage ended with (which may lie outside this prior).
 		return nil
