@@ -330,8 +330,8 @@ func explain(ctx context.Context, err error, dir string) error {
 		err = fmt.Errorf("%v; partial results written to %s", context.Cause(ctx), dir)
 	}
 	var we *wasm.Error
-	if errors.As(err, &we) && we.Deterministic() {
-		return err
+	if errors.As(err, &we) && we.Deterministic() || errors.Is(err, run.ErrOtherInputs) {
+		return err // running again would stop the same way
 	}
 	if _, serr := os.Stat(filepath.Join(dir, run.CheckpointFile)); serr == nil {
 		err = fmt.Errorf("%w\n(the run can continue where it stopped: kinfer run --resume %s)", err, dir)

@@ -208,6 +208,10 @@ func removeCheckpoint(dir string) {
 	os.Remove(filepath.Join(dir, JournalFile))
 }
 
+// ErrOtherInputs: a checkpoint written for other inputs (the study, its
+// data or plugins changed since), which no resume can continue.
+var ErrOtherInputs = errors.New("restore them to resume, or run the study again into another -o")
+
 // readCheckpoint reads dir's checkpoint and the method state it refers to,
 // and checks that both belong to this study and seed.
 func readCheckpoint(dir string, s *study.Study, hash string, budget int64) (*checkpoint, []byte, error) {
@@ -220,7 +224,7 @@ func readCheckpoint(dir string, s *study.Study, hash string, budget int64) (*che
 		return nil, nil, err
 	}
 	if c.StudyHash != hash {
-		return nil, nil, fmt.Errorf("--resume: %s was written for other inputs: the study file %s, its data files or its plugins changed since", p, s.Path)
+		return nil, nil, fmt.Errorf("--resume: %s was written for other inputs: the study file %s, its data files or its plugins changed since: %w", p, s.Path, ErrOtherInputs)
 	}
 	if c.Seed != s.Seed {
 		return nil, nil, fmt.Errorf("--resume: %s was written with seed %d, this run has seed %d", p, c.Seed, s.Seed)

@@ -395,12 +395,12 @@ func rundirCases() []hcase {
 			}), setKey("out/checkpoint.json", "journal_samples", (2<<30-16)/32)),
 		// The inputs changed since the run: refused, and the run directory
 		// is left as it was.
-		rundirCase("rundir-resume-study-changed", true, resume, 1, w("other inputs"), func(t *testing.T, dir string) {
+		rundirCase("rundir-resume-study-changed", true, resume, 1, w("other inputs", "restore them to resume, or run the study again into another -o"), func(t *testing.T, dir string) {
 			f, _ := os.OpenFile(filepath.Join(dir, "study.toml"), os.O_APPEND|os.O_WRONLY, 0)
 			f.WriteString("# changed\n")
 			f.Close()
 		}, snapshot),
-		rundirCase("rundir-resume-data-changed", true, resume, 1, w("other inputs"), func(t *testing.T, dir string) {
+		rundirCase("rundir-resume-data-changed", true, resume, 1, w("other inputs", "restore them to resume"), func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, "d.csv"), []byte(strings.Replace(pullTest, "230", "231", 1)), 0o644)
 		}, snapshot),
 		// The lock file through a link: the pid was written into the
