@@ -802,6 +802,9 @@ func (p *Plugin) certifyDerivatives(a abi.Model, thetas [][]float64, x []float64
 			return "", &DerivativeMismatchError{p.Manifest.Name, what, i, fmt.Sprintf("the derivative in %s differs from central differences of kinfer_model_eval by %.3g (relative), more than %g", p.Spec.Params[col].Name, e, certFDTol)}
 		}
 	}
+	if compared == 0 {
+		return "derivatives: NOT CHECKED against central differences: no point where the model and its differences evaluated (give conditions where it succeeds with --data)", nil
+	}
 	return fmt.Sprintf("derivatives: y of the Jacobian/VJP identical to kinfer_model_eval's; VJP = vᵀ·J within %g when both exist; against central differences at %d points: largest relative difference %.2g (≤ %g)",
 		vjpTol, compared, worst, certFDTol), nil
 }
