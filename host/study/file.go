@@ -46,7 +46,9 @@ type DataFile struct {
 	// Columns maps the model's names (conditions, outputs, sigma_<output>)
 	// to the file's labels, e.g. { grf_y = "ground_force_vy" } for an
 	// OpenSim .mot.
-	Columns map[string]string `toml:"columns"`
+	// (Decoded as any, so that a value of another kind — a list, a string —
+	// is refused by name rather than dropped by the decoder.)
+	Columns any `toml:"columns"`
 }
 
 // componentRef is the "use = NAME" or "plugin = PATH" choice of a component
@@ -285,4 +287,28 @@ func tomlKind(v any) string {
 		return "a number"
 	}
 	return fmt.Sprintf("a value of type %T", v)
+}
+
+// columnsTable is a [[data]] table's columns: a table of the model's
+// names to the file's labels, or nothing.
+func columnsTable(d *tomlx.Decoded, tbl string, v any) (map[string]string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	bad := func() error {
+		return d.Errorf(tbl+".columns", "columns maps the model's names to the file's labels, e.g. columns = { x = \"t\", y = \"force\" }; got %s", tomlKind(v))
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, bad()
+	}
+	out := make(map[string]string, len(m))
+	for k, x := range m {
+		label, ok := x.(string)
+		if !ok || label == "" {
+			return nil, d.Errorf(tbl+".columns", "columns.%s must be a file label (a non-empty string), got %s", k, tomlKind(x))
+		}
+		out[k] = label
+	}
+	return out, nil
 }

@@ -51,6 +51,14 @@ columns = { length_mm = "len", force_N = "force" }`, 1)
 	if err == nil || !strings.Contains(err.Error(), `column "len" is mapped twice, for force_N and for length_mm`) {
 		t.Fatalf("label mapped twice: %v", err)
 	}
+	// A value of another kind than a table is refused by name (a list was
+	// dropped silently by the decoder).
+	for _, bad := range []string{`columns = ["len", "force"]`, `columns = "length_mm=len"`, `columns = 5`} {
+		_, err = loadMOT(t, strings.Replace(text, `columns = { length_mm = "len", force_N = "force" }`, bad, 1), pullMOT)
+		if err == nil || !strings.Contains(err.Error(), `key "data[0].columns": columns maps the model's names to the file's labels`) {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
 	// A name that is not the model's: refused with the model's names.
 	_, err = loadMOT(t, strings.Replace(text, `force_N = "force"`, `force = "force"`, 1), pullMOT)
 	if err == nil || !strings.Contains(err.Error(), `key "data[0].columns": model "ligament" has no condition or output "force"`) {

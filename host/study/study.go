@@ -196,7 +196,7 @@ func Decode(path string) (*File, *tomlx.Decoded, error) {
 	// The component tables hold settings checked against the component's
 	// spec (settingValues), not against File; [transform] is checked by
 	// loadTransforms.
-	d, err := tomlx.DecodeFile(path, &f, "model", "likelihood", "method", "transform", "conditions")
+	d, err := tomlx.DecodeFile(path, &f, "model", "likelihood", "method", "transform", "conditions", "data.columns")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -586,9 +586,13 @@ func (s *Study) loadData(f *File, d *tomlx.Decoded) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", keyAt(d, tbl+".file"), err)
 		}
-		if len(df.Columns) > 0 {
-			names := make([]string, 0, len(df.Columns))
-			for k := range df.Columns {
+		columns, err := columnsTable(d, tbl, df.Columns)
+		if err != nil {
+			return err
+		}
+		if len(columns) > 0 {
+			names := make([]string, 0, len(columns))
+			for k := range columns {
 				// The model's names only: a misspelt one would leave the
 				// file's column of the right name in use, silently.
 				o, isSigma := strings.CutPrefix(k, "sigma_")
@@ -600,7 +604,7 @@ func (s *Study) loadData(f *File, d *tomlx.Decoded) error {
 			sort.Strings(names)
 			pairs := make([][2]string, len(names))
 			for i, k := range names {
-				pairs[i] = [2]string{k, df.Columns[k]}
+				pairs[i] = [2]string{k, columns[k]}
 			}
 			if err := t.Rename(pairs); err != nil {
 				return fmt.Errorf("%s: %w", keyAt(d, tbl+".columns"), err)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -155,7 +156,7 @@ func Decode(file, text string, v any, opaque ...string) (*Decoded, error) {
 	d := &Decoded{File: file, Meta: md, lines: keyLines(text)}
 	var und []toml.Key
 	for _, k := range md.Undecoded() {
-		if !contains(opaque, k[0]) {
+		if !opaqueKey(opaque, k) {
 			und = append(und, k)
 		}
 	}
@@ -228,9 +229,13 @@ func typeMsg(msg string) string {
 	return s
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
+// opaqueKey reports whether key k lies under one of the opaque tables,
+// each a top-level name or a dotted path ("data.columns": the columns
+// table of every [[data]]).
+func opaqueKey(opaque []string, k toml.Key) bool {
+	for _, o := range opaque {
+		parts := strings.Split(o, ".")
+		if len(k) >= len(parts) && slices.Equal([]string(k[:len(parts)]), parts) {
 			return true
 		}
 	}
