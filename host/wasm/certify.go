@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/kinfer/kinfer/abi"
 )
 
@@ -899,22 +901,9 @@ func vtJ(v, J []float64, n, d int) []float64 {
 // relDiff is ‖a − b‖/max(‖a‖, ‖b‖, 1e-300), Euclidean over all entries.
 func relDiff(a, b []float64) float64 { return diffBeyondNoise(a, b, 0) }
 
-// norm is the Euclidean norm of a, scaled by its largest entry so that
-// entries beyond 1e154 do not overflow the sum of squares.
-func norm(a []float64) float64 {
-	s := 0.0
-	for _, v := range a {
-		s = math.Max(s, math.Abs(v))
-	}
-	if s == 0 || math.IsInf(s, 0) || math.IsNaN(s) {
-		return s
-	}
-	var q float64
-	for _, v := range a {
-		q += (v / s) * (v / s)
-	}
-	return s * math.Sqrt(q)
-}
+// norm is the Euclidean norm of a, computed without overflow for entries
+// beyond 1e154 (gonum's scaled sum of squares).
+func norm(a []float64) float64 { return floats.Norm(a, 2) }
 
 // Tolerances of certifyLikelihoodDerivatives: residualsTol relative on the
 // constant C = logL + ½‖r‖² across points; gradYTol relative between
