@@ -384,11 +384,12 @@ func settingErr(d *tomlx.Decoded, table string, spec abi.Spec, err error) error 
 	return d.Errorf(found, "%v", err)
 }
 
-// pluginSettingErr locates a plugin's refusal of its settings (its
-// kinfer_configure returned an error code) in the study as settingErr does
-// for a built-in; any other error passes unchanged.
+// pluginSettingErr locates a plugin's refusal of its settings
+// (*wasm.SettingsError) in the study as settingErr does for a built-in;
+// any other error passes unchanged.
 func pluginSettingErr(d *tomlx.Decoded, table string, spec abi.Spec, err error) error {
-	if !strings.Contains(err.Error(), "kinfer_configure returned") {
+	var se *wasm.SettingsError
+	if !errors.As(err, &se) {
 		return err
 	}
 	return settingErr(d, table, spec, err)

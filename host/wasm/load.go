@@ -448,10 +448,18 @@ func (in *instance) configure(settings []float64) error {
 		return err
 	}
 	if code := i32(v); code != 0 {
-		return in.refused(exConfigure, code)
+		return &SettingsError{in.refused(exConfigure, code)}
 	}
 	return nil
 }
+
+// SettingsError is a plugin's refusal of its settings (kinfer_configure
+// returned an error code), for a caller that locates the refused setting
+// in a study.
+type SettingsError struct{ err error }
+
+func (e *SettingsError) Error() string { return e.err.Error() }
+func (e *SettingsError) Unwrap() error { return e.err }
 
 // newConfigured is newInstance followed by configure.
 func (p *Plugin) newConfigured(ctx context.Context, settings []float64) (*instance, error) {
