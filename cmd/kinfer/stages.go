@@ -56,13 +56,12 @@ func runStages(ctx context.Context, studyFile string, sf *study.File, dir string
 		if err != nil {
 			return err
 		}
-		// The stage's seed: --seed, else its own, else the multi-stage
-		// file's.
-		stSeed := seed
-		if stSeed < 0 && sf.Seed != nil && !hasSeed(path) {
-			stSeed = *sf.Seed
-		}
-		note, err := stageUpToDate(sdir, sum, prev, path, stageSeed(path, stSeed))
+		// The stage's study file, decoded once (for its seed, and its
+		// fixed values below); loading it reports a file that does not
+		// decode.
+		stf, _, derr := study.Decode(path)
+		stSeed, checkSeed := stageSeeds(seed, sf.Seed, stf, derr)
+		note, err := stageUpToDate(sdir, sum, prev, path, checkSeed)
 		if err != nil {
 			return fmt.Errorf("stage %d (%s): %w", i+1, st, err)
 		}
@@ -108,9 +107,8 @@ func runStages(ctx context.Context, studyFile string, sf *study.File, dir string
 		}
 		// The stage's whole θ: what it inherited, its fixed values, its
 		// best free values (summary.json's best holds the free ones).
-		stf, _, err := study.Decode(path)
-		if err != nil {
-			return err
+		if derr != nil {
+			return derr
 		}
 		next := map[string]float64{}
 		for k, v := range prev {
@@ -269,25 +267,22 @@ func readComplete(dir string) (*run.Summary, error) {
 	return &s, nil
 }
 
-// stageSeed is the seed a stage runs with: --seed when given (≥ 0), else
-// its study file's (1 without one); −1 when the file does not decode
-// (loading it reports why).
-func stageSeed(path string, override int64) int64 {
-	if override >= 0 {
-		return override
+// stageSeeds are a stage's seeds: the one to run it with (--seed when
+// given, else the multi-stage file's for a stage without its own, else −1:
+// the stage's own) and the one its run would record (the former, or the
+// stage's own, or 1; −1 when the stage file does not decode).
+func stageSeeds(override int64, top *int64, stf *study.File, derr error) (runSeed, recorded int64) {
+	runSeed = override
+	if runSeed < 0 && top != nil && !(derr == nil && stf.Seed != nil) {
+		runSeed = *top
 	}
-	f, _, err := study.Decode(path)
-	if err != nil {
-		return -1
+	switch {
+	case runSeed >= 0:
+		return runSeed, runSeed
+	case derr != nil:
+		return runSeed, -1
+	case stf.Seed != nil && *stf.Seed >= 0:
+		return runSeed, *stf.Seed
 	}
-	if f.Seed != nil && *f.Seed >= 0 {
-		return *f.Seed
-	}
-	return 1
-}
-
-// hasSeed reports whether the study file at path sets its own seed.
-func hasSeed(path string) bool {
-	f, _, err := study.Decode(path)
-	return err == nil && f.Seed != nil
+	return runSeed, 1
 }
