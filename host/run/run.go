@@ -89,7 +89,7 @@ type runner struct {
 	// lastBatch is how long the previous batch's evaluation took (0:
 	// none yet), for evaluate's choice of a direct call.
 	lastBatch time.Duration
-	lastSave   time.Time
+	lastSave  time.Time
 }
 
 func (r *runner) method() string { return r.s.MethodInfo.Spec.Name }
