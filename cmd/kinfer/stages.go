@@ -205,7 +205,7 @@ func stageUpToDate(dir string, sum *run.Summary, prev map[string]float64, studyP
 		}
 	}
 	if sum != nil && sum.Provenance != nil {
-		changed = append(changed, changedInputs(sum.Provenance.Inputs)...)
+		changed = append(changed, run.ChangedInputs(sum.Provenance.Inputs)...)
 		// The stage's study file as the multi-stage study names it now
 		// (another file of the same name, or a copied project's edited
 		// one), against the one its run read.
@@ -214,7 +214,7 @@ func stageUpToDate(dir string, sum *run.Summary, prev map[string]float64, studyP
 				continue
 			}
 			if h, err := run.FileSHA256(studyPath); err == nil && h != in.SHA256 {
-				changed = append(changed, fmt.Sprintf("study %s (sha256 %s now; the run read %s, sha256 %s)", studyPath, short(h), in.Path, short(in.SHA256)))
+				changed = append(changed, fmt.Sprintf("study %s (sha256 %s now; the run read %s, sha256 %s)", studyPath, run.ShortHash(h), in.Path, run.ShortHash(in.SHA256)))
 			}
 		}
 	}

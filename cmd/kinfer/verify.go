@@ -129,15 +129,11 @@ func verify(ctx context.Context, dir string, f runFlags, budget int64, stdout, s
 
 // inputsUnchanged checks every recorded input against its file now.
 func inputsUnchanged(ins []run.Input) error {
-	if changed := changedInputs(ins); len(changed) > 0 {
+	if changed := run.ChangedInputs(ins); len(changed) > 0 {
 		return fmt.Errorf("--verify: cannot verify: inputs changed since the run:\n  %s", strings.Join(changed, "\n  "))
 	}
 	return nil
 }
-
-// changedInputs describes each recorded input whose file is gone or has
-// other contents now (run.ChangedInputs).
-func changedInputs(ins []run.Input) []string { return run.ChangedInputs(ins) }
 
 func sameInputs(a, b []run.Input) bool {
 	if len(a) != len(b) {
@@ -149,13 +145,6 @@ func sameInputs(a, b []run.Input) bool {
 		}
 	}
 	return true
-}
-
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12] + "…"
-	}
-	return h
 }
 
 // maxCompared bounds the sample files --verify compares: it only refuses

@@ -78,14 +78,14 @@ func ChangedInputs(ins []Input) []string {
 		case err != nil:
 			changed = append(changed, fmt.Sprintf("%s %s: %v", in.Role, in.Path, err))
 		case h != in.SHA256:
-			changed = append(changed, fmt.Sprintf("%s %s (sha256 %s then, %s now)", in.Role, in.Path, shortHash(in.SHA256), shortHash(h)))
+			changed = append(changed, fmt.Sprintf("%s %s (sha256 %s then, %s now)", in.Role, in.Path, ShortHash(in.SHA256), ShortHash(h)))
 		}
 	}
 	return changed
 }
 
-// shortHash is the first 12 hex digits of a digest, for messages.
-func shortHash(h string) string {
+// ShortHash is the first 12 hex digits of a digest, for messages.
+func ShortHash(h string) string {
 	if len(h) > 12 {
 		return h[:12] + "…"
 	}
