@@ -45,6 +45,20 @@ func (h *fakeHost) eval(b abi.Batch) []abi.Result {
 	return out
 }
 
+// drive runs m to its end, as the host does, failing t on an error.
+func (h *fakeHost) drive(t *testing.T, m abi.Method) {
+	t.Helper()
+	for !m.Done() {
+		b, err := m.Ask()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Tell(h.eval(b)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func problem(d int) abi.Problem {
 	p := abi.Problem{Seed: 7, Residuals: 1}
 	for i := 0; i < d; i++ {
@@ -75,15 +89,7 @@ func TestTriangular(t *testing.T) {
 		}
 		return th[0] + th[1]
 	}}
-	for !m.Done() {
-		b, err := m.Ask()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := m.Tell(h.eval(b)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	h.drive(t, m)
 	r, err := m.Report()
 	if err != nil {
 		t.Fatal(err)
@@ -370,15 +376,7 @@ func TestEveryDrawFailed(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := &fakeHost{rng: rand.New(rand.NewPCG(1, 2)), d: 2, q: func([]float64) float64 { return math.NaN() }}
-	for !m.Done() {
-		b, err := m.Ask()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := m.Tell(h.eval(b)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	h.drive(t, m)
 	if _, err := m.Report(); err == nil || !strings.Contains(err.Error(), "every one of the 20 draws failed") {
 		t.Fatalf("report: %v", err)
 	}
@@ -394,10 +392,7 @@ func TestEveryDrawFailed(t *testing.T) {
 		}
 		return th[0]
 	}
-	for !m.Done() {
-		b, _ := m.Ask()
-		m.Tell(h.eval(b))
-	}
+	h.drive(t, m)
 	rep, err := m.Report()
 	if err != nil {
 		t.Fatal(err)
