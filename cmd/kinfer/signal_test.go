@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,6 +45,7 @@ const stopWithin = time.Second
 type proc struct {
 	cmd    *exec.Cmd
 	stderr *lineLog
+	stdout *strings.Builder // complete once done has been received from
 	done   chan error
 }
 
@@ -63,11 +63,12 @@ func startKinfer(t *testing.T, env []string, args ...string) *proc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stdout = io.Discard
+	stdout := &strings.Builder{}
+	cmd.Stdout = stdout
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &proc{cmd: cmd, stderr: &lineLog{lines: make(chan string, 1000)}, done: make(chan error, 1)}
+	p := &proc{cmd: cmd, stderr: &lineLog{lines: make(chan string, 1000)}, stdout: stdout, done: make(chan error, 1)}
 	scanned := make(chan struct{})
 	go func() {
 		sc := bufio.NewScanner(pr)
@@ -141,6 +142,13 @@ func phaseStudy(t *testing.T, phase string) (string, []string) {
 		b, _ := hex.DecodeString(spinInitWasm)
 		os.WriteFile(filepath.Join(dir, "spininit.wasm"), b, 0o644)
 		os.WriteFile(filepath.Join(dir, "plugin.toml"), []byte("name = \"spininit\"\nversion = \"1.0.0\"\nkind = \"model\"\nabi = 1\nwasm = \"spininit.wasm\"\n[limits]\nmemory_mib = 16\ntimeout_ms = 600000\n"), 0o644)
+	case "builtin":
+		// A built-in model's evaluation cannot be interrupted: the line
+		// model sleeps for 10 minutes per evaluation, and the stop must
+		// abandon it (target.Grace).
+		os.WriteFile(filepath.Join(dir, "study.toml"), []byte(slowLineStudy), 0o644)
+		os.WriteFile(filepath.Join(dir, "d.csv"), []byte("x,y\n1,2\n"), 0o644)
+		return filepath.Join(dir, "study.toml"), nil
 	case "call":
 		// spin's model loops forever; its own timeout is raised so that
 		// only the signal can stop the call.
@@ -154,19 +162,40 @@ func phaseStudy(t *testing.T, phase string) (string, []string) {
 	return filepath.Join(dir, "study.toml"), nil
 }
 
+// slowLineStudy's every evaluation takes 10 minutes, asleep.
+const slowLineStudy = `name = "slow"
+[model]
+use = "line"
+cost_ms = 600000
+wait = "sleep"
+[[data]]
+name = "d"
+file = "d.csv"
+[[likelihood]]
+use = "gaussian"
+sigma = 1.0
+[prior]
+a = { uniform = [0.0, 1.0] }
+b = { uniform = [0.0, 1.0] }
+[method]
+use = "metropolis"
+chains = 2
+`
+
 // SIGINT and SIGTERM stop a run within stopWithin in every phase — while a
-// plugin compiles, while one is instantiated, during a plugin call — and
+// plugin compiles, while one is instantiated, during a plugin call, during
+// a built-in model's evaluation — and
 // the run still writes summary.json with "complete": false; stopped during
 // a call, it also writes its checkpoint.
 func TestSignalStopsEveryPhase(t *testing.T) {
-	for _, phase := range []string{"compile", "instantiate", "call"} {
+	for _, phase := range []string{"compile", "instantiate", "call", "builtin"} {
 		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 			t.Run(phase+"/"+sig.String(), func(t *testing.T) {
 				study, env := phaseStudy(t, phase)
 				out := filepath.Join(t.TempDir(), "out")
 				p := startKinfer(t, env, "run", study, "-o", out, "--verbose", "--workers", "2")
 				marker := "kinfer: loading"
-				if phase == "call" {
+				if phase == "call" || phase == "builtin" {
 					marker = "kinfer: running"
 				}
 				p.waitLine(t, marker, 20*time.Second)
@@ -185,7 +214,7 @@ func TestSignalStopsEveryPhase(t *testing.T) {
 				if !strings.Contains(string(mustRead(t, filepath.Join(out, "summary.json"))), "interrupted by") {
 					t.Errorf("summary.json does not say it was interrupted:\n%s", mustRead(t, filepath.Join(out, "summary.json")))
 				}
-				if phase == "call" {
+				if phase == "call" || phase == "builtin" {
 					if _, err := os.Stat(filepath.Join(out, "checkpoint.json")); err != nil {
 						t.Errorf("no checkpoint after a stop during a call: %v", err)
 					}
@@ -195,6 +224,32 @@ func TestSignalStopsEveryPhase(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// kinfer design stops within stopWithin too when a built-in evaluation
+// does not end, and says how to continue.
+func TestDesignStopsDuringBuiltinEvaluation(t *testing.T) {
+	study, _ := phaseStudy(t, "builtin")
+	out := filepath.Join(t.TempDir(), "out")
+	p := startKinfer(t, nil, "design", study, "-n", "16", "-o", out, "--workers", "2")
+	// design.json is written once the study is loaded, before the first
+	// chunk is evaluated.
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(out, "design.json")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no design.json within 20 s\n%s", p.stderr.all.String())
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
+	el, code := p.signalAndWait(t, syscall.SIGINT)
+	if code <= 0 || el > stopWithin {
+		t.Fatalf("exit %d after %v, want a failed exit within %v\n%s", code, el, stopWithin, p.stderr.all.String())
+	}
+	if !strings.Contains(p.stdout.String(), "STOPPED (resume with --resume) — 0 of 16") {
+		t.Errorf("stdout does not say the design stopped at 0 of 16:\n%s", p.stdout.String())
 	}
 }
 

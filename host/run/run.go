@@ -286,49 +286,25 @@ func Preflight(s *study.Study, budget int64) error {
 // study for kinfer design, whose data files give condition rows only).
 var ErrNoObservations = errors.New("the study's likelihood terms have no observed value (every cell of their output columns is empty or nan): the run would fit nothing; fill the data files' output columns")
 
-// abandonAfter is how long a stopped run waits for the evaluations in
-// progress. A plugin call is interrupted at once, but a built-in model's
-// evaluation runs to its end (a 10 000-step wear simulation, the line
-// model's cost_ms): past this, the run stops without them, as if stopped
-// before the batch (its checkpoint and partial results are those of the
-// batches before; a resume asks the batch again).
-const abandonAfter = 3 * time.Second
-
 // directBelow: a batch after one quicker than this is evaluated directly.
 const directBelow = 100 * time.Millisecond
 
-// evaluate is r.t.Evaluate, abandoned abandonAfter after ctx is done.
-// While batches are quick (the previous one took less than directBelow) it
-// calls Evaluate directly: a stop is then seen within a batch anyway, and
-// handing every batch to another goroutine cost a cheap model's run about
-// 10 % of its time.
+// evaluate is r.t.Evaluate, abandoned target.Grace after ctx is done
+// (the run then stops as if stopped before the batch: its checkpoint and
+// partial results are those of the batches before, and a resume asks the
+// batch again). While batches are quick (the previous one took less than
+// directBelow) it calls Evaluate directly: a stop is then seen within a
+// batch anyway, and handing every batch to another goroutine cost a cheap
+// model's run about 10 % of its time.
 func (r *runner) evaluate(ctx context.Context, pts [][]float64, want abi.Want) ([]abi.Result, error) {
 	start := time.Now()
 	defer func() { r.lastBatch = time.Since(start) }()
 	if r.lastBatch > 0 && r.lastBatch < directBelow {
 		return r.t.Evaluate(ctx, pts, want)
 	}
-	type out struct {
-		res []abi.Result
-		err error
-	}
-	ch := make(chan out, 1)
 	nanos := r.t.ModelNanos()
-	go func() {
-		res, err := r.t.Evaluate(ctx, pts, want)
-		ch <- out{res, err}
-	}()
-	select {
-	case o := <-ch:
-		return o.res, o.err
-	case <-ctx.Done():
-	}
-	t := time.NewTimer(abandonAfter)
-	defer t.Stop()
-	select {
-	case o := <-ch:
-		return o.res, o.err
-	case <-t.C:
+	res, err := target.Await(ctx, func() ([]abi.Result, error) { return r.t.Evaluate(ctx, pts, want) })
+	if errors.Is(err, target.ErrAbandoned) {
 		// The batch's results are never used: nor is its model time (the
 		// abandoned evaluations may still add theirs before the process
 		// exits, after the records are written).
@@ -337,8 +313,9 @@ func (r *runner) evaluate(ctx context.Context, pts [][]float64, want abi.Want) (
 		if r.t.Remote != nil {
 			why = "the remote workers did not answer"
 		}
-		return nil, fmt.Errorf("the evaluations in progress did not stop within %v (%s): the run stops without them", abandonAfter, why)
+		return nil, fmt.Errorf("%w (%s): the run stops without them", err, why)
 	}
+	return res, err
 }
 
 // loop is the ask/tell loop. It returns the error that ended it, whether

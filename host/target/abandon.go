@@ -1,0 +1,48 @@
+package target
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Grace is how long a stopped command waits for the evaluations in
+// progress. A plugin call is interrupted at once, but a built-in model's
+// evaluation runs to its end (a 10 000-step wear simulation, the line
+// model's cost_ms): past Grace the command stops without them, so that
+// Ctrl-C or SIGTERM ends a run or a design within a second in every phase.
+const Grace = 500 * time.Millisecond
+
+// ErrAbandoned: the evaluations in progress did not end within Grace of
+// the stop; they go on in the background and their results are dropped.
+var ErrAbandoned = errors.New("the evaluations in progress did not stop within " + Grace.String())
+
+// Await runs f on another goroutine and returns what it returns; once ctx
+// is done it waits at most Grace more, then returns ErrAbandoned. f must
+// not touch the caller's state after an abandonment other than through
+// its own results (which are then never read).
+func Await[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	type out struct {
+		v   T
+		err error
+	}
+	ch := make(chan out, 1)
+	go func() {
+		v, err := f()
+		ch <- out{v, err}
+	}()
+	select {
+	case o := <-ch:
+		return o.v, o.err
+	case <-ctx.Done():
+	}
+	t := time.NewTimer(Grace)
+	defer t.Stop()
+	select {
+	case o := <-ch:
+		return o.v, o.err
+	case <-t.C:
+		var zero T
+		return zero, ErrAbandoned
+	}
+}
