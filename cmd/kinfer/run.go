@@ -39,8 +39,9 @@ type runFlags struct {
 	noReport                    bool // --no-report: no report.html at the end
 	every                       time.Duration
 	everySet                    bool
-	previous                    map[string]float64 // a multi-stage study's previous stage's result
-	nats                        remote.Config      // URL set: evaluate on remote workers
+	previous                    map[string]float64       // a multi-stage study's previous stage's result
+	loaded                      func(*study.Study) error // called once the study is loaded (a stage records what it used)
+	nats                        remote.Config            // URL set: evaluate on remote workers
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
@@ -251,6 +252,11 @@ func execute(ctx context.Context, studyFile, dir string, lock *run.DirLock, seed
 		return nil, "", err
 	}
 	defer s.Close()
+	if f.loaded != nil {
+		if err := f.loaded(s); err != nil {
+			return nil, "", err
+		}
+	}
 	if f.everySet && !run.CanCheckpoint(s.Method) {
 		return nil, "", fmt.Errorf("--checkpoint-every: method %s (%s) cannot save its state (its spec has no %q capability), so no checkpoint can be written; run without --checkpoint-every (the run then has no checkpoints and cannot be resumed)",
 			s.MethodInfo.Spec.Name, s.MethodInfo.Ref, "checkpoint")

@@ -82,6 +82,10 @@ func runStages(ctx context.Context, studyFile string, sf *study.File, dir string
 			}
 			sf := f
 			sf.previous = prev
+			sf.loaded = func(s *study.Study) error {
+				// Now that the stage's use of prev is known.
+				return writeStageStartUsed(sdir, prev, s.PreviousUsed, s.PreviousMissing)
+			}
 			if _, err := os.Stat(filepath.Join(sdir, run.CheckpointFile)); err == nil {
 				sf.resume = sdir
 			}
@@ -143,13 +147,35 @@ const StageStartFile = "stage_start.json"
 
 type stageStart struct {
 	Previous map[string]float64 `json:"previous"`
+	// Used are the values of Previous the stage used (the parameters it
+	// left out, and its start when it starts from the stage before), and
+	// Missing the free parameters it started at their defaults because the
+	// stage before did not have them. Only these decide whether its
+	// results still follow from the stage before. Used is absent (nil)
+	// until the stage's study is loaded, or in a record of an older kinfer:
+	// all of Previous is compared then.
+	Used    map[string]float64 `json:"used"`
+	Missing []string           `json:"missing,omitempty"`
 }
 
 // maxStageStartBytes bounds what is read of a stage_start.json.
 const maxStageStartBytes = 16 << 20
 
 func writeStageStart(dir string, prev map[string]float64) error {
-	b, err := json.MarshalIndent(stageStart{Previous: prev}, "", "  ")
+	return writeStageRecord(dir, stageStart{Previous: prev})
+}
+
+// writeStageStartUsed rewrites dir's stage_start.json once the stage's
+// study is loaded, with what it used of prev.
+func writeStageStartUsed(dir string, prev, used map[string]float64, missing []string) error {
+	if used == nil {
+		used = map[string]float64{} // written as {}: nothing used, as opposed to not known
+	}
+	return writeStageRecord(dir, stageStart{Previous: prev, Used: used, Missing: missing})
+}
+
+func writeStageRecord(dir string, rec stageStart) error {
+	b, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -199,6 +225,10 @@ func stageUpToDate(dir string, sum *run.Summary, prev map[string]float64, studyP
 		}
 	case err != nil:
 		changed = append(changed, fmt.Sprintf("its start is unreadable (%v)", err))
+	case rec.Used != nil:
+		if d := usedDiff(rec.Used, rec.Missing, prev); d != "" {
+			changed = append(changed, "the stage before it ended elsewhere: "+d)
+		}
 	default:
 		if d := previousDiff(rec.Previous, prev); d != "" {
 			changed = append(changed, "the stage before it ended elsewhere: "+d)
@@ -226,6 +256,26 @@ func stageUpToDate(dir string, sum *run.Summary, prev map[string]float64, studyP
 	}
 	return "", fmt.Errorf("%s holds results computed from other inputs:\n  %s\nto run it again with the current inputs, run into another -o, or remove %s and the directories of the stages after it",
 		dir, strings.Join(changed, "\n  "), dir)
+}
+
+// usedDiff describes the first differences between the values a stage
+// used of the stage before it (used, and missing: the parameters it did
+// not find there) and the values the stage before ended with now.
+func usedDiff(used map[string]float64, missing []string, now map[string]float64) string {
+	then := map[string]float64{}
+	cur := map[string]float64{}
+	for k, v := range used {
+		then[k] = v
+		if w, ok := now[k]; ok {
+			cur[k] = w
+		}
+	}
+	for _, k := range missing {
+		if w, ok := now[k]; ok {
+			cur[k] = w
+		}
+	}
+	return previousDiff(then, cur)
 }
 
 // previousDiff describes the first differences between the inherited

@@ -171,3 +171,52 @@ func TestMultiStageStudy(t *testing.T) {
 		t.Fatalf("stage alone: exit %d %s", code, stderr)
 	}
 }
+
+// A stage is refused only when a value it used of the stage before
+// changed: a stage with its own init file and every parameter free, or a
+// TMCMC stage (whose draws are the prior's), is reused when the stage
+// before it is run again and ends elsewhere; a stage that leaves a
+// parameter out is refused when that parameter's value changed.
+func TestStageReusedWhenItUsedNothingOfTheStageBefore(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// y = 1 + 2x exactly; stage 1 fits a with b fixed.
+	write("d.csv", "x,y\n0,1\n1,3\n2,5\n3,7\n")
+	write("init.csv", "a,b\n0.5,1.5\n")
+	common := "[model]\nuse = \"line\"\n[[data]]\nname = \"d\"\nfile = \"d.csv\"\n[[likelihood]]\nuse = \"gaussian\"\nsigma = { y = 0.1 }\n"
+	write("s1.toml", "name = \"s1\"\n"+common+"[prior]\na = { uniform = [-10.0, 10.0] }\n[fixed]\nb = 2.5\n[method]\nuse = \"levmar\"\n")
+	write("own.toml", "name = \"own\"\ninit = \"init.csv\"\n"+common+"[prior]\na = { uniform = [-10.0, 10.0] }\nb = { uniform = [-10.0, 10.0] }\n[method]\nuse = \"levmar\"\n")
+	write("tm.toml", "name = \"tm\"\n"+common+"[prior]\na = { uniform = [-10.0, 10.0] }\nb = { uniform = [-10.0, 10.0] }\n[method]\nuse = \"tmcmc\"\nchains = 200\n")
+	write("inh.toml", "name = \"inh\"\n"+common+"[prior]\na = { uniform = [-10.0, 10.0] }\n[method]\nuse = \"levmar\"\n")
+	write("all.toml", "name = \"ms\"\nstages = [\"s1.toml\", \"own.toml\", \"tm.toml\"]\n")
+	write("all2.toml", "name = \"ms2\"\nstages = [\"s1.toml\", \"inh.toml\"]\n")
+	out, out2 := filepath.Join(dir, "out"), filepath.Join(dir, "out2")
+	for _, c := range [][2]string{{"all.toml", out}, {"all2.toml", out2}} {
+		if code, stdout, stderr := kinfer(t, "run", filepath.Join(dir, c[0]), "-o", c[1], "--workers", "1", "--no-report"); code != 0 {
+			t.Fatalf("%s: exit %d\n%s\n%s", c[0], code, stdout, stderr)
+		}
+	}
+	var rec stageStart
+	if err := json.Unmarshal(mustRead(t, filepath.Join(out, "stage2-own", StageStartFile)), &rec); err != nil || rec.Used == nil || len(rec.Used) != 0 || rec.Previous["b"] != 2.5 {
+		t.Fatalf("stage 2's stage_start.json: %+v (%v), want all of stage 1's θ in previous and nothing used", rec, err)
+	}
+	// Stage 1 again with another fixed b: it ends elsewhere.
+	write("s1.toml", strings.Replace(string(mustRead(t, filepath.Join(dir, "s1.toml"))), "b = 2.5", "b = 2.25", 1))
+	for _, d := range []string{out, out2} {
+		if err := os.RemoveAll(filepath.Join(d, "stage1-s1")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, stderr := kinfer(t, "run", filepath.Join(dir, "all.toml"), "-o", out, "--workers", "1", "--no-report")
+	if code != 0 || strings.Count(stdout, "not run again") != 2 {
+		t.Fatalf("stages 2 and 3 use nothing of stage 1, so are reused: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	code, _, stderr = kinfer(t, "run", filepath.Join(dir, "all2.toml"), "-o", out2, "--workers", "1", "--no-report")
+	if code == 0 || !strings.Contains(stderr, "the stage before it ended elsewhere: a = ") || !strings.Contains(stderr, "b = 2.5 then, 2.25 now") {
+		t.Fatalf("inh.toml uses stage 1's b (left out) and a (its start): exit %d\n%s", code, stderr)
+	}
+}

@@ -103,6 +103,13 @@ type Study struct {
 	// Inherited are the parameters fixed at a previous stage's values
 	// (Options.Previous).
 	Inherited []string
+	// PreviousUsed are the previous stage's values this study used (those
+	// of Inherited, and those its start was taken from), and
+	// PreviousMissing the free parameters the previous stage did not have,
+	// whose start is their default: together, all that its results depend
+	// on in Options.Previous.
+	PreviousUsed    map[string]float64
+	PreviousMissing []string
 
 	Data []*Dataset
 	// NoData: the study has no [[data]] table (a propagation study); Data
@@ -498,6 +505,7 @@ func (s *Study) loadParams(f *File, d *tomlx.Decoded, o Options) error {
 				}
 				s.Base[i] = v // fixed at the previous stage's result
 				s.Inherited = append(s.Inherited, p.Name)
+				s.usePrevious(p.Name, v)
 				continue
 			}
 			missing = append(missing, p.Name)
@@ -938,6 +946,15 @@ func (s *Study) loadMethod(ctx, ictx context.Context, f *File, d *tomlx.Decoded,
 	return nil
 }
 
+// usePrevious records that the study used the previous stage's value v
+// of parameter name.
+func (s *Study) usePrevious(name string, v float64) {
+	if s.PreviousUsed == nil {
+		s.PreviousUsed = map[string]float64{}
+	}
+	s.PreviousUsed[name] = v
+}
+
 // loadStarts reads init = "starts.csv": a column per free parameter (no
 // other columns), one row per starting point, each inside the prior's
 // support, so that several methods can start from the same points (the
@@ -954,8 +971,11 @@ func (s *Study) loadStarts(f *File, d *tomlx.Decoded, o Options) error {
 		row := make([]float64, len(s.Free))
 		for j, p := range s.Free {
 			v, ok := o.Previous[p.Name]
-			if !ok {
+			if ok {
+				s.usePrevious(p.Name, v)
+			} else {
 				v = s.Base[s.FreeIdx[j]]
+				s.PreviousMissing = append(s.PreviousMissing, p.Name)
 			}
 			if !(v >= p.Lower && v <= p.Upper) || math.IsInf(s.Priors[j].LogPdf(v), -1) {
 				return d.Errorf("prior."+p.Name, "the previous stage ended with %s = %g, outside this stage's prior support [%g, %g]", p.Name, v, p.Lower, p.Upper)
