@@ -324,7 +324,7 @@ func compile(m *manifest.Manifest, lang, out string, opts Options) (Result, erro
 	switch lang {
 	case LangGo:
 		env = goEnv()
-		overlay, note, err := goOverlay(dir, tmp, opts)
+		overlay, note, sdk, err := goOverlay(dir, tmp, opts)
 		if note != "" {
 			notes = append(notes, note)
 		}
@@ -334,8 +334,8 @@ func compile(m *manifest.Manifest, lang, out string, opts Options) (Result, erro
 		cmd = []string{opts.goCmd(), "build", "-buildmode=c-shared", "-trimpath", "-buildvcs=false"}
 		if overlay != "" {
 			cmd = append(cmd, "-overlay="+overlay)
-			embedded = true
 		}
+		embedded = sdk
 		cmd = append(cmd, "-o", out, ".")
 	case LangC:
 		srcs, _ := filepath.Glob(filepath.Join(dir, "*.c"))

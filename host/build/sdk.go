@@ -89,7 +89,9 @@ type goMod struct {
 //     directory holding a go.mod, or with another module version.
 //
 // Otherwise — no go.mod at all (a temporary module kinfer.local/plugin is
-// made), or a go.mod without a usable replace — the embedded SDK is used.
+// made), or a go.mod without a usable replace — the embedded SDK is used
+// (sdk is true), except that a folder without a go.mod none of whose
+// files imports the SDK gets the temporary go.mod alone.
 //
 // A module none of whose packages imports github.com/kinfer/kinfer (a
 // plugin written from ABI.md alone) is built exactly as `go build` would
@@ -98,55 +100,64 @@ type goMod struct {
 // SDK's (the go command refuses a main module older than a dependency),
 // note says so: the language version changes semantics (per-iteration
 // loop variables since Go 1.22).
-func goOverlay(dir, tmp string, opts Options) (overlay, note string, err error) {
+func goOverlay(dir, tmp string, opts Options) (overlay, note string, sdk bool, err error) {
 	env, err := run(dir, goEnv(), opts.goCmd(), "env", "-json", "GOMOD", "GOWORK")
 	if err != nil {
-		return "", "", fmt.Errorf("%s env: %v\n%s", opts.goCmd(), err, env)
+		return "", "", false, fmt.Errorf("%s env: %v\n%s", opts.goCmd(), err, env)
 	}
 	var ge struct{ GOMOD, GOWORK string }
 	if err := json.Unmarshal([]byte(env), &ge); err != nil {
-		return "", "", fmt.Errorf("%s env -json: %v", opts.goCmd(), err)
+		return "", "", false, fmt.Errorf("%s env -json: %v", opts.goCmd(), err)
 	}
 	if ge.GOWORK != "" && ge.GOWORK != "off" {
-		return "", "", nil
+		return "", "", false, nil
 	}
 	gover, err := goVersion()
 	if err != nil {
-		return "", "", err
+		return "", "", false, err
 	}
 	var root, modText string
+	withSDK := true
 	if ge.GOMOD == "" || ge.GOMOD == os.DevNull {
 		root = dir
-		modText = "module " + tempModulePath + "\n\ngo " + gover + "\n\nrequire " + kinferModule + " v0.0.0\n\nreplace " + kinferModule + " => ./" + sdkDirName + "\n"
+		if !importsSDK(dir) {
+			// No go.mod, no SDK (a plugin from ABI.md alone): the go
+			// command still needs a module, and nothing more.
+			withSDK = false
+			modText = "module " + tempModulePath + "\n\ngo " + gover + "\n"
+			note = fmt.Sprintf("%s has no go.mod and does not import the SDK: built as module %s, go %s, through a temporary go.mod overlay (your folder is unchanged); write that go.mod to build the same way by hand", dir, tempModulePath, gover)
+		} else {
+			modText = "module " + tempModulePath + "\n\ngo " + gover + "\n\nrequire " + kinferModule + " v0.0.0\n\nreplace " + kinferModule + " => ./" + sdkDirName + "\n"
+		}
 	} else {
 		out, err := run(dir, goEnv(), opts.goCmd(), "mod", "edit", "-json", ge.GOMOD)
 		if err != nil {
-			return "", "", fmt.Errorf("%s: %v\n%s", ge.GOMOD, err, out)
+			return "", "", false, fmt.Errorf("%s: %v\n%s", ge.GOMOD, err, out)
 		}
 		var gm goMod
 		if err := json.Unmarshal([]byte(out), &gm); err != nil {
-			return "", "", fmt.Errorf("%s: go mod edit -json: %v", ge.GOMOD, err)
+			return "", "", false, fmt.Errorf("%s: go mod edit -json: %v", ge.GOMOD, err)
 		}
 		if gm.Module.Path == kinferModule {
-			return "", "", nil
+			return "", "", false, nil
 		}
 		root = filepath.Dir(ge.GOMOD)
 		if !importsSDK(root) {
-			return "", "", nil
+			return "", "", false, nil
 		}
 		for _, r := range gm.Replace {
 			if r.Old.Path != kinferModule {
 				continue
 			}
 			if r.New.Version != "" {
-				return "", "", nil
+				return "", "", false, nil
 			}
 			p := r.New.Path
 			if !filepath.IsAbs(p) {
 				p = filepath.Join(root, p)
 			}
 			if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil {
-				return "", "", nil
+				return "", "", false, nil
 			}
 		}
 		// go mod edit drops every other replacement of the module (a
@@ -173,7 +184,7 @@ func goOverlay(dir, tmp string, opts Options) (overlay, note string, err error) 
 				"variables since Go 1.22); set go %s in go.mod to build the same way by hand", ge.GOMOD, was, gover, gover, gover, gover)
 		}
 		if modText, err = run(dir, goEnv(), opts.goCmd(), append(edit, ge.GOMOD)...); err != nil {
-			return "", "", fmt.Errorf("%s: %v\n%s", ge.GOMOD, err, modText)
+			return "", "", false, fmt.Errorf("%s: %v\n%s", ge.GOMOD, err, modText)
 		}
 	}
 	ov := map[string]string{}
@@ -189,30 +200,32 @@ func goOverlay(dir, tmp string, opts Options) (overlay, note string, err error) 
 		return nil
 	}
 	if err := add("go.mod", []byte(modText)); err != nil {
-		return "", "", err
+		return "", "", false, err
 	}
-	if err := add(sdkDirName+"/go.mod", []byte("module "+kinferModule+"\n\ngo "+gover+"\n")); err != nil {
-		return "", "", err
-	}
-	err = fs.WalkDir(kinfer.SDK, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return err
+	if withSDK {
+		if err := add(sdkDirName+"/go.mod", []byte("module "+kinferModule+"\n\ngo "+gover+"\n")); err != nil {
+			return "", "", false, err
 		}
-		b, err := fs.ReadFile(kinfer.SDK, p)
+		err = fs.WalkDir(kinfer.SDK, ".", func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+				return err
+			}
+			b, err := fs.ReadFile(kinfer.SDK, p)
+			if err != nil {
+				return err
+			}
+			return add(sdkDirName+"/"+p, b)
+		})
 		if err != nil {
-			return err
+			return "", "", false, err
 		}
-		return add(sdkDirName+"/"+p, b)
-	})
-	if err != nil {
-		return "", "", err
 	}
 	b, err := json.Marshal(map[string]any{"Replace": ov})
 	if err != nil {
-		return "", "", err
+		return "", "", false, err
 	}
 	p := filepath.Join(tmp, "overlay.json")
-	return p, note, os.WriteFile(p, b, 0o644)
+	return p, note, withSDK, os.WriteFile(p, b, 0o644)
 }
 
 // importsSDK reports whether a non-test Go file of the module rooted at

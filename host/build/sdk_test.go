@@ -267,3 +267,42 @@ func TestGoPluginWithoutSDKBuildsAsGoBuild(t *testing.T) {
 		t.Errorf("go.mod changed to\n%s", got)
 	}
 }
+
+// Without a go.mod, a plugin that does not import the SDK gets a go.mod
+// of its own through the overlay and nothing else: it is not said to use
+// the SDK, a note says which go.mod it was built with, and its bytes are
+// those of a hand build with that go.mod written.
+func TestGoPluginWithoutSDKOrGoMod(t *testing.T) {
+	if _, err := Toolchain(LangGo, Options{}); err != nil {
+		t.Skip(err)
+	}
+	t.Setenv("GOPROXY", "off")
+	dir := filepath.Join(t.TempDir(), "raw")
+	must(t, os.Mkdir(dir, 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte(rawGoPlugin), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "plugin.toml"), []byte(cManifest), 0o644))
+	r, err := Build(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.EmbeddedSDK || len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "does not import the SDK: built as module "+tempModulePath) {
+		t.Fatalf("embedded %v, notes %q", r.EmbeddedSDK, r.Notes)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); !os.IsNotExist(err) {
+		t.Fatalf("the build wrote a go.mod into the plugin's folder (%v)", err)
+	}
+	gover, err := goVersion()
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module "+tempModulePath+"\n\ngo "+gover+"\n"), 0o644))
+	hand := filepath.Join(t.TempDir(), "hand.wasm")
+	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-buildvcs=false", "-o", hand, ".")
+	cmd.Dir, cmd.Env = dir, goEnv()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("hand build: %v\n%s", err, out)
+	}
+	if got := manifest.SHA256(mustReadFile(t, hand)); got != r.SHA256 {
+		t.Errorf("kinfer build sha256 %s, a hand build with the note's go.mod %s", r.SHA256, got)
+	}
+}
