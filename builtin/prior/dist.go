@@ -185,6 +185,9 @@ func NewTruncNormal(mu, sd, lo, hi float64) (TruncNormal, error) {
 	return d, nil
 }
 
+// centred reports whether the untruncated normal's mean lies in [lo, hi].
+func (d TruncNormal) centred() bool { return math.Abs(d.mid) <= d.half }
+
 // LogPdf implements Dist.
 func (d TruncNormal) LogPdf(x float64) float64 {
 	if !(x >= d.lo && x <= d.hi) {
@@ -294,7 +297,9 @@ const MinMass = 1e-9
 // log x on [log lo, log hi] (Johnson, Kotz & Balakrishnan 1994, ch. 13–14),
 // whose tail masses TruncNormal computes without cancellation. It fails
 // when the interval holds less than MinMass of a non-uniform d's
-// probability (a uniform only when it misses the interval).
+// probability and not the normal's mean (of log x for a lognormal): a
+// vague normal centred in the bounds is, cut to them, a uniform (a
+// uniform fails only when it misses the interval).
 func Truncate(d Dist, lo, hi float64) (func(u float64) float64, float64, error) {
 	slo, shi := d.Support()
 	lo, hi = math.Max(lo, slo), math.Min(hi, shi)
@@ -306,6 +311,7 @@ func Truncate(d Dist, lo, hi float64) (func(u float64) float64, float64, error) 
 	}
 	var q func(float64) float64
 	var logMass float64
+	centred := false // the normal's mean (of log x for a lognormal) lies in [lo, hi]
 	switch d := d.(type) {
 	case Uniform:
 		u, err := NewUniform(lo, hi)
@@ -318,27 +324,29 @@ func Truncate(d Dist, lo, hi float64) (func(u float64) float64, float64, error) 
 		if err != nil {
 			return none("")
 		}
-		q, logMass = t.Quantile, t.logZ
+		q, logMass, centred = t.Quantile, t.logZ, t.centred()
 	case LogNormal:
 		t, err := NewTruncNormal(d.mu, d.sigma, math.Log(lo), math.Log(hi))
 		if err != nil {
 			return none(" (lognormal's arguments are the mean and sd of log x)")
 		}
 		q = func(u float64) float64 { return math.Max(lo, math.Min(hi, math.Exp(t.Quantile(u)))) }
-		logMass = t.logZ
+		logMass, centred = t.logZ, t.centred()
 	case TruncNormal:
 		t, err := NewTruncNormal(d.mu, d.sd, lo, hi)
 		if err != nil {
 			return none("")
 		}
-		q, logMass = t.Quantile, t.logZ-d.logZ
+		q, logMass, centred = t.Quantile, t.logZ-d.logZ, t.centred()
 	default:
 		return nil, 0, fmt.Errorf("prior %s: no truncation for this distribution", d)
 	}
 	// A uniform wider than the bounds is a flat prior the bounds cut, as a
-	// study may mean it; a normal or lognormal with next to no mass inside
-	// is a prior in the wrong units.
-	if _, uniform := d.(Uniform); !uniform && !(logMass >= math.Log(MinMass)) {
+	// study may mean it, and so is a vague normal centred inside them (its
+	// density varies there by a factor below exp(MinMass²)); a normal or
+	// lognormal with next to no mass inside, centred outside, is a prior in
+	// the wrong units.
+	if _, uniform := d.(Uniform); !uniform && !centred && !(logMass >= math.Log(MinMass)) {
 		hint := ""
 		if _, ok := d.(LogNormal); ok {
 			hint = " (lognormal's arguments are the mean and sd of log x)"

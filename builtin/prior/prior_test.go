@@ -406,6 +406,19 @@ func TestTruncate(t *testing.T) {
 	if q, m, err := Truncate(wide, 0, 1e-3); err != nil || math.Abs(m/1e-15-1) > 1e-9 || q(0.5) != 5e-4 {
 		t.Errorf("uniform(0, 1e12) on [0, 1e-3]: mass %v, %v", m, err)
 	}
+	// A vague normal centred inside the bounds is, cut to them, a uniform
+	// (mass 0.9/(1e9·√(2π)) = 3.59e-10 < MinMass): accepted, and drawn as
+	// a uniform (its density varies by a factor exp(−(0.5e-9)²/2) there).
+	vague, _ := NewNormal(0, 1e9)
+	if q, m, err := Truncate(vague, -0.5, 0.4); err != nil || math.Abs(m/(0.9/(1e9*math.Sqrt(2*math.Pi)))-1) > 1e-9 || math.Abs(q(0.5)+0.05) > 1e-12 || math.Abs(q(0.9)-0.31) > 1e-12 {
+		t.Errorf("normal(0, 1e9) on [-0.5, 0.4]: mass %v, %v", m, err)
+	} else if m >= MinMass {
+		t.Errorf("the case does not test the rule: mass %g", m)
+	}
+	vagueLog, _ := NewLogNormal(0, 1e12) // mean of log x, 0, inside [log 0.1, log 10]
+	if q, _, err := Truncate(vagueLog, 0.1, 10); err != nil || math.Abs(q(0.5)-1) > 1e-9 {
+		t.Errorf("lognormal(0, 1e12) on [0.1, 10]: median %v, %v; want 1 (uniform in log x)", q(0.5), err)
+	}
 	// No mass: a lognormal given the mean and sd of x instead of log x
 	// (all its mass is near e^5200), a normal 1e4 sd away.
 	far, _ := NewNormal(1e7, 1)
