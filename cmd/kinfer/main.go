@@ -785,7 +785,7 @@ func cmdAnalyze(args []string, stdout io.Writer) error {
 		return usageError{fmt.Errorf("--predictive must be ≥ 0, got %d", *pred)}
 	}
 	if _, err := os.Stat(filepath.Join(pos[0], "summary.json")); err != nil {
-		return fmt.Errorf("analyze: %w (is %s a run's output directory?)", err, pos[0])
+		return fmt.Errorf("analyze: %w (%s)", err, run.NotARun(pos[0]))
 	}
 	// A run writing into the directory would change samples.csv under
 	// the analysis.

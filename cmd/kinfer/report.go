@@ -10,6 +10,7 @@ import (
 	"runtime"
 
 	"github.com/kinfer/kinfer/host/report"
+	"github.com/kinfer/kinfer/host/run"
 )
 
 func cmdReport(args []string, stdout io.Writer) error {
@@ -28,7 +29,7 @@ func cmdReport(args []string, stdout io.Writer) error {
 	}
 	dir := pos[0]
 	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err != nil {
-		return fmt.Errorf("%w (is %s a run's output directory?)", err, dir)
+		return fmt.Errorf("%w (%s)", err, run.NotARun(dir))
 	}
 	ctx := context.Background()
 	rt, err := newRuntime(ctx, nil)

@@ -17,7 +17,7 @@ import (
 )
 
 // StagesFile is the record of a multi-stage run in its output directory.
-const StagesFile = "stages.json"
+const StagesFile = run.StagesFile
 
 // stageRecord is one stage in stages.json.
 type stageRecord struct {

@@ -121,6 +121,14 @@ func TestMultiStageStudy(t *testing.T) {
 	if code, stdout, stderr = kinfer(t, "report", filepath.Join(out, "stage2-s2")); code != 0 || strings.Contains(stdout+stderr, "did not load again") {
 		t.Fatalf("report of stage 2: exit %d\n%s\n%s", code, stdout, stderr)
 	}
+	// The multi-stage folder itself is not a run: each command says to
+	// give a stage's folder.
+	for _, args := range [][]string{{"analyze", out}, {"report", out}, {"run", "--verify", out}, {"run", "--resume", out}} {
+		code, _, stderr = kinfer(t, args...)
+		if code == 0 || !strings.Contains(stderr, out+" is a multi-stage study's folder: give one stage's folder, e.g. "+filepath.Join(out, "stage2-s2")) {
+			t.Errorf("%v: exit %d\n%s", args, code, stderr)
+		}
+	}
 	// Results computed from other inputs are neither reused nor
 	// overwritten. Stage 1's data edited: stage 1 is refused, naming the
 	// changed file.

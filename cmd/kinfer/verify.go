@@ -23,7 +23,7 @@ import (
 // at which line.
 func verify(ctx context.Context, dir string, f runFlags, budget int64, stdout, stderr io.Writer) error {
 	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err != nil {
-		return fmt.Errorf("--verify: %w (is %s a run's output directory?)", err, dir)
+		return fmt.Errorf("--verify: %w (%s)", err, run.NotARun(dir))
 	}
 	lock, err := run.LockDir(dir)
 	if err != nil {

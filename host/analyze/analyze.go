@@ -121,7 +121,7 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 	}
 	if err := run.ReadRecord(filepath.Join(dir, "summary.json"), run.MaxSummaryBytes, &sum); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("analyze: %w (is %s a run's output directory?)", err, dir)
+			return nil, fmt.Errorf("analyze: %w (%s)", err, run.NotARun(dir))
 		}
 		return nil, fmt.Errorf("analyze: %w", err)
 	}

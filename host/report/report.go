@@ -125,7 +125,7 @@ func Build(ctx context.Context, dir string, o Options) (*Report, error) {
 	r := &Report{Dir: dir, Summary: &run.Summary{}}
 	if err := run.ReadRecord(filepath.Join(dir, "summary.json"), run.MaxSummaryBytes, r.Summary); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("report: %w (is %s a run's output directory?)", err, dir)
+			return nil, fmt.Errorf("report: %w (%s)", err, run.NotARun(dir))
 		}
 		return nil, fmt.Errorf("report: %w", err)
 	}

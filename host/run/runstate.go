@@ -81,6 +81,9 @@ func ResumeInfo(dir string) (studyFile string, seed uint64, err error) {
 		return "", 0, err
 	}
 	if st == nil {
+		if isStagesDir(dir) {
+			return "", 0, fmt.Errorf("--resume: %s; a multi-stage study resumes by running it again with the same -o", NotARun(dir))
+		}
 		return "", 0, fmt.Errorf("--resume: %s holds no kinfer run (no %s, no %s)", dir, StateFile, CheckpointFile)
 	}
 	again := fmt.Sprintf("run it again: kinfer run %s -o %s", st.StudyFile, dir)
@@ -108,6 +111,34 @@ func ResumeInfo(dir string) (studyFile string, seed uint64, err error) {
 // directory; a new or resumed run removes it, as it no longer describes
 // the samples.
 const AnalysisFile = "analysis.json"
+
+// StagesFile is the record of a multi-stage run in its output directory,
+// which holds one run directory per stage.
+const StagesFile = "stages.json"
+
+// isStagesDir reports whether dir is a multi-stage study's folder: it has
+// a stages.json (once complete) or a stage's folder with stage_start.json.
+func isStagesDir(dir string) bool {
+	if _, err := os.Lstat(filepath.Join(dir, StagesFile)); err == nil {
+		return true
+	}
+	m, _ := filepath.Glob(filepath.Join(dir, "stage[0-9]*", "stage_start.json"))
+	return len(m) > 0
+}
+
+// NotARun is the hint for a directory that holds no run where one was
+// expected: a multi-stage study's folder names its stages' folders.
+func NotARun(dir string) string {
+	if isStagesDir(dir) {
+		stages, _ := filepath.Glob(filepath.Join(dir, "stage[0-9]*"))
+		eg := ""
+		if len(stages) > 0 {
+			eg = ", e.g. " + stages[len(stages)-1]
+		}
+		return fmt.Sprintf("%s is a multi-stage study's folder: give one stage's folder%s", dir, eg)
+	}
+	return fmt.Sprintf("is %s a run's output directory?", dir)
+}
 
 // ReportFile is the name of the report kinfer run (unless --no-report)
 // and kinfer report write into a run's directory (host/report's
