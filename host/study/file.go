@@ -228,6 +228,10 @@ func (f *File) IsMultiStage(d *tomlx.Decoded) (bool, error) {
 		if strings.TrimSpace(st) == "" {
 			return true, d.Errorf("stages", "stage %d has an empty file name", i+1)
 		}
+		// The file's name names the stage's folder and is printed.
+		if strings.IndexFunc(st, badNameRune) >= 0 {
+			return true, d.Errorf("stages", "stage %d's file name %q has a control character or invalid UTF-8", i+1, st)
+		}
 	}
 	if f.Seed != nil && *f.Seed < 0 {
 		return true, d.Errorf("seed", "seed must be ≥ 0")
@@ -242,6 +246,13 @@ func (f *File) IsMultiStage(d *tomlx.Decoded) (bool, error) {
 		return true, d.Errorf(top, "a multi-stage study file holds only name, seed and stages; put %s in the stages' study files (each stage is a study of its own)", top)
 	}
 	return true, nil
+}
+
+// badNameRune: a control character, a bidirectional control (which would
+// reorder what a terminal shows) or invalid UTF-8, in a name kinfer prints
+// and makes a folder of.
+func badNameRune(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) || r == utf8.RuneError
 }
 
 // maxNameBytes bounds a study's name.
@@ -262,7 +273,7 @@ func CheckName(d *tomlx.Decoded, name string) error {
 		bad = "has a path separator"
 	case strings.TrimSpace(name) != name:
 		bad = "starts or ends with a space"
-	case strings.IndexFunc(name, func(r rune) bool { return unicode.IsControl(r) || r == utf8.RuneError }) >= 0:
+	case strings.IndexFunc(name, badNameRune) >= 0:
 		bad = "has a control character or invalid UTF-8"
 	}
 	if bad == "" {
