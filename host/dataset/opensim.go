@@ -73,7 +73,10 @@ func readOpenSim(path string, maxBytes int64) (*Table, error) {
 
 // Rename renames columns: for each pair (to, from), column from becomes
 // column to, e.g. a model's output name for an OpenSim label. A missing
-// column or a clash with an existing one is an error naming the file.
+// column, or one mapped twice, is an error naming the file. A column that
+// is not renamed but bears a name given to a renamed one (the file's "y"
+// when the study says y is column "obs") is dropped: the mapping chose
+// which column is y.
 func (t *Table) Rename(pairs [][2]string) error {
 	idx := make([]int, len(pairs))
 	by := map[string]string{} // file label → the name mapped onto it
@@ -87,20 +90,54 @@ func (t *Table) Rename(pairs [][2]string) error {
 		by[p[1]] = p[0]
 	}
 	renamed := map[int]bool{}
+	to := map[string]bool{}
 	for i, p := range pairs {
 		renamed[idx[i]] = true
+		to[p[0]] = true
+	}
+	var drop []int
+	for i, c := range t.Columns {
+		if !renamed[i] && to[c] {
+			drop = append(drop, i)
+		}
+	}
+	for i, p := range pairs {
 		t.Columns[idx[i]] = p[0]
 	}
+	if len(drop) > 0 {
+		t.dropColumns(drop)
+	}
 	seen := map[string]bool{}
-	for i, c := range t.Columns {
+	for _, c := range t.Columns {
 		if seen[c] {
-			which := "an existing column"
-			if renamed[i] {
-				which = "another"
-			}
-			return fmt.Errorf("%s: column %q appears twice after renaming (a renamed column clashes with %s)", t.File, c, which)
+			// Two columns of the file had this name already.
+			return fmt.Errorf("%s: column %q appears twice", t.File, c)
 		}
 		seen[c] = true
 	}
 	return nil
+}
+
+// dropColumns removes the columns at the indices drop.
+func (t *Table) dropColumns(drop []int) {
+	gone := map[int]bool{}
+	for _, j := range drop {
+		gone[j] = true
+	}
+	var cols []string
+	for j, c := range t.Columns {
+		if !gone[j] {
+			cols = append(cols, c)
+		}
+	}
+	for r, row := range t.Rows {
+		out := row[:0] // in place: a value moves only towards the front
+		for j, v := range row {
+			if !gone[j] {
+				out = append(out, v)
+			}
+		}
+		t.Rows[r] = out
+	}
+	t.Columns = cols
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -31,7 +32,17 @@ func TestReadTRCAsTable(t *testing.T) {
 	if err := tb.Rename([][2]string{{"heel_x", "Heel_X"}}); err != nil || tb.Columns[2] != "heel_x" {
 		t.Fatalf("rename: %v %v", err, tb.Columns)
 	}
-	if err := tb.Rename([][2]string{{"Time", "Heel_Y"}}); err == nil {
-		t.Fatal("a clash was accepted")
+	// A study saying Time is the file's Heel_Y column: the file's own Time
+	// column is dropped, not confused with it.
+	heelY0, heelZ0 := tb.Rows[0][3], tb.Rows[0][4]
+	if err := tb.Rename([][2]string{{"Time", "Heel_Y"}}); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(tb.Columns, []string{"Frame#", "heel_x", "Time", "Heel_Z"}) || tb.Rows[0][2] != heelY0 || tb.Rows[0][3] != heelZ0 || len(tb.Rows[1]) != 4 {
+		t.Fatalf("after mapping Time to Heel_Y: columns %v rows %v", tb.Columns, tb.Rows)
+	}
+	// A column mapped twice is still an error.
+	if err := tb.Rename([][2]string{{"a", "Heel_Z"}, {"b", "Heel_Z"}}); err == nil || !strings.Contains(err.Error(), "mapped twice") {
+		t.Fatalf("a column mapped twice: %v", err)
 	}
 }

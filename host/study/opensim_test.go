@@ -39,6 +39,20 @@ columns = { length_mm = "len", force_N = "force" }`, 1)
 		t.Fatalf("data %+v term %+v", s.Data[0], s.Terms[0])
 	}
 
+	// The file also has a column named as the model's output (another
+	// sensor, a previous fit): the mapping chose "force", so that column
+	// is not used.
+	withOwn := strings.Replace(strings.Replace(pullMOT, "time\tlen\tforce\n", "time\tlen\tforce\tforce_N\n", 1), "nColumns=3", "nColumns=4", 1)
+	withOwn = strings.NewReplacer("0\t29\t10\n", "0\t29\t10\t-1\n", "0.1\t30\t50\n", "0.1\t30\t50\t-1\n", "0.2\t31\t120\n", "0.2\t31\t120\t-1\n").Replace(withOwn)
+	s2, err := loadMOT(t, text, withOwn)
+	if err != nil {
+		t.Fatalf("a file with its own force_N column: %v", err)
+	}
+	if s2.Terms[0].Obs[1] != 50 {
+		t.Fatalf("observations %v, want the mapped column force (10, 50, 120)", s2.Terms[0].Obs)
+	}
+	s2.Close()
+
 	// A label the file lacks: the error names the study key and the file.
 	bad := strings.Replace(text, `force_N = "force"`, `force_N = "ground_force_vy"`, 1)
 	_, err = loadMOT(t, bad, pullMOT)
