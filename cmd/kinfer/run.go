@@ -162,6 +162,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		if f.previous, err = readStageStart(dir); err != nil {
 			return err
 		}
+		// A run started with --no-report is resumed without a report too.
+		if st, _ := run.ReadRunState(dir); st != nil && st.NoReport {
+			f.noReport = true
+		}
 	}
 	sum, rep, err := execute(ctx, studyFile, dir, lock, seed, budget, f, stderr)
 	if sum != nil {
@@ -268,7 +272,7 @@ func execute(ctx context.Context, studyFile, dir string, lock *run.DirLock, seed
 	if fl, ok := stderr.(*os.File); ok && run.IsTerminal(fl) {
 		prog = stderr
 	}
-	o := run.Options{OutDir: dir, Workers: f.workers, Progress: prog,
+	o := run.Options{OutDir: dir, Workers: f.workers, Progress: prog, NoReport: f.noReport,
 		Resume: f.resume != "", CheckpointEvery: f.every, MemoryBudget: budget, Lock: lock}
 	if f.nats.URL != "" {
 		c, err := remote.Dial(ctx, f.nats, s, f.previous, stderr)

@@ -31,6 +31,9 @@ type Options struct {
 	MaxBatches int
 	// Resume continues the run from OutDir's checkpoint.
 	Resume bool
+	// NoReport is recorded in run.json (the run was started with
+	// --no-report), so that a resume writes no report either.
+	NoReport bool
 	// CheckpointEvery is the least time between checkpoints of a method that
 	// can save its state (0: DefaultCheckpointEvery; negative: after every
 	// batch). A run that stops early always writes one.
@@ -153,7 +156,7 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 	os.Remove(filepath.Join(o.OutDir, ReportFile))
 	abs, _ := filepath.Abs(s.Path)
 	rs := &RunState{State: StateRunning, PID: os.Getpid(), StudyFile: abs, Seed: s.Seed, Method: s.MethodInfo.Ref,
-		CanCheckpoint: r.cp != nil, Started: time.Now().UTC().Format(time.RFC3339)}
+		CanCheckpoint: r.cp != nil, Started: time.Now().UTC().Format(time.RFC3339), NoReport: o.NoReport}
 	if o.Resume {
 		if old, _ := ReadRunState(o.OutDir); old != nil {
 			rs.Started, rs.Resumes = old.Started, old.Resumes+1

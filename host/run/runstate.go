@@ -36,7 +36,10 @@ type RunState struct {
 	Started       string `json:"started"`
 	Updated       string `json:"updated"`
 	Resumes       int    `json:"resumes,omitempty"`
-	Error         string `json:"error,omitempty"`
+	// NoReport: the run was started with --no-report, which its resumes
+	// keep.
+	NoReport bool   `json:"no_report,omitempty"`
+	Error    string `json:"error,omitempty"`
 }
 
 func writeRunState(dir string, st *RunState) error {
