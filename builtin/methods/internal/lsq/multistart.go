@@ -53,6 +53,10 @@ func NewSetup(method string, p abi.Problem, starts, maxEvals int) (Setup, error)
 	}
 	vals := float64(d*d+8*d) + float64(maxEvals)
 	need := float64(starts) * vals * (8 + 25) * 2
+	// The QR factorisation's column-major [J | r] (Factor's scratch: one
+	// at a time, whatever the starts; the Jacobians themselves are the
+	// host's batch, which the host budgets).
+	need += 8 * float64(max(p.Observations, d+1)) * float64(d+1)
 	if err := mcmc.CheckMemory(method, p, need,
 		fmt.Sprintf("starts = %d of %d parameters with max_evaluations = %d", starts, d, maxEvals)); err != nil {
 		return Setup{}, err
