@@ -44,19 +44,25 @@ func TestInitialPointsServedFirst(t *testing.T) {
 }
 
 func TestInitialPointsChecked(t *testing.T) {
-	for _, c := range []struct{ csv, want string }{
-		{"k,eps_r,extra\n3000,0.01,1\n", `starts.csv:1: column "extra": not a free parameter`},
-		{"k\n3000\n", "every free parameter needs a column"},
-		{"k,eps_r\n3000,0.01\n9500,0.01\n", `starts.csv:3: column "k": start 9500 is outside the prior's support`},
+	for _, c := range []struct{ csv, want, epsPrior string }{
+		{"k,eps_r,extra\n3000,0.01,1\n", `starts.csv:1: column "extra": not a free parameter`, ""},
+		{"k\n3000\n", "every free parameter needs a column", ""},
+		{"k,eps_r\n3000,0.01\n9500,0.01\n", `starts.csv:3: column "k": start 9500 is outside the prior's support [2000, 9000]` + "\n", ""},
+		// A prior far wider than the model's bounds: the interval quoted
+		// is the bounds', and the message says so.
+		{"k,eps_r\n3000,5\n", `start 5 is outside the prior's support [-0.5, 0.4] (the prior uniform(-1e+09, 1e+09) cut to the model's bounds)`, "[-1e9, 1e9]"},
 	} {
 		dir := t.TempDir()
 		src := read(t, "../../examples/quickstart/study.toml")
 		text := strings.Replace(string(src), "seed = 1\n", "seed = 1\ninit = \"starts.csv\"\n", 1)
+		if c.epsPrior != "" {
+			text = strings.Replace(text, "eps_r = { uniform = [-0.2, 0.3] }", "eps_r = { uniform = "+c.epsPrior+" }", 1)
+		}
 		os.WriteFile(filepath.Join(dir, "study.toml"), []byte(text), 0o644)
 		os.WriteFile(filepath.Join(dir, "force_length.csv"), read(t, "../../examples/quickstart/force_length.csv"), 0o644)
 		os.WriteFile(filepath.Join(dir, "starts.csv"), []byte(c.csv), 0o644)
 		_, err := study.Load(context.Background(), filepath.Join(dir, "study.toml"), study.Options{Workers: 1})
-		if err == nil || !strings.Contains(err.Error(), c.want) {
+		if err == nil || !strings.Contains(err.Error()+"\n", c.want) {
 			t.Errorf("want %q, got %v", c.want, err)
 		}
 	}

@@ -946,6 +946,17 @@ func (s *Study) loadMethod(ctx, ictx context.Context, f *File, d *tomlx.Decoded,
 	return nil
 }
 
+// cutBy says, for free parameter j, when the model's bounds cut its
+// prior's support (so that the interval a message quotes is not the
+// prior's own).
+func (s *Study) cutBy(j int) string {
+	lo, hi := s.Priors[j].Support()
+	if p := s.Free[j]; p.Lower > lo || p.Upper < hi {
+		return " (the prior " + s.Priors[j].String() + " cut to the model's bounds)"
+	}
+	return ""
+}
+
 // usePrevious records that the study used the previous stage's value v
 // of parameter name.
 func (s *Study) usePrevious(name string, v float64) {
@@ -978,7 +989,7 @@ func (s *Study) loadStarts(f *File, d *tomlx.Decoded, o Options) error {
 				s.PreviousMissing = append(s.PreviousMissing, p.Name)
 			}
 			if !(v >= p.Lower && v <= p.Upper) || math.IsInf(s.Priors[j].LogPdf(v), -1) {
-				return d.Errorf("prior."+p.Name, "the previous stage ended with %s = %g, outside this stage's prior support [%g, %g]", p.Name, v, p.Lower, p.Upper)
+				return d.Errorf("prior."+p.Name, "the previous stage ended with %s = %g, outside this stage's prior support [%g, %g]%s", p.Name, v, p.Lower, p.Upper, s.cutBy(j))
 			}
 			row[j] = v
 		}
@@ -1013,7 +1024,7 @@ func (s *Study) loadStarts(f *File, d *tomlx.Decoded, o Options) error {
 		row := flat[r*n : (r+1)*n]
 		for j, v := range row {
 			if p := s.Free[j]; !(v >= p.Lower && v <= p.Upper) || math.IsInf(s.Priors[j].LogPdf(v), -1) {
-				return t.Errorf(r, p.Name, "start %g is outside the prior's support [%g, %g]", v, p.Lower, p.Upper)
+				return t.Errorf(r, p.Name, "start %g is outside the prior's support [%g, %g]%s", v, p.Lower, p.Upper, s.cutBy(j))
 			}
 		}
 		s.Starts = append(s.Starts, append([]float64(nil), row...))
