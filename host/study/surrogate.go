@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/kinfer/kinfer/builtin/models/surrogate"
@@ -122,8 +123,16 @@ func (s *Study) checkSurrogateConditions(d *tomlx.Decoded) error {
 		if len(rows) > 5 {
 			lines = append(lines, "…")
 		}
-		return d.Errorf(key, "%d of the %d rows of dataset %s (rows %s) have conditions outside the surrogate's training range (%s), so every evaluation would be invalid; give rows inside it, or predict there anyway with outside = \"extrapolate\" in [model]",
-			len(rows), ds.K, ds.Name, strings.Join(lines, ", "), md.ConditionRange())
+		// The first such row's values, exactly (9.500000000000002 is
+		// outside [0, 9.5]).
+		conds := s.ModelInfo.Spec.Conditions
+		nc := len(conds)
+		var first []string
+		for j, c := range conds {
+			first = append(first, c.Name+" = "+strconv.FormatFloat(ds.X[rows[0]*nc+j], 'g', -1, 64))
+		}
+		return d.Errorf(key, "%d of the %d rows of dataset %s (rows %s; row %d has %s) have conditions outside the surrogate's training range (%s), so every evaluation would be invalid; give rows inside it, or predict there anyway with outside = \"extrapolate\" in [model]",
+			len(rows), ds.K, ds.Name, strings.Join(lines, ", "), rows[0]+1, strings.Join(first, ", "), md.ConditionRange())
 	}
 	return nil
 }

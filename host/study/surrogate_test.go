@@ -144,7 +144,7 @@ func TestSurrogateModelRefused(t *testing.T) {
 		}},
 		// Rows outside the conditions' training range: every evaluation
 		// would be invalid, so the study is refused at load.
-		{"data outside the training range", "1 of the 3 rows of dataset d (rows 3) have conditions outside the surrogate's training range (x in [", nil, func(dir string) {
+		{"data outside the training range", "1 of the 3 rows of dataset d (rows 3; row 3 has x = 1.5) have conditions outside the surrogate's training range (x in [", nil, func(dir string) {
 			os.WriteFile(filepath.Join(dir, "d.csv"), []byte("x,y0\n0.2,0.1\n0.5,0.3\n1.5,0.2\n"), 0o644)
 		}},
 		{"a directory", "model.file", nil, func(dir string) {
