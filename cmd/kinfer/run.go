@@ -26,6 +26,23 @@ import (
 // gives up on it: the process then exits without it.
 const loadGrace = 300 * time.Millisecond
 
+// missingDirs lists dir and those of its ancestors that do not exist, the
+// deepest first: the folders a run into dir would make.
+func missingDirs(dir string) []string {
+	var out []string
+	for d := filepath.Clean(dir); ; {
+		if _, err := os.Lstat(d); !os.IsNotExist(err) {
+			return out
+		}
+		out = append(out, d)
+		up := filepath.Dir(d)
+		if up == d {
+			return out
+		}
+		d = up
+	}
+}
+
 // errAbandoned: the study's loading did not return after an interrupt; its
 // goroutine, the runtime and the study are left to the process exit.
 var errAbandoned = errors.New("abandoned")
@@ -129,19 +146,22 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	// The directory is locked before anything else: a second run (or
 	// resume) on it fails at once.
-	_, statErr := os.Stat(dir)
+	created := missingDirs(dir)
+	_, lockErr := os.Lstat(filepath.Join(dir, run.LockFile))
 	lock, err := run.LockDir(dir)
 	if err != nil {
 		return err
 	}
 	defer func() {
 		lock.Unlock()
-		if os.IsNotExist(statErr) {
-			// A run that wrote nothing (its study did not load) leaves no
-			// directory behind.
-			if _, err := os.Stat(filepath.Join(dir, "summary.json")); os.IsNotExist(err) {
+		// A run that wrote nothing (its study did not load, or was
+		// refused) leaves no lock file and no directory it made behind.
+		if _, err := os.Lstat(filepath.Join(dir, "summary.json")); os.IsNotExist(err) {
+			if os.IsNotExist(lockErr) {
 				os.Remove(filepath.Join(dir, run.LockFile))
-				os.Remove(dir)
+			}
+			for _, d := range created {
+				os.Remove(d) // only when empty
 			}
 		}
 	}()

@@ -119,6 +119,19 @@ func TestFailedLoadLeavesNoDirectory(t *testing.T) {
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Fatal("--resume created the directory")
 	}
+	// Nor the missing parents of -o, nor a lock file in an existing folder.
+	if code, _, _ := kinfer(t, "run", filepath.Join(dir, "study.toml"), "-o", filepath.Join(out, "a", "b")); code != 1 {
+		t.Fatalf("exit %d", code)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("the failed run left %s (%v)", out, err)
+	}
+	if code, _, _ := kinfer(t, "run", filepath.Join(dir, "study.toml"), "-o", dir); code != 1 {
+		t.Fatalf("exit %d", code)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "kinfer.lock")); !os.IsNotExist(err) {
+		t.Fatalf("the failed run left its lock file in an existing folder (%v)", err)
+	}
 }
 
 // A least-squares run prints the best start's standard errors, since the
