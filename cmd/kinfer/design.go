@@ -56,6 +56,13 @@ func cmdDesign(args []string, stdout io.Writer) error {
 			if lo, hi := s.Priors[j].Support(); math.IsInf(lo, 0) || math.IsInf(hi, 0) {
 				fmt.Fprintf(stdout, "note: %s's prior %s is unbounded, so the box spans the model's bounds [%g, %g]; --space prior follows the prior\n", p.Name, s.Priors[j], p.Lower, p.Upper)
 			}
+			// A support open at an end of the box (a lognormal's 0): the
+			// points on that face (Sobol's first) are out of support.
+			for _, end := range []float64{p.Lower, p.Upper} {
+				if math.IsInf(s.Priors[j].LogPdf(end), -1) {
+					fmt.Fprintf(stdout, "note: %s = %g, an end of the box, is outside the support of its prior %s (open there): design points on that face are out of support and not evaluated; --space prior avoids them\n", p.Name, end, s.Priors[j])
+				}
+			}
 		}
 	}
 	dir := *out
