@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -199,5 +201,43 @@ func TestValidateDesignStudyNotes(t *testing.T) {
 	code, out, e := kinfer(t, "validate", "../../examples/tkr-contact/design.toml")
 	if code != 0 || !strings.Contains(out, "ok: study") || !strings.Contains(out, "note: its likelihood terms observe nothing") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, e)
+	}
+}
+
+// A least-squares method's best point is its fit (the least ½‖r‖²), not an
+// iterate of higher prior density: with a ~ normal(0, 0.05) far from the
+// exact fit a = 1, b = 2 of y = 1 + 2x (analytic OLS), summary.json's best
+// is (1, 2) — as a later stage of a multi-stage study inherits it.
+func TestLeastSquaresBestIsTheFit(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "d.csv"), []byte("x,y\n0,1\n1,3\n2,5\n3,7\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "s.toml"), []byte(`name = "lsqbest"
+[model]
+use = "line"
+[[data]]
+name = "d"
+file = "d.csv"
+[[likelihood]]
+use = "gaussian"
+sigma = { y = 0.5 }
+[prior]
+a = { normal = [0.0, 0.05] }
+b = { normal = [2.0, 1.0] }
+[method]
+use = "levmar"
+`), 0o644)
+	out := filepath.Join(dir, "out")
+	if code, o, e := kinfer(t, "run", filepath.Join(dir, "s.toml"), "-o", out, "--no-report"); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, o, e)
+	}
+	var sum struct {
+		Best struct{ Theta map[string]float64 } `json:"best"`
+	}
+	if err := json.Unmarshal(mustRead(t, filepath.Join(out, "summary.json")), &sum); err != nil {
+		t.Fatal(err)
+	}
+	const tol = 1e-6 // levmar's default tolerances on an exact fit
+	if a, b := sum.Best.Theta["a"], sum.Best.Theta["b"]; math.Abs(a-1) > tol || math.Abs(b-2) > tol {
+		t.Fatalf("best a = %g, b = %g; want the fit 1, 2", a, b)
 	}
 }

@@ -321,6 +321,18 @@ func (r *runner) evaluate(ctx context.Context, pts [][]float64, want abi.Want) (
 	return res, err
 }
 
+// better reports whether x beats the best point so far by the method's
+// objective: the log target, or for a least-squares method (which uses the
+// prior only as its box and for its starts) the log likelihood, C − ½‖r‖²
+// — so that with a normal prior, best is the fit the method returns and
+// not an iterate with a higher prior density on its way there.
+func (r *runner) better(x abi.Result) bool {
+	if r.s.MethodInfo.Spec.Has(abi.CapLeastSquares) {
+		return x.LogLik > r.best.LogLik || (x.LogLik == r.best.LogLik && x.LogTarget() > r.best.LogTarget())
+	}
+	return x.LogTarget() > r.best.LogTarget()
+}
+
 // loop is the ask/tell loop. It returns the error that ended it, whether
 // that happened during an evaluation, and the prior stream and initial
 // points used as they were before the batch in flight.
@@ -359,7 +371,7 @@ func (r *runner) loop(ctx context.Context) (err error, stoppedInEval bool, rngAt
 			return err, true, rngAtAsk, startsAtAsk
 		}
 		for _, x := range res {
-			if x.Status == abi.OK && x.LogTarget() > r.best.LogTarget() {
+			if x.Status == abi.OK && r.better(x) {
 				// Only what summary.json and the checkpoint need.
 				r.best = abi.Result{Theta: append([]float64(nil), x.Theta...), Status: x.Status, LogPrior: x.LogPrior, LogLik: x.LogLik}
 			}
