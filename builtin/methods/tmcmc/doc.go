@@ -204,7 +204,10 @@
 // log_evidence_se_lineage and lineages), stages (per stage: q = q_{j+1},
 // acceptance_rate, in_support_fraction, beta = β_j at the stage's start
 // and beta_end after its adaptation, ess = 1/Σŵ² of its weights, log_S,
-// cdf_rmse), variant, proposal, adapt, chains, substeps, target_cov,
+// cdf_rmse: per parameter, the RMSE between the marginal ECDFs of the
+// stage's start and end populations on 100 midpoints of the bounds cut to
+// the prior population's mean ± 6 sd — the bounds themselves for a
+// uniform prior, as in Bartsoen et al. 2023, Fig. 7), variant, proposal, adapt, chains, substeps, target_cov,
 // final_q, acceptance_rate and in_support_fraction (all stages),
 // distinct_samples (distinct points in the final population),
 // init_failures (unusable prior draws), rejected_failures and

@@ -3,6 +3,7 @@ package tmcmc
 import (
 	"errors"
 	"fmt"
+	"gonum.org/v1/gonum/stat"
 	"math"
 	"math/rand/v2"
 
@@ -210,6 +211,12 @@ type state struct {
 	// StageX is the population at the running stage's start, for its CDF
 	// comparison (Fig. 7).
 	StageX f64s `json:"stage_x"`
+	// CDFLo and CDFHi are, per parameter, the range of that comparison:
+	// the bounds cut to the prior population's mean ± cdfSpan sds (a
+	// normal prior inside bounds of ±1e6 would otherwise fall into one of
+	// the grid's cells). Absent in an older checkpoint: the bounds.
+	CDFLo f64s `json:"cdf_lo,omitempty"`
+	CDFHi f64s `json:"cdf_hi,omitempty"`
 
 	// Pending proposals (N×d, in θ and in u) handed out by Ask and not
 	// yet told, with their log-Jacobians.
@@ -300,7 +307,7 @@ func (m *Method) Init(p abi.Problem) error {
 		Phase:  phaseDraw,
 		X:      make(f64s, n*d), U: make(f64s, n*d), LogJ: make(f64s, n),
 		LogPrior: make(f64s, n), LogLik: make(f64s, n), LogW: make(f64s, n),
-		Scale0: make(f64s, d), Scale0U: make(f64s, d), Kinds: make([]int, d), Stages: []stage{}, Parent: make([]int, n),
+		Scale0: make(f64s, d), Scale0U: make(f64s, d), CDFLo: make(f64s, d), CDFHi: make(f64s, d), Kinds: make([]int, d), Stages: []stage{}, Parent: make([]int, n),
 		Eve: make([]int, n), EveSum: make(f64s, n),
 	}
 	for k := range n {
@@ -448,12 +455,18 @@ func (m *Method) tellDraws(results []abi.Result) error {
 	// when that is not positive and finite).
 	n := len(results)
 	col := make([]float64, n)
+	if len(s.CDFLo) != d || len(s.CDFHi) != d { // a checkpoint of an older kinfer
+		s.CDFLo, s.CDFHi = make(f64s, d), make(f64s, d)
+	}
 	for i := range d {
 		c := newCoord(m.bounds.Lower[i], m.bounds.Upper[i], fullKind(m.bounds.Lower[i], m.bounds.Upper[i]))
 		for k := range n {
 			col[k] = s.X[k*d+i]
 		}
 		s.Scale0[i] = spread(col, m.bounds.Upper[i]-m.bounds.Lower[i])
+		mean := stat.Mean(col, nil)
+		s.CDFLo[i] = math.Max(m.bounds.Lower[i], mean-cdfSpan*s.Scale0[i])
+		s.CDFHi[i] = math.Min(m.bounds.Upper[i], mean+cdfSpan*s.Scale0[i])
 		for k := range n {
 			col[k] = c.toU(col[k])
 		}
@@ -569,9 +582,16 @@ func (m *Method) startStage() {
 	s.Stages = append(s.Stages, stage{Q: q, Beta: s.Beta, BetaEnd: s.Beta, LogS: ws.LogS, VarLogS: varLogS, ESS: ws.ESS, CoV: ws.CoV})
 }
 
+// cdfSpan: the CDF comparison's range reaches this many prior-population
+// sds either side of its mean. A uniform prior's population has sd
+// width/√12, so ±6 sd covers its whole support and the range is the
+// bounds, as in Bartsoen et al. 2023 (Fig. 7).
+const cdfSpan = 6
+
 // cdfChange is, per parameter, stats.MidpointCDFRMSE between the
 // populations a and b (N×d each) on DefaultGridPoints midpoints of the
-// parameter's range (NaN for an unbounded parameter).
+// parameter's range: CDFLo–CDFHi, or the bounds (NaN for an unbounded
+// parameter).
 func (m *Method) cdfChange(a, b f64s) f64s {
 	n, d := m.cfg.Chains, m.st.D
 	out := make(f64s, d)
@@ -581,7 +601,11 @@ func (m *Method) cdfChange(a, b f64s) f64s {
 			ca[k], cb[k] = a[k*d+i], b[k*d+i]
 		}
 		var err error
-		out[i], err = stats.MidpointCDFRMSE(ca, cb, m.bounds.Lower[i], m.bounds.Upper[i], stats.DefaultGridPoints)
+		lo, hi := m.bounds.Lower[i], m.bounds.Upper[i]
+		if s := &m.st; len(s.CDFLo) == d && s.CDFLo[i] < s.CDFHi[i] {
+			lo, hi = s.CDFLo[i], s.CDFHi[i]
+		}
+		out[i], err = stats.MidpointCDFRMSE(ca, cb, lo, hi, stats.DefaultGridPoints)
 		if err != nil {
 			out[i] = math.NaN()
 		}

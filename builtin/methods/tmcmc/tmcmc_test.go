@@ -589,6 +589,23 @@ func TestStageCDFChange(t *testing.T) {
 	if !(first > last) {
 		t.Fatalf("first stage changed the marginal by %g, last by %g: want the first larger", first, last)
 	}
+	// The same prior inside bounds of ±1e6 (the line model's): the grid
+	// spans the prior population, not the bounds, where 100 cells of
+	// width 2·10⁴ held the whole population in one cell and every stage
+	// read 0.
+	c.Target.Params[0].Lower, c.Target.Params[0].Upper = -1e6, 1e6
+	m, err = New([]float64{500, 10, 1, 0.23, 100, Bartsoen, Transform, AdaptSubstep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, _, err = conformance.Run(m, c.Target, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wide := rep.Extra["stages"].([]any)[0].(map[string]any)["cdf_rmse"].([]any)[0].(float64)
+	if !(wide > first/2 && wide < 2*first) {
+		t.Fatalf("first stage's cdf_rmse in bounds ±1e6: %g; in bounds ±10: %g (want within a factor 2)", wide, first)
+	}
 }
 
 // Init refuses a population that would not fit in the memory budget,
