@@ -239,7 +239,7 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 		if s.Samples == 1 {
 			fmt.Fprintf(w, "(one sample: no spread; an optimiser writes its final point per start)\n")
 		}
-		if se := standardErrors(s.MethodReport); se != "" {
+		if se := standardErrors(s.MethodReport, s.Transform); se != "" {
 			fmt.Fprintf(w, "standard errors of the best start: %s\n", se)
 			if s.Samples > 1 {
 				fmt.Fprintf(w, "(the table's sd is the spread of the starts' final points, not an uncertainty)\n")
@@ -283,7 +283,11 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 
 // standardErrors is "a 0.0123, b 0.456" from a least-squares report's
 // statistics (with the parameters on a bound marked), or "".
-func standardErrors(report any) string {
+//
+// With a [transform] the method's statistics are of x: the standard errors
+// of θ by the delta method (summary.json's transform.standard_errors_theta)
+// are shown instead, said so; without them the x ones are labelled.
+func standardErrors(report any, tr *run.TransformSummary) string {
 	m, _ := report.(map[string]any)
 	st, _ := m["statistics"].(map[string]any)
 	var names []string
@@ -320,6 +324,17 @@ func standardErrors(report any) string {
 			}
 		}
 	}
+	suffix := ""
+	if tr != nil {
+		if len(tr.StandardErrors) == len(names) {
+			for i, n := range names {
+				se[i] = float64(tr.StandardErrors[n])
+			}
+			suffix = " (of θ, carried from the method's x through [transform] by the delta method)"
+		} else {
+			suffix = " (of x, the coordinates the method explored through [transform], not of θ)"
+		}
+	}
 	parts := make([]string, len(names))
 	for i, n := range names {
 		parts[i] = n + " " + strconv.FormatFloat(se[i], 'g', 4, 64)
@@ -330,7 +345,7 @@ func standardErrors(report any) string {
 			parts[i] += " (on a bound)"
 		}
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(parts, ", ") + suffix
 }
 
 // num6 formats a summary number for the terminal table: "-" for a value

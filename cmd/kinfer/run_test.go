@@ -241,3 +241,70 @@ use = "levmar"
 		t.Fatalf("best a = %g, b = %g; want the fit 1, 2", a, b)
 	}
 }
+
+// With [transform] b = "log" a least-squares method's statistics are of
+// x = log b; summary.json carries them to θ by the delta method, and they
+// equal the untransformed fit's (the linearised covariance is invariant
+// under a reparameterisation, to the optimiser's tolerance), which the
+// console prints.
+func TestTransformedStandardErrorsInTheta(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "d.csv"), []byte("x,y\n0,1.1\n1,2.8\n2,5.3\n3,6.9\n4,9.2\n"), 0o644)
+	study := `name = "setr"
+[model]
+use = "line"
+[[data]]
+name = "d"
+file = "d.csv"
+[[likelihood]]
+use = "gaussian"
+sigma = { y = 0.2 }
+[prior]
+a = { uniform = [-10.0, 10.0] }
+b = { uniform = [0.1, 10.0] }
+[method]
+use = "levmar"
+`
+	os.WriteFile(filepath.Join(dir, "plain.toml"), []byte(study), 0o644)
+	os.WriteFile(filepath.Join(dir, "log.toml"), []byte(study+"[transform]\nb = \"log\"\n"), 0o644)
+	se := map[string][]float64{}
+	for _, name := range []string{"plain", "log"} {
+		out := filepath.Join(dir, name)
+		code, o, e := kinfer(t, "run", filepath.Join(dir, name+".toml"), "-o", out, "--no-report")
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s\n%s", name, code, o, e)
+		}
+		var sum struct {
+			MethodReport struct {
+				Statistics struct {
+					StandardErrors []float64 `json:"standard_errors"`
+				} `json:"statistics"`
+			} `json:"method_report"`
+			Transform *struct {
+				SE map[string]float64 `json:"standard_errors_theta"`
+			} `json:"transform"`
+		}
+		if err := json.Unmarshal(mustRead(t, filepath.Join(out, "summary.json")), &sum); err != nil {
+			t.Fatal(err)
+		}
+		se[name] = sum.MethodReport.Statistics.StandardErrors
+		if name == "log" {
+			if sum.Transform == nil {
+				t.Fatal("no transform block")
+			}
+			se["theta"] = []float64{sum.Transform.SE["a"], sum.Transform.SE["b"]}
+			if !strings.Contains(o, "(of θ, carried from the method's x through [transform] by the delta method)") {
+				t.Errorf("console:\n%s", o)
+			}
+		}
+	}
+	const tol = 1e-5 // relative: the two fits stop at levmar's tolerances
+	for i := range 2 {
+		if got, want := se["theta"][i], se["plain"][i]; !(math.Abs(got-want) <= tol*want) {
+			t.Errorf("parameter %d: delta-method SE %g, untransformed fit's %g", i, got, want)
+		}
+	}
+	if math.Abs(se["log"][1]-se["plain"][1]) < 0.1*se["plain"][1] {
+		t.Errorf("the x-space SE of log b (%g) should differ from b's (%g)", se["log"][1], se["plain"][1])
+	}
+}

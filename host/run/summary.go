@@ -110,6 +110,10 @@ type TransformSummary struct {
 	Note    string          `json:"note"`
 	// Warnings: parts of a prior's support the transforms cannot reach.
 	Warnings []string `json:"warnings,omitempty"`
+	// StandardErrors are a least-squares method's standard errors
+	// (method_report.statistics, which are of x) carried to θ by the delta
+	// method: sqrt(diag(J Σx Jᵀ)), J = ∂θ/∂x at the best start's x.
+	StandardErrors map[string]F `json:"standard_errors_theta,omitempty"`
 }
 
 // transformNote states the convention of the transformed target.
@@ -186,6 +190,7 @@ func summarize(s *study.Study, t *target.Target, workers int, rep abi.Report, sa
 				ts.XBounds[s.XParams[j].Name] = [2]F{F(s.XParams[j].Lower), F(s.XParams[j].Upper)}
 			}
 		}
+		ts.StandardErrors = thetaStandardErrors(s, rep.Extra)
 		sum.Transform = ts
 	}
 	spec := s.ModelInfo.Spec
@@ -416,4 +421,79 @@ func nonFinite(v reflect.Value) bool {
 		}
 	}
 	return false
+}
+
+// thetaStandardErrors carries a least-squares report's covariance of x
+// (statistics.covariance, at best.theta, both in x) to standard errors of
+// θ = T(x) by the delta method, exact to first order: Σθ = J Σx Jᵀ with
+// J = ∂θ/∂x, whose rows are the pullbacks of θ's unit vectors. nil when
+// the report has no covariance (not least squares, or rank-deficient).
+func thetaStandardErrors(s *study.Study, extra map[string]any) map[string]F {
+	st, _ := extra["statistics"].(map[string]any)
+	bst, _ := extra["best"].(map[string]any)
+	cov := floatMatrix(st["covariance"])
+	var x []float64
+	if row := floatMatrix([]any{bst["theta"]}); len(row) == 1 {
+		x = row[0]
+	}
+	d := len(s.Free)
+	if len(cov) != d || len(x) != d {
+		return nil
+	}
+	jac := make([][]float64, d) // jac[i] = ∂θ_i/∂x
+	for i := range d {
+		e := make([]float64, d)
+		e[i] = 1
+		jac[i] = s.PullBack(x, e)
+	}
+	out := map[string]F{}
+	for i, p := range s.Free {
+		v := 0.0
+		for k := range d {
+			if len(cov[k]) != d {
+				return nil
+			}
+			for l := range d {
+				v += jac[i][k] * cov[k][l] * jac[i][l]
+			}
+		}
+		out[p.Name] = F(math.Sqrt(v))
+	}
+	return out
+}
+
+// floatMatrix reads a matrix of a method's report: [][]float64 from a
+// built-in method, or nested lists from a plugin's JSON (a null entry is
+// NaN). nil when v is not a list of lists of numbers.
+func floatMatrix(v any) [][]float64 {
+	var rows []any
+	switch m := v.(type) {
+	case [][]float64:
+		return m
+	case []any:
+		rows = m
+	default:
+		return nil
+	}
+	out := make([][]float64, len(rows))
+	for i, r := range rows {
+		switch row := r.(type) {
+		case []float64:
+			out[i] = row
+		case []any:
+			for _, c := range row {
+				f, ok := c.(float64)
+				if !ok {
+					if c != nil {
+						return nil
+					}
+					f = math.NaN()
+				}
+				out[i] = append(out[i], f)
+			}
+		default:
+			return nil
+		}
+	}
+	return out
 }
