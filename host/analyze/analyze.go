@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/kinfer/kinfer/builtin/analysis"
@@ -182,7 +183,7 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 	}
 	if truths != nil {
 		var w []float64
-		if wi := tbl.Index(WeightColumn); wi >= 0 {
+		if wi := weightIndex(tbl.Columns, s); wi >= 0 {
 			w = make([]float64, len(tbl.Rows))
 			for i, row := range tbl.Rows {
 				w[i] = row[wi]
@@ -353,4 +354,22 @@ func regressions(names []string, samples [][]float64) []Regression {
 		fit("11", "k_"+b, column(ki, 1), []string{"epsr_" + b + " [%]"}, [][]float64{column(ei, 100)})
 	}
 	return out
+}
+
+// weightIndex is the index of samples.csv's weight column, or −1: a
+// column WeightColumn that a method added after log_likelihood, and not a
+// parameter (θ's columns come first) nor a model output (montecarlo's
+// quantity of interest, named after it).
+func weightIndex(cols []string, s *study.Study) int {
+	ll := slices.Index(cols, "log_likelihood")
+	wi := slices.Index(cols, WeightColumn)
+	if ll < 0 || wi <= ll {
+		return -1
+	}
+	for _, o := range s.ModelInfo.Spec.Outputs {
+		if o.Name == WeightColumn {
+			return -1
+		}
+	}
+	return wi
 }

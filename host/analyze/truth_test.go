@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/host/study"
 )
 
 func writeTruth(t *testing.T, text string) string {
@@ -129,5 +130,29 @@ func TestReadTruthHostile(t *testing.T) {
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("50 000 keys took %v", d)
+	}
+}
+
+// samples.csv's weight column is a method's, after log_likelihood: a
+// parameter named weight (θ's columns come first) or montecarlo's quantity
+// of interest named after a model output "weight" is not one.
+func TestWeightColumnIsTheMethods(t *testing.T) {
+	s := &study.Study{}
+	s.ModelInfo.Spec.Outputs = []abi.Column{{Name: "y"}}
+	for _, c := range []struct {
+		cols []string
+		want int
+	}{
+		{[]string{"a", "weight", "log_prior", "log_likelihood"}, -1},
+		{[]string{"a", "b", "log_prior", "log_likelihood", "weight"}, 4},
+		{[]string{"a", "b", "log_prior", "log_likelihood"}, -1},
+	} {
+		if got := weightIndex(c.cols, s); got != c.want {
+			t.Errorf("%v: %d, want %d", c.cols, got, c.want)
+		}
+	}
+	s.ModelInfo.Spec.Outputs = []abi.Column{{Name: "weight"}}
+	if got := weightIndex([]string{"a", "log_prior", "log_likelihood", "weight"}, s); got != -1 {
+		t.Errorf("a model output named weight (montecarlo's quantity column): %d, want -1", got)
 	}
 }
