@@ -39,6 +39,28 @@ type Table struct {
 	Columns []string
 	Rows    [][]float64
 	Lines   []int32 // the file line of each row, for error messages
+	// Text is, per column, its first cell that is not a number, in a table
+	// read with ReadDataMax (nil otherwise, or when every cell is one):
+	// such a column (a subject ID, a comment) reads as NaN and is an error
+	// only when used (CheckNumeric, Matrix).
+	Text []*TextCell
+}
+
+// TextCell is a cell that is not a number: its file line and text.
+type TextCell struct {
+	Line  int
+	Value string
+}
+
+// CheckNumeric refuses a column that holds text (ReadDataMax), naming its
+// first such cell.
+func (t *Table) CheckNumeric(name string) error {
+	j := t.Index(name)
+	if j < 0 || j >= len(t.Text) || t.Text[j] == nil {
+		return nil
+	}
+	c := t.Text[j]
+	return fmt.Errorf("%s:%d: column %q: %.60q is not a number", t.File, c.Line, name, c.Value)
 }
 
 // Bytes is the memory the table is accounted for (see MaxTableBytes).
@@ -62,6 +84,18 @@ func Read(path string) (*Table, error) {
 // ReadMax is Read with a table of at most maxBytes (see Table.Bytes), for
 // a caller that budgets several files.
 func ReadMax(path string, maxBytes int64) (*Table, error) {
+	return readMax(path, maxBytes, false)
+}
+
+// ReadDataMax is ReadMax for a study's data file, whose columns a study
+// may leave unused: a cell that is not a number (a subject ID, a trial
+// name) reads as NaN and is recorded in Table.Text, an error only where
+// the column is used.
+func ReadDataMax(path string, maxBytes int64) (*Table, error) {
+	return readMax(path, maxBytes, true)
+}
+
+func readMax(path string, maxBytes int64, text bool) (*Table, error) {
 	if IsOpenSim(path) {
 		return readOpenSim(path, maxBytes)
 	}
@@ -70,7 +104,7 @@ func ReadMax(path string, maxBytes int64) (*Table, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return ParseMax(path, f, maxBytes)
+	return parseMax(path, f, maxBytes, text)
 }
 
 // Parse is Read on a reader; file names the source in errors.
@@ -80,6 +114,10 @@ func Parse(file string, r io.Reader) (*Table, error) {
 
 // ParseMax is Parse with a table of at most maxBytes.
 func ParseMax(file string, r io.Reader, maxBytes int64) (*Table, error) {
+	return parseMax(file, r, maxBytes, false)
+}
+
+func parseMax(file string, r io.Reader, maxBytes int64, text bool) (*Table, error) {
 	if maxBytes > MaxTableBytes {
 		maxBytes = MaxTableBytes
 	}
@@ -169,13 +207,22 @@ func ParseMax(file string, r io.Reader, maxBytes int64) (*Table, error) {
 		chunk = chunk[:len(chunk)+ncol]
 		for j, s := range rec {
 			s = strings.TrimSpace(s)
-			if s == "" {
+			if s == "" || s == "NA" { // NA: R's missing value
 				row[j] = math.NaN()
 				continue
 			}
 			v, err := strconv.ParseFloat(s, 64)
 			if err != nil {
-				return nil, fmt.Errorf("%s:%d: column %q: %.60q is not a number", file, line, t.Columns[j], s)
+				if !text {
+					return nil, fmt.Errorf("%s:%d: column %q: %.60q is not a number", file, line, t.Columns[j], s)
+				}
+				if t.Text == nil {
+					t.Text = make([]*TextCell, ncol)
+				}
+				if t.Text[j] == nil {
+					t.Text[j] = &TextCell{Line: line, Value: strings.Clone(s[:min(len(s), 200)])}
+				}
+				v = math.NaN()
 			}
 			row[j] = v
 		}
@@ -285,6 +332,9 @@ func (t *Table) Matrix(names []string) ([]float64, error) {
 	for i, n := range names {
 		if idx[i] = t.Index(n); idx[i] < 0 {
 			return nil, fmt.Errorf("%s: no column %q (columns: %s)", t.File, n, strings.Join(t.Columns, ", "))
+		}
+		if err := t.CheckNumeric(n); err != nil {
+			return nil, err
 		}
 	}
 	out := make([]float64, 0, len(t.Rows)*len(names))

@@ -130,6 +130,15 @@ func (t *Table) dropColumns(drop []int) {
 			cols = append(cols, c)
 		}
 	}
+	if t.Text != nil {
+		var text []*TextCell
+		for j, c := range t.Text {
+			if !gone[j] {
+				text = append(text, c)
+			}
+		}
+		t.Text = text
+	}
 	for r, row := range t.Rows {
 		out := row[:0] // in place: a value moves only towards the front
 		for j, v := range row {

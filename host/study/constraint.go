@@ -437,7 +437,10 @@ func (s *Study) outputConstraint(d *tomlx.Decoded, tbl string, cf ConstraintFile
 	if err := s.charge(d, tbl, 8*int64(ds.K)*int64(len(c.Outputs))*2, c.Name+"'s observations"); err != nil {
 		return err
 	}
-	c.Obs = interleave(ds, c.Outputs, "")
+	var err error
+	if c.Obs, err = interleave(ds, c.Outputs, ""); err != nil {
+		return fmt.Errorf("%s: %w", keyAt(d, tbl+".outputs"), err)
+	}
 	needObs := c.Kind == ConstraintHinge || cf.Against == "data"
 	if needObs {
 		for _, o := range c.Outputs {
@@ -476,7 +479,10 @@ func (s *Study) outputConstraint(d *tomlx.Decoded, tbl string, cf ConstraintFile
 		if ds.table.Index(cf.Time) < 0 {
 			return d.Errorf(tbl+".time", "dataset %q has no column %q", ds.Name, cf.Time)
 		}
-		t := ds.column(cf.Time)
+		t, err := ds.column(cf.Time)
+		if err != nil {
+			return fmt.Errorf("%s: %w", keyAt(d, tbl+".time"), err)
+		}
 		for k := range c.DT {
 			c.DT[k] = t[k+1] - t[k]
 			if math.IsNaN(t[k]) || math.IsInf(t[k], 0) {

@@ -38,8 +38,12 @@ type Dataset struct {
 	table   *dataset.Table
 }
 
-// column returns the named CSV column, or K NaNs if the file has none.
-func (ds *Dataset) column(name string) []float64 {
+// column returns the named CSV column, or K NaNs if the file has none; a
+// column with text in it is an error naming its first such cell.
+func (ds *Dataset) column(name string) ([]float64, error) {
+	if err := ds.table.CheckNumeric(name); err != nil {
+		return nil, err
+	}
 	out := make([]float64, ds.K)
 	j := ds.table.Index(name)
 	for r := range out {
@@ -48,7 +52,7 @@ func (ds *Dataset) column(name string) []float64 {
 			out[r] = ds.table.Rows[r][j]
 		}
 	}
-	return out
+	return out, nil
 }
 
 // Term is one likelihood term: a likelihood applied to some of the model's
@@ -591,7 +595,7 @@ func (s *Study) loadData(f *File, d *tomlx.Decoded) error {
 				return d.Errorf(tbl+".name", "duplicate dataset name %q", df.Name)
 			}
 		}
-		t, err := dataset.ReadMax(s.resolvePath(df.File), s.dataLeft)
+		t, err := dataset.ReadDataMax(s.resolvePath(df.File), s.dataLeft)
 		if err != nil {
 			return fmt.Errorf("%s: %w", keyAt(d, tbl+".file"), err)
 		}
@@ -768,7 +772,9 @@ func (s *Study) loadTerms(ctx context.Context, f *File, d *tomlx.Decoded, o Opti
 		if err := s.charge(d, tbl, 2*8*int64(ds.K)*int64(len(t.Outputs)), fmt.Sprintf("likelihood term %d's observations and σ", i+1)); err != nil {
 			return err
 		}
-		t.Obs = interleave(ds, t.Outputs, "")
+		if t.Obs, err = interleave(ds, t.Outputs, ""); err != nil {
+			return fmt.Errorf("%s: %w", keyAt(d, fmt.Sprintf("data[%d].file", dsIndex(s, ds))), err)
+		}
 		var spec abi.Spec
 		if r.plugin != "" {
 			p, err := s.plugin(ctx, d, r, abi.KindLikelihood, o)
@@ -820,17 +826,31 @@ func (s *Study) loadTerms(ctx context.Context, f *File, d *tomlx.Decoded, o Opti
 	return nil
 }
 
+// dsIndex is ds's position in s.Data (its [[data]] table), 0 if absent.
+func dsIndex(s *Study, ds *Dataset) int {
+	for i, x := range s.Data {
+		if x == ds {
+			return i
+		}
+	}
+	return 0
+}
+
 // interleave builds a K×len(names) row-major matrix from the dataset's
 // columns prefix+name (NaN where the file has no such column).
-func interleave(ds *Dataset, names []string, prefix string) []float64 {
+func interleave(ds *Dataset, names []string, prefix string) ([]float64, error) {
 	m := len(names)
 	out := make([]float64, ds.K*m)
 	for j, n := range names {
-		for r, v := range ds.column(prefix + n) {
+		col, err := ds.column(prefix + n)
+		if err != nil {
+			return nil, err
+		}
+		for r, v := range col {
 			out[r*m+j] = v
 		}
 	}
-	return out
+	return out, nil
 }
 
 // sigmaFor builds a term's K×m σ: the dataset's sigma_<output> columns where
@@ -876,7 +896,10 @@ func sigmaFor(d *tomlx.Decoded, key string, raw any, t *Term, needed bool) ([]fl
 			return nil, d.Errorf(key, "sigma for %q must be a positive number, got %g", outs[j], x)
 		}
 	}
-	sig := interleave(ds, outs, "sigma_")
+	sig, err := interleave(ds, outs, "sigma_")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", keyAt(d, key), err)
+	}
 	for i := range sig {
 		if math.IsNaN(sig[i]) {
 			sig[i] = byOut[i%m]

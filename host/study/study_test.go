@@ -300,3 +300,35 @@ func TestPluginSettingRefusalLocated(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// A data file may carry text columns the study does not use (a subject
+// ID, a comment); text in a used column — a condition, an observed output,
+// a sigma_<output> — is an error naming the file and line. NA (R's
+// missing value) reads as missing.
+func TestDataTextColumns(t *testing.T) {
+	for _, c := range []struct{ csv, want string }{
+		{"subject,length_mm,force_N,note\nS01,31,40,ok\nS01,32,NA,\nS02,33,140,redo\n", ""},
+		{"length_mm,force_N\n31,40\n32,heavy\n", `d.csv:3: column "force_N": "heavy" is not a number`},
+		{"length_mm,force_N\nthirty-one,40\n32,90\n", `d.csv:2: column "length_mm": "thirty-one" is not a number`},
+		{"length_mm,force_N,sigma_force_N\n31,40,5\n32,90,five\n", `d.csv:3: column "sigma_force_N": "five" is not a number`},
+	} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "d.csv"), []byte(c.csv), 0o644)
+		os.WriteFile(filepath.Join(dir, "study.toml"), []byte(base), 0o644)
+		s, err := Load(context.Background(), filepath.Join(dir, "study.toml"), Options{Workers: 1})
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%q: %v", c.csv, err)
+				continue
+			}
+			if s.Data[0].K != 3 || !math.IsNaN(s.Terms[0].Obs[1]) || s.Terms[0].Obs[2] != 140 {
+				t.Errorf("%q: obs %v", c.csv, s.Terms[0].Obs)
+			}
+			s.Close()
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.csv, err, c.want)
+		}
+	}
+}
