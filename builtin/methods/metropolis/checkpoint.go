@@ -1,9 +1,11 @@
 package metropolis
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/kinfer/kinfer/abi"
@@ -19,10 +21,11 @@ func (m *Method) SaveState() ([]byte, error) {
 		return nil, errors.New("metropolis: SaveState before Init")
 	}
 	s := m.st
-	s.Samples = make([][]abi.Sample, len(m.kept))
+	untaken := make([][]abi.Sample, len(m.kept))
 	for c, k := range m.kept {
-		s.Samples[c] = k[s.Taken-m.keptFrom:]
+		untaken[c] = k[s.Taken-m.keptFrom:]
 	}
+	s.Samples, s.SamplesBin = nil, packSamples(untaken, s.D)
 	s.RNG = make([][]byte, len(m.rngs))
 	for k, g := range m.rngs {
 		b, err := g.MarshalBinary()
@@ -52,6 +55,13 @@ func (m *Method) LoadState(b []byte) error {
 	}
 	if err := s.Header.Check("metropolis", m.st.Header); err != nil {
 		return err
+	}
+	if s.SamplesBin != nil {
+		smp, err := unpackSamples(s.SamplesBin, s.Config.Chains, s.D)
+		if err != nil {
+			return fmt.Errorf("metropolis: corrupt checkpoint: %w", err)
+		}
+		s.Samples, s.SamplesBin = smp, nil
 	}
 	if err := s.check(); err != nil {
 		return fmt.Errorf("metropolis: corrupt checkpoint: %w", err)
@@ -202,4 +212,59 @@ func (s *state) check() error {
 		return fmt.Errorf("unknown pending kind %d", s.Pending)
 	}
 	return nil
+}
+
+// packSamples packs per chain the draws (d values of θ, log prior, log
+// likelihood each) as little-endian: the chain's count (uint64), then its
+// rows of d+2 float64.
+func packSamples(chains [][]abi.Sample, d int) []byte {
+	n := 0
+	for _, c := range chains {
+		n += 8 + 8*(d+2)*len(c)
+	}
+	b := make([]byte, 0, n)
+	for _, c := range chains {
+		b = binary.LittleEndian.AppendUint64(b, uint64(len(c)))
+		for _, x := range c {
+			for _, v := range x.Theta {
+				b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+			}
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x.LogPrior))
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x.LogLik))
+		}
+	}
+	return b
+}
+
+// unpackSamples reverses packSamples for the given chains and d, refusing
+// a length that does not match.
+func unpackSamples(b []byte, chains, d int) ([][]abi.Sample, error) {
+	out := make([][]abi.Sample, chains)
+	row := 8 * (d + 2)
+	for c := range out {
+		if len(b) < 8 {
+			return nil, fmt.Errorf("samples_bin ends before chain %d", c)
+		}
+		n := binary.LittleEndian.Uint64(b)
+		b = b[8:]
+		if row == 0 || n > uint64(len(b)/row) {
+			return nil, fmt.Errorf("samples_bin: chain %d has %d draws, more than the %d bytes left hold", c, n, len(b))
+		}
+		out[c] = make([]abi.Sample, n)
+		vals := make([]float64, int(n)*d)
+		for i := range out[c] {
+			th := vals[i*d : (i+1)*d : (i+1)*d]
+			for j := range th {
+				th[j] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*j:]))
+			}
+			out[c][i] = abi.Sample{Theta: th,
+				LogPrior: math.Float64frombits(binary.LittleEndian.Uint64(b[8*d:])),
+				LogLik:   math.Float64frombits(binary.LittleEndian.Uint64(b[8*d+8:]))}
+			b = b[row:]
+		}
+	}
+	if len(b) != 0 {
+		return nil, fmt.Errorf("samples_bin has %d bytes after the last chain", len(b))
+	}
+	return out, nil
 }

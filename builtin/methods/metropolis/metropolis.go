@@ -150,7 +150,13 @@ type state struct {
 	// per chain the kept draws of the later steps: a checkpoint does not
 	// repeat what the host has journaled.
 	Taken   int            `json:"taken"`
-	Samples [][]abi.Sample `json:"samples"`
+	Samples [][]abi.Sample `json:"samples,omitempty"`
+	// SamplesBin is Samples packed (packSamples), what SaveState writes:
+	// formatting a float as JSON costs a Go plugin under wazero so much
+	// that the state of ~50 000 kept draws, which a plugin's host takes
+	// only at the end, exceeded a call's fuel. Samples is read from a
+	// checkpoint of an older kinfer.
+	SamplesBin []byte `json:"samples_bin,omitempty"`
 }
 
 // Method is the adaptive Metropolis sampler. Use New, then Init.

@@ -293,12 +293,12 @@ func TestMemoryBudget(t *testing.T) {
 func TestLoadStateListBomb(t *testing.T) {
 	c := conformance.Conjugate2D()
 	m, blob := savedState(t, c)
-	i := strings.Index(string(blob), `"samples":[`)
+	// The list form of an older kinfer's checkpoint, which is still read.
+	i := strings.Index(string(blob), `"samples_bin":`)
 	if i < 0 {
 		t.Fatalf("no samples in %s", blob)
 	}
-	i += len(`"samples":[`)
-	bomb := string(blob[:i]) + "[" + strings.TrimSuffix(strings.Repeat("{},", 500_000), ",") + "]," + string(blob[i:])
+	bomb := string(blob[:i]) + `"samples":[[` + strings.TrimSuffix(strings.Repeat("{},", 500_000), ",") + "]]," + string(blob[i:])
 	before := m.st
 	if err := m.LoadState([]byte(bomb)); err == nil || !strings.Contains(err.Error(), "per byte") {
 		t.Errorf("a state of half a million empty samples: %v", err)
@@ -323,5 +323,60 @@ func TestWarnings(t *testing.T) {
 	if len(w) != 2 || !strings.Contains(w[0].(string), "acceptance rate 0 after burn-in") ||
 		!strings.Contains(w[1].(string), "split-R̂ above 1.1 for a (NaN), b (2.79)") {
 		t.Errorf("stuck chains: %v", w)
+	}
+}
+
+// The kept draws are saved packed (samples_bin) and round-trip to the bit;
+// an older checkpoint's list form (samples) still loads to the same
+// method; a packed block of the wrong length is refused.
+func TestSamplesBinRoundTrip(t *testing.T) {
+	c := conformance.Conjugate2D()
+	m := newMethod(t, 2, 10, 30, 1)
+	if err := m.Init(c.Target.Problem(1)); err != nil {
+		t.Fatal(err)
+	}
+	h := conformance.NewHost(c.Target, 1)
+	for m.keptSteps() < 7 { // through burn-in into the kept steps
+		if err := h.Step(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	blob, err := m.SaveState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := func() *Method {
+		n := newMethod(t, 2, 10, 30, 1)
+		if err := n.Init(c.Target.Problem(1)); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	n := fresh()
+	if err := n.LoadState(blob); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(n.kept, m.kept) || len(m.kept[0]) != 7 {
+		t.Fatalf("packed draws did not round-trip: %d kept", len(m.kept[0]))
+	}
+	var s map[string]any
+	json.Unmarshal(blob, &s)
+	delete(s, "samples_bin")
+	s["samples"] = m.kept // the list form of an older kinfer
+	old, _ := json.Marshal(s)
+	if o := fresh(); o.LoadState(old) != nil || !reflect.DeepEqual(o.kept, m.kept) {
+		t.Fatal("an older checkpoint's list form did not load to the same draws")
+	}
+	var st struct {
+		Packed []byte `json:"samples_bin"`
+	}
+	json.Unmarshal(blob, &st)
+	delete(s, "samples")
+	for _, cut := range [][]byte{st.Packed[:len(st.Packed)-1], append(append([]byte(nil), st.Packed...), 0)} {
+		s["samples_bin"] = cut
+		bad, _ := json.Marshal(s)
+		if err := fresh().LoadState(bad); err == nil || !strings.Contains(err.Error(), "samples_bin") {
+			t.Errorf("samples_bin of %d bytes (want %d): %v", len(cut), len(st.Packed), err)
+		}
 	}
 }
