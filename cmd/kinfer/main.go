@@ -249,7 +249,7 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 	// Only the files there (a full disk leaves some unwritten).
 	var outs []string
 	for _, f := range []string{"summary.json", "samples.csv", run.ParquetFile} {
-		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+		if fi, err := os.Lstat(filepath.Join(dir, f)); err == nil && fi.Mode().IsRegular() {
 			outs = append(outs, filepath.Join(dir, f))
 		}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -306,5 +307,43 @@ use = "levmar"
 	}
 	if math.Abs(se["log"][1]-se["plain"][1]) < 0.1*se["plain"][1] {
 		t.Errorf("the x-space SE of log b (%g) should differ from b's (%g)", se["log"][1], se["plain"][1])
+	}
+}
+
+// A run whose samples.csv cannot be written (here a directory is in its
+// place; a full disk fails the same way) is recorded as stopped, not
+// complete, keeps its checkpoint, and --resume writes the same samples as
+// an uninterrupted run once the obstacle is gone.
+func TestUnwritableSamplesResume(t *testing.T) {
+	dir := t.TempDir()
+	text := strings.NewReplacer("samples = 5000", "samples = 300", "burn_in = 2000", "burn_in = 100").Replace(string(mustRead(t, "../../examples/quickstart/study.toml")))
+	os.WriteFile(filepath.Join(dir, "study.toml"), []byte(text), 0o644)
+	os.WriteFile(filepath.Join(dir, "force_length.csv"), mustRead(t, "../../examples/quickstart/force_length.csv"), 0o644)
+	out := filepath.Join(dir, "out")
+	os.MkdirAll(filepath.Join(out, "samples.csv", "x"), 0o755)
+	code, o, e := kinfer(t, "run", filepath.Join(dir, "study.toml"), "-o", out, "--no-report", "--checkpoint-every", "1ns")
+	if code == 0 {
+		t.Fatalf("exit 0 with samples.csv unwritable\n%s\n%s", o, e)
+	}
+	st, err := run.ReadRunState(out)
+	if err != nil || st == nil || st.State != run.StateStopped || !strings.Contains(st.Error, "writing the samples") {
+		t.Fatalf("run.json %+v (%v): want stopped, with the write error", st, err)
+	}
+	if s := readSummary(t, out); s.Complete {
+		t.Fatal("summary.json says complete")
+	}
+	if _, err := os.Stat(filepath.Join(out, run.CheckpointFile)); err != nil {
+		t.Fatalf("no checkpoint kept: %v", err)
+	}
+	os.RemoveAll(filepath.Join(out, "samples.csv"))
+	if code, o, e := kinfer(t, "run", "--resume", out, "--no-report"); code != 0 {
+		t.Fatalf("resume: exit %d\n%s\n%s", code, o, e)
+	}
+	ref := filepath.Join(dir, "ref")
+	if code, o, e := kinfer(t, "run", filepath.Join(dir, "study.toml"), "-o", ref, "--no-report"); code != 0 {
+		t.Fatalf("reference run: exit %d\n%s\n%s", code, o, e)
+	}
+	if !bytes.Equal(mustRead(t, filepath.Join(out, "samples.csv")), mustRead(t, filepath.Join(ref, "samples.csv"))) {
+		t.Fatal("the resumed run's samples.csv differs from an uninterrupted run's")
 	}
 }

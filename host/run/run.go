@@ -183,9 +183,6 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 	if err := r.jn.close(); err != nil && loopErr == nil {
 		loopErr = err
 	}
-	if loopErr == nil || r.cp == nil {
-		removeCheckpoint(o.OutDir)
-	}
 	r.prog.done(r.t.Counts())
 
 	rep, repErr := s.Method.Report()
@@ -235,6 +232,12 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 		sum.Error = loopErr.Error()
 	}
 	werr := writeOutputs(o.OutDir, s, sum, extra, samples)
+	// The checkpoint goes only once the outputs are written: a run whose
+	// samples.csv could not be written (a full disk) is stopped, not
+	// complete, and --resume continues it from its last checkpoint.
+	if (sum.Complete && werr == nil) || r.cp == nil {
+		removeCheckpoint(o.OutDir)
+	}
 	rs.State, rs.Error = StateComplete, ""
 	if !sum.Complete {
 		rs.State, rs.Error = StateStopped, sum.Error
@@ -597,14 +600,23 @@ func (r *runner) resume() error {
 // same samples, columnar), each atomically. The two sample files are
 // written concurrently from the same (read-only) samples: on a second core
 // the Parquet file, a third of the CSV's work, adds no wall time.
+//
+// The samples are written first: when they cannot be (a full disk),
+// summary.json says the run is not complete, with the error.
 func writeOutputs(dir string, s *study.Study, sum *Summary, extra []string, samples []abi.Sample) error {
-	if err := writeJSON(filepath.Join(dir, "summary.json"), sum); err != nil {
-		return err
-	}
 	perr := make(chan error, 1)
 	go func() { perr <- writeParquet(parquetPath(dir), s, extra, samples) }()
 	cerr := writeSamples(filepath.Join(dir, "samples.csv"), s, extra, samples)
-	return errors.Join(cerr, <-perr)
+	err := errors.Join(cerr, <-perr)
+	if err != nil {
+		sum.Complete = false
+		msg := "writing the samples: " + err.Error()
+		if sum.Error != "" {
+			msg = sum.Error + "; " + msg
+		}
+		sum.Error = msg
+	}
+	return errors.Join(err, writeJSON(filepath.Join(dir, "summary.json"), sum))
 }
 
 // draw answers a method's request for n prior draws: first the study's
