@@ -347,3 +347,20 @@ func TestUnwritableSamplesResume(t *testing.T) {
 		t.Fatal("the resumed run's samples.csv differs from an uninterrupted run's")
 	}
 }
+
+// A run into its study's own folder whose dataset is named samples.csv
+// would write its samples over the data: refused, the data unchanged.
+func TestRunRefusesToOverwriteItsInputs(t *testing.T) {
+	dir := t.TempDir()
+	text := strings.Replace(string(mustRead(t, "../../examples/quickstart/study.toml")), `file = "force_length.csv"`, `file = "samples.csv"`, 1)
+	os.WriteFile(filepath.Join(dir, "study.toml"), []byte(text), 0o644)
+	data := mustRead(t, "../../examples/quickstart/force_length.csv")
+	os.WriteFile(filepath.Join(dir, "samples.csv"), data, 0o644)
+	code, _, e := kinfer(t, "run", filepath.Join(dir, "study.toml"), "-o", dir, "--no-report")
+	if code == 0 || !strings.Contains(e, "the run would write its samples.csv over its data pull-test") {
+		t.Fatalf("exit %d\n%s", code, e)
+	}
+	if !bytes.Equal(mustRead(t, filepath.Join(dir, "samples.csv")), data) {
+		t.Fatal("the data file changed")
+	}
+}

@@ -118,6 +118,9 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := outputsAreNotInputs(o.OutDir, ins); err != nil {
+		return nil, err
+	}
 	r := &runner{s: s, o: o, t: target.New(s, o.Workers), start: time.Now(),
 		best: abi.Result{LogPrior: math.Inf(-1), LogLik: math.Inf(-1)},
 		hash: studyHash(ins), budget: o.MemoryBudget, lastSave: time.Now()}
@@ -247,6 +250,35 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 		return sum, errors.Join(loopErr, werr)
 	}
 	return sum, loopErr
+}
+
+// outputFiles are the files a run writes into its directory.
+var outputFiles = []string{"summary.json", "samples.csv", ParquetFile, StateFile, CheckpointFile, JournalFile, AnalysisFile, ReportFile, StagesFile, "stage_start.json"}
+
+// outputsAreNotInputs refuses a run whose outputs would replace one of its
+// inputs: a dataset named samples.csv in the folder the run writes to (a
+// run into the study's own folder), found by path or as the same file.
+func outputsAreNotInputs(dir string, ins []Input) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	for _, name := range outputFiles {
+		out := filepath.Join(abs, name)
+		fo, oerr := os.Stat(out)
+		for _, in := range ins {
+			same := in.Path == out
+			if !same && oerr == nil {
+				if fi, err := os.Stat(in.Path); err == nil {
+					same = os.SameFile(fo, fi)
+				}
+			}
+			if same {
+				return fmt.Errorf("the run would write its %s over its %s %s: rename that file, or run into another -o", name, in.Role, in.Path)
+			}
+		}
+	}
+	return nil
 }
 
 // preflight is Preflight with the run's budget.
