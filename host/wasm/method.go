@@ -74,6 +74,28 @@ type method struct {
 	// The batch last asked for, to check Tell against.
 	askN    int
 	askWant abi.Want
+
+	// told counts the points told so far and loaded is the scale of the
+	// state last loaded: a method's samples, report and save, whose work
+	// grows with the run, get bookScale times the fuel (ABI.md §8).
+	told   int64
+	loaded int
+}
+
+// Fuel of the bookkeeping calls: one call's fuel per pointsPerFuel points
+// told, or per stateBytesPerFuel bytes of a loaded state. A Go guest's
+// metered cost of its kept draws is ~1.5·10⁵ units per point (Go's
+// WebAssembly branches re-enter its function's dispatch loop, each charged
+// in full), so 10 000 points per 2·10¹⁰ leaves a margin of about 10.
+const (
+	pointsPerFuel     = 10000
+	stateBytesPerFuel = 256 << 10
+)
+
+// bookScale is the multiple of the fuel (and timeout) of a samples,
+// report or save call.
+func (w *method) bookScale() int {
+	return max(w.loaded, 1+int(min(w.told/pointsPerFuel, 1<<20)))
 }
 
 type methodCkpt struct{ *method }
@@ -509,6 +531,7 @@ func (w *method) Tell(results []abi.Result) error {
 	if code := i32(ret); code != 0 {
 		return w.check(in.refused(e, code))
 	}
+	w.told += int64(n)
 	return nil
 }
 
@@ -582,7 +605,7 @@ func (w *method) Report() (abi.Report, error) {
 	}
 	in, d := w.in, w.d
 	var rep abi.Report
-	span, err := in.call(exMethodSamples)
+	span, err := in.callN(exMethodSamples, w.bookScale())
 	if err != nil {
 		return rep, w.check(err)
 	}
@@ -605,7 +628,7 @@ func (w *method) Report() (abi.Report, error) {
 			rep.Samples[i] = abi.Sample{Theta: row[:d:d], LogPrior: row[d], LogLik: row[d+1]}
 		}
 	}
-	span, err = in.call(exMethodReport)
+	span, err = in.callN(exMethodReport, w.bookScale())
 	if err != nil {
 		return rep, w.check(err)
 	}
@@ -637,7 +660,7 @@ func (w methodCkpt) SaveState() ([]byte, error) {
 	if err := w.enter(); err != nil {
 		return nil, err
 	}
-	span, err := w.in.call(exMethodSave)
+	span, err := w.in.callN(exMethodSave, w.bookScale())
 	if err != nil {
 		return nil, w.check(err)
 	}
@@ -673,13 +696,14 @@ func (w methodCkpt) LoadState(state []byte) error {
 			return w.check(in.malformed(e, "host buffer [%d, +%d) outside memory", base, len(state)))
 		}
 	}
-	ret, err := in.call(e, uint64(base), uint64(len(state)))
+	scale := 1 + min(len(state)/stateBytesPerFuel, 1<<20)
+	ret, err := in.callN(e, scale, uint64(base), uint64(len(state)))
 	if err != nil {
 		return w.check(err)
 	}
 	if code := i32(ret); code != 0 {
 		return w.check(in.refused(e, code))
 	}
-	w.askN = 0
+	w.askN, w.loaded = 0, scale
 	return nil
 }

@@ -128,3 +128,20 @@ func TestRandomGetPerCallAndSleep(t *testing.T) {
 		t.Errorf("sleep(5) took %v", el)
 	}
 }
+
+// A method's samples, report and save get one call's fuel per
+// pointsPerFuel points told (at least one), and after a load at least the
+// load's own scale: their work grows with the run (ABI.md §8).
+func TestMethodBookkeepingFuelScale(t *testing.T) {
+	w := &method{}
+	for _, c := range []struct {
+		told   int64
+		loaded int
+		want   int
+	}{{0, 0, 1}, {9_999, 0, 1}, {10_000, 0, 2}, {145_000, 0, 15}, {0, 12, 12}, {300_000, 12, 31}, {1 << 62, 0, 1 + 1<<20}} {
+		w.told, w.loaded = c.told, c.loaded
+		if got := w.bookScale(); got != c.want {
+			t.Errorf("told %d, loaded %d: scale %d, want %d", c.told, c.loaded, got, c.want)
+		}
+	}
+}
