@@ -86,6 +86,10 @@ const (
 	WantOutputs
 )
 
+// PriorBoxTail is the prior mass outside Problem.PriorBox, half below and
+// half above.
+const PriorBoxTail = 1e-6
+
 // Problem is what the host tells a method when the run starts.
 type Problem struct {
 	// Params are the free parameters in θ order, with their bounds.
@@ -112,6 +116,14 @@ type Problem struct {
 	// least-squares fit has Observations − len(Params) degrees of freedom.
 	// 0 when not known (a method then counts all Residuals).
 	Observations int
+	// PriorBox is, per parameter, an interval [lo, hi] inside its bounds
+	// that holds all but PriorBoxTail of the prior's mass (the prior cut to
+	// the bounds): the bounds themselves for a uniform prior, but ±5 sd for
+	// a normal prior inside bounds of ±1e9. A method that sizes a first
+	// step or a search box from the bounds uses it instead. nil when not
+	// known (ABI v1 does not pass it to a plugin); a parameter the study
+	// transforms has its bounds (in x) here.
+	PriorBox [][2]float64
 	// Starts are initial points in the method's coordinates, each inside
 	// the bounds of Params: the study's init rows, or without an init file
 	// one point, the parameters' defaults clamped to their bounds. Never

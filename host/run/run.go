@@ -453,7 +453,7 @@ func (r *runner) setup() error {
 		outs[i] = o.Name
 	}
 	p := abi.Problem{Params: s.XParams, Seed: s.Seed, MemoryBudget: r.budget, Residuals: R, Observations: s.ObservedResiduals(), Starts: starts,
-		OutputNames: outs, OutputRows: r.t.OutputRows(), Likelihoods: len(s.Terms)}
+		OutputNames: outs, OutputRows: r.t.OutputRows(), Likelihoods: len(s.Terms), PriorBox: s.PriorBox()}
 	if err := s.Method.Init(p); err != nil {
 		return fmt.Errorf("method %s: init: %w", r.method(), err)
 	}

@@ -980,6 +980,34 @@ func (s *Study) cutBy(j int) string {
 	return ""
 }
 
+// PriorBox is abi.Problem.PriorBox: per free parameter, in the method's
+// coordinates, the interval of the prior cut to the bounds that leaves
+// abi.PriorBoxTail of its mass outside (the quantiles PriorBoxTail/2 and
+// 1 − PriorBoxTail/2); a uniform prior's, or a transformed parameter's,
+// is its bounds.
+func (s *Study) PriorBox() [][2]float64 {
+	transformed := make([]bool, len(s.Free))
+	for _, tr := range s.Transforms {
+		for _, j := range tr.Idx {
+			transformed[j] = true
+		}
+	}
+	box := make([][2]float64, len(s.XParams))
+	for j, p := range s.XParams {
+		box[j] = [2]float64{p.Lower, p.Upper}
+		if _, uniform := s.Priors[j].(prior.Uniform); uniform || transformed[j] {
+			continue
+		}
+		if q, _, err := prior.Truncate(s.Priors[j], p.Lower, p.Upper); err == nil {
+			lo, hi := q(abi.PriorBoxTail/2), q(1-abi.PriorBoxTail/2)
+			if lo < hi && !math.IsNaN(lo) && !math.IsNaN(hi) {
+				box[j] = [2]float64{math.Max(lo, p.Lower), math.Min(hi, p.Upper)}
+			}
+		}
+	}
+	return box
+}
+
 // usePrevious records that the study used the previous stage's value v
 // of parameter name.
 func (s *Study) usePrevious(name string, v float64) {

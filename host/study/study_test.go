@@ -332,3 +332,23 @@ func TestDataTextColumns(t *testing.T) {
 		}
 	}
 }
+
+// PriorBox: a uniform prior's is its bounds; a normal prior's is the
+// quantiles 5e-7 and 1 − 5e-7 of the prior cut to the bounds
+// (scipy.stats.truncnorm(-5, 4, scale=0.1).ppf: −0.48016963744694785,
+// 0.39962916738754894).
+func TestPriorBox(t *testing.T) {
+	s, err := load(t, base) // k ~ U(2000, 9000); eps_r ~ N(0, 0.1) in [−0.5, 0.4]
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	box := s.PriorBox()
+	const tol = 1e-9 // relative; the package's truncated quantile against scipy
+	if box[0] != [2]float64{2000, 9000} {
+		t.Errorf("uniform: %v", box[0])
+	}
+	if lo, hi := -0.48016963744694785, 0.39962916738754894; math.Abs(box[1][0]-lo) > tol*-lo || math.Abs(box[1][1]-hi) > tol*hi {
+		t.Errorf("normal(0, 0.1) in [%g, %g]: %v, want [%g, %g]", s.Free[1].Lower, s.Free[1].Upper, box[1], lo, hi)
+	}
+}

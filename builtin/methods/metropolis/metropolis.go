@@ -165,10 +165,13 @@ type Method struct {
 	bounds mcmc.Bounds
 	names  []string    // the parameters', for the report's warnings
 	starts [][]float64 // Problem.Starts: a chain start among them is not a prior draw
-	inited bool
-	rngs   []*rand.PCG
-	rands  []*rand.Rand
-	st     state
+	// priorBox is Problem.PriorBox (nil when not given): the prior's width
+	// where the starting values do not tell it.
+	priorBox [][2]float64
+	inited   bool
+	rngs     []*rand.PCG
+	rands    []*rand.Rand
+	st       state
 	// kept holds per chain the kept draws of steps keptFrom, keptFrom+1,
 	// ...; keptFrom is 0 except after LoadState of a state with taken
 	// steps, until RestoreSamples gives them back.
@@ -213,6 +216,10 @@ func (m *Method) Init(p abi.Problem) error {
 		m.names[i] = q.Name
 	}
 	m.starts = p.Starts
+	m.priorBox = nil
+	if len(p.PriorBox) == len(p.Params) {
+		m.priorBox = p.PriorBox
+	}
 	m.rngs, m.rands = make([]*rand.PCG, c), make([]*rand.Rand, c)
 	for k := range c {
 		m.rngs[k] = mcmc.Stream(p.Seed, k) // chain k's own stream
@@ -384,10 +391,24 @@ func (m *Method) tellDraws(results []abi.Result) error {
 	return nil
 }
 
+// priorWidth is the width of parameter i's prior box (0 when unknown or
+// not finite).
+func (m *Method) priorWidth(i int) float64 {
+	if m.priorBox == nil {
+		return 0
+	}
+	if w := m.priorBox[i][1] - m.priorBox[i][0]; mcmc.Finite(w) && w > 0 {
+		return w
+	}
+	return 0
+}
+
 // startProposal sets the initial diagonal proposal Σ = diag(s₀²),
 // s₀ᵢ = init_scale·(upperᵢ − lowerᵢ), or init_scale times the spread of the
-// starting values (prior draws) when a bound is infinite or the bounds are
-// more than narrowBounds times wider than that spread: a normal prior of
+// starting values (prior draws; the width of the prior's box,
+// Problem.PriorBox, when every chain starts at an init row or there is one
+// chain) when a bound is infinite or the bounds are more than narrowBounds
+// times wider than that spread: a normal prior of
 // sd 1e-4 inside bounds of ±1e9 would otherwise get a proposal sd of 2e8,
 // and the adaptation of one global scale never brings every parameter
 // back, so no proposal is ever accepted.
@@ -406,7 +427,13 @@ func (m *Method) startProposal() {
 			}
 			lo, hi = math.Min(lo, x[i]), math.Max(hi, x[i])
 		}
-		if spread := hi - lo; !mcmc.Finite(r) || (spread > 0 && spread*narrowBounds < r) {
+		spread := hi - lo
+		if w := m.priorWidth(i); !(spread > 0) && w > 0 {
+			// Every chain starts at an init row, or there is one chain:
+			// no spread of prior draws, so the prior's own width.
+			spread = w
+		}
+		if !mcmc.Finite(r) || (spread > 0 && spread*narrowBounds < r) {
 			r = spread
 			if !(r > 0) || !mcmc.Finite(r) {
 				r = math.Max(1, math.Abs(s.X[0][i]))

@@ -380,3 +380,28 @@ func TestSamplesBinRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// When every chain starts at an init row (or there is one chain) the
+// starting values say nothing of the prior's scale: the first proposal
+// takes the width of Problem.PriorBox, not of bounds of ±1e9 (which made
+// it 2e8 and no proposal was ever accepted).
+func TestStartProposalFromPriorBox(t *testing.T) {
+	c := conformance.Conjugate2D()
+	p := c.Target.Problem(1)
+	for i := range p.Params {
+		p.Params[i].Lower, p.Params[i].Upper = -1e9, 1e9
+	}
+	p.PriorBox = [][2]float64{{-15, 15}, {-15, 15}} // N(0, 9) cut at ±5 sd
+	p.Starts = [][]float64{{0.1, 0.2}, {0.3, 0.1}}
+	m := newMethod(t, 2, 10, 10, 1)
+	if err := m.Init(p); err != nil {
+		t.Fatal(err)
+	}
+	m.st.X = [][]float64{{0.1, 0.2}, {0.3, 0.1}} // both chains at init rows
+	m.startProposal()
+	for i, s0 := range m.st.S0 {
+		if want := 0.1 * 30; math.Abs(s0-want) > 1e-12 {
+			t.Errorf("s0[%d] = %g, want init_scale × the prior box's width = %g", i, s0, want)
+		}
+	}
+}
