@@ -253,21 +253,46 @@ func TestDesignStopsDuringBuiltinEvaluation(t *testing.T) {
 	}
 }
 
-// A second signal exits at once (status 130), even when the first one's
-// stop is still under way: here a method plugin spins in kinfer_method_ask
-// (a method is not interrupted by the first signal, so that it can still
-// save its state; its own limits are an hour and 10^15 fuel).
-func TestSecondSignalExits(t *testing.T) {
+// A method plugin spinning in kinfer_method_ask (its own limits an hour
+// and 10^15 fuel) does not hold up the stop: the call is interrupted
+// study.StopGrace after the signal, and the run ends within stopWithin.
+func TestSignalStopsSpinningMethod(t *testing.T) {
+	study, out := spinningMethodStudy(t, "loopask")
+	p := startKinfer(t, nil, "run", study, "-o", out, "--verbose")
+	p.waitLine(t, "kinfer: running", 20*time.Second)
+	time.Sleep(300 * time.Millisecond)
+	el, code := p.signalAndWait(t, syscall.SIGINT)
+	if code <= 0 || el > stopWithin {
+		t.Fatalf("exit %d after %v, want a failed exit within %v\n%s", code, el, stopWithin, p.stderr.all.String())
+	}
+	if s := readSummary(t, out); s.Complete {
+		t.Fatal("summary.json says complete")
+	}
+}
+
+// spinningMethodStudy is the quickstart with the hostile method plugin of
+// test/hostile in the given mode.
+func spinningMethodStudy(t *testing.T, mode string) (study, out string) {
+	t.Helper()
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "method"), 0o755)
 	os.WriteFile(filepath.Join(dir, "method", "method.wasm"), mustRead(t, "../../test/hostile/testdata/wat/method.wasm"), 0o644)
 	os.WriteFile(filepath.Join(dir, "method", "plugin.toml"), []byte("name = \"spinning-method\"\nversion = \"1\"\nkind = \"method\"\nabi = 1\nwasm = \"method.wasm\"\n[limits]\nmemory_mib = 16\ntimeout_ms = 3600000\nfuel = 1_000_000_000_000_000\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "force_length.csv"), mustRead(t, "../../examples/quickstart/force_length.csv"), 0o644)
 	src := string(mustRead(t, "../../examples/quickstart/study.toml"))
-	src = src[:strings.Index(src, "[method]")] + "[method]\nplugin = \"method/plugin.toml\"\nmode = \"loopask\"\n"
-	study := filepath.Join(dir, "study.toml")
+	src = src[:strings.Index(src, "[method]")] + "[method]\nplugin = \"method/plugin.toml\"\nmode = \"" + mode + "\"\n"
+	study = filepath.Join(dir, "study.toml")
 	os.WriteFile(study, []byte(src), 0o644)
-	out := filepath.Join(dir, "out")
+	return study, filepath.Join(dir, "out")
+}
+
+// A second signal exits at once (status 130), even when the first one's
+// stop is still under way: here a method plugin spins in
+// kinfer_method_report (which the stop still calls, to write the partial
+// results, and does not interrupt; its own limits are an hour and 10^15
+// fuel).
+func TestSecondSignalExits(t *testing.T) {
+	study, out := spinningMethodStudy(t, "loopreport")
 	p := startKinfer(t, nil, "run", study, "-o", out, "--verbose")
 	p.waitLine(t, "kinfer: running", 20*time.Second)
 	time.Sleep(200 * time.Millisecond)

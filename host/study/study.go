@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/builtin"
@@ -922,6 +923,19 @@ func toFloat(v any) float64 {
 	return math.NaN()
 }
 
+// StopGrace is how long a stopped run waits for work it cannot keep
+// going: a built-in model's evaluation (host/target), a method plugin's
+// ask or tell. Past it the work is abandoned or interrupted, so that
+// Ctrl-C or SIGTERM ends a run within a second in every phase.
+const StopGrace = 500 * time.Millisecond
+
+// afterGrace is a context cancelled, with ctx's cause, d after ctx is.
+func afterGrace(ctx context.Context, d time.Duration) context.Context {
+	out, cancel := context.WithCancelCause(context.Background())
+	context.AfterFunc(ctx, func() { time.AfterFunc(d, func() { cancel(context.Cause(ctx)) }) })
+	return out
+}
+
 // loadMethod loads the method: a plugin is compiled under ictx (the
 // interrupt) but created under ctx, so that it outlives an interrupt.
 func (s *Study) loadMethod(ctx, ictx context.Context, f *File, d *tomlx.Decoded, o Options) error {
@@ -952,6 +966,11 @@ func (s *Study) loadMethod(ctx, ictx context.Context, f *File, d *tomlx.Decoded,
 		})
 		s.closers = append(s.closers, s.Method.(io.Closer))
 		s.MethodInfo = Component{Ref: s.resolvePath(r.plugin), Spec: p.Spec}
+		if ic, ok := s.Method.(interface{ InterruptCalls(context.Context) }); ok {
+			// An ask or tell still running StopGrace after the stop is
+			// interrupted: the stop must not wait for a method call.
+			ic.InterruptCalls(afterGrace(ictx, StopGrace))
+		}
 		return nil
 	}
 	e, ok := builtin.Methods[r.use]

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/kinfer/kinfer/host/study"
 )
 
 // Grace is how long a stopped command waits for the evaluations in
@@ -11,7 +13,7 @@ import (
 // evaluation runs to its end (a 10 000-step wear simulation, the line
 // model's cost_ms): past Grace the command stops without them, so that
 // Ctrl-C or SIGTERM ends a run or a design within a second in every phase.
-const Grace = 500 * time.Millisecond
+const Grace = study.StopGrace
 
 // ErrAbandoned: the evaluations in progress did not end within Grace of
 // the stop; they go on in the background and their results are dropped.

@@ -30,6 +30,9 @@ type meterState struct {
 	timeout  time.Duration   // wall-clock limit of this call; 0 = none
 	deadline time.Time
 	used     int64 // fuel used by finished calls, all calls (statistics)
+	// stop, when set, interrupts this call too (a method's ask or tell,
+	// whose instance outlives the run's stop: method.InterruptCalls).
+	stop context.Context
 }
 
 // meterFault is why the meter stopped a call.
@@ -85,6 +88,9 @@ func (m *meterState) refill(cur int64) (int64, error) {
 	}
 	if err := m.ctx.Err(); err != nil {
 		return 0, &meterFault{kind: faultInterrupt, used: used, cause: context.Cause(m.ctx)}
+	}
+	if m.stop != nil && m.stop.Err() != nil {
+		return 0, &meterFault{kind: faultInterrupt, used: used, cause: context.Cause(m.stop)}
 	}
 	if m.closed.Load() {
 		return 0, &meterFault{kind: faultInterrupt, used: used, cause: errors.New("the runtime was closed")}

@@ -80,6 +80,31 @@ type method struct {
 	// grows with the run, get bookScale times the fuel (ABI.md §8).
 	told   int64
 	loaded int
+
+	// intr interrupts an ask or tell in progress when it is done
+	// (InterruptCalls); nil: they run to their end.
+	intr context.Context
+}
+
+// InterruptCalls makes ctx's end interrupt the method's ask, tell and done
+// calls in progress (the method's instance outlives the run's stop, so that its
+// samples, report and state can still be read; a call that the stop
+// interrupts discards it, and the run's results are then those of its
+// last checkpoint).
+func (w *method) InterruptCalls(ctx context.Context) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.intr = ctx
+}
+
+// interruptible runs f with the meter also watching w.intr.
+func (w *method) interruptible(f func() (uint64, error)) (uint64, error) {
+	if w.intr == nil {
+		return f()
+	}
+	w.in.meter.stop = w.intr
+	defer func() { w.in.meter.stop = nil }()
+	return f()
 }
 
 // Fuel of the bookkeeping calls: one call's fuel per pointsPerFuel points
@@ -306,7 +331,7 @@ func (w *method) Ask() (abi.Batch, error) {
 		return abi.Batch{}, err
 	}
 	in := w.in
-	ptr, err := in.call(e)
+	ptr, err := w.interruptible(func() (uint64, error) { return in.call(e) })
 	if err != nil {
 		return abi.Batch{}, w.check(err)
 	}
@@ -523,7 +548,7 @@ func (w *method) Tell(results []abi.Result) error {
 	if outs {
 		args = append(args, uint64(O), uint64(base+uint32(oO)))
 	}
-	ret, err := in.call(e, args...)
+	ret, err := w.interruptible(func() (uint64, error) { return in.call(e, args...) })
 	if err != nil {
 		return w.check(err)
 	}
@@ -557,7 +582,7 @@ func (w *method) Done() bool {
 	if w.d < 0 {
 		return false
 	}
-	ret, err := w.in.call(exMethodDone)
+	ret, err := w.interruptible(func() (uint64, error) { return w.in.call(exMethodDone) })
 	if err != nil {
 		w.check(err)
 		return true
