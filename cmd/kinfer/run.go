@@ -201,6 +201,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 // cancels (the run stops, interrupting plugin calls in progress, and
 // writes its partial results and checkpoint); a second signal exits at
 // once.
+// repeatWindow: a second signal sooner than this after the first is taken
+// as the same stop, not as the second that exits at once.
+const repeatWindow = 250 * time.Millisecond
+
 func interruptible(stderr io.Writer, stopping string) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
@@ -214,11 +218,20 @@ func interruptible(stderr io.Writer, stopping string) (context.Context, func()) 
 		case <-done:
 			return
 		}
-		select {
-		case sig := <-sigs:
-			fmt.Fprintf(stderr, "kinfer: %s again: exiting at once\n", signalName(sig))
-			os.Exit(130)
-		case <-done:
+		// A repeat within repeatWindow is the same stop delivered twice
+		// (`timeout` signals the process and then its process group).
+		first := time.Now()
+		for {
+			select {
+			case sig := <-sigs:
+				if time.Since(first) < repeatWindow {
+					continue
+				}
+				fmt.Fprintf(stderr, "kinfer: %s again: exiting at once\n", signalName(sig))
+				os.Exit(130)
+			case <-done:
+				return
+			}
 		}
 	}()
 	return ctx, func() {

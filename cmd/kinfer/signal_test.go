@@ -286,6 +286,25 @@ func spinningMethodStudy(t *testing.T, mode string) (study, out string) {
 	return study, filepath.Join(dir, "out")
 }
 
+// Two signals at once — as `timeout` sends, to the process and to its
+// process group — are one stop: the run stops cleanly (exit 1, summary and
+// checkpoint written), not at once (130).
+func TestSignalDeliveredTwiceIsOneStop(t *testing.T) {
+	study, _ := phaseStudy(t, "builtin")
+	out := filepath.Join(t.TempDir(), "out")
+	p := startKinfer(t, nil, "run", study, "-o", out, "--verbose", "--workers", "2")
+	p.waitLine(t, "kinfer: running", 20*time.Second)
+	time.Sleep(300 * time.Millisecond)
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	el, code := p.signalAndWait(t, syscall.SIGTERM)
+	if code != 1 || el > stopWithin {
+		t.Fatalf("exit %d after %v, want 1 within %v\n%s", code, el, stopWithin, p.stderr.all.String())
+	}
+	if _, err := os.Stat(filepath.Join(out, "checkpoint.json")); err != nil {
+		t.Errorf("no checkpoint: %v", err)
+	}
+}
+
 // A second signal exits at once (status 130), even when the first one's
 // stop is still under way: here a method plugin spins in
 // kinfer_method_report (which the stop still calls, to write the partial
@@ -298,7 +317,7 @@ func TestSecondSignalExits(t *testing.T) {
 	time.Sleep(200 * time.Millisecond)
 	p.cmd.Process.Signal(syscall.SIGINT)
 	p.waitLine(t, "a second signal exits at once", 5*time.Second)
-	time.Sleep(200 * time.Millisecond) // the method still spins
+	time.Sleep(2 * repeatWindow) // the method still spins; past the window of a repeated delivery
 	el, code := p.signalAndWait(t, syscall.SIGINT)
 	if code != 130 || el > stopWithin {
 		t.Fatalf("exit %d after %v, want 130 at once\n%s", code, el, p.stderr.all.String())
