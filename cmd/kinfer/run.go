@@ -114,7 +114,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return usageError{fmt.Errorf("--resume and --verify take the output directory; -o and --seed come from its run")}
 	}
 
-	ctx, stop := interruptible(stderr, "stopping (partial results and a checkpoint are written)")
+	ctx, stop := interruptible(stderr, "stopping (the partial results are written, and a checkpoint if the method can save its state)")
 	defer stop()
 	if f.verify != "" {
 		return verify(ctx, f.verify, f, budget, stdout, stderr)
@@ -373,7 +373,7 @@ func explain(ctx context.Context, err error, dir string) error {
 		err = fmt.Errorf("%v; partial results written to %s", context.Cause(ctx), dir)
 	}
 	var we *wasm.Error
-	if errors.As(err, &we) && we.Deterministic() || errors.Is(err, run.ErrOtherInputs) {
+	if errors.As(err, &we) && we.Deterministic() || errors.Is(err, run.ErrOtherInputs) || errors.Is(err, run.ErrStateRefused) {
 		return err // running again would stop the same way
 	}
 	if _, serr := os.Stat(filepath.Join(dir, run.CheckpointFile)); serr == nil {

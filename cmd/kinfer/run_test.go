@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -97,6 +98,11 @@ func TestResumeHintOnlyForTransientFaults(t *testing.T) {
 	}
 	if err := explain(ctx, timeout, dir); !strings.Contains(err.Error(), "kinfer run --resume "+dir) {
 		t.Errorf("no hint after a timeout: %v", err)
+	}
+	// A method that refused its saved state would refuse it again.
+	refused := fmt.Errorf("method rs: load state: plugin rs: kinfer_method_load returned 7: version mismatch (%w)", run.ErrStateRefused)
+	if err := explain(ctx, refused, dir); strings.Contains(err.Error(), "--resume") {
+		t.Errorf("hint after a refused state: %v", err)
 	}
 	if err := explain(ctx, errors.New("method m: tell: bad"), t.TempDir()); strings.Contains(err.Error(), "--resume") {
 		t.Errorf("hint without a checkpoint: %v", err)

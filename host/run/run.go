@@ -252,6 +252,10 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 	return sum, loopErr
 }
 
+// ErrStateRefused: the method refused its saved state on --resume, which
+// it would do again: the run must start afresh.
+var ErrStateRefused = errors.New("the method cannot restore this checkpoint; run the study again, into this -o or another")
+
 // outputFiles are the files a run writes into its directory.
 var outputFiles = []string{"summary.json", "samples.csv", ParquetFile, StateFile, CheckpointFile, JournalFile, AnalysisFile, ReportFile, StagesFile, "stage_start.json"}
 
@@ -602,7 +606,7 @@ func (r *runner) resume() error {
 		return err
 	}
 	if err := r.cp.LoadState(st); err != nil {
-		return fmt.Errorf("method %s: load state: %w", r.method(), err)
+		return fmt.Errorf("method %s: load state: %w (%w)", r.method(), err, ErrStateRefused)
 	}
 	if r.stream != nil {
 		if c.JournalSamples < 0 {
