@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"go/parser"
 	"go/token"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -90,6 +91,9 @@ func Build(dir string, opts Options) (Result, error) {
 	if fi, err := os.Stat(filepath.Dir(out)); err != nil || !fi.IsDir() {
 		return Result{}, fmt.Errorf("%s: wasm = %q: the folder %s does not exist (kinfer build does not create it); create it or name a module in an existing folder", m.Path, m.Wasm, filepath.Dir(out))
 	}
+	if err := checkOutput(m, out); err != nil {
+		return Result{}, err
+	}
 	tc, err := toolchainFor(lang, m.Dir, opts)
 	if err != nil {
 		return Result{}, err
@@ -114,6 +118,51 @@ func Build(dir string, opts Options) (Result, error) {
 		return res, err
 	}
 	return res, nil
+}
+
+// inputExts and inputNames are the files a plugin's build reads (its
+// sources, its manifest, the files of its module or crate), compared in
+// lower case: never the module a build writes.
+var (
+	inputExts  = map[string]bool{".go": true, ".c": true, ".h": true, ".rs": true, ".ts": true, ".toml": true, ".mod": true, ".sum": true}
+	inputNames = map[string]bool{"plugin.toml": true, "go.mod": true, "go.sum": true, "go.work": true, "go.work.sum": true,
+		"cargo.toml": true, "cargo.lock": true, "package.json": true, "package-lock.json": true, "asconfig.json": true, "tsconfig.json": true}
+)
+
+// checkOutput refuses a module path out (the manifest's wasm, resolved)
+// whose replacement would destroy a file of the user's: one that is an
+// input of the build (a slip such as wasm = "spring.c" or wasm =
+// "plugin.toml"), or an existing file that is not a WebAssembly module (no
+// \0asm magic). An empty file is replaced; so is a symbolic link (the
+// build renames the module over the link, it never writes through it).
+func checkOutput(m *manifest.Manifest, out string) error {
+	base := strings.ToLower(filepath.Base(out))
+	if inputNames[base] || inputExts[filepath.Ext(base)] {
+		return fmt.Errorf("%s: wasm = %q names %s, which is an input of the build (the manifest, a source file or a module/crate file), not the module it writes; "+
+			"name the module, e.g. wasm = %q", m.Path, m.Wasm, out, m.Name+".wasm")
+	}
+	fi, err := os.Lstat(out)
+	switch {
+	case err != nil || fi.Mode()&os.ModeSymlink != 0:
+		return nil // nothing to keep (an unreadable path fails at the rename)
+	case fi.IsDir():
+		return fmt.Errorf("%s: wasm = %q: %s is a folder, not a module file", m.Path, m.Wasm, out)
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("%s: wasm = %q: %s is not a regular file; kinfer build replaces only a WebAssembly module", m.Path, m.Wasm, out)
+	case fi.Size() == 0:
+		return nil
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		return fmt.Errorf("%s: wasm = %q: %w", m.Path, m.Wasm, err)
+	}
+	defer f.Close()
+	magic := make([]byte, 4)
+	if n, _ := io.ReadFull(f, magic); n < 4 || string(magic) != "\x00asm" {
+		return fmt.Errorf("%s: wasm = %q: %s exists and is not a WebAssembly module (it does not begin with \\0asm); "+
+			"kinfer build replaces only a module: move the file away or name another module file", m.Path, m.Wasm, out)
+	}
+	return nil
 }
 
 // CheckResult is the outcome of Check.
