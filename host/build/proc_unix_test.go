@@ -15,13 +15,13 @@ import (
 	"time"
 )
 
-// FakeSleepingClang writes, into a new folder, a clang that answers the
+// fakeSleepingClang writes, into a new folder, a clang that answers the
 // toolchain probes (its own path as every sysroot file) and, asked to
 // compile, starts a child that sleeps for five minutes, writes the child's
 // process id to pidFile and waits for it: a compiler that never ends, with
 // a process of its own below it (as clang -cc1 is below clang). It returns
 // the script's path.
-func FakeSleepingClang(t *testing.T, pidFile string) string {
+func fakeSleepingClang(t *testing.T, pidFile string) string {
 	t.Helper()
 	dir := t.TempDir()
 	self := filepath.Join(dir, "clang")
@@ -55,9 +55,9 @@ func waitPID(t *testing.T, pidFile string, timeout time.Duration) int {
 	return 0
 }
 
-// Gone reports, within timeout, whether process pid has ended (no such
+// gone reports, within timeout, whether process pid has ended (no such
 // process, or a zombie nobody has reaped yet).
-func Gone(pid int, timeout time.Duration) bool {
+func gone(pid int, timeout time.Duration) bool {
 	for end := time.Now().Add(timeout); ; time.Sleep(20 * time.Millisecond) {
 		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
 			return true
@@ -82,7 +82,7 @@ func TestBuildContextKillsCompiler(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	pidFile := filepath.Join(t.TempDir(), "pid")
-	clang := FakeSleepingClang(t, pidFile)
+	clang := fakeSleepingClang(t, pidFile)
 	dir := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(dir, "twice.c"), []byte(cPlugin), 0o644))
 	must(t, os.WriteFile(filepath.Join(dir, "plugin.toml"), []byte(cManifest), 0o644))
@@ -111,7 +111,7 @@ func TestBuildContextKillsCompiler(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "interrupted") || !strings.Contains(err.Error(), "SIGTERM") {
 		t.Errorf("error %v, want one saying the build was interrupted by SIGTERM", err)
 	}
-	if !Gone(pid, 5*time.Second) {
+	if !gone(pid, 5*time.Second) {
 		t.Errorf("the compiler's child (pid %d) still runs after the build was cancelled", pid)
 	}
 	if m, _ := filepath.Glob(filepath.Join(tmp, "kinfer-sdk-*")); len(m) != 0 {
