@@ -100,7 +100,7 @@ func cli(args []string, stdout, stderr io.Writer) int {
 			err = cmdList(stdout)
 		}
 	case "build":
-		err = cmdBuild(rest, stdout)
+		err = cmdBuild(rest, stdout, stderr)
 	case "new":
 		err = cmdNew(rest, stdout)
 	case "version":
@@ -421,6 +421,9 @@ func cmdValidate(args []string, stdout io.Writer) error {
 }
 
 func validate(ctx context.Context, rt *wasm.Runtime, path string, stdout io.Writer) error {
+	if isModule(path) {
+		return fmt.Errorf("%s is a WebAssembly module, not a study or a plugin.toml: kinfer inspect %s prints what it is (add --certify to check that its results are deterministic); kinfer validate takes the plugin.toml beside it", path, path)
+	}
 	if isManifest(path) {
 		p, err := loadPlugin(ctx, rt, path)
 		if err != nil {
@@ -514,12 +517,34 @@ func printValid(s *study.Study, stdout io.Writer) {
 		s.Name, s.ModelInfo.Ref, len(s.Free), extra, len(s.Data), rows, len(s.Terms), s.MethodInfo.Ref)
 }
 
+// isModule tells a WebAssembly module (a .wasm name, or the \0asm magic)
+// from a TOML file named on the command line.
+func isModule(path string) bool {
+	if strings.HasSuffix(strings.ToLower(path), ".wasm") {
+		return true
+	}
+	f, err := safefile.Open(path, manifest.MaxModuleBytes)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	magic := make([]byte, 4)
+	n, _ := io.ReadFull(f, magic)
+	return n == 4 && string(magic) == "\x00asm"
+}
+
+// bareLimits are the limits of a module loaded without its plugin.toml
+// (kinfer inspect FILE.wasm): those of a plugin.toml without [limits], so
+// that a module just received runs no longer than its manifest would let
+// it (ABI.md §9), never unlimited.
+var bareLimits = manifest.Limits{MemoryMiB: manifest.DefaultMemoryMiB, TimeoutMS: manifest.DefaultTimeoutMS, Fuel: manifest.DefaultFuel}
+
 func loadPlugin(ctx context.Context, rt *wasm.Runtime, path string) (*wasm.Plugin, error) {
 	var m *manifest.Manifest
-	if strings.HasSuffix(path, ".wasm") {
-		m = &manifest.Manifest{Name: strings.TrimSuffix(filepath.Base(path), ".wasm"), ABI: abi.Version,
-			Wasm: filepath.Base(path), Path: path, Dir: filepath.Dir(path),
-			Limits: manifest.Limits{MemoryMiB: manifest.DefaultMemoryMiB, TimeoutMS: manifest.DefaultTimeoutMS}}
+	if isModule(path) {
+		base := filepath.Base(path)
+		m = &manifest.Manifest{Name: strings.TrimSuffix(base, filepath.Ext(base)), ABI: abi.Version,
+			Wasm: base, Path: path, Dir: filepath.Dir(path), Limits: bareLimits}
 	} else {
 		var err error
 		if m, err = manifest.Load(path); err != nil {
@@ -659,7 +684,9 @@ func inspect(stdout io.Writer, p *wasm.Plugin) {
 		fuel = "unlimited fuel (fuel = 0)"
 	}
 	fmt.Fprintf(stdout, "limits:       memory %d MiB, %s, %s\n", m.Limits.MemoryMiB, timeout, fuel)
-	if why := m.Limits.NeedsTrust(); len(why) > 0 {
+	if isModule(m.Path) {
+		fmt.Fprintf(stdout, "              (a bare module: the defaults of a plugin.toml without [limits])\n")
+	} else if why := m.Limits.NeedsTrust(); len(why) > 0 {
 		fmt.Fprintf(stdout, "              a study must set trusted = true for this plugin: %s\n", strings.Join(why, ", "))
 	}
 	printSpec(stdout, p.Spec)
@@ -742,7 +769,7 @@ func cmdList(w io.Writer) error {
 	return nil
 }
 
-func cmdBuild(args []string, stdout io.Writer) error {
+func cmdBuild(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("build", flag.ContinueOnError)
 	header := fs.Bool("print-header", false, "print the C header kinfer.h this binary carries (and builds C plugins with when their\nfolder has none) instead of building; kinfer build --print-header > kinfer.h to read it or for an editor")
 	pos, err := parse(fs, args, -1)
@@ -763,7 +790,11 @@ func cmdBuild(args []string, stdout io.Writer) error {
 	if len(pos) != 1 {
 		return usageError{fmt.Errorf("want 1 argument(s), got %d", len(pos))}
 	}
-	res, err := build.Build(pos[0], build.Options{})
+	// SIGINT or SIGTERM (timeout, a CI job's cancel) stops the compiler and
+	// every process it started, and removes the build's temporary files.
+	ctx, stop := interruptible(stderr, "stopping the compiler")
+	defer stop()
+	res, err := build.BuildContext(ctx, pos[0], build.Options{})
 	if err != nil {
 		return err
 	}

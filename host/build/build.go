@@ -2,17 +2,20 @@ package build
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"go/parser"
 	"go/token"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/kinfer/kinfer/host/manifest"
 )
@@ -82,6 +85,15 @@ type Result struct {
 // file the manifest names and writes the module's sha256 and the toolchain
 // into plugin.toml.
 func Build(dir string, opts Options) (Result, error) {
+	return BuildContext(context.Background(), dir, opts)
+}
+
+// BuildContext is Build stopped by ctx: when ctx is done, the compiler in
+// progress is killed with every process it started (its process group, on
+// Unix), its temporary files are removed, and the module and plugin.toml
+// are left as they were.
+func BuildContext(ctx context.Context, dir string, opts Options) (_ Result, err error) {
+	defer interrupted(ctx, dir, &err)
 	m, lang, err := load(dir)
 	if err != nil {
 		return Result{}, err
@@ -90,12 +102,15 @@ func Build(dir string, opts Options) (Result, error) {
 	if fi, err := os.Stat(filepath.Dir(out)); err != nil || !fi.IsDir() {
 		return Result{}, fmt.Errorf("%s: wasm = %q: the folder %s does not exist (kinfer build does not create it); create it or name a module in an existing folder", m.Path, m.Wasm, filepath.Dir(out))
 	}
-	tc, err := toolchainFor(lang, m.Dir, opts)
+	if err := checkOutput(m, out); err != nil {
+		return Result{}, err
+	}
+	tc, err := toolchainFor(ctx, lang, m.Dir, opts)
 	if err != nil {
 		return Result{}, err
 	}
 	tmp := out + ".tmp"
-	res, err := compile(m, lang, tmp, opts)
+	res, err := compile(ctx, m, lang, tmp, opts)
 	if err != nil {
 		os.Remove(tmp)
 		return Result{}, err
@@ -114,6 +129,60 @@ func Build(dir string, opts Options) (Result, error) {
 		return res, err
 	}
 	return res, nil
+}
+
+// inputExts and inputNames are the files a plugin's build reads (its
+// sources, its manifest, the files of its module or crate), compared in
+// lower case: never the module a build writes.
+var (
+	inputExts  = map[string]bool{".go": true, ".c": true, ".h": true, ".rs": true, ".ts": true, ".toml": true, ".mod": true, ".sum": true}
+	inputNames = map[string]bool{"plugin.toml": true, "go.mod": true, "go.sum": true, "go.work": true, "go.work.sum": true,
+		"cargo.toml": true, "cargo.lock": true, "package.json": true, "package-lock.json": true, "asconfig.json": true, "tsconfig.json": true}
+)
+
+// checkOutput refuses a module path out (the manifest's wasm, resolved)
+// whose replacement would destroy a file of the user's: one that is an
+// input of the build (a slip such as wasm = "spring.c" or wasm =
+// "plugin.toml"), or an existing file that is not a WebAssembly module (no
+// \0asm magic). An empty file is replaced; so is a symbolic link (the
+// build renames the module over the link, it never writes through it).
+func checkOutput(m *manifest.Manifest, out string) error {
+	base := strings.ToLower(filepath.Base(out))
+	if inputNames[base] || inputExts[filepath.Ext(base)] {
+		return fmt.Errorf("%s: wasm = %q names %s, which is an input of the build (the manifest, a source file or a module/crate file), not the module it writes; "+
+			"name the module, e.g. wasm = %q", m.Path, m.Wasm, out, m.Name+".wasm")
+	}
+	fi, err := os.Lstat(out)
+	switch {
+	case err != nil || fi.Mode()&os.ModeSymlink != 0:
+		return nil // nothing to keep (an unreadable path fails at the rename)
+	case fi.IsDir():
+		return fmt.Errorf("%s: wasm = %q: %s is a folder, not a module file", m.Path, m.Wasm, out)
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("%s: wasm = %q: %s is not a regular file; kinfer build replaces only a WebAssembly module", m.Path, m.Wasm, out)
+	case fi.Size() == 0:
+		return nil
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		return fmt.Errorf("%s: wasm = %q: %w", m.Path, m.Wasm, err)
+	}
+	defer f.Close()
+	magic := make([]byte, 4)
+	if n, _ := io.ReadFull(f, magic); n < 4 || string(magic) != "\x00asm" {
+		return fmt.Errorf("%s: wasm = %q: %s exists and is not a WebAssembly module (it does not begin with \\0asm); "+
+			"kinfer build replaces only a module: move the file away or name another module file", m.Path, m.Wasm, out)
+	}
+	return nil
+}
+
+// interrupted replaces an error of a build that ctx stopped (a killed
+// compiler's "signal: killed", a toolchain probe that "failed") by one that
+// says so.
+func interrupted(ctx context.Context, dir string, err *error) {
+	if *err != nil && ctx.Err() != nil {
+		*err = fmt.Errorf("build of %s stopped: %v; the compiler was stopped and its temporary files removed", dir, context.Cause(ctx))
+	}
 }
 
 // CheckResult is the outcome of Check.
@@ -137,6 +206,12 @@ type CheckResult struct {
 // touched. When the local toolchain differs from the one plugin.toml
 // records, it returns with ToolchainDiffers set and builds nothing.
 func Check(dir string, opts Options) (CheckResult, error) {
+	return CheckContext(context.Background(), dir, opts)
+}
+
+// CheckContext is Check stopped by ctx (see BuildContext).
+func CheckContext(ctx context.Context, dir string, opts Options) (_ CheckResult, err error) {
+	defer interrupted(ctx, dir, &err)
 	var cr CheckResult
 	m, lang, err := load(dir)
 	if err != nil {
@@ -151,7 +226,7 @@ func Check(dir string, opts Options) (CheckResult, error) {
 		return cr, fmt.Errorf("plugin %s: %w", m.Name, err)
 	}
 	cr.Committed = manifest.SHA256(committed)
-	tc, err := toolchainFor(lang, m.Dir, opts)
+	tc, err := toolchainFor(ctx, lang, m.Dir, opts)
 	if err != nil {
 		return cr, err
 	}
@@ -165,7 +240,7 @@ func Check(dir string, opts Options) (CheckResult, error) {
 		return cr, err
 	}
 	defer os.RemoveAll(tmpDir)
-	res, err := compile(m, lang, filepath.Join(tmpDir, filepath.Base(m.WasmPath())), opts)
+	res, err := compile(ctx, m, lang, filepath.Join(tmpDir, filepath.Base(m.WasmPath())), opts)
 	if err != nil {
 		return cr, err
 	}
@@ -245,35 +320,35 @@ func Detect(dir string) (string, error) {
 // AssemblyScript it is the compiler found from the working directory; a
 // plugin's build looks from the plugin's folder (node_modules above it).
 func Toolchain(lang string, opts Options) (string, error) {
-	return toolchainFor(lang, "", opts)
+	return toolchainFor(context.Background(), lang, "", opts)
 }
 
-func toolchainFor(lang, dir string, opts Options) (string, error) {
+func toolchainFor(ctx context.Context, lang, dir string, opts Options) (string, error) {
 	switch lang {
 	case LangRust:
-		return rustToolchain(opts)
+		return rustToolchain(ctx, opts)
 	case LangAS:
 		if dir != "" {
 			if abs, err := filepath.Abs(dir); err == nil {
 				dir = abs
 			}
 		}
-		return ascToolchain(dir, opts)
+		return ascToolchain(ctx, dir, opts)
 	case LangGo:
-		out, err := run("", goEnv(), opts.goCmd(), "env", "GOVERSION")
+		out, err := run(ctx, "", goEnv(), opts.goCmd(), "env", "GOVERSION")
 		if err != nil {
 			return "", fmt.Errorf("%w: %s: %v", ErrNoToolchain, opts.goCmd(), err)
 		}
 		return strings.TrimSpace(out), nil
 	case LangC:
-		out, err := run("", nil, opts.clangCmd(), "--version")
+		out, err := run(ctx, "", nil, opts.clangCmd(), "--version")
 		if err != nil {
 			return "", fmt.Errorf("%w: %s: %v", ErrNoToolchain, opts.clangCmd(), err)
 		}
 		version := strings.TrimSpace(strings.SplitN(out, "\n", 2)[0])
 		h := sha256.New()
 		for _, arg := range []string{"-print-file-name=libc.a", "-print-file-name=crt1-reactor.o", "-print-libgcc-file-name"} {
-			p, err := run("", nil, opts.clangCmd(), "--target=wasm32-wasi", arg)
+			p, err := run(ctx, "", nil, opts.clangCmd(), "--target=wasm32-wasi", arg)
 			p = strings.TrimSpace(p)
 			if err != nil || !filepath.IsAbs(p) {
 				return "", fmt.Errorf("%w: %s has no wasm32-wasi sysroot (%s gives %q; install wasi-libc and libclang-rt-dev-wasm32)",
@@ -306,7 +381,7 @@ func goEnv() []string {
 
 // compile builds the plugin into out and fills Lang, Wasm, SHA256, Size and
 // Command.
-func compile(m *manifest.Manifest, lang, out string, opts Options) (Result, error) {
+func compile(ctx context.Context, m *manifest.Manifest, lang, out string, opts Options) (Result, error) {
 	dir, err := filepath.Abs(m.Dir)
 	if err != nil {
 		return Result{}, err
@@ -319,12 +394,20 @@ func compile(m *manifest.Manifest, lang, out string, opts Options) (Result, erro
 		return Result{}, err
 	}
 	defer os.RemoveAll(tmp)
-	var cmd, env, notes []string
+	// The compilers' own temporary files (clang's objects, go's work
+	// folder) go below tmp too: a compiler killed by an interrupted build
+	// leaves them behind, and they go with tmp.
+	work := filepath.Join(tmp, "work")
+	if err := os.Mkdir(work, 0o700); err != nil {
+		return Result{}, err
+	}
+	env := append(os.Environ(), "TMPDIR="+work)
+	var cmd, notes []string
 	embedded := false
 	switch lang {
 	case LangGo:
-		env = goEnv()
-		overlay, note, sdk, err := goOverlay(dir, tmp, opts)
+		env = append(goEnv(), "TMPDIR="+work, "GOTMPDIR="+work)
+		overlay, note, sdk, err := goOverlay(ctx, dir, tmp, opts)
 		if note != "" {
 			notes = append(notes, note)
 		}
@@ -358,7 +441,7 @@ func compile(m *manifest.Manifest, lang, out string, opts Options) (Result, erro
 			cmd = append(cmd, filepath.Base(s))
 		}
 	case LangRust:
-		rc, _, err := findRustc(opts)
+		rc, _, err := findRustc(ctx, opts)
 		if err != nil {
 			return Result{}, err
 		}
@@ -368,7 +451,7 @@ func compile(m *manifest.Manifest, lang, out string, opts Options) (Result, erro
 		}
 		embedded = emb
 		rlib, cdylib := rustCommands(rc, m.Name, rustRoot(dir), dir, sdk, tmp, out)
-		if msg, err := run(dir, nil, rlib[0], rlib[1:]...); err != nil {
+		if msg, err := run(ctx, dir, env, rlib[0], rlib[1:]...); err != nil {
 			return Result{}, fmt.Errorf("plugin %s: building the Rust SDK failed: %s: %v\n%s", m.Name, strings.Join(rlib, " "), err, msg)
 		}
 		cmd = cdylib
@@ -386,7 +469,7 @@ func compile(m *manifest.Manifest, lang, out string, opts Options) (Result, erro
 	default:
 		return Result{}, fmt.Errorf("unknown plugin language %q", lang)
 	}
-	if msg, err := run(dir, env, cmd[0], cmd[1:]...); err != nil {
+	if msg, err := run(ctx, dir, env, cmd[0], cmd[1:]...); err != nil {
 		return Result{}, fmt.Errorf("plugin %s: build failed: %s: %v\n%s", m.Name, strings.Join(cmd, " "), err, msg)
 	}
 	b, err := os.ReadFile(out)
@@ -415,12 +498,24 @@ func findSDK(dir string) string {
 }
 
 // run runs a command in dir and returns its combined output; env nil means
-// the caller's environment.
-func run(dir string, env []string, name string, args ...string) (string, error) {
-	c := exec.Command(name, args...)
+// the caller's environment. When ctx is done the command is killed with
+// the processes it started (killTree), and the error says it was
+// interrupted.
+func run(ctx context.Context, dir string, env []string, name string, args ...string) (string, error) {
+	if err := context.Cause(ctx); err != nil {
+		return "", fmt.Errorf("interrupted: %w", err)
+	}
+	c := exec.CommandContext(ctx, name, args...)
 	c.Dir, c.Env = dir, env
+	killTree(c)
+	// A process that outlives the kill and holds the output pipe open
+	// must not keep Wait (and so kinfer) waiting.
+	c.WaitDelay = 5 * time.Second
 	var buf bytes.Buffer
 	c.Stdout, c.Stderr = &buf, &buf
 	err := c.Run()
+	if err != nil && ctx.Err() != nil {
+		return buf.String(), fmt.Errorf("interrupted (%s stopped): %w", filepath.Base(name), context.Cause(ctx))
+	}
 	return buf.String(), err
 }

@@ -96,6 +96,20 @@
 // crt1-reactor.o, compiler-rt builtins), because the same clang with a
 // different wasi-libc gives different bytes.
 //
+// The module path (key wasm) must not name an input of the build (the
+// manifest, a source file, go.mod, Cargo.toml…), and an existing file there
+// is replaced only if it is a WebAssembly module (\0asm magic) or empty: a
+// slip such as wasm = "spring.c" is refused before anything is compiled.
+// A build writes the module to a .tmp file beside it and renames it over
+// the old one (a symbolic link there is replaced, not written through).
+//
+// BuildContext and CheckContext stop when their context is done (kinfer
+// build cancels it on SIGINT or SIGTERM): the compiler runs in a process
+// group of its own (Unix), which is killed as a whole, so that clang -cc1,
+// the linker or go's compile and link do not run on as orphans; the
+// compilers' temporary files are kept below the build's temporary folder
+// (TMPDIR, GOTMPDIR), which is removed with the partial module.
+//
 // Check rebuilds into a temporary directory and compares the bytes with the
 // committed module. It does not build when the local toolchain differs from
 // the recorded one (the bytes could not be expected to match) and returns

@@ -1,6 +1,7 @@
 package build
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -52,7 +53,7 @@ func rustCandidates(opts Options) []string {
 
 // rustc finds a rustc with the wasm32-unknown-unknown standard library and
 // returns its command and that library's directory.
-func findRustc(opts Options) (cmd, libdir string, err error) {
+func findRustc(ctx context.Context, opts Options) (cmd, libdir string, err error) {
 	var tried []string
 	seen := map[string]bool{}
 	for _, c := range rustCandidates(opts) {
@@ -65,7 +66,7 @@ func findRustc(opts Options) (cmd, libdir string, err error) {
 			continue
 		}
 		seen[p] = true
-		out, rerr := run("", nil, p, "--print", "target-libdir", "--target", RustTarget)
+		out, rerr := run(ctx, "", nil, p, "--print", "target-libdir", "--target", RustTarget)
 		dir := strings.TrimSpace(out)
 		if rerr != nil {
 			tried = append(tried, fmt.Sprintf("%s: %v", p, rerr))
@@ -84,12 +85,12 @@ func findRustc(opts Options) (cmd, libdir string, err error) {
 // rustToolchain is `rustc --version` plus a digest of the target's
 // standard library (Debian's libstd-rust-dev-wasm32 and rustup's
 // rust-std differ for the same compiler version).
-func rustToolchain(opts Options) (string, error) {
-	rc, libdir, err := findRustc(opts)
+func rustToolchain(ctx context.Context, opts Options) (string, error) {
+	rc, libdir, err := findRustc(ctx, opts)
 	if err != nil {
 		return "", err
 	}
-	out, err := run("", nil, rc, "--version")
+	out, err := run(ctx, "", nil, rc, "--version")
 	if err != nil {
 		return "", fmt.Errorf("%w: %s --version: %v", ErrNoToolchain, rc, err)
 	}
@@ -254,12 +255,12 @@ func ascCacheDirShown() string {
 }
 
 // ascToolchain is "AssemblyScript <version>" from `asc --version`.
-func ascToolchain(dir string, opts Options) (string, error) {
+func ascToolchain(ctx context.Context, dir string, opts Options) (string, error) {
 	asc, err := findAsc(dir, opts)
 	if err != nil {
 		return "", err
 	}
-	out, err := run("", nil, asc, "--version")
+	out, err := run(ctx, "", nil, asc, "--version")
 	if err != nil {
 		return "", fmt.Errorf("%w: %s --version: %v\n%s", ErrNoToolchain, asc, err, out)
 	}

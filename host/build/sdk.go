@@ -1,6 +1,7 @@
 package build
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"go/parser"
@@ -100,8 +101,8 @@ type goMod struct {
 // SDK's (the go command refuses a main module older than a dependency),
 // note says so: the language version changes semantics (per-iteration
 // loop variables since Go 1.22).
-func goOverlay(dir, tmp string, opts Options) (overlay, note string, sdk bool, err error) {
-	env, err := run(dir, goEnv(), opts.goCmd(), "env", "-json", "GOMOD", "GOWORK")
+func goOverlay(ctx context.Context, dir, tmp string, opts Options) (overlay, note string, sdk bool, err error) {
+	env, err := run(ctx, dir, goEnv(), opts.goCmd(), "env", "-json", "GOMOD", "GOWORK")
 	if err != nil {
 		return "", "", false, fmt.Errorf("%s env: %v\n%s", opts.goCmd(), err, env)
 	}
@@ -130,7 +131,7 @@ func goOverlay(dir, tmp string, opts Options) (overlay, note string, sdk bool, e
 			modText = "module " + tempModulePath + "\n\ngo " + gover + "\n\nrequire " + kinferModule + " v0.0.0\n\nreplace " + kinferModule + " => ./" + sdkDirName + "\n"
 		}
 	} else {
-		out, err := run(dir, goEnv(), opts.goCmd(), "mod", "edit", "-json", ge.GOMOD)
+		out, err := run(ctx, dir, goEnv(), opts.goCmd(), "mod", "edit", "-json", ge.GOMOD)
 		if err != nil {
 			return "", "", false, fmt.Errorf("%s: %v\n%s", ge.GOMOD, err, out)
 		}
@@ -183,7 +184,7 @@ func goOverlay(dir, tmp string, opts Options) (overlay, note string, sdk bool, e
 				"(your file is unchanged), so the plugin was compiled with Go %s language semantics (e.g. per-iteration loop "+
 				"variables since Go 1.22); set go %s in go.mod to build the same way by hand", ge.GOMOD, was, gover, gover, gover, gover)
 		}
-		if modText, err = run(dir, goEnv(), opts.goCmd(), append(edit, ge.GOMOD)...); err != nil {
+		if modText, err = run(ctx, dir, goEnv(), opts.goCmd(), append(edit, ge.GOMOD)...); err != nil {
 			return "", "", false, fmt.Errorf("%s: %v\n%s", ge.GOMOD, err, modText)
 		}
 	}

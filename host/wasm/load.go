@@ -7,6 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
@@ -113,7 +116,7 @@ func (r *Runtime) Load(ctx context.Context, m *manifest.Manifest) (*Plugin, erro
 	if p.wrt, err = r.wazeroFor(ctx, uint32(limit)); err != nil {
 		return nil, err
 	}
-	if p.compiled, err = compile(ctx, p.wrt, bin); err != nil {
+	if p.compiled, err = r.compile(ctx, p.wrt, bin); err != nil {
 		return nil, fmt.Errorf("plugin %s: compile %s: %w", name, m.Wasm, err)
 	}
 	ok := false
@@ -247,6 +250,62 @@ func compile(ctx context.Context, w wazero.Runtime, bin []byte) (wazero.Compiled
 		}()
 		return nil, fmt.Errorf("interrupted: %w", context.Cause(ctx))
 	}
+}
+
+// compile compiles bin with w, recovering from a damaged disk cache: wazero
+// fails a compilation whose cache entry it cannot read (a file truncated
+// by a full disk or a crash, changed bytes: "compilationcache: checksum
+// mismatch", "error reading header: EOF") or write, and would fail it
+// again on every run. A cache only saves compile time, so the entries of
+// this wazero version are deleted (wazero's names do not say which module
+// an entry holds) and the module is compiled again. When they cannot be
+// deleted, or the cache fails again, the error names the cache folder and
+// KINFER_CACHE_DIR=-.
+func (r *Runtime) compile(ctx context.Context, w wazero.Runtime, bin []byte) (wazero.CompiledModule, error) {
+	c, err := compile(ctx, w, bin)
+	if err == nil || r.cacheDir == "" || ctx.Err() != nil || !isCacheError(err) {
+		return c, err
+	}
+	advice := fmt.Sprintf("delete the compilation cache %s, or run with KINFER_CACHE_DIR=- (no disk cache)", r.cacheDir)
+	if rmErr := clearCacheDir(r.cacheDir); rmErr != nil {
+		return nil, fmt.Errorf("%w; the compilation cache could not be cleared (%v): %s", err, rmErr, advice)
+	}
+	if c, err = compile(ctx, w, bin); err != nil && isCacheError(err) {
+		return nil, fmt.Errorf("%w (after clearing the damaged compilation cache): %s", err, advice)
+	}
+	return c, err
+}
+
+// isCacheError tells a failure of wazero's disk cache (its messages begin
+// "compilationcache:"; a file it cannot open, create or rename is an
+// *fs.PathError or *os.LinkError) from the module's own compile errors.
+func isCacheError(err error) bool {
+	var pe *fs.PathError
+	var le *os.LinkError
+	return strings.Contains(err.Error(), "compilationcache:") || errors.As(err, &pe) || errors.As(err, &le)
+}
+
+// clearCacheDir deletes the entries in dir, wazero's folder of this
+// version's cache entries, except the *.tmp files of entries being written
+// (by another kinfer sharing the cache). A missing dir is no error.
+func clearCacheDir(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".tmp") {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // capExport is the export behind each capability, and the kind that may

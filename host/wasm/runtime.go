@@ -8,6 +8,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
+	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -51,6 +54,7 @@ const WASIModule = "wasi_snapshot_preview1"
 // the guest).
 type Runtime struct {
 	cache     wazero.CompilationCache
+	cacheDir  string  // the disk cache's folder of this wazero version; "" if none
 	log       *logMux // nil: discard
 	seq       atomic.Uint64
 	unmetered bool
@@ -66,38 +70,70 @@ type Runtime struct {
 // not used yet; it is in the signature for symmetry with wazero.
 func NewRuntime(ctx context.Context, o Options) (*Runtime, error) {
 	_ = ctx
-	cache, err := newCache(o.CacheDir)
+	cache, cacheDir, err := newCache(o.CacheDir)
 	if err != nil {
 		return nil, err
 	}
-	r := &Runtime{cache: cache, byMem: map[runtimeKey]wazero.Runtime{}, unmetered: o.unmetered}
+	r := &Runtime{cache: cache, cacheDir: cacheDir, byMem: map[runtimeKey]wazero.Runtime{}, unmetered: o.unmetered}
 	if o.Log != nil {
 		r.log = &logMux{w: o.Log}
 	}
 	return r, nil
 }
 
-func newCache(dir string) (wazero.CompilationCache, error) {
+// newCache opens the compilation cache o.CacheDir names and returns, for
+// a disk cache, the folder wazero keeps this version's entries in (see
+// cacheEntriesDir).
+func newCache(dir string) (wazero.CompilationCache, string, error) {
 	switch dir {
 	case "-":
-		return wazero.NewCompilationCache(), nil
+		return wazero.NewCompilationCache(), "", nil
 	case "":
 		base, err := os.UserCacheDir()
 		if err != nil {
-			return wazero.NewCompilationCache(), nil
+			return wazero.NewCompilationCache(), "", nil
 		}
-		c, err := wazero.NewCompilationCacheWithDir(filepath.Join(base, "kinfer", "wazero"))
+		dir = filepath.Join(base, "kinfer", "wazero")
+		c, err := wazero.NewCompilationCacheWithDir(dir)
 		if err != nil {
 			// The disk cache only saves compile time; run without it.
-			return wazero.NewCompilationCache(), nil
+			return wazero.NewCompilationCache(), "", nil
 		}
-		return c, nil
+		return c, cacheEntriesDir(dir), nil
 	}
 	c, err := wazero.NewCompilationCacheWithDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("wasm: compilation cache: %w", err)
+		return nil, "", fmt.Errorf("wasm: compilation cache: %w", err)
 	}
-	return c, nil
+	return c, cacheEntriesDir(dir), nil
+}
+
+// cacheEntriesDir is the folder in which wazero's disk cache at dir keeps
+// its entries, one file per compiled module: dir/wazero-VERSION-ARCH-OS,
+// VERSION found as wazero finds it (internal/version.GetWazeroVersion,
+// v1.12.0): the version of the module dependency named
+// github.com/tetratelabs/wazero in the build info, else "dev". The same
+// process asks the same build info, so both agree; TestDamagedCacheEntry
+// checks the folder exists.
+func cacheEntriesDir(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	v := ""
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range info.Deps {
+			if strings.Contains(d.Path, "github.com/tetratelabs/wazero") {
+				v = d.Version
+			}
+		}
+		if v == "" || v == "(devel)" {
+			v = info.Main.Version
+		}
+	}
+	if v == "" || v == "(devel)" {
+		v = "dev"
+	}
+	return filepath.Join(dir, "wazero-"+v+"-"+goruntime.GOARCH+"-"+goruntime.GOOS)
 }
 
 // Close closes every wazero runtime (and so every plugin instance) and the

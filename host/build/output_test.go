@@ -1,0 +1,92 @@
+package build
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kinfer/kinfer/host/manifest"
+)
+
+// A module path that names one of the build's inputs (a slip: the
+// source's name instead of the module's, or the manifest itself) is
+// refused before anything is compiled, and the file is left as it was;
+// so is an existing file that is not a WebAssembly module. (Before the
+// fix, kinfer build replaced the C source, main.go or plugin.toml with the
+// compiled module and said it succeeded: audit round 3, hostile #4.)
+func TestBuildRefusesToReplaceInputs(t *testing.T) {
+	const cSrc = "/* the user's source */\nint x;\n"
+	const goSrc = "package main\n\nfunc main() {}\n"
+	for _, c := range []struct {
+		name   string
+		files  map[string]string // besides plugin.toml
+		wasm   string
+		want   string
+		victim string // the file that must be unchanged ("" = plugin.toml)
+	}{
+		{"C source", map[string]string{"spring.c": cSrc}, "spring.c", "input of the build", "spring.c"},
+		{"C header", map[string]string{"spring.c": cSrc, "spring.h": "#define N 1\n"}, "spring.h", "input of the build", "spring.h"},
+		{"Go source", map[string]string{"main.go": goSrc}, "main.go", "input of the build", "main.go"},
+		{"go.mod", map[string]string{"main.go": goSrc, "go.mod": "module x\n"}, "go.mod", "input of the build", "go.mod"},
+		{"manifest", map[string]string{"spring.c": cSrc}, "plugin.toml", "input of the build", ""},
+		{"manifest, other case", map[string]string{"spring.c": cSrc}, "Plugin.TOML", "input of the build", ""},
+		{"Rust source", map[string]string{"lib.rs": "// rust\n"}, "lib.rs", "input of the build", "lib.rs"},
+		{"Cargo.toml", map[string]string{"src/lib.rs": "// rust\n", "Cargo.toml": "[package]\n"}, "Cargo.toml", "input of the build", "Cargo.toml"},
+		{"AssemblyScript source", map[string]string{"m.ts": "// ts\n"}, "m.ts", "input of the build", "m.ts"},
+		{"a text file", map[string]string{"spring.c": cSrc, "notes.wasm": "my notes\n"}, "notes.wasm", "is not a WebAssembly module", "notes.wasm"},
+		{"a folder", map[string]string{"spring.c": cSrc, "out.wasm/keep": "x"}, "out.wasm", "is a folder", "out.wasm/keep"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for f, text := range c.files {
+				p := filepath.Join(dir, filepath.FromSlash(f))
+				must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+				must(t, os.WriteFile(p, []byte(text), 0o644))
+			}
+			manifest := strings.Replace(cManifest, `wasm = "twice.wasm"`, `wasm = "`+c.wasm+`"`, 1)
+			must(t, os.WriteFile(filepath.Join(dir, "plugin.toml"), []byte(manifest), 0o644))
+			victim := "plugin.toml"
+			if c.victim != "" {
+				victim = c.victim
+			}
+			before := string(mustReadFile(t, filepath.Join(dir, victim)))
+			_, err := Build(dir, Options{})
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "plugin.toml") {
+				t.Errorf("wasm = %q: error %v, want one with %q naming plugin.toml", c.wasm, err, c.want)
+			}
+			if after := string(mustReadFile(t, filepath.Join(dir, victim))); after != before {
+				t.Errorf("wasm = %q: %s was changed", c.wasm, victim)
+			}
+			if m, _ := filepath.Glob(filepath.Join(dir, "*.tmp")); len(m) > 0 {
+				t.Errorf("wasm = %q: left %v", c.wasm, m)
+			}
+		})
+	}
+}
+
+// What checkOutput lets a build replace: nothing, an empty file, a
+// previous module, a symbolic link (replaced, not written through).
+func TestCheckOutputAllowsModules(t *testing.T) {
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "old.wasm"), []byte("\x00asm\x01\x00\x00\x00"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "empty.wasm"), nil, 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "src.txt"), []byte("text"), 0o644))
+	must(t, os.Symlink("src.txt", filepath.Join(dir, "link.wasm")))
+	for _, f := range []string{"new.wasm", "old.wasm", "empty.wasm", "link.wasm", "module"} {
+		m := manifestIn(dir, f)
+		if err := checkOutput(m, m.WasmPath()); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	for _, f := range []string{"src.txt", "x.go", "X.C", "go.sum", "package.json"} {
+		m := manifestIn(dir, f)
+		if err := checkOutput(m, m.WasmPath()); err == nil {
+			t.Errorf("%s accepted as the module path", f)
+		}
+	}
+}
+
+func manifestIn(dir, wasm string) *manifest.Manifest {
+	return &manifest.Manifest{Name: "twice", Wasm: wasm, Path: filepath.Join(dir, "plugin.toml"), Dir: dir}
+}
