@@ -422,6 +422,11 @@ func (r *runner) loop(ctx context.Context) (err error, stoppedInEval bool, rngAt
 				// guest's message).
 				err = fmt.Errorf("%w; the model's derivatives failed: %s", err, note)
 			}
+			if note := r.t.EvaluationFailures(); note != "" {
+				// The method found no usable point: the plugin that
+				// failed them says why.
+				err = fmt.Errorf("%w; points failed in a plugin: %s", err, note)
+			}
 			return fmt.Errorf("method %s: tell: %w", r.method(), err), false, rngAtAsk, startsAtAsk
 		}
 		if err := r.take(); err != nil {

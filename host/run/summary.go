@@ -69,6 +69,9 @@ type Summary struct {
 	JacobianFailures   int    `json:"jacobian_failures,omitempty"`
 	GradientFailures   int    `json:"gradient_failures,omitempty"`
 	DerivativeFailures string `json:"derivative_failures,omitempty"`
+	// EvaluationFailures says which plugin failed points (status 1 or 2),
+	// with its last kinfer_last_error message (ABI.md §3).
+	EvaluationFailures string `json:"evaluation_failures,omitempty"`
 	// Constraints are the study's soft constraints, with their number of
 	// residuals.
 	Constraints       []ConstraintSummary `json:"constraints,omitempty"`
@@ -149,6 +152,7 @@ func summarize(s *study.Study, t *target.Target, workers int, rep abi.Report, sa
 	}
 	sum.JacobianFailures, sum.GradientFailures = c.JacobianFailures, c.GradientFailures
 	sum.DerivativeFailures = guesttext.Escape(t.DerivativeFailures())
+	sum.EvaluationFailures = guesttext.Escape(t.EvaluationFailures())
 	if s.MethodInfo.Spec.Has(abi.CapLeastSquares) || c.Jacobians > 0 {
 		sum.Residuals = t.Residuals()
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -725,6 +726,29 @@ func (t *Target) DerivativeFailures() string {
 		return d.DerivativeFailures()
 	}
 	return ""
+}
+
+// EvaluationFailures describes the points a plugin model or likelihood
+// failed (status 1 or 2), per component, with the guest's last
+// kinfer_last_error message; "" when none did or no plugin says.
+func (t *Target) EvaluationFailures() string {
+	type failer interface{ EvaluationFailures() string }
+	var parts []string
+	if f, ok := t.S.Model.(failer); ok {
+		if n := f.EvaluationFailures(); n != "" {
+			parts = append(parts, "model "+t.S.ModelInfo.Spec.Name+": "+n)
+		}
+	}
+	seen := map[failer]bool{}
+	for _, term := range t.S.Terms {
+		if f, ok := term.Likelihood.(failer); ok && !seen[f] {
+			seen[f] = true
+			if n := f.EvaluationFailures(); n != "" {
+				parts = append(parts, "likelihood "+term.Component.Spec.Name+": "+n)
+			}
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // SetCounts restores tallies (when a run resumes from a checkpoint).

@@ -69,7 +69,7 @@ func (d *derivFailures) add(e export, st abi.Status, msg string) {
 }
 
 // note is one line per failing export, e.g. `kinfer_model_jacobian
-// returned 1 (failed) at 100 of 100 calls; last kinfer_last_error: "…"`,
+// returned 1 (failed) at 100 of 100 (calls, or points of a batch); last kinfer_last_error: "…"`,
 // or "" when none failed.
 func (d *derivFailures) note() string {
 	d.mu.Lock()
@@ -95,7 +95,7 @@ func (d *derivFailures) note() string {
 		} else {
 			msg = `"` + guesttext.Escape(msg) + `"`
 		}
-		parts = append(parts, fmt.Sprintf("%s returned %s of %d calls; last kinfer_last_error: %s", e, strings.Join(by, " and "), d.calls[e], msg))
+		parts = append(parts, fmt.Sprintf("%s returned %s of %d; last kinfer_last_error: %s", e, strings.Join(by, " and "), d.calls[e], msg))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -104,3 +104,9 @@ func (d *derivFailures) note() string {
 // that returned a failed or invalid status, with the guest's last message
 // (see derivFailures), or "" when there were none.
 func (w *model) DerivativeFailures() string { return w.pool.p.deriv.note() }
+
+// EvaluationFailures describes the points of the plugin's eval exports
+// (kinfer_model_eval, kinfer_likelihood_eval, …) that returned status 1
+// (failed) or 2 (invalid), with the guest's last kinfer_last_error
+// message, or "" when there were none.
+func (w *model) EvaluationFailures() string { return w.pool.p.evals.note() }

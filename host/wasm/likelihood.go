@@ -47,6 +47,10 @@ func (p *Plugin) Likelihood(ctx context.Context, settings []float64, outputs, wo
 // the number of output columns every call must pass.
 type likelihood struct{ model model }
 
+// EvaluationFailures describes the points the likelihood failed, with its
+// last kinfer_last_error message ("" for none).
+func (w *likelihood) EvaluationFailures() string { return w.model.EvaluationFailures() }
+
 type likGrad struct{ *likelihood }
 type likRes struct{ *likelihood }
 type likGradRes struct{ *likelihood }
@@ -155,6 +159,9 @@ func (in *instance) likEval(e export, K, m int, y, obs, sigma, gy []float64) (fl
 		return 0, abi.Trap, err
 	}
 	st, err := in.guestStatus(e, i32(ret), -1)
+	if err == nil {
+		in.tallyEvals(e, []abi.Status{st})
+	}
 	if err != nil || st != abi.OK {
 		return 0, st, err
 	}
@@ -302,6 +309,9 @@ func (w *likelihood) residuals(m int, y, obs, sigma, r []float64) abi.Status {
 			return abi.Trap, err
 		}
 		st, err := in.guestStatus(e, i32(ret), -1)
+		if err == nil {
+			in.tallyEvals(e, []abi.Status{st})
+		}
 		if err != nil || st != abi.OK {
 			return st, err
 		}

@@ -45,6 +45,7 @@ type Plugin struct {
 	log      *pluginLog
 	exported [numExports]bool
 	deriv    derivFailures // failed derivative calls (derivfail.go)
+	evals    derivFailures // points of an eval export with status 1 or 2
 
 	mu    sync.Mutex
 	spare *instance // the instance Load checked, unconfigured, for the first user

@@ -225,7 +225,25 @@ func (in *instance) readStatuses(e export, off uint32, status []abi.Status) erro
 			return err
 		}
 	}
+	in.tallyEvals(e, status)
 	return nil
+}
+
+// tallyEvals records the statuses of an eval export's points in the
+// plugin's evaluation-failure tally, with the guest's kinfer_last_error
+// message (read once per call) when a point failed (ABI.md §3: the host
+// adds it to its error).
+func (in *instance) tallyEvals(e export, status []abi.Status) {
+	msg := ""
+	for _, st := range status {
+		if st != abi.OK {
+			msg = in.lastError()
+			break
+		}
+	}
+	for _, st := range status {
+		in.p.evals.add(e, st, msg)
+	}
 }
 
 // Jacobian evaluates y and ∂y/∂θ at one θ (abi.Jacobian).

@@ -235,7 +235,7 @@ EXPORT(kinfer_model_eval) int kinfer_model_eval(int b, const double *theta, int 
 			continue;
 		}
 		if (a < -500) { status[i] = 2; continue; }
-		if (bb > 9) { status[i] = 1; continue; }
+		if (bb > 9) { set_err("b above 9 (test)"); status[i] = 1; continue; }
 		for (int k = 0; k < K; k++) {
 			yi[2 * k] = scale * (a * x[k] + bb);
 			yi[2 * k + 1] = scale * a * x[k] * x[k];
