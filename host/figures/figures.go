@@ -114,6 +114,16 @@ func (f *Figure) PNG(dpi int) ([]byte, error) {
 // safeDraw turns a panic of gonum/plot (e.g. a log axis over a
 // non-positive range) into an error naming the figure.
 func (f *Figure) safeDraw(c vg.CanvasSizer) (err error) {
+	for _, row := range f.Panels {
+		for _, p := range row {
+			if p == nil {
+				continue
+			}
+			if err := checkAxes(p); err != nil {
+				return fmt.Errorf("figure %s: %w", f.Name, err)
+			}
+		}
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("figure %s: %v", f.Name, r)
@@ -271,21 +281,62 @@ func Lines(title, xlabel, ylabel string, logY bool, ss []Series) (*plot.Plot, er
 	}
 	p.Legend.Top = true
 	p.Legend.TextStyle.Font.Size = vg.Points(8)
-	return p, nil
+	return checked(p)
 }
 
 // decades sets a log axis to whole decades around [lo, hi] (lo > 0), at
 // least one decade wide: gonum's own padding of a one-value range would
-// reach below zero.
+// reach below zero. The ends stay within (0, MaxFloat64]: the decade
+// above 1.7e308 is +Inf, the one below 5e-324 is 0.
 func decades(a *plot.Axis, lo, hi float64) {
 	a.Min = math.Pow(10, math.Floor(math.Log10(lo)))
 	a.Max = math.Pow(10, math.Ceil(math.Log10(hi)))
 	if !(a.Max > a.Min) {
 		a.Max = a.Min * 10
 	}
+	if a.Min <= 0 {
+		a.Min = lo
+	}
+	a.Max = math.Min(a.Max, math.MaxFloat64)
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// checkAxes refuses a plot whose x or y axis cannot be drawn: an end
+// that is not finite, or a span hi − lo that overflows float64 (one
+// sample at 1e308 and one at −1e308). gonum/plot's tick labelling
+// (Talbot, Lin & Hanrahan) loops for ever over such a range — a hang,
+// not a panic that safeDraw could recover — so every figure built from
+// samples or model outputs is checked when it is built (Histogram,
+// Lines, Corner, Boxes) and again before it is drawn. An axis with no
+// data (gonum's +Inf/−Inf start) is fine: gonum draws it as [0, 1].
+func checkAxes(p *plot.Plot) error {
+	for _, a := range []struct {
+		name string
+		ax   *plot.Axis
+	}{{"x", &p.X}, {"y", &p.Y}} {
+		lo, hi := a.ax.Min, a.ax.Max
+		if math.IsInf(lo, 1) && math.IsInf(hi, -1) {
+			continue
+		}
+		if !finite(lo) || !finite(hi) || !finite(hi-lo) {
+			return fmt.Errorf("the %s axis would span [%g, %g], wider than a float64 can hold (hi − lo = %g): not drawn", a.name, lo, hi, hi-lo)
+		}
+	}
+	return nil
+}
+
+// checked is p unless its axes cannot be drawn (checkAxes), then the
+// error, prefixed with the plot's title when it has one.
+func checked(p *plot.Plot) (*plot.Plot, error) {
+	if err := checkAxes(p); err != nil {
+		if p.Title.Text != "" {
+			return nil, fmt.Errorf("%s: %w", p.Title.Text, err)
+		}
+		return nil, err
+	}
+	return p, nil
+}
 
 // Mark is a vertical reference line of a histogram (a truth, the best
 // point); nil Color: black. Dashed unless Solid.
@@ -328,7 +379,7 @@ func Histogram(title, xlabel string, x []float64, bins int, density func(float64
 	p.Legend.Add(fmt.Sprintf("samples (%d)", len(x)), h)
 	if density != nil {
 		pad := 0.1 * (hi - lo)
-		if !finite(lo-pad) || !finite(hi+pad) {
+		if !finite(lo-pad) || !finite(hi+pad) || !finite((hi+pad)-(lo-pad)) {
 			pad = 0
 		}
 		f := plotter.NewFunction(func(t float64) float64 {
@@ -356,7 +407,7 @@ func Histogram(title, xlabel string, x []float64, bins int, density func(float64
 	}
 	p.Legend.Top = true
 	p.Legend.TextStyle.Font.Size = vg.Points(8)
-	return p, nil
+	return checked(p)
 }
 
 // vline draws the mark as a vertical line across the plot area.
@@ -428,7 +479,7 @@ func Corner(name string, names []string, cols [][]float64, maxPoints int, size v
 			}
 			if i == j {
 				if p, err = Histogram("", xl, cols[i], 0, nil, ""); err != nil {
-					return nil, err
+					return nil, fmt.Errorf("%s: %w", names[i], err)
 				}
 				p.Legend = plot.NewLegend()
 				p.Y.Label.Text = yl
@@ -449,6 +500,9 @@ func Corner(name string, names []string, cols [][]float64, maxPoints int, size v
 				sc.GlyphStyle.Radius = vg.Points(0.9)
 				sc.GlyphStyle.Shape = draw.CircleGlyph{}
 				add(p, sc)
+				if _, err := checked(p); err != nil {
+					return nil, fmt.Errorf("%s against %s: %w", names[i], names[j], err)
+				}
 			}
 			small(p)
 			panels[i][j] = p
@@ -550,7 +604,7 @@ func Boxes(title, ylabel string, logY bool, boxes []Box) (*plot.Plot, error) {
 		}
 		decades(&p.Y, lo, hi)
 	}
-	return p, nil
+	return checked(p)
 }
 
 // Quantiles are the type-7 (linear interpolation, Hyndman & Fan)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // writeRun writes a run directory by hand: summary.json with the given
@@ -136,5 +137,61 @@ func TestTruthFromAnalysis(t *testing.T) {
 		if !strings.Contains(html, want) {
 			t.Errorf("report lacks %q", want)
 		}
+	}
+}
+
+// One sample at 1e308 and one at −1e308 in a column (hi − lo overflows
+// float64): gonum/plot's tick labelling used to loop for ever on that
+// axis, and kinfer report hung. The histogram, the corner plot and the
+// trace of k are left out with a note; eps_r's are drawn; the report is
+// written in bounded time.
+func TestSamplesBeyondFloat64Span(t *testing.T) {
+	dir := writeRun(t, "metropolis", `{"chains": 2, "rhat": [1.01, 1.02]}`, 40)
+	p := filepath.Join(dir, "samples.csv")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	lines[6] = "1e308" + lines[6][strings.Index(lines[6], ","):]
+	lines[7] = "-1e308" + lines[7][strings.Index(lines[7], ","):]
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	var r *Report
+	var html string
+	go func() {
+		defer close(done)
+		if r, err = Build(context.Background(), dir, Options{}); err != nil {
+			return
+		}
+		var sb strings.Builder
+		err = r.HTML(&sb)
+		html = sb.String()
+	}()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the report still runs after 60 s (a hang in gonum/plot's tick labelling)")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(r.Notes, "\n")
+	for _, want := range []string{"histogram of k: posterior of k: the x axis", "corner plot: k: the x axis", "trace of k: trace of k: the y axis", "wider than a float64 can hold"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+	var names []string
+	for _, f := range r.Figures() {
+		names = append(names, f.Name)
+	}
+	if got := strings.Join(names, " "); got != "posterior-eps_r trace-eps_r" {
+		t.Errorf("figures %q, want eps_r's histogram and trace only", got)
+	}
+	if !strings.Contains(html, "wider than a float64 can hold") || !strings.Contains(html, `data-figures="2"`) {
+		t.Error("report.html lacks the note or has another number of figures")
 	}
 }
