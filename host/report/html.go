@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -138,7 +139,9 @@ func (r *Report) HTML(w io.Writer) error {
 	if len(s.Fixed) > 0 {
 		pg.Run = append(pg.Run, kv{"fixed", fixed(s.Fixed)})
 	}
-	pg.ParamCols, pg.Params = r.paramTable()
+	var tableNotes []string
+	pg.ParamCols, pg.Params, tableNotes = r.paramTable()
+	pg.Notes = append(slices.Clip(pg.Notes), tableNotes...)
 	pg.Method = scalars(r.report)
 	if p := s.Provenance; p != nil {
 		pg.Provenance = []kv{{"kinfer", p.Kinfer}, {"revision", p.VCSRevision + " (modified: " + p.VCSModified + ")"},
@@ -214,10 +217,27 @@ func warnings(report map[string]any) []string {
 	return out
 }
 
-// paramTable is summary.json's params, the best point, and every
-// per-parameter list of the method report (e.g. rhat, ess) and of
-// analysis.json (the relative spread, the truth's percentile).
-func (r *Report) paramTable() ([]string, []paramRow) {
+// perParamLists are the method-report lists that hold one value per free
+// parameter, in samples.csv's order: Metropolis's (builtin and the
+// plugin of plugins/go/metropolis) split-R̂, ESS and proposal scale. A
+// method may add its own under a name ending in PerParamSuffix. Other
+// lists are per start (levmar's cost, evaluations_per_start), per chain
+// (acceptance_per_chain) or per stage, whatever their length: a list
+// whose length happens to equal the number of parameters is not a
+// column (RATIONALE.md, "Why does the report's parameter table take
+// only lists named per parameter?").
+var perParamLists = map[string]bool{"rhat": true, "ess": true, "proposal_sd": true}
+
+// PerParamSuffix ends the name of a method-report list with one value per
+// free parameter (samples.csv's order) that the report shows as a column
+// of its parameter table.
+const PerParamSuffix = "_per_param"
+
+// paramTable is summary.json's params, the best point, every
+// per-parameter list of the method report (perParamLists, PerParamSuffix;
+// a least-squares method's standard errors) and of analysis.json (the
+// relative spread, the truth's percentile).
+func (r *Report) paramTable() ([]string, []paramRow, []string) {
 	cols := []string{"mean", "sd", "p05", "p50", "p95", "best"}
 	one := r.Summary.Samples <= 1 // an optimiser's single final point
 	if one {
@@ -226,7 +246,10 @@ func (r *Report) paramTable() ([]string, []paramRow) {
 	d := len(r.Summary.Params)
 	var extra []string
 	for k, v := range r.report {
-		if l, ok := v.([]any); ok && len(l) == d && d > 1 {
+		if !perParamLists[k] && !strings.HasSuffix(k, PerParamSuffix) {
+			continue
+		}
+		if l, ok := v.([]any); ok && len(l) == d && d > 0 {
 			if _, isNum := l[0].(float64); isNum || l[0] == nil {
 				extra = append(extra, k)
 			}
@@ -234,6 +257,14 @@ func (r *Report) paramTable() ([]string, []paramRow) {
 	}
 	sort.Strings(extra)
 	cols = append(cols, extra...)
+	var notes []string
+	se, seNote := r.standardErrors()
+	if se != nil {
+		cols = append(cols, "standard error")
+		if seNote != "" {
+			notes = append(notes, seNote)
+		}
+	}
 	var rel map[string]float64
 	if ps, ok := r.analysis["params"].([]any); ok {
 		rel = map[string]float64{}
@@ -278,6 +309,13 @@ func (r *Report) paramTable() ([]string, []paramRow) {
 		for _, k := range extra {
 			row.Cells = append(row.Cells, g(num(r.report[k].([]any)[j])))
 		}
+		if se != nil {
+			c, ok := se[p.Name]
+			if !ok {
+				c = "—"
+			}
+			row.Cells = append(row.Cells, c)
+		}
 		if rel != nil {
 			v, ok := rel[p.Name]
 			if !ok {
@@ -298,7 +336,57 @@ func (r *Report) paramTable() ([]string, []paramRow) {
 		}
 		rows = append(rows, row)
 	}
-	return cols, rows
+	return cols, rows, notes
+}
+
+// standardErrors are a least-squares method's standard errors of the
+// best start (method_report.statistics.standard_errors, named by
+// statistics.params), as table cells by parameter: "—" for a parameter
+// transformed by [transform] (the method's statistics are in its
+// coordinate x, not in θ: the note says so), "(at a bound)" added for a
+// parameter in statistics.at_bound (its standard error does not hold
+// there). nil when the report has none.
+func (r *Report) standardErrors() (map[string]string, string) {
+	st, _ := r.report["statistics"].(map[string]any)
+	ses, _ := st["standard_errors"].([]any)
+	names, _ := st["params"].([]any)
+	if len(ses) == 0 || len(ses) != len(names) {
+		return nil, ""
+	}
+	atBound := map[string]bool{}
+	if ab, ok := st["at_bound"].([]any); ok {
+		for _, e := range ab {
+			if n, ok := e.(string); ok {
+				atBound[n] = true
+			}
+		}
+	}
+	out := map[string]string{}
+	var inX []string
+	for i, e := range names {
+		n, ok := e.(string)
+		if !ok {
+			continue
+		}
+		if tr := r.Summary.Transform; tr != nil {
+			if _, ok := tr.XBounds[n]; ok {
+				out[n] = "—"
+				inX = append(inX, n)
+				continue
+			}
+		}
+		c := g(num(ses[i]))
+		if atBound[n] {
+			c += " (at a bound)"
+		}
+		out[n] = c
+	}
+	note := ""
+	if len(inX) > 0 {
+		sort.Strings(inX)
+		note = fmt.Sprintf("standard errors of %s are not shown: [transform] maps them, and the method's statistics are in its coordinates x (summary.json method_report.statistics.standard_errors), not in the parameters' units", strings.Join(inX, ", "))
+	}
+	return out, note
 }
 
 // scalars are the method report's numbers, strings and booleans.

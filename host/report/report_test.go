@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -193,5 +194,98 @@ func TestSamplesBeyondFloat64Span(t *testing.T) {
 	}
 	if !strings.Contains(html, "wider than a float64 can hold") || !strings.Contains(html, `data-figures="2"`) {
 		t.Error("report.html lacks the note or has another number of figures")
+	}
+}
+
+// paramHeader is the header row of report.html's parameter table, and the
+// cells of the row of parameter name.
+func paramHeader(t *testing.T, r *Report, name string) (header, row []string) {
+	t.Helper()
+	var b strings.Builder
+	if err := r.HTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	i := strings.Index(html, `<h2 id="parameters">`)
+	j := strings.Index(html[i:], "</table>")
+	if i < 0 || j < 0 {
+		t.Fatal("no parameter table")
+	}
+	cell := regexp.MustCompile(`<t[hd][^>]*>([^<]*)</t[hd]>`)
+	for _, line := range strings.Split(html[i:i+j], "\n") {
+		var cells []string
+		for _, m := range cell.FindAllStringSubmatch(line, -1) {
+			cells = append(cells, m[1])
+		}
+		switch {
+		case len(cells) > 0 && cells[0] == "parameter":
+			header = cells
+		case len(cells) > 0 && cells[0] == name:
+			row = cells
+		}
+	}
+	return header, row
+}
+
+// Only lists that are per parameter become columns of the parameter
+// table: Metropolis's rhat, ess and proposal_sd, and a plugin's list named
+// *_per_param — not levmar's per-start cost, evaluations_per_start,
+// failures_per_start and iterations with starts = 2 = d, nor
+// acceptance_per_chain with 2 chains. A least-squares run shows its
+// statistics.standard_errors (by name, whatever their order), marked at a
+// bound; with [transform] they are in the method's x and are not shown
+// under θ's names.
+func TestParamTableColumns(t *testing.T) {
+	lm := `{"cost": [22.9, 22.9], "evaluations_per_start": [21, 14], "failures_per_start": [0, 0], "iterations": [13, 13],
+	  "exit_reason": ["ftol", "ftol"], "best_start": 0, "trace_cost": [[30, 22.9], [40, 22.9]],
+	  "statistics": {"params": ["eps_r", "k"], "standard_errors": [0.0009987, 78.78], "at_bound": ["eps_r"]}}`
+	cases := []struct {
+		method, report, summaryExtra string
+		n                            int
+		header                       string
+		k                            string // k's row
+	}{
+		{"levmar", lm, "", 2, "parameter unit mean sd p05 p50 p95 best standard error", "k N 1 — 1 1 1 1.5 78.78"},
+		{"levmar", lm, "", 1, "parameter unit value best standard error", "k N 1 1.5 78.78"},
+		{"metropolis", `{"chains": 2, "acceptance_per_chain": [0.3, 0.25], "rhat": [1.01, 1.02], "ess": [100, 200], "proposal_sd": [0.5, 0.01], "other": [1, 2], "bias_per_param": [0.5, 0.25]}`,
+			"", 300, "parameter unit mean sd p05 p50 p95 best bias_per_param ess proposal_sd rhat", "k N 1 — 1 1 1 1.5 0.5 100 0.5 1.01"},
+	}
+	for _, c := range cases {
+		r, err := Build(context.Background(), writeRun(t, c.method, c.report, c.n), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		header, row := paramHeader(t, r, "k")
+		if got := strings.Join(header, " "); got != c.header {
+			t.Errorf("%s, %d samples: header %q, want %q", c.method, c.n, got, c.header)
+		}
+		if got := strings.Join(row, " "); got != c.k {
+			t.Errorf("%s, %d samples: k's row %q, want %q", c.method, c.n, got, c.k)
+		}
+		if c.method == "levmar" {
+			if _, eps := paramHeader(t, r, "eps_r"); !strings.HasSuffix(strings.Join(eps, " "), "0.0009987 (at a bound)") {
+				t.Errorf("eps_r's row %q: want its standard error marked at a bound", eps)
+			}
+		}
+	}
+	// [transform] k = "log": k's standard error is that of log k.
+	dir := writeRun(t, "levmar", lm, 2)
+	p := filepath.Join(dir, "summary.json")
+	b, _ := os.ReadFile(p)
+	b = []byte(strings.Replace(string(b), `"method_report"`, `"transform": {"transforms": [{"kind": "log", "params": ["k"]}], "x_bounds": {"k": [7.6, 9.1]}, "note": "x"}, "method_report"`, 1))
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Build(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, row := paramHeader(t, r, "k"); strings.Join(row, " ") != "k N 1 — 1 1 1 1.5 —" {
+		t.Errorf("transformed k's row %q: want no standard error", row)
+	}
+	var sb strings.Builder
+	r.HTML(&sb)
+	if !strings.Contains(sb.String(), "standard errors of k are not shown") {
+		t.Error("no note on the transformed parameter's standard error")
 	}
 }
