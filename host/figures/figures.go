@@ -353,6 +353,14 @@ type Mark struct {
 // its prior (Bartsoen et al. 2023, Fig. 5–6). Each mark with a finite X
 // is a vertical line.
 func Histogram(title, xlabel string, x []float64, bins int, density func(float64) float64, densityName string, marks ...Mark) (*plot.Plot, error) {
+	return HistogramWithin(title, xlabel, x, bins, density, densityName, math.Inf(-1), math.Inf(1), marks...)
+}
+
+// HistogramWithin is Histogram with the density drawn only inside
+// [lower, upper] (a prior truncated to the model's bounds, which is 0
+// outside them): over the histogram's range widened by 10 %, cut to
+// [lower, upper].
+func HistogramWithin(title, xlabel string, x []float64, bins int, density func(float64) float64, densityName string, lower, upper float64, marks ...Mark) (*plot.Plot, error) {
 	var v plotter.Values
 	for _, e := range x {
 		if finite(e) {
@@ -389,12 +397,19 @@ func Histogram(title, xlabel string, x []float64, bins int, density func(float64
 			}
 			return d
 		})
-		f.XMin, f.XMax, f.Samples = lo-pad, hi+pad, 200
+		a, b := lo-pad, hi+pad
+		if lower > a && lower < hi {
+			a = lower
+		}
+		if upper < b && upper > lo {
+			b = upper
+		}
+		f.XMin, f.XMax, f.Samples = a, b, 200
 		f.Color = Color(3)
 		f.Width = vg.Points(1.5)
 		add(p, f)
 		p.Legend.Add(densityName, f)
-		p.X.Min, p.X.Max = lo-pad, hi+pad
+		p.X.Min, p.X.Max = math.Min(a, lo), math.Max(b, hi)
 	}
 	for _, m := range marks {
 		if finite(m.X) {

@@ -407,3 +407,37 @@ func TestAxisSpanBeyondFloat64(t *testing.T) {
 		}
 	})
 }
+
+// A prior truncated to the bounds [2000, 12000] is drawn inside them
+// only: samples in [2000, 2300] widen to [1970, 2330] for the curve
+// without bounds, to [2000, 2330] with them; the x axis starts at the bound.
+func TestHistogramWithinBounds(t *testing.T) {
+	x := []float64{2000, 2100, 2200, 2300}
+	dens := func(float64) float64 { return 1e-3 }
+	for _, c := range []struct {
+		lower, upper, xmin, xmax float64
+	}{
+		{math.Inf(-1), math.Inf(1), 1970, 2330},
+		{2000, 12000, 2000, 2330},
+		{1990, 2310, 1990, 2310},
+	} {
+		p, err := HistogramWithin("h", "k", x, 3, dens, "prior", c.lower, c.upper)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var f *plotter.Function
+		for _, pl := range plottersOf(p) {
+			if fn, ok := pl.(*plotter.Function); ok {
+				f = fn
+			}
+		}
+		const tol = 1e-9
+		if f == nil || math.Abs(f.XMin-c.xmin) > tol || math.Abs(f.XMax-c.xmax) > tol {
+			t.Errorf("bounds [%g, %g]: curve %v, want over [%g, %g]", c.lower, c.upper, f, c.xmin, c.xmax)
+			continue
+		}
+		if math.Abs(p.X.Min-c.xmin) > tol || math.Abs(p.X.Max-c.xmax) > tol {
+			t.Errorf("bounds [%g, %g]: x axis [%g, %g], want [%g, %g]", c.lower, c.upper, p.X.Min, p.X.Max, c.xmin, c.xmax)
+		}
+	}
+}

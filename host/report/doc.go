@@ -10,7 +10,7 @@
 //
 //   - samplers (tmcmc, metropolis, any method writing many samples):
 //     each free parameter's marginal histogram with its prior density
-//     overlaid (Bartsoen et al. 2023, "Probabilistic knee ligament
+//     (truncated to the model's bounds, as the run samples it) overlaid (Bartsoen et al. 2023, "Probabilistic knee ligament
 //     calibration", Fig. 5–6), and a corner plot;
 //   - tmcmc: the stage convergence — the tempering exponent q per stage,
 //     the acceptance rate, the log evidence accumulated over the stages

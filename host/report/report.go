@@ -381,6 +381,7 @@ const (
 func (r *Report) posterior(s *study.Study, o Options) {
 	n := r.nrows
 	idx := figures.Thin(n, o.MaxSamples)
+	title := "posterior"
 	var hists []*figures.Figure
 	cols := make([][]float64, len(r.names))
 	for j, name := range r.names {
@@ -388,11 +389,18 @@ func (r *Report) posterior(s *study.Study, o Options) {
 		cols[j] = col
 		var dens func(float64) float64
 		dname := ""
+		lower, upper := math.Inf(-1), math.Inf(1)
 		if s != nil {
 			if k := slices.IndexFunc(s.Free, func(p abi.Param) bool { return p.Name == name }); k >= 0 && k < len(s.Priors) {
-				pr := s.Priors[k]
-				dens = func(x float64) float64 { return math.Exp(pr.LogPdf(x)) }
-				dname = "prior " + priorName(pr)
+				var err error
+				if dens, lower, upper, err = truncatedPrior(s.Priors[k], s.Free[k]); err != nil {
+					r.note("prior density of %s: %v", name, err)
+				} else {
+					dname = "prior " + priorName(s.Priors[k])
+					if plo, phi := s.Priors[k].Support(); plo < lower || phi > upper {
+						dname += fmt.Sprintf(" in [%s, %s]", g(lower), g(upper))
+					}
+				}
 			}
 		}
 		var marks []figures.Mark
@@ -408,14 +416,14 @@ func (r *Report) posterior(s *study.Study, o Options) {
 		if u := r.Summary.Params[j].Unit; u != "" {
 			label += " [" + u + "]"
 		}
-		p, err := figures.Histogram("posterior of "+name, label, col, 0, dens, dname, marks...)
+		p, err := figures.HistogramWithin(title+" of "+name, label, col, 0, dens, dname, lower, upper, marks...)
 		if err != nil {
 			r.note("histogram of %s: %v", name, err)
 			continue
 		}
 		hists = append(hists, figures.Single("posterior-"+name, p, panelW, panelH))
 	}
-	note := fmt.Sprintf("Marginal posterior histograms (density, %d of %d samples) with the prior density over the same range; the dashed line is the best point.", len(idx), n)
+	note := fmt.Sprintf("Marginal posterior histograms (density, %d of %d samples) with the prior's density truncated to the model's bounds (the prior the run samples: zero outside them, divided by the prior's probability inside) over the same range; the dashed line is the best point.", len(idx), n)
 	if len(r.truth()) > 0 {
 		note += " The solid green line is the true value (analysis.json, kinfer analyze --truth)."
 	}
@@ -452,6 +460,30 @@ func (r *Report) truth() map[string]float64 {
 }
 
 func priorName(d prior.Dist) string { return d.String() }
+
+// truncatedPrior is the density of the prior d of parameter p truncated
+// to p's bounds — the prior a run samples (STUDY.md: the model's bounds
+// truncate the prior): d's density divided by its mass inside the bounds
+// (prior.Truncate), 0 outside — with the interval it is drawn over (the
+// bounds cut to d's support).
+func truncatedPrior(d prior.Dist, p abi.Param) (func(float64) float64, float64, float64, error) {
+	_, mass, err := prior.Truncate(d, p.Lower, p.Upper)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	if !(mass > 0) {
+		return nil, 0, 0, fmt.Errorf("prior %s has no probability in [%g, %g] in float64", d, p.Lower, p.Upper)
+	}
+	slo, shi := d.Support()
+	lo, hi := math.Max(p.Lower, slo), math.Min(p.Upper, shi)
+	logMass := math.Log(mass)
+	return func(x float64) float64 {
+		if x < lo || x > hi {
+			return 0
+		}
+		return math.Exp(d.LogPdf(x) - logMass)
+	}, lo, hi, nil
+}
 
 // stages draws the TMCMC stage convergence.
 func (r *Report) stages() {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"math"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/builtin/prior"
 )
 
 // writeRun writes a run directory by hand: summary.json with the given
@@ -287,5 +291,60 @@ func TestParamTableColumns(t *testing.T) {
 	r.HTML(&sb)
 	if !strings.Contains(sb.String(), "standard errors of k are not shown") {
 		t.Error("no note on the transformed parameter's standard error")
+	}
+}
+
+// The prior curve is the prior truncated to the model's bounds, as the
+// run samples it (Truncate's mass): the ligament's k ∈ [2000, 12000] with
+// k ~ normal(2000, 1000) holds half the normal's mass, so its density at
+// the bound is 2·φ(0)/1000 (twice the untruncated height), and 0 below
+// it; eps_r ~ uniform(−0.2, 0.3) inside eps_r's bounds [−0.5, 0.4] is
+// not cut (density 2). Each density integrates to 1 over the interval it
+// is drawn on (trapezoid rule, 10⁵ panels).
+func TestTruncatedPrior(t *testing.T) {
+	const tol = 1e-9
+	mustD := func(d prior.Dist, err error) prior.Dist {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	// lognormal(0, 1) in [1, 100]: mass Φ(ln 100) − Φ(0).
+	lnMass := 0.5*math.Erfc(-math.Log(100)/math.Sqrt2) - 0.5
+	cases := []struct {
+		d              prior.Dist
+		p              abi.Param
+		lo, hi         float64
+		at, want, zero float64
+	}{
+		{mustD(prior.NewNormal(2000, 1000)), abi.Param{Name: "k", Lower: 2000, Upper: 12000}, 2000, 12000, 2000, 2 / math.Sqrt(2*math.Pi) / 1000, 1999},
+		{mustD(prior.NewUniform(-0.2, 0.3)), abi.Param{Name: "eps_r", Lower: -0.5, Upper: 0.4}, -0.2, 0.3, 0, 2, 0.31},
+		{mustD(prior.NewUniform(-0.2, 0.3)), abi.Param{Name: "eps_r", Lower: -0.1, Upper: 0.4}, -0.1, 0.3, 0, 2.5, -0.11},
+		{mustD(prior.NewLogNormal(0, 1)), abi.Param{Name: "c", Lower: 1, Upper: 100}, 1, 100, 1, 1 / math.Sqrt(2*math.Pi) / lnMass, 0.99},
+	}
+	for _, c := range cases {
+		d := c.d
+		f, lo, hi, err := truncatedPrior(d, c.p)
+		if err != nil {
+			t.Fatalf("%s: %v", d, err)
+		}
+		if lo != c.lo || hi != c.hi {
+			t.Errorf("%s in [%g, %g]: drawn over [%g, %g], want [%g, %g]", d, c.p.Lower, c.p.Upper, lo, hi, c.lo, c.hi)
+		}
+		if got := f(c.at); math.Abs(got-c.want) > tol*c.want {
+			t.Errorf("%s in [%g, %g]: density at %g is %g, want %g", d, c.p.Lower, c.p.Upper, c.at, got, c.want)
+		}
+		if got := f(c.zero); got != 0 {
+			t.Errorf("%s in [%g, %g]: density at %g (outside) is %g, want 0", d, c.p.Lower, c.p.Upper, c.zero, got)
+		}
+		const n = 100000
+		h := (hi - lo) / n
+		area := (f(lo) + f(hi)) / 2
+		for i := 1; i < n; i++ {
+			area += f(lo + float64(i)*h)
+		}
+		if area *= h; math.Abs(area-1) > 1e-6 {
+			t.Errorf("%s in [%g, %g]: area %g, want 1 ± 1e-6", d, c.p.Lower, c.p.Upper, area)
+		}
 	}
 }
