@@ -2,8 +2,8 @@ package report
 
 import (
 	"context"
-	"math"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
