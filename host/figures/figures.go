@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"math"
 	"sort"
+	"strconv"
 
 	"github.com/kinfer/kinfer/builtin/stats"
 	"gonum.org/v1/plot"
@@ -411,6 +412,56 @@ func HistogramWithin(title, xlabel string, x []float64, bins int, density func(f
 		p.Legend.Add(densityName, f)
 		p.X.Min, p.X.Max = math.Min(a, lo), math.Max(b, hi)
 	}
+	for _, m := range marks {
+		if finite(m.X) {
+			c := m.Color
+			if c == nil {
+				c = Black
+			}
+			vline(p, m, c)
+		}
+	}
+	p.Legend.Top = true
+	p.Legend.TextStyle.Font.Size = vg.Points(8)
+	return checked(p)
+}
+
+// Binned draws a histogram already binned — counts[i] values in
+// [edges[i], edges[i+1]] — as a density (area 1), e.g. montecarlo's
+// histogram_edges and histogram_counts, with each mark of finite X as a
+// vertical line. The edges must be finite and ascending, the counts finite
+// and ≥ 0, not all 0, one fewer than the edges.
+func Binned(title, xlabel string, edges, counts []float64, marks ...Mark) (*plot.Plot, error) {
+	if len(edges) < 2 || len(counts) != len(edges)-1 {
+		return nil, fmt.Errorf("%s: %d edges and %d counts, want n+1 edges for n ≥ 1 counts", title, len(edges), len(counts))
+	}
+	total := 0.0
+	for i, e := range edges {
+		if !finite(e) || i > 0 && !(e > edges[i-1]) {
+			return nil, fmt.Errorf("%s: edge %d is %g: want finite edges in ascending order", title, i, e)
+		}
+	}
+	for i, c := range counts {
+		if !finite(c) || c < 0 {
+			return nil, fmt.Errorf("%s: count %d is %g: want finite and ≥ 0", title, i, c)
+		}
+		total += c
+	}
+	if !(total > 0) || !finite(total) {
+		return nil, fmt.Errorf("%s: no values in the bins", title)
+	}
+	// The density of each bin by its own width (gonum's Normalize takes
+	// one width for all).
+	bins := make([]plotter.HistogramBin, len(counts))
+	for i, c := range counts {
+		bins[i] = plotter.HistogramBin{Min: edges[i], Max: edges[i+1], Weight: c / total / (edges[i+1] - edges[i])}
+	}
+	h := &plotter.Histogram{Bins: bins, Width: edges[1] - edges[0], LineStyle: plotter.DefaultLineStyle}
+	p := newPlot(title, xlabel, "density")
+	h.FillColor = fade(Color(0), 0x80)
+	h.LineStyle.Width = vg.Points(0.5)
+	add(p, h)
+	p.Legend.Add(fmt.Sprintf("values (%s)", strconv.FormatFloat(total, 'g', -1, 64)), h)
 	for _, m := range marks {
 		if finite(m.X) {
 			c := m.Color

@@ -441,3 +441,42 @@ func TestHistogramWithinBounds(t *testing.T) {
 		}
 	}
 }
+
+// A histogram given as edges and counts (montecarlo's) is drawn as a
+// density: each bar's height is count / (total · width), so the areas sum
+// to 1 whatever the widths; malformed bins are refused.
+func TestBinned(t *testing.T) {
+	p, err := Binned("q", "y", []float64{0, 1, 3, 4}, []float64{2, 4, 2}, Mark{X: 2, Name: "p50"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var area float64
+	var heights []float64
+	for _, pl := range plottersOf(p) {
+		if h, ok := pl.(*plotter.Histogram); ok {
+			for _, b := range h.Bins {
+				area += b.Weight * (b.Max - b.Min)
+				heights = append(heights, b.Weight)
+			}
+		}
+	}
+	const tol = 1e-12
+	if len(heights) != 3 || math.Abs(area-1) > tol || math.Abs(heights[0]-0.25) > tol || math.Abs(heights[1]-0.25) > tol {
+		t.Errorf("heights %v, area %v: want [0.25 0.25 0.25], area 1", heights, area)
+	}
+	if _, err := Single("q", p, 3*vg.Inch, 3*vg.Inch).SVG(); err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string][2][]float64{
+		"short":      {{0, 1}, {1, 2}},
+		"descending": {{0, 2, 1}, {1, 1}},
+		"nan edge":   {{0, math.NaN()}, {1}},
+		"negative":   {{0, 1}, {-1}},
+		"empty":      {{0, 1}, {0}},
+		"too wide":   {{-1e308, 1e308}, {3}},
+	} {
+		if _, err := Binned("q", "y", c[0], c[1]); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}

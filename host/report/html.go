@@ -86,6 +86,7 @@ type htmlFigure struct {
 
 type htmlSection struct {
 	ID, Title, Note string
+	Table           []kv
 	Figures         []htmlFigure
 }
 
@@ -150,6 +151,9 @@ func (r *Report) HTML(w io.Writer) error {
 	}
 	for _, sec := range r.Sections {
 		hs := htmlSection{ID: anchor(sec.Title), Title: sec.Title, Note: sec.Note}
+		for _, row := range sec.Table {
+			hs.Table = append(hs.Table, kv{row[0], row[1]})
+		}
 		for _, f := range sec.Figures {
 			svg, err := f.SVG()
 			if err != nil {
@@ -161,7 +165,7 @@ func (r *Report) HTML(w io.Writer) error {
 				Width: int(math.Round(f.W.Points() * 96 / 72))})
 			pg.NFigures++
 		}
-		if len(hs.Figures) > 0 {
+		if len(hs.Figures) > 0 || len(hs.Table) > 0 {
 			pg.Sections = append(pg.Sections, hs)
 		}
 	}
@@ -458,6 +462,7 @@ window.addEventListener("error", function (e) {
 
 {{range .Sections}}<h2 id="{{.ID}}">{{.Title}}</h2>
 <p class="note">{{.Note}}</p>
+{{if .Table}}<table>{{range .Table}}<tr><th>{{.K}}</th><td class="n">{{.V}}</td></tr>{{end}}</table>{{end}}
 <div class="figs">{{range .Figures}}<figure><img class="kinfer-figure" src="{{.Src}}" alt="{{.Name}}" width="{{.Width}}"><figcaption>{{.Title}}</figcaption></figure>
 {{end}}</div>
 {{end}}

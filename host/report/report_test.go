@@ -324,7 +324,7 @@ func TestTruncatedPrior(t *testing.T) {
 	}
 	for _, c := range cases {
 		d := c.d
-		f, lo, hi, err := truncatedPrior(d, c.p)
+		f, lo, hi, _, err := truncatedPrior(d, c.p)
 		if err != nil {
 			t.Fatalf("%s: %v", d, err)
 		}
@@ -346,5 +346,53 @@ func TestTruncatedPrior(t *testing.T) {
 		if area *= h; math.Abs(area-1) > 1e-6 {
 			t.Errorf("%s in [%g, %g]: area %g, want 1 ± 1e-6", d, c.p.Lower, c.p.Upper, area)
 		}
+	}
+}
+
+// A propagation run (montecarlo) shows its result: a "Quantity of
+// interest" section with the statistics of method_report.montecarlo as a
+// table (percentiles in order p5 … p95) and its histogram, before the
+// histograms of its draws, titled as prior draws, not a posterior.
+func TestQuantityOfInterest(t *testing.T) {
+	mc := `{"montecarlo": {"quantity": "force_N", "condition": 1, "n": 300, "failed": 2, "converged": true,
+	  "rule_largest_relative_deviation": 0.0052, "mean": 264.355, "sd": 301.749, "cv_percent": 114.1, "min": 0, "max": 1540.13,
+	  "percentiles": {"p10": 0, "p25": 0, "p5": 0, "p50": 141.682, "p75": 495.744, "p90": 715.894, "p95": 835.945},
+	  "span_10_90": 715.894, "histogram_edges": [0, 500, 1000, 1540.13], "histogram_counts": [226, 70, 4], "values": [1, 2]}}`
+	r, err := Build(context.Background(), writeRun(t, "montecarlo", mc, 300), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(titles(r), ", "), "Quantity of interest, Prior draws, Corner plot"; got != want {
+		t.Errorf("sections %q, want %q", got, want)
+	}
+	var names []string
+	for _, f := range r.Figures() {
+		names = append(names, f.Name+": "+f.Title)
+	}
+	if got := strings.Join(names, "; "); !strings.HasPrefix(got, "quantity: quantity of interest: force_N; posterior-k: prior draws of k; posterior-eps_r: prior draws of eps_r") {
+		t.Errorf("figures %q", got)
+	}
+	var b strings.Builder
+	if err := r.HTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	i := strings.Index(html, `<h2 id="quantity-of-interest">`)
+	if i < 0 {
+		t.Fatal("no Quantity of interest section")
+	}
+	sec := html[i : i+strings.Index(html[i:], "</table>")]
+	rows := regexp.MustCompile(`<tr><th>([^<]*)</th><td class="n">([^<]*)</td></tr>`).FindAllStringSubmatch(sec, -1)
+	var got []string
+	for _, m := range rows {
+		got = append(got, m[1]+"="+m[2])
+	}
+	want := "quantity=force_N condition row=1 values=300 failed draws=2 converged=true (largest relative deviation of the stopping rule 0.0052) " +
+		"mean=264.355 sd=301.749 cv %=114.1 min=0 max=1540.13 p5=0 p10=0 p25=0 p50=141.682 p75=495.744 p90=715.894 p95=835.945 span p10–p90=715.894"
+	if g := strings.Join(got, " "); g != want {
+		t.Errorf("quantity table\n %s\nwant\n %s", g, want)
+	}
+	if strings.Contains(html, "Posterior marginals") {
+		t.Error("a propagation run's draws titled as posterior marginals")
 	}
 }
