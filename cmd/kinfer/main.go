@@ -845,12 +845,9 @@ func cmdAnalyze(args []string, stdout io.Writer) error {
 	if *pred < 0 {
 		return usageError{fmt.Errorf("--predictive must be ≥ 0, got %d", *pred)}
 	}
-	if _, err := os.Stat(filepath.Join(pos[0], "summary.json")); err != nil {
-		return fmt.Errorf("analyze: %w (%s)", err, run.NotARun(pos[0]))
-	}
 	// A run writing into the directory would change samples.csv under
 	// the analysis.
-	lock, err := run.LockDir(pos[0])
+	lock, err := lockRunDir(pos[0], "analyze: ")
 	if err != nil {
 		return err
 	}

@@ -2,9 +2,12 @@ package hostile
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The report on samples gonum/plot cannot draw, on a folder a run is
@@ -43,10 +46,69 @@ func reportWritten(t *testing.T, dir string, _ result) {
 	}
 }
 
+// slowLine is a run whose every evaluation sleeps 10 minutes: it holds
+// its folder's lock until the case kills it.
+const slowLine = `name = "slow"
+[model]
+use = "line"
+cost_ms = 600000
+wait = "sleep"
+[[data]]
+name = "d"
+file = "slow.csv"
+[[likelihood]]
+use = "gaussian"
+sigma = 1.0
+[prior]
+a = { uniform = [0.0, 1.0] }
+b = { uniform = [0.0, 1.0] }
+[method]
+use = "metropolis"
+chains = 2
+`
+
+// runningInto starts a new run (slowLine, --no-report) into the case's
+// folder out, a previous run's, and waits until it holds the lock (its
+// pid in out/kinfer.lock); the run is killed when the case ends.
+func runningInto(t *testing.T, dir string) {
+	os.WriteFile(filepath.Join(dir, "slow.toml"), []byte(slowLine), 0o644)
+	os.WriteFile(filepath.Join(dir, "slow.csv"), []byte("x,y\n0,1\n1,2\n"), 0o644)
+	cmd := exec.Command(kinferBin, "run", "slow.toml", "-o", "out", "--workers", "1", "--no-report")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cacheDir)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	want := strconv.Itoa(cmd.Process.Pid)
+	for start := time.Now(); time.Since(start) < workDeadline; time.Sleep(20 * time.Millisecond) {
+		if b, _ := os.ReadFile(filepath.Join(dir, "out", "kinfer.lock")); strings.TrimSpace(string(b)) == want {
+			return
+		}
+	}
+	t.Fatalf("the run (pid %s) did not take the lock of out", want)
+}
+
 func report3Cases() []hcase {
 	w := func(s ...string) []string { return s }
 	span := rundirCase("report-samples-span-beyond-float64", false, []string{"report", "out"}, 0,
 		w("report:", "histogram of k", "wider than a float64 can hold"), spanSamples)
 	span.check = reportWritten
-	return []hcase{span}
+	// A report (or --verify) during a new run into a used folder read the
+	// previous run's files as "complete" and left its report.html beside
+	// the new run's results.
+	locked := "is locked by another kinfer process (pid"
+	during := rundirCase("report-during-a-run", false, []string{"report", "out"}, 1, w(locked), runningInto)
+	during.check = func(t *testing.T, dir string, r result) {
+		// The new run removes the previous run's report.html; the report
+		// refused must not have written one.
+		if st, err := os.Stat(filepath.Join(dir, "out", "report.html")); err == nil && st.ModTime().After(time.Now().Add(-r.elapsed-time.Second)) {
+			t.Errorf("report.html was written during the run (%v)", st.ModTime())
+		}
+	}
+	verify := rundirCase("report-verify-during-a-run", false, []string{"run", "--verify", "out"}, 1, w(locked), runningInto)
+	return []hcase{span, during, verify}
 }
