@@ -16,7 +16,7 @@ import (
 
 func cmdReport(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	out := fs.String("o", "", "the HTML `FILE` to write (default RUN_DIR/report.html)")
+	out := fs.String("o", "", "the HTML `FILE` to write (default RUN_DIR/report.html); not one of the run's files or inputs")
 	figs := fs.String("figures", "", "also write every figure as SVG and PNG into this `DIR`")
 	workers := fs.Int("workers", runtime.NumCPU(), "parallel workers for the model evaluations of the fit figures")
 	maxSamples := fs.Int("max-samples", 2000, "at most this many samples (evenly spaced) in histograms, the corner plot and traces")

@@ -28,6 +28,15 @@ func Write(ctx context.Context, dir, out string, o Options) (string, *Report, er
 	if err := safefile.CheckTarget(out); err != nil {
 		return "", nil, err
 	}
+	// Before the figures are drawn too: the run's own files and its
+	// inputs (summary.json's provenance) are refused as the target.
+	// (A summary.json that does not read is Build's error; the run's
+	// files are still refused by name.)
+	var sum run.Summary
+	_ = run.ReadRecord(filepath.Join(dir, "summary.json"), run.MaxSummaryBytes, &sum)
+	if err := checkOutput(dir, out, &sum); err != nil {
+		return "", nil, err
+	}
 	r, err := Build(ctx, dir, o)
 	if err != nil {
 		return "", nil, err
@@ -36,6 +45,67 @@ func Write(ctx context.Context, dir, out string, o Options) (string, *Report, er
 		return "", nil, err
 	}
 	return out, r, nil
+}
+
+// runFiles are the files of a run directory that a report must not
+// replace: the run's outputs and records (summary.json, samples.csv,
+// samples.parquet, run.json, the checkpoint, analysis.json, a stage's
+// stage_start.json, a multi-stage run's stages.json, the lock).
+var runFiles = map[string]bool{
+	"summary.json": true, "samples.csv": true, run.ParquetFile: true, run.StateFile: true,
+	run.CheckpointFile: true, run.JournalFile: true, run.AnalysisFile: true, run.LockFile: true,
+	run.StagesFile: true, "stage_start.json": true,
+}
+
+// isRunFile tells whether name is one of runFiles or a checkpoint's
+// method state (checkpoint.HASH.state).
+func isRunFile(name string) bool {
+	return runFiles[name] || strings.HasPrefix(name, "checkpoint.") && strings.HasSuffix(name, ".state")
+}
+
+// checkOutput refuses a report file out that would replace one of the
+// run's own files in dir (by name in dir, existing or not, or the same
+// file by os.SameFile: a hard link, another path to dir) or one of the
+// inputs its provenance records (the study, a data file, an init file, a
+// plugin's manifest or module; os.SameFile), naming it: `kinfer report
+// DIR -o DIR/samples.csv` or `-o study.toml` is a slip that would leave
+// HTML where the run's results or its inputs were.
+func checkOutput(dir, out string, sum *run.Summary) error {
+	refuse := func(what, path string) error {
+		return fmt.Errorf("report: -o %s is %s (%s): the report would replace it; choose another file", out, what, path)
+	}
+	ost, oerr := os.Stat(out)
+	if dst, err := os.Stat(filepath.Dir(out)); err == nil {
+		if rst, err := os.Stat(dir); err == nil && os.SameFile(dst, rst) && isRunFile(filepath.Base(out)) {
+			return refuse("one of the run's files", filepath.Join(dir, filepath.Base(out)))
+		}
+	}
+	if oerr != nil {
+		return nil // a new file: neither the run's nor an input
+	}
+	if names, err := os.ReadDir(dir); err == nil {
+		for _, e := range names {
+			if !isRunFile(e.Name()) {
+				continue
+			}
+			if st, err := os.Stat(filepath.Join(dir, e.Name())); err == nil && os.SameFile(ost, st) {
+				return refuse("one of the run's files", filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	var ins []run.Input
+	if sum.Provenance != nil {
+		ins = sum.Provenance.Inputs
+	}
+	if sum.StudyFile != "" {
+		ins = append(ins, run.Input{Role: "study", Path: sum.StudyFile})
+	}
+	for _, in := range ins {
+		if st, err := os.Stat(in.Path); err == nil && os.SameFile(ost, st) {
+			return refuse("the run's input "+in.Role, in.Path)
+		}
+	}
+	return nil
 }
 
 // WriteFigures writes every figure as NAME.svg and NAME.png (96 dpi)

@@ -110,5 +110,23 @@ func report3Cases() []hcase {
 		}
 	}
 	verify := rundirCase("report-verify-during-a-run", false, []string{"run", "--verify", "out"}, 1, w(locked), runningInto)
-	return []hcase{span, during, verify}
+	cs := []hcase{span, during, verify}
+	// -o naming the run's own files or its inputs: refused, the file kept.
+	for _, c := range []struct{ name, target, want string }{
+		{"report-o-samples-csv", "out/samples.csv", "one of the run's files"},
+		{"report-o-summary-json", "out/summary.json", "one of the run's files"},
+		{"report-o-study", "study.toml", "the run's input study"},
+		{"report-o-data", "d.csv", "the run's input data"},
+	} {
+		target := c.target
+		k := rundirCase(c.name, false, []string{"report", "out", "-o", target}, 1, w(target, c.want, "would replace it"))
+		k.check = func(t *testing.T, dir string, _ result) {
+			b, err := os.ReadFile(filepath.Join(dir, target))
+			if err != nil || strings.Contains(string(b), "<!DOCTYPE html>") {
+				t.Errorf("%s was replaced by the report (%v)", target, err)
+			}
+		}
+		cs = append(cs, k)
+	}
+	return cs
 }
