@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -246,6 +247,9 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 			}
 		}
 	}
+	for _, l := range quantityLines(s.MethodReport) {
+		fmt.Fprintln(w, l)
+	}
 	// Only the files there (a full disk leaves some unwritten).
 	var outs []string
 	for _, f := range []string{"summary.json", "samples.csv", run.ParquetFile} {
@@ -279,6 +283,63 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 	if s.Transform != nil && (s.Method == "builtin:tmcmc" || s.Method == "builtin:metropolis") {
 		fmt.Fprintf(w, "WARNING ([transform] with the sampler %s): %s\n", s.Method, s.Transform.Note)
 	}
+}
+
+// quantityLines state a propagation run's result, the quantity of
+// interest (method_report.montecarlo of kinfer's montecarlo or a
+// propagation plugin reporting the same block): its mean, sd, 5th, 50th
+// and 95th percentiles, and whether the stopping rule held. None for
+// another method. The table above it is of the prior draws.
+func quantityLines(report any) []string {
+	m, ok := report.(map[string]any)
+	if !ok {
+		m = asJSONObject(report)
+	}
+	mc, ok := m["montecarlo"].(map[string]any)
+	if !ok && m["montecarlo"] != nil {
+		mc, ok = asJSONObject(m["montecarlo"]), true
+	}
+	if !ok || mc == nil {
+		return nil
+	}
+	f := func(v any) string {
+		x, ok := v.(float64)
+		if !ok {
+			return "-"
+		}
+		return num6(run.F(x))
+	}
+	name := "quantity of interest"
+	if q, ok := mc["quantity"].(string); ok && q != "" {
+		name += " " + guesttext.Escape(q)
+	}
+	if c, ok := mc["condition"].(float64); ok {
+		name += fmt.Sprintf(" (condition row %g)", c)
+	}
+	pct, _ := mc["percentiles"].(map[string]any)
+	conv := "-"
+	if b, ok := mc["converged"].(bool); ok {
+		conv = fmt.Sprint(b)
+	}
+	return []string{
+		fmt.Sprintf("%s: mean %s, sd %s, p5 %s, p50 %s, p95 %s", name, f(mc["mean"]), f(mc["sd"]), f(pct["p5"]), f(pct["p50"]), f(pct["p95"])),
+		fmt.Sprintf("  (%s values, %s failed draws; converged: %s; the table above is of the prior draws)", f(mc["n"]), f(mc["failed"]), conv),
+	}
+}
+
+// asJSONObject is v as summary.json holds it, decoded (a run's own
+// summary holds the method's Go values, e.g. montecarlo.Summary); nil
+// when v is not a JSON object.
+func asJSONObject(v any) map[string]any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil {
+		return nil
+	}
+	return m
 }
 
 // standardErrors is "a 0.0123, b 0.456" from a least-squares report's
@@ -830,12 +891,9 @@ func cmdAnalyze(args []string, stdout io.Writer) error {
 	if *pred < 0 {
 		return usageError{fmt.Errorf("--predictive must be ≥ 0, got %d", *pred)}
 	}
-	if _, err := os.Stat(filepath.Join(pos[0], "summary.json")); err != nil {
-		return fmt.Errorf("analyze: %w (%s)", err, run.NotARun(pos[0]))
-	}
 	// A run writing into the directory would change samples.csv under
 	// the analysis.
-	lock, err := run.LockDir(pos[0])
+	lock, err := lockRunDir(pos[0], "analyze: ")
 	if err != nil {
 		return err
 	}

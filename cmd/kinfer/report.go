@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -15,7 +16,7 @@ import (
 
 func cmdReport(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	out := fs.String("o", "", "the HTML `FILE` to write (default RUN_DIR/report.html)")
+	out := fs.String("o", "", "the HTML `FILE` to write (default RUN_DIR/report.html); not one of the run's files or inputs")
 	figs := fs.String("figures", "", "also write every figure as SVG and PNG into this `DIR`")
 	workers := fs.Int("workers", runtime.NumCPU(), "parallel workers for the model evaluations of the fit figures")
 	maxSamples := fs.Int("max-samples", 2000, "at most this many samples (evenly spaced) in histograms, the corner plot and traces")
@@ -28,9 +29,13 @@ func cmdReport(args []string, stdout io.Writer) error {
 		return err
 	}
 	dir := pos[0]
-	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err != nil {
-		return fmt.Errorf("%w (%s)", err, run.NotARun(dir))
+	// A run writing into the folder would change its files under the
+	// report (or leave a report of its previous run beside its results).
+	lock, err := lockRunDir(dir, "")
+	if err != nil {
+		return err
 	}
+	defer lock.Unlock()
 	ctx := context.Background()
 	rt, err := newRuntime(ctx, nil)
 	if err != nil {
@@ -57,4 +62,24 @@ func cmdReport(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "figures: %d files in %s\n", len(files), *figs)
 	}
 	return nil
+}
+
+// lockRunDir locks dir, a run's output directory that a command reads
+// (kinfer report, analyze, run --verify), against a run writing into it
+// (run.LockToRead): such a run fails the command at once with the lock's
+// message, also on a folder that has no summary.json yet (a first run
+// into it). A folder without summary.json that no run holds is not a
+// run's: an error naming it, prefixed with prefix.
+func lockRunDir(dir, prefix string) (*run.DirLock, error) {
+	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err != nil {
+		if _, lerr := os.Lstat(filepath.Join(dir, run.LockFile)); lerr == nil {
+			l, lerr := run.LockToRead(dir)
+			if errors.Is(lerr, run.ErrLocked) {
+				return nil, lerr
+			}
+			l.Unlock()
+		}
+		return nil, fmt.Errorf("%s%w (%s)", prefix, err, run.NotARun(dir))
+	}
+	return run.LockToRead(dir)
 }

@@ -22,10 +22,9 @@ import (
 // since (its sha256 differs). Identical: nil; different: an error saying
 // at which line.
 func verify(ctx context.Context, dir string, f runFlags, budget int64, stdout, stderr io.Writer) error {
-	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err != nil {
-		return fmt.Errorf("--verify: %w (%s)", err, run.NotARun(dir))
-	}
-	lock, err := run.LockDir(dir)
+	// Locked before anything is read: a run writing into dir (a first
+	// one, with no summary.json yet, too) fails --verify at once.
+	lock, err := lockRunDir(dir, "--verify: ")
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"math"
 	"sort"
+	"strconv"
 
 	"github.com/kinfer/kinfer/builtin/stats"
 	"gonum.org/v1/plot"
@@ -114,6 +115,16 @@ func (f *Figure) PNG(dpi int) ([]byte, error) {
 // safeDraw turns a panic of gonum/plot (e.g. a log axis over a
 // non-positive range) into an error naming the figure.
 func (f *Figure) safeDraw(c vg.CanvasSizer) (err error) {
+	for _, row := range f.Panels {
+		for _, p := range row {
+			if p == nil {
+				continue
+			}
+			if err := checkAxes(p); err != nil {
+				return fmt.Errorf("figure %s: %w", f.Name, err)
+			}
+		}
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("figure %s: %v", f.Name, r)
@@ -271,21 +282,62 @@ func Lines(title, xlabel, ylabel string, logY bool, ss []Series) (*plot.Plot, er
 	}
 	p.Legend.Top = true
 	p.Legend.TextStyle.Font.Size = vg.Points(8)
-	return p, nil
+	return checked(p)
 }
 
 // decades sets a log axis to whole decades around [lo, hi] (lo > 0), at
 // least one decade wide: gonum's own padding of a one-value range would
-// reach below zero.
+// reach below zero. The ends stay within (0, MaxFloat64]: the decade
+// above 1.7e308 is +Inf, the one below 5e-324 is 0.
 func decades(a *plot.Axis, lo, hi float64) {
 	a.Min = math.Pow(10, math.Floor(math.Log10(lo)))
 	a.Max = math.Pow(10, math.Ceil(math.Log10(hi)))
 	if !(a.Max > a.Min) {
 		a.Max = a.Min * 10
 	}
+	if a.Min <= 0 {
+		a.Min = lo
+	}
+	a.Max = math.Min(a.Max, math.MaxFloat64)
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// checkAxes refuses a plot whose x or y axis cannot be drawn: an end
+// that is not finite, or a span hi − lo that overflows float64 (one
+// sample at 1e308 and one at −1e308). gonum/plot's tick labelling
+// (Talbot, Lin & Hanrahan) loops for ever over such a range — a hang,
+// not a panic that safeDraw could recover — so every figure built from
+// samples or model outputs is checked when it is built (Histogram,
+// Lines, Corner, Boxes) and again before it is drawn. An axis with no
+// data (gonum's +Inf/−Inf start) is fine: gonum draws it as [0, 1].
+func checkAxes(p *plot.Plot) error {
+	for _, a := range []struct {
+		name string
+		ax   *plot.Axis
+	}{{"x", &p.X}, {"y", &p.Y}} {
+		lo, hi := a.ax.Min, a.ax.Max
+		if math.IsInf(lo, 1) && math.IsInf(hi, -1) {
+			continue
+		}
+		if !finite(lo) || !finite(hi) || !finite(hi-lo) {
+			return fmt.Errorf("the %s axis would span [%g, %g], wider than a float64 can hold (hi − lo = %g): not drawn", a.name, lo, hi, hi-lo)
+		}
+	}
+	return nil
+}
+
+// checked is p unless its axes cannot be drawn (checkAxes), then the
+// error, prefixed with the plot's title when it has one.
+func checked(p *plot.Plot) (*plot.Plot, error) {
+	if err := checkAxes(p); err != nil {
+		if p.Title.Text != "" {
+			return nil, fmt.Errorf("%s: %w", p.Title.Text, err)
+		}
+		return nil, err
+	}
+	return p, nil
+}
 
 // Mark is a vertical reference line of a histogram (a truth, the best
 // point); nil Color: black. Dashed unless Solid.
@@ -302,6 +354,14 @@ type Mark struct {
 // its prior (Bartsoen et al. 2023, Fig. 5–6). Each mark with a finite X
 // is a vertical line.
 func Histogram(title, xlabel string, x []float64, bins int, density func(float64) float64, densityName string, marks ...Mark) (*plot.Plot, error) {
+	return HistogramWithin(title, xlabel, x, bins, density, densityName, math.Inf(-1), math.Inf(1), marks...)
+}
+
+// HistogramWithin is Histogram with the density drawn only inside
+// [lower, upper] (a prior truncated to the model's bounds, which is 0
+// outside them): over the histogram's range widened by 10 %, cut to
+// [lower, upper].
+func HistogramWithin(title, xlabel string, x []float64, bins int, density func(float64) float64, densityName string, lower, upper float64, marks ...Mark) (*plot.Plot, error) {
 	var v plotter.Values
 	for _, e := range x {
 		if finite(e) {
@@ -328,7 +388,7 @@ func Histogram(title, xlabel string, x []float64, bins int, density func(float64
 	p.Legend.Add(fmt.Sprintf("samples (%d)", len(x)), h)
 	if density != nil {
 		pad := 0.1 * (hi - lo)
-		if !finite(lo-pad) || !finite(hi+pad) {
+		if !finite(lo-pad) || !finite(hi+pad) || !finite((hi+pad)-(lo-pad)) {
 			pad = 0
 		}
 		f := plotter.NewFunction(func(t float64) float64 {
@@ -338,12 +398,19 @@ func Histogram(title, xlabel string, x []float64, bins int, density func(float64
 			}
 			return d
 		})
-		f.XMin, f.XMax, f.Samples = lo-pad, hi+pad, 200
+		a, b := lo-pad, hi+pad
+		if lower > a && lower < hi {
+			a = lower
+		}
+		if upper < b && upper > lo {
+			b = upper
+		}
+		f.XMin, f.XMax, f.Samples = a, b, 200
 		f.Color = Color(3)
 		f.Width = vg.Points(1.5)
 		add(p, f)
 		p.Legend.Add(densityName, f)
-		p.X.Min, p.X.Max = lo-pad, hi+pad
+		p.X.Min, p.X.Max = math.Min(a, lo), math.Max(b, hi)
 	}
 	for _, m := range marks {
 		if finite(m.X) {
@@ -356,7 +423,57 @@ func Histogram(title, xlabel string, x []float64, bins int, density func(float64
 	}
 	p.Legend.Top = true
 	p.Legend.TextStyle.Font.Size = vg.Points(8)
-	return p, nil
+	return checked(p)
+}
+
+// Binned draws a histogram already binned — counts[i] values in
+// [edges[i], edges[i+1]] — as a density (area 1), e.g. montecarlo's
+// histogram_edges and histogram_counts, with each mark of finite X as a
+// vertical line. The edges must be finite and ascending, the counts finite
+// and ≥ 0, not all 0, one fewer than the edges.
+func Binned(title, xlabel string, edges, counts []float64, marks ...Mark) (*plot.Plot, error) {
+	if len(edges) < 2 || len(counts) != len(edges)-1 {
+		return nil, fmt.Errorf("%s: %d edges and %d counts, want n+1 edges for n ≥ 1 counts", title, len(edges), len(counts))
+	}
+	total := 0.0
+	for i, e := range edges {
+		if !finite(e) || i > 0 && !(e > edges[i-1]) {
+			return nil, fmt.Errorf("%s: edge %d is %g: want finite edges in ascending order", title, i, e)
+		}
+	}
+	for i, c := range counts {
+		if !finite(c) || c < 0 {
+			return nil, fmt.Errorf("%s: count %d is %g: want finite and ≥ 0", title, i, c)
+		}
+		total += c
+	}
+	if !(total > 0) || !finite(total) {
+		return nil, fmt.Errorf("%s: no values in the bins", title)
+	}
+	// The density of each bin by its own width (gonum's Normalize takes
+	// one width for all).
+	bins := make([]plotter.HistogramBin, len(counts))
+	for i, c := range counts {
+		bins[i] = plotter.HistogramBin{Min: edges[i], Max: edges[i+1], Weight: c / total / (edges[i+1] - edges[i])}
+	}
+	h := &plotter.Histogram{Bins: bins, Width: edges[1] - edges[0], LineStyle: plotter.DefaultLineStyle}
+	p := newPlot(title, xlabel, "density")
+	h.FillColor = fade(Color(0), 0x80)
+	h.LineStyle.Width = vg.Points(0.5)
+	add(p, h)
+	p.Legend.Add(fmt.Sprintf("values (%s)", strconv.FormatFloat(total, 'g', -1, 64)), h)
+	for _, m := range marks {
+		if finite(m.X) {
+			c := m.Color
+			if c == nil {
+				c = Black
+			}
+			vline(p, m, c)
+		}
+	}
+	p.Legend.Top = true
+	p.Legend.TextStyle.Font.Size = vg.Points(8)
+	return checked(p)
 }
 
 // vline draws the mark as a vertical line across the plot area.
@@ -428,7 +545,7 @@ func Corner(name string, names []string, cols [][]float64, maxPoints int, size v
 			}
 			if i == j {
 				if p, err = Histogram("", xl, cols[i], 0, nil, ""); err != nil {
-					return nil, err
+					return nil, fmt.Errorf("%s: %w", names[i], err)
 				}
 				p.Legend = plot.NewLegend()
 				p.Y.Label.Text = yl
@@ -449,6 +566,9 @@ func Corner(name string, names []string, cols [][]float64, maxPoints int, size v
 				sc.GlyphStyle.Radius = vg.Points(0.9)
 				sc.GlyphStyle.Shape = draw.CircleGlyph{}
 				add(p, sc)
+				if _, err := checked(p); err != nil {
+					return nil, fmt.Errorf("%s against %s: %w", names[i], names[j], err)
+				}
 			}
 			small(p)
 			panels[i][j] = p
@@ -550,7 +670,7 @@ func Boxes(title, ylabel string, logY bool, boxes []Box) (*plot.Plot, error) {
 		}
 		decades(&p.Y, lo, hi)
 	}
-	return p, nil
+	return checked(p)
 }
 
 // Quantiles are the type-7 (linear interpolation, Hyndman & Fan)

@@ -10,8 +10,13 @@
 //
 //   - samplers (tmcmc, metropolis, any method writing many samples):
 //     each free parameter's marginal histogram with its prior density
-//     overlaid (Bartsoen et al. 2023, "Probabilistic knee ligament
+//     (truncated to the model's bounds, as the run samples it) overlaid (Bartsoen et al. 2023, "Probabilistic knee ligament
 //     calibration", Fig. 5–6), and a corner plot;
+//   - a propagation run (montecarlo, or a plugin method reporting a
+//     montecarlo block): first its result, the quantity of interest — a
+//     table of its statistics and its histogram from histogram_edges and
+//     histogram_counts —, then the histograms of its prior draws, titled
+//     as such;
 //   - tmcmc: the stage convergence — the tempering exponent q per stage,
 //     the acceptance rate, the log evidence accumulated over the stages
 //     (Σ log S_j, Ching & Chen 2007, Eq. 21) and the per-parameter change

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -27,6 +28,15 @@ func Write(ctx context.Context, dir, out string, o Options) (string, *Report, er
 	if err := safefile.CheckTarget(out); err != nil {
 		return "", nil, err
 	}
+	// Before the figures are drawn too: the run's own files and its
+	// inputs (summary.json's provenance) are refused as the target.
+	// (A summary.json that does not read is Build's error; the run's
+	// files are still refused by name.)
+	var sum run.Summary
+	_ = run.ReadRecord(filepath.Join(dir, "summary.json"), run.MaxSummaryBytes, &sum)
+	if err := checkOutput(dir, out, &sum); err != nil {
+		return "", nil, err
+	}
 	r, err := Build(ctx, dir, o)
 	if err != nil {
 		return "", nil, err
@@ -35,6 +45,67 @@ func Write(ctx context.Context, dir, out string, o Options) (string, *Report, er
 		return "", nil, err
 	}
 	return out, r, nil
+}
+
+// runFiles are the files of a run directory that a report must not
+// replace: the run's outputs and records (summary.json, samples.csv,
+// samples.parquet, run.json, the checkpoint, analysis.json, a stage's
+// stage_start.json, a multi-stage run's stages.json, the lock).
+var runFiles = map[string]bool{
+	"summary.json": true, "samples.csv": true, run.ParquetFile: true, run.StateFile: true,
+	run.CheckpointFile: true, run.JournalFile: true, run.AnalysisFile: true, run.LockFile: true,
+	run.StagesFile: true, "stage_start.json": true,
+}
+
+// isRunFile tells whether name is one of runFiles or a checkpoint's
+// method state (checkpoint.HASH.state).
+func isRunFile(name string) bool {
+	return runFiles[name] || strings.HasPrefix(name, "checkpoint.") && strings.HasSuffix(name, ".state")
+}
+
+// checkOutput refuses a report file out that would replace one of the
+// run's own files in dir (by name in dir, existing or not, or the same
+// file by os.SameFile: a hard link, another path to dir) or one of the
+// inputs its provenance records (the study, a data file, an init file, a
+// plugin's manifest or module; os.SameFile), naming it: `kinfer report
+// DIR -o DIR/samples.csv` or `-o study.toml` is a slip that would leave
+// HTML where the run's results or its inputs were.
+func checkOutput(dir, out string, sum *run.Summary) error {
+	refuse := func(what, path string) error {
+		return fmt.Errorf("report: -o %s is %s (%s): the report would replace it; choose another file", out, what, path)
+	}
+	ost, oerr := os.Stat(out)
+	if dst, err := os.Stat(filepath.Dir(out)); err == nil {
+		if rst, err := os.Stat(dir); err == nil && os.SameFile(dst, rst) && isRunFile(filepath.Base(out)) {
+			return refuse("one of the run's files", filepath.Join(dir, filepath.Base(out)))
+		}
+	}
+	if oerr != nil {
+		return nil // a new file: neither the run's nor an input
+	}
+	if names, err := os.ReadDir(dir); err == nil {
+		for _, e := range names {
+			if !isRunFile(e.Name()) {
+				continue
+			}
+			if st, err := os.Stat(filepath.Join(dir, e.Name())); err == nil && os.SameFile(ost, st) {
+				return refuse("one of the run's files", filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	var ins []run.Input
+	if sum.Provenance != nil {
+		ins = sum.Provenance.Inputs
+	}
+	if sum.StudyFile != "" {
+		ins = append(ins, run.Input{Role: "study", Path: sum.StudyFile})
+	}
+	for _, in := range ins {
+		if st, err := os.Stat(in.Path); err == nil && os.SameFile(ost, st) {
+			return refuse("the run's input "+in.Role, in.Path)
+		}
+	}
+	return nil
 }
 
 // WriteFigures writes every figure as NAME.svg and NAME.png (96 dpi)
@@ -85,6 +156,7 @@ type htmlFigure struct {
 
 type htmlSection struct {
 	ID, Title, Note string
+	Table           []kv
 	Figures         []htmlFigure
 }
 
@@ -138,7 +210,9 @@ func (r *Report) HTML(w io.Writer) error {
 	if len(s.Fixed) > 0 {
 		pg.Run = append(pg.Run, kv{"fixed", fixed(s.Fixed)})
 	}
-	pg.ParamCols, pg.Params = r.paramTable()
+	var tableNotes []string
+	pg.ParamCols, pg.Params, tableNotes = r.paramTable()
+	pg.Notes = append(slices.Clip(pg.Notes), tableNotes...)
 	pg.Method = scalars(r.report)
 	if p := s.Provenance; p != nil {
 		pg.Provenance = []kv{{"kinfer", p.Kinfer}, {"revision", p.VCSRevision + " (modified: " + p.VCSModified + ")"},
@@ -147,6 +221,9 @@ func (r *Report) HTML(w io.Writer) error {
 	}
 	for _, sec := range r.Sections {
 		hs := htmlSection{ID: anchor(sec.Title), Title: sec.Title, Note: sec.Note}
+		for _, row := range sec.Table {
+			hs.Table = append(hs.Table, kv{row[0], row[1]})
+		}
 		for _, f := range sec.Figures {
 			svg, err := f.SVG()
 			if err != nil {
@@ -158,7 +235,7 @@ func (r *Report) HTML(w io.Writer) error {
 				Width: int(math.Round(f.W.Points() * 96 / 72))})
 			pg.NFigures++
 		}
-		if len(hs.Figures) > 0 {
+		if len(hs.Figures) > 0 || len(hs.Table) > 0 {
 			pg.Sections = append(pg.Sections, hs)
 		}
 	}
@@ -214,10 +291,27 @@ func warnings(report map[string]any) []string {
 	return out
 }
 
-// paramTable is summary.json's params, the best point, and every
-// per-parameter list of the method report (e.g. rhat, ess) and of
-// analysis.json (the relative spread, the truth's percentile).
-func (r *Report) paramTable() ([]string, []paramRow) {
+// perParamLists are the method-report lists that hold one value per free
+// parameter, in samples.csv's order: Metropolis's (builtin and the
+// plugin of plugins/go/metropolis) split-R̂, ESS and proposal scale. A
+// method may add its own under a name ending in PerParamSuffix. Other
+// lists are per start (levmar's cost, evaluations_per_start), per chain
+// (acceptance_per_chain) or per stage, whatever their length: a list
+// whose length happens to equal the number of parameters is not a
+// column (RATIONALE.md, "Why does the report's parameter table take
+// only lists named per parameter?").
+var perParamLists = map[string]bool{"rhat": true, "ess": true, "proposal_sd": true}
+
+// PerParamSuffix ends the name of a method-report list with one value per
+// free parameter (samples.csv's order) that the report shows as a column
+// of its parameter table.
+const PerParamSuffix = "_per_param"
+
+// paramTable is summary.json's params, the best point, every
+// per-parameter list of the method report (perParamLists, PerParamSuffix;
+// a least-squares method's standard errors) and of analysis.json (the
+// relative spread, the truth's percentile).
+func (r *Report) paramTable() ([]string, []paramRow, []string) {
 	cols := []string{"mean", "sd", "p05", "p50", "p95", "best"}
 	one := r.Summary.Samples <= 1 // an optimiser's single final point
 	if one {
@@ -226,7 +320,10 @@ func (r *Report) paramTable() ([]string, []paramRow) {
 	d := len(r.Summary.Params)
 	var extra []string
 	for k, v := range r.report {
-		if l, ok := v.([]any); ok && len(l) == d && d > 1 {
+		if !perParamLists[k] && !strings.HasSuffix(k, PerParamSuffix) {
+			continue
+		}
+		if l, ok := v.([]any); ok && len(l) == d && d > 0 {
 			if _, isNum := l[0].(float64); isNum || l[0] == nil {
 				extra = append(extra, k)
 			}
@@ -234,6 +331,14 @@ func (r *Report) paramTable() ([]string, []paramRow) {
 	}
 	sort.Strings(extra)
 	cols = append(cols, extra...)
+	var notes []string
+	se, seNote := r.standardErrors()
+	if se != nil {
+		cols = append(cols, "standard error")
+		if seNote != "" {
+			notes = append(notes, seNote)
+		}
+	}
 	var rel map[string]float64
 	if ps, ok := r.analysis["params"].([]any); ok {
 		rel = map[string]float64{}
@@ -278,6 +383,13 @@ func (r *Report) paramTable() ([]string, []paramRow) {
 		for _, k := range extra {
 			row.Cells = append(row.Cells, g(num(r.report[k].([]any)[j])))
 		}
+		if se != nil {
+			c, ok := se[p.Name]
+			if !ok {
+				c = "—"
+			}
+			row.Cells = append(row.Cells, c)
+		}
 		if rel != nil {
 			v, ok := rel[p.Name]
 			if !ok {
@@ -298,7 +410,57 @@ func (r *Report) paramTable() ([]string, []paramRow) {
 		}
 		rows = append(rows, row)
 	}
-	return cols, rows
+	return cols, rows, notes
+}
+
+// standardErrors are a least-squares method's standard errors of the
+// best start (method_report.statistics.standard_errors, named by
+// statistics.params), as table cells by parameter: "—" for a parameter
+// transformed by [transform] (the method's statistics are in its
+// coordinate x, not in θ: the note says so), "(at a bound)" added for a
+// parameter in statistics.at_bound (its standard error does not hold
+// there). nil when the report has none.
+func (r *Report) standardErrors() (map[string]string, string) {
+	st, _ := r.report["statistics"].(map[string]any)
+	ses, _ := st["standard_errors"].([]any)
+	names, _ := st["params"].([]any)
+	if len(ses) == 0 || len(ses) != len(names) {
+		return nil, ""
+	}
+	atBound := map[string]bool{}
+	if ab, ok := st["at_bound"].([]any); ok {
+		for _, e := range ab {
+			if n, ok := e.(string); ok {
+				atBound[n] = true
+			}
+		}
+	}
+	out := map[string]string{}
+	var inX []string
+	for i, e := range names {
+		n, ok := e.(string)
+		if !ok {
+			continue
+		}
+		if tr := r.Summary.Transform; tr != nil {
+			if _, ok := tr.XBounds[n]; ok {
+				out[n] = "—"
+				inX = append(inX, n)
+				continue
+			}
+		}
+		c := g(num(ses[i]))
+		if atBound[n] {
+			c += " (at a bound)"
+		}
+		out[n] = c
+	}
+	note := ""
+	if len(inX) > 0 {
+		sort.Strings(inX)
+		note = fmt.Sprintf("standard errors of %s are not shown: [transform] maps them, and the method's statistics are in its coordinates x (summary.json method_report.statistics.standard_errors), not in the parameters' units", strings.Join(inX, ", "))
+	}
+	return out, note
 }
 
 // scalars are the method report's numbers, strings and booleans.
@@ -370,6 +532,7 @@ window.addEventListener("error", function (e) {
 
 {{range .Sections}}<h2 id="{{.ID}}">{{.Title}}</h2>
 <p class="note">{{.Note}}</p>
+{{if .Table}}<table>{{range .Table}}<tr><th>{{.K}}</th><td class="n">{{.V}}</td></tr>{{end}}</table>{{end}}
 <div class="figs">{{range .Figures}}<figure><img class="kinfer-figure" src="{{.Src}}" alt="{{.Name}}" width="{{.Width}}"><figcaption>{{.Title}}</figcaption></figure>
 {{end}}</div>
 {{end}}

@@ -76,9 +76,11 @@ func (o *Options) defaults() {
 	o.Workers = max(o.Workers, 1)
 }
 
-// Section groups the figures of one kind.
+// Section groups the figures of one kind, with a table of name–value
+// rows when it has one (the quantity of interest's statistics).
 type Section struct {
 	Title, Note string
+	Table       [][2]string
 	Figures     []*figures.Figure
 }
 
@@ -175,6 +177,9 @@ func Build(ctx context.Context, dir string, o Options) (*Report, error) {
 		}
 	}
 
+	if r.propagation() != nil {
+		r.quantity(s)
+	}
 	sampler := r.isSampler()
 	if sampler && r.nrows > 0 {
 		r.posterior(s, o)
@@ -206,11 +211,103 @@ func (r *Report) isSampler() bool {
 	case "adam", "anneal", "levmar", "gaussnewton":
 		return false
 	}
+	if r.propagation() != nil {
+		return true // draws of the prior
+	}
 	// A plugin method: an optimiser leaves a trace; a sampler many rows.
 	if r.report["trace_cost"] != nil || r.report["trajectory"] != nil {
 		return false
 	}
 	return r.Summary.Samples >= 50
+}
+
+// propagation is the method report's montecarlo block — kinfer's
+// montecarlo, or a propagation plugin reporting the same block (as
+// host/testdata/plugins/mcprop) —, nil for any other method.
+func (r *Report) propagation() map[string]any {
+	m, _ := r.report["montecarlo"].(map[string]any)
+	return m
+}
+
+// quantity is the section of a propagation run's result, the quantity of
+// interest: its statistics (method_report.montecarlo) as a table and its
+// histogram (histogram_edges, histogram_counts) with the mean and the
+// 5th, 50th and 95th percentiles.
+func (r *Report) quantity(s *study.Study) {
+	mc := r.propagation()
+	name, _ := mc["quantity"].(string)
+	label := name
+	if name == "" {
+		label = "quantity of interest" // montecarlo's `output`: no name
+	} else if s != nil {
+		for _, out := range s.ModelInfo.Spec.Outputs {
+			if out.Name == name && out.Unit != "" {
+				label += " [" + out.Unit + "]"
+			}
+		}
+	}
+	sec := Section{Title: "Quantity of interest"}
+	row := func(k, v string) { sec.Table = append(sec.Table, [2]string{k, v}) }
+	if name != "" {
+		row("quantity", name)
+	}
+	if c, ok := mc["condition"]; ok {
+		row("condition row", g(num(c)))
+	}
+	row("values", g(num(mc["n"])))
+	row("failed draws", g(num(mc["failed"])))
+	conv := "—"
+	if b, ok := mc["converged"].(bool); ok {
+		conv = fmt.Sprint(b)
+	}
+	row("converged", fmt.Sprintf("%s (largest relative deviation of the stopping rule %s)", conv, g(num(mc["rule_largest_relative_deviation"]))))
+	for _, k := range []string{"mean", "sd", "cv_percent", "min", "max"} {
+		row(strings.ReplaceAll(k, "_percent", " %"), g(num(mc[k])))
+	}
+	pct, _ := mc["percentiles"].(map[string]any)
+	keys := make([]string, 0, len(pct))
+	for k := range pct {
+		keys = append(keys, k)
+	}
+	level := func(k string) float64 { v, _ := strconv.ParseFloat(strings.TrimPrefix(k, "p"), 64); return v }
+	sort.Slice(keys, func(a, b int) bool { return level(keys[a]) < level(keys[b]) })
+	for _, k := range keys {
+		row(k, g(num(pct[k])))
+	}
+	if v, ok := mc["span_10_90"]; ok {
+		row("span p10–p90", g(num(v)))
+	}
+	sec.Note = fmt.Sprintf("The result of the propagation: the model output %s over the prior draws (summary.json method_report.montecarlo; the percentiles are empirical, the order statistic at ⌈p·n⌉).", label)
+	edges, counts := floats(mc["histogram_edges"]), floats(mc["histogram_counts"])
+	var marks []figures.Mark
+	for _, k := range []string{"p5", "p50", "p95"} {
+		if v, ok := pct[k]; ok {
+			marks = append(marks, figures.Mark{X: num(v), Name: k, Color: figures.Color(3)})
+		}
+	}
+	marks = append(marks, figures.Mark{X: num(mc["mean"]), Name: "mean", Solid: true})
+	p, err := figures.Binned("quantity of interest: "+label, label, edges, counts, marks...)
+	if err != nil {
+		r.note("histogram of the quantity of interest: %v", err)
+	} else {
+		sec.Figures = []*figures.Figure{figures.Single("quantity", p, 6*vg.Inch, 3.5*vg.Inch)}
+		sec.Note += fmt.Sprintf(" Its histogram (%d bins, density) with p5, p50 and p95 dashed and the mean solid.", len(counts))
+	}
+	r.Sections = append(r.Sections, sec)
+}
+
+// floats is a JSON list of numbers (nil for anything else; NaN for an
+// element that is not a number).
+func floats(v any) []float64 {
+	l, ok := v.([]any)
+	if !ok {
+		return nil
+	}
+	out := make([]float64, len(l))
+	for i, e := range l {
+		out[i] = num(e)
+	}
+	return out
 }
 
 // wanted is the set of samples.csv rows the figures use out of n: the
@@ -381,6 +478,10 @@ const (
 func (r *Report) posterior(s *study.Study, o Options) {
 	n := r.nrows
 	idx := figures.Thin(n, o.MaxSamples)
+	title, section := "posterior", "Posterior marginals"
+	if r.propagation() != nil {
+		title, section = "prior draws", "Prior draws"
+	}
 	var hists []*figures.Figure
 	cols := make([][]float64, len(r.names))
 	for j, name := range r.names {
@@ -388,11 +489,19 @@ func (r *Report) posterior(s *study.Study, o Options) {
 		cols[j] = col
 		var dens func(float64) float64
 		dname := ""
+		lower, upper := math.Inf(-1), math.Inf(1)
 		if s != nil {
 			if k := slices.IndexFunc(s.Free, func(p abi.Param) bool { return p.Name == name }); k >= 0 && k < len(s.Priors) {
-				pr := s.Priors[k]
-				dens = func(x float64) float64 { return math.Exp(pr.LogPdf(x)) }
-				dname = "prior " + priorName(pr)
+				var err error
+				var mass float64
+				if dens, lower, upper, mass, err = truncatedPrior(s.Priors[k], s.Free[k]); err != nil {
+					r.note("prior density of %s: %v", name, err)
+				} else {
+					dname = "prior " + priorName(s.Priors[k])
+					if mass < 1-1e-6 { // the bounds cut a visible part
+						dname += fmt.Sprintf(" in [%s, %s]", g(lower), g(upper))
+					}
+				}
 			}
 		}
 		var marks []figures.Mark
@@ -408,18 +517,21 @@ func (r *Report) posterior(s *study.Study, o Options) {
 		if u := r.Summary.Params[j].Unit; u != "" {
 			label += " [" + u + "]"
 		}
-		p, err := figures.Histogram("posterior of "+name, label, col, 0, dens, dname, marks...)
+		p, err := figures.HistogramWithin(title+" of "+name, label, col, 0, dens, dname, lower, upper, marks...)
 		if err != nil {
 			r.note("histogram of %s: %v", name, err)
 			continue
 		}
 		hists = append(hists, figures.Single("posterior-"+name, p, panelW, panelH))
 	}
-	note := fmt.Sprintf("Marginal posterior histograms (density, %d of %d samples) with the prior density over the same range; the dashed line is the best point.", len(idx), n)
+	note := fmt.Sprintf("Marginal posterior histograms (density, %d of %d samples) with the prior's density truncated to the model's bounds (the prior the run samples: zero outside them, divided by the prior's probability inside) over the same range; the dashed line is the best point.", len(idx), n)
+	if r.propagation() != nil {
+		note = fmt.Sprintf("A propagation run: its samples are draws of the prior (the uncertain inputs), not a posterior. Histograms of the draws (density, %d of %d) with the prior's density truncated to the model's bounds, which they should follow; the dashed line is the draw of the highest log target.", len(idx), n)
+	}
 	if len(r.truth()) > 0 {
 		note += " The solid green line is the true value (analysis.json, kinfer analyze --truth)."
 	}
-	r.add("Posterior marginals", note, hists...)
+	r.add(section, note, hists...)
 	if d := len(r.names); d >= 2 {
 		k := min(d, o.MaxCorner)
 		size := max(1.4*vg.Inch, min(2.2*vg.Inch, 11*vg.Inch/vg.Length(k)))
@@ -452,6 +564,30 @@ func (r *Report) truth() map[string]float64 {
 }
 
 func priorName(d prior.Dist) string { return d.String() }
+
+// truncatedPrior is the density of the prior d of parameter p truncated
+// to p's bounds — the prior a run samples (STUDY.md: the model's bounds
+// truncate the prior): d's density divided by its mass inside the bounds
+// (prior.Truncate), 0 outside — with the interval it is drawn over (the
+// bounds cut to d's support) and the mass.
+func truncatedPrior(d prior.Dist, p abi.Param) (func(float64) float64, float64, float64, float64, error) {
+	_, mass, err := prior.Truncate(d, p.Lower, p.Upper)
+	if err != nil {
+		return nil, 0, 0, 0, err
+	}
+	if !(mass > 0) {
+		return nil, 0, 0, 0, fmt.Errorf("prior %s has no probability in [%g, %g] in float64", d, p.Lower, p.Upper)
+	}
+	slo, shi := d.Support()
+	lo, hi := math.Max(p.Lower, slo), math.Min(p.Upper, shi)
+	logMass := math.Log(mass)
+	return func(x float64) float64 {
+		if x < lo || x > hi {
+			return 0
+		}
+		return math.Exp(d.LogPdf(x) - logMass)
+	}, lo, hi, mass, nil
+}
 
 // stages draws the TMCMC stage convergence.
 func (r *Report) stages() {
@@ -672,6 +808,10 @@ func (r *Report) fit(ctx context.Context, s *study.Study, o Options, sampler boo
 	} else {
 		return errors.New("no samples and no best point")
 	}
+	pred := "posterior" // the band's samples
+	if r.propagation() != nil {
+		pred = "prior"
+	}
 	spec := s.ModelInfo.Spec
 	m := len(spec.Outputs)
 	tg := target.New(s, o.Workers)
@@ -744,7 +884,7 @@ func (r *Report) fit(ctx context.Context, s *study.Study, o Options, sampler boo
 			}
 			model := figures.Series{Name: "best point", X: X, Y: med, Color: figures.Color(3)}
 			if sampler {
-				model.Name = fmt.Sprintf("posterior median, 5–95 %% (%d samples)", len(ok))
+				model.Name = fmt.Sprintf("%s median, 5–95 %% (%d samples)", pred, len(ok))
 				model.Lo, model.Hi = lo, hi
 			}
 			ylabel := out.Name
@@ -762,7 +902,7 @@ func (r *Report) fit(ctx context.Context, s *study.Study, o Options, sampler boo
 	}
 	note := "The model's outputs at the best point against the observed data."
 	if sampler {
-		note = fmt.Sprintf("Observed data (points) and the posterior-predictive median with its 5–95 %% band of the model outputs, from %d evenly spaced samples (noise not added).", len(pts))
+		note = fmt.Sprintf("Observed data (points) and the %s-predictive median with its 5–95 %% band of the model outputs, from %d evenly spaced samples (noise not added).", pred, len(pts))
 	}
 	r.add("Model fit", note, figs...)
 	return nil

@@ -3,10 +3,16 @@ package report
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/builtin/prior"
 )
 
 // writeRun writes a run directory by hand: summary.json with the given
@@ -136,5 +142,257 @@ func TestTruthFromAnalysis(t *testing.T) {
 		if !strings.Contains(html, want) {
 			t.Errorf("report lacks %q", want)
 		}
+	}
+}
+
+// One sample at 1e308 and one at −1e308 in a column (hi − lo overflows
+// float64): gonum/plot's tick labelling used to loop for ever on that
+// axis, and kinfer report hung. The histogram, the corner plot and the
+// trace of k are left out with a note; eps_r's are drawn; the report is
+// written in bounded time.
+func TestSamplesBeyondFloat64Span(t *testing.T) {
+	dir := writeRun(t, "metropolis", `{"chains": 2, "rhat": [1.01, 1.02]}`, 40)
+	p := filepath.Join(dir, "samples.csv")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	lines[6] = "1e308" + lines[6][strings.Index(lines[6], ","):]
+	lines[7] = "-1e308" + lines[7][strings.Index(lines[7], ","):]
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	var r *Report
+	var html string
+	go func() {
+		defer close(done)
+		if r, err = Build(context.Background(), dir, Options{}); err != nil {
+			return
+		}
+		var sb strings.Builder
+		err = r.HTML(&sb)
+		html = sb.String()
+	}()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the report still runs after 60 s (a hang in gonum/plot's tick labelling)")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(r.Notes, "\n")
+	for _, want := range []string{"histogram of k: posterior of k: the x axis", "corner plot: k: the x axis", "trace of k: trace of k: the y axis", "wider than a float64 can hold"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+	var names []string
+	for _, f := range r.Figures() {
+		names = append(names, f.Name)
+	}
+	if got := strings.Join(names, " "); got != "posterior-eps_r trace-eps_r" {
+		t.Errorf("figures %q, want eps_r's histogram and trace only", got)
+	}
+	if !strings.Contains(html, "wider than a float64 can hold") || !strings.Contains(html, `data-figures="2"`) {
+		t.Error("report.html lacks the note or has another number of figures")
+	}
+}
+
+// paramHeader is the header row of report.html's parameter table, and the
+// cells of the row of parameter name.
+func paramHeader(t *testing.T, r *Report, name string) (header, row []string) {
+	t.Helper()
+	var b strings.Builder
+	if err := r.HTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	i := strings.Index(html, `<h2 id="parameters">`)
+	j := strings.Index(html[i:], "</table>")
+	if i < 0 || j < 0 {
+		t.Fatal("no parameter table")
+	}
+	cell := regexp.MustCompile(`<t[hd][^>]*>([^<]*)</t[hd]>`)
+	for _, line := range strings.Split(html[i:i+j], "\n") {
+		var cells []string
+		for _, m := range cell.FindAllStringSubmatch(line, -1) {
+			cells = append(cells, m[1])
+		}
+		switch {
+		case len(cells) > 0 && cells[0] == "parameter":
+			header = cells
+		case len(cells) > 0 && cells[0] == name:
+			row = cells
+		}
+	}
+	return header, row
+}
+
+// Only lists that are per parameter become columns of the parameter
+// table: Metropolis's rhat, ess and proposal_sd, and a plugin's list named
+// *_per_param — not levmar's per-start cost, evaluations_per_start,
+// failures_per_start and iterations with starts = 2 = d, nor
+// acceptance_per_chain with 2 chains. A least-squares run shows its
+// statistics.standard_errors (by name, whatever their order), marked at a
+// bound; with [transform] they are in the method's x and are not shown
+// under θ's names.
+func TestParamTableColumns(t *testing.T) {
+	lm := `{"cost": [22.9, 22.9], "evaluations_per_start": [21, 14], "failures_per_start": [0, 0], "iterations": [13, 13],
+	  "exit_reason": ["ftol", "ftol"], "best_start": 0, "trace_cost": [[30, 22.9], [40, 22.9]],
+	  "statistics": {"params": ["eps_r", "k"], "standard_errors": [0.0009987, 78.78], "at_bound": ["eps_r"]}}`
+	cases := []struct {
+		method, report, summaryExtra string
+		n                            int
+		header                       string
+		k                            string // k's row
+	}{
+		{"levmar", lm, "", 2, "parameter unit mean sd p05 p50 p95 best standard error", "k N 1 — 1 1 1 1.5 78.78"},
+		{"levmar", lm, "", 1, "parameter unit value best standard error", "k N 1 1.5 78.78"},
+		{"metropolis", `{"chains": 2, "acceptance_per_chain": [0.3, 0.25], "rhat": [1.01, 1.02], "ess": [100, 200], "proposal_sd": [0.5, 0.01], "other": [1, 2], "bias_per_param": [0.5, 0.25]}`,
+			"", 300, "parameter unit mean sd p05 p50 p95 best bias_per_param ess proposal_sd rhat", "k N 1 — 1 1 1 1.5 0.5 100 0.5 1.01"},
+	}
+	for _, c := range cases {
+		r, err := Build(context.Background(), writeRun(t, c.method, c.report, c.n), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		header, row := paramHeader(t, r, "k")
+		if got := strings.Join(header, " "); got != c.header {
+			t.Errorf("%s, %d samples: header %q, want %q", c.method, c.n, got, c.header)
+		}
+		if got := strings.Join(row, " "); got != c.k {
+			t.Errorf("%s, %d samples: k's row %q, want %q", c.method, c.n, got, c.k)
+		}
+		if c.method == "levmar" {
+			if _, eps := paramHeader(t, r, "eps_r"); !strings.HasSuffix(strings.Join(eps, " "), "0.0009987 (at a bound)") {
+				t.Errorf("eps_r's row %q: want its standard error marked at a bound", eps)
+			}
+		}
+	}
+	// [transform] k = "log": k's standard error is that of log k.
+	dir := writeRun(t, "levmar", lm, 2)
+	p := filepath.Join(dir, "summary.json")
+	b, _ := os.ReadFile(p)
+	b = []byte(strings.Replace(string(b), `"method_report"`, `"transform": {"transforms": [{"kind": "log", "params": ["k"]}], "x_bounds": {"k": [7.6, 9.1]}, "note": "x"}, "method_report"`, 1))
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Build(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, row := paramHeader(t, r, "k"); strings.Join(row, " ") != "k N 1 — 1 1 1 1.5 —" {
+		t.Errorf("transformed k's row %q: want no standard error", row)
+	}
+	var sb strings.Builder
+	r.HTML(&sb)
+	if !strings.Contains(sb.String(), "standard errors of k are not shown") {
+		t.Error("no note on the transformed parameter's standard error")
+	}
+}
+
+// The prior curve is the prior truncated to the model's bounds, as the
+// run samples it (Truncate's mass): the ligament's k ∈ [2000, 12000] with
+// k ~ normal(2000, 1000) holds half the normal's mass, so its density at
+// the bound is 2·φ(0)/1000 (twice the untruncated height), and 0 below
+// it; eps_r ~ uniform(−0.2, 0.3) inside eps_r's bounds [−0.5, 0.4] is
+// not cut (density 2). Each density integrates to 1 over the interval it
+// is drawn on (trapezoid rule, 10⁵ panels).
+func TestTruncatedPrior(t *testing.T) {
+	const tol = 1e-9
+	mustD := func(d prior.Dist, err error) prior.Dist {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	// lognormal(0, 1) in [1, 100]: mass Φ(ln 100) − Φ(0).
+	lnMass := 0.5*math.Erfc(-math.Log(100)/math.Sqrt2) - 0.5
+	cases := []struct {
+		d              prior.Dist
+		p              abi.Param
+		lo, hi         float64
+		at, want, zero float64
+	}{
+		{mustD(prior.NewNormal(2000, 1000)), abi.Param{Name: "k", Lower: 2000, Upper: 12000}, 2000, 12000, 2000, 2 / math.Sqrt(2*math.Pi) / 1000, 1999},
+		{mustD(prior.NewUniform(-0.2, 0.3)), abi.Param{Name: "eps_r", Lower: -0.5, Upper: 0.4}, -0.2, 0.3, 0, 2, 0.31},
+		{mustD(prior.NewUniform(-0.2, 0.3)), abi.Param{Name: "eps_r", Lower: -0.1, Upper: 0.4}, -0.1, 0.3, 0, 2.5, -0.11},
+		{mustD(prior.NewLogNormal(0, 1)), abi.Param{Name: "c", Lower: 1, Upper: 100}, 1, 100, 1, 1 / math.Sqrt(2*math.Pi) / lnMass, 0.99},
+	}
+	for _, c := range cases {
+		d := c.d
+		f, lo, hi, _, err := truncatedPrior(d, c.p)
+		if err != nil {
+			t.Fatalf("%s: %v", d, err)
+		}
+		if lo != c.lo || hi != c.hi {
+			t.Errorf("%s in [%g, %g]: drawn over [%g, %g], want [%g, %g]", d, c.p.Lower, c.p.Upper, lo, hi, c.lo, c.hi)
+		}
+		if got := f(c.at); math.Abs(got-c.want) > tol*c.want {
+			t.Errorf("%s in [%g, %g]: density at %g is %g, want %g", d, c.p.Lower, c.p.Upper, c.at, got, c.want)
+		}
+		if got := f(c.zero); got != 0 {
+			t.Errorf("%s in [%g, %g]: density at %g (outside) is %g, want 0", d, c.p.Lower, c.p.Upper, c.zero, got)
+		}
+		const n = 100000
+		h := (hi - lo) / n
+		area := (f(lo) + f(hi)) / 2
+		for i := 1; i < n; i++ {
+			area += f(lo + float64(i)*h)
+		}
+		if area *= h; math.Abs(area-1) > 1e-6 {
+			t.Errorf("%s in [%g, %g]: area %g, want 1 ± 1e-6", d, c.p.Lower, c.p.Upper, area)
+		}
+	}
+}
+
+// A propagation run (montecarlo) shows its result: a "Quantity of
+// interest" section with the statistics of method_report.montecarlo as a
+// table (percentiles in order p5 … p95) and its histogram, before the
+// histograms of its draws, titled as prior draws, not a posterior.
+func TestQuantityOfInterest(t *testing.T) {
+	mc := `{"montecarlo": {"quantity": "force_N", "condition": 1, "n": 300, "failed": 2, "converged": true,
+	  "rule_largest_relative_deviation": 0.0052, "mean": 264.355, "sd": 301.749, "cv_percent": 114.1, "min": 0, "max": 1540.13,
+	  "percentiles": {"p10": 0, "p25": 0, "p5": 0, "p50": 141.682, "p75": 495.744, "p90": 715.894, "p95": 835.945},
+	  "span_10_90": 715.894, "histogram_edges": [0, 500, 1000, 1540.13], "histogram_counts": [226, 70, 4], "values": [1, 2]}}`
+	r, err := Build(context.Background(), writeRun(t, "montecarlo", mc, 300), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(titles(r), ", "), "Quantity of interest, Prior draws, Corner plot"; got != want {
+		t.Errorf("sections %q, want %q", got, want)
+	}
+	var names []string
+	for _, f := range r.Figures() {
+		names = append(names, f.Name+": "+f.Title)
+	}
+	if got := strings.Join(names, "; "); !strings.HasPrefix(got, "quantity: quantity of interest: force_N; posterior-k: prior draws of k; posterior-eps_r: prior draws of eps_r") {
+		t.Errorf("figures %q", got)
+	}
+	var b strings.Builder
+	if err := r.HTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	i := strings.Index(html, `<h2 id="quantity-of-interest">`)
+	if i < 0 {
+		t.Fatal("no Quantity of interest section")
+	}
+	sec := html[i : i+strings.Index(html[i:], "</table>")]
+	rows := regexp.MustCompile(`<tr><th>([^<]*)</th><td class="n">([^<]*)</td></tr>`).FindAllStringSubmatch(sec, -1)
+	var got []string
+	for _, m := range rows {
+		got = append(got, m[1]+"="+m[2])
+	}
+	want := "quantity=force_N condition row=1 values=300 failed draws=2 converged=true (largest relative deviation of the stopping rule 0.0052) " +
+		"mean=264.355 sd=301.749 cv %=114.1 min=0 max=1540.13 p5=0 p10=0 p25=0 p50=141.682 p75=495.744 p90=715.894 p95=835.945 span p10–p90=715.894"
+	if g := strings.Join(got, " "); g != want {
+		t.Errorf("quantity table\n %s\nwant\n %s", g, want)
+	}
+	if strings.Contains(html, "Posterior marginals") {
+		t.Error("a propagation run's draws titled as posterior marginals")
 	}
 }

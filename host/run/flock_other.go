@@ -2,7 +2,11 @@
 
 package run
 
-import "os"
+import (
+	"errors"
+	"io/fs"
+	"os"
+)
 
 // flock is a no-op where flock(2) does not exist: the directory is not
 // protected against a second run there.
@@ -14,3 +18,7 @@ const (
 )
 
 func isLoop(err error) bool { return false }
+
+// isReadOnly tells whether err is open's error for a file this user may
+// not write.
+func isReadOnly(err error) bool { return errors.Is(err, fs.ErrPermission) }

@@ -4,6 +4,7 @@ package run
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 
 	"golang.org/x/sys/unix"
@@ -23,3 +24,9 @@ const (
 // isLoop tells whether err is open's error for a symbolic link opened with
 // O_NOFOLLOW.
 func isLoop(err error) bool { return errors.Is(err, unix.ELOOP) }
+
+// isReadOnly tells whether err is open's error for a file this user may
+// not write: no permission, or a read-only file system.
+func isReadOnly(err error) bool {
+	return errors.Is(err, fs.ErrPermission) || errors.Is(err, unix.EROFS)
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -45,13 +46,7 @@ func LockDir(dir string) (*DirLock, error) {
 		return nil, err
 	}
 	if err := flock(f); err != nil {
-		b, _ := io.ReadAll(io.LimitReader(f, 64))
-		f.Close()
-		holder := "another process"
-		if pid, perr := strconv.Atoi(strings.TrimSpace(string(b))); perr == nil && pid > 0 {
-			holder = fmt.Sprintf("another kinfer process (pid %d)", pid)
-		}
-		return nil, fmt.Errorf("%w: %s is locked by %s; wait for it to finish or choose another directory (%v)", ErrLocked, dir, holder, err)
+		return nil, lockedBy(dir, f, err)
 	}
 	if err := f.Truncate(0); err == nil {
 		_, err = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
@@ -63,6 +58,48 @@ func LockDir(dir string) (*DirLock, error) {
 	stale, _ := filepath.Glob(filepath.Join(dir, ".*"+tmpInfix+"*"))
 	for _, s := range stale {
 		os.Remove(s)
+	}
+	return &DirLock{dir: dir, f: f}, nil
+}
+
+// lockedBy is the error for dir whose lock file f another process holds
+// (flock's error err): it names the pid the file records. f is closed.
+func lockedBy(dir string, f *os.File, err error) error {
+	b, _ := io.ReadAll(io.LimitReader(f, 64))
+	f.Close()
+	holder := "another process"
+	if pid, perr := strconv.Atoi(strings.TrimSpace(string(b))); perr == nil && pid > 0 {
+		holder = fmt.Sprintf("another kinfer process (pid %d)", pid)
+	}
+	return fmt.Errorf("%w: %s is locked by %s; wait for it to finish or choose another directory (%v)", ErrLocked, dir, holder, err)
+}
+
+// lockDir is LockDir (replaced by tests of LockToRead).
+var lockDir = LockDir
+
+// LockToRead locks dir, an existing run directory that a command reads
+// (kinfer report, kinfer run --verify, kinfer analyze), as LockDir does:
+// a run writing into it would change its files under the reader, and a
+// run that holds it fails the command with LockDir's message. A
+// directory this user cannot write (a colleague's run, a read-only
+// mount), where LockDir cannot create or open the lock file for writing,
+// is locked through its lock file opened read-only (flock(2) needs no
+// write access); with no lock file there, no run is writing into it (a
+// run creates it first), and the lock returned holds nothing.
+func LockToRead(dir string) (*DirLock, error) {
+	l, err := lockDir(dir)
+	if err == nil || errors.Is(err, ErrLocked) || !isReadOnly(err) {
+		return l, err
+	}
+	f, oerr := openRegular(filepath.Join(dir, LockFile), os.O_RDONLY)
+	if errors.Is(oerr, fs.ErrNotExist) {
+		return &DirLock{dir: dir}, nil
+	}
+	if oerr != nil {
+		return nil, err
+	}
+	if ferr := flock(f); ferr != nil {
+		return nil, lockedBy(dir, f, ferr)
 	}
 	return &DirLock{dir: dir, f: f}, nil
 }
