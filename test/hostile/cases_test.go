@@ -513,7 +513,7 @@ func cases() []hcase {
 }
 
 func TestHostile(t *testing.T) {
-	all := append(append(append(append(cases(), surrogateCases()...), rundirCases()...), authorCases()...), outputCases()...)
+	all := append(append(append(append(append(cases(), surrogateCases()...), rundirCases()...), authorCases()...), outputCases()...), report3Cases()...)
 	if len(all) < 45 {
 		t.Fatalf("only %d cases", len(all))
 	}
