@@ -415,9 +415,10 @@ func (r *Report) paramTable() ([]string, []paramRow, []string) {
 
 // standardErrors are a least-squares method's standard errors of the
 // best start (method_report.statistics.standard_errors, named by
-// statistics.params), as table cells by parameter: "—" for a parameter
+// statistics.params), as table cells by parameter: for a parameter
 // transformed by [transform] (the method's statistics are in its
-// coordinate x, not in θ: the note says so), "(at a bound)" added for a
+// coordinate x) summary.json's delta-method standard error of θ, or "—"
+// when it has none (the note says so), "(at a bound)" added for a
 // parameter in statistics.at_bound (its standard error does not hold
 // there). nil when the report has none.
 func (r *Report) standardErrors() (map[string]string, string) {
@@ -444,6 +445,11 @@ func (r *Report) standardErrors() (map[string]string, string) {
 		}
 		if tr := r.Summary.Transform; tr != nil {
 			if _, ok := tr.XBounds[n]; ok {
+				if v, ok := tr.StandardErrors[n]; ok {
+					// Carried to θ by the delta method (summary.json).
+					out[n] = g(float64(v)) + " (delta method)"
+					continue
+				}
 				out[n] = "—"
 				inX = append(inX, n)
 				continue

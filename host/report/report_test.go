@@ -292,6 +292,17 @@ func TestParamTableColumns(t *testing.T) {
 	if !strings.Contains(sb.String(), "standard errors of k are not shown") {
 		t.Error("no note on the transformed parameter's standard error")
 	}
+	// With the run's delta-method standard error of θ, that is shown.
+	b = []byte(strings.Replace(string(b), `"note": "x"}`, `"note": "x", "standard_errors_theta": {"k": 78.5, "eps_r": 0.0009987}}`, 1))
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r, err = Build(context.Background(), dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, row := paramHeader(t, r, "k"); strings.Join(row, " ") != "k N 1 — 1 1 1 1.5 78.5 (delta method)" {
+		t.Errorf("transformed k's row %q: want the delta-method standard error", row)
+	}
 }
 
 // The prior curve is the prior truncated to the model's bounds, as the
