@@ -263,3 +263,30 @@ func TestSuccessiveCDFRMSE(t *testing.T) {
 		t.Errorf("empty stage: %v", err)
 	}
 }
+
+// Thin spreads its pick over every chain of interleaved samples (row r is
+// chain r mod c): 20 000 rows of 4 chains thinned to 2 000 or 1 000 take
+// each chain about equally (the first row of each block took chains 0 and
+// 2, or chain 0 only); a pick stays within its block, so it is still
+// evenly spread.
+func TestThinDoesNotAliasChains(t *testing.T) {
+	for _, m := range []int{2000, 1000, 100} {
+		count := make([]int, 4)
+		idx := Thin(20000, m)
+		for i, r := range idx {
+			count[r%4]++
+			if lo, hi := i*20000/m, (i+1)*20000/m; r < lo || r >= hi {
+				t.Fatalf("m = %d: pick %d is row %d, outside its block [%d, %d)", m, i, r, lo, hi)
+			}
+		}
+		for c, k := range count {
+			// ±10 %: the offsets are equidistributed, not exactly balanced.
+			if d := k - m/4; d*10 > m/4 || -d*10 > m/4 {
+				t.Errorf("m = %d: chain %d has %d rows, want %d ± 10 %% (counts %v)", m, c, k, m/4, count)
+			}
+		}
+	}
+	if got := Thin(3, 10); len(got) != 3 || got[2] != 2 {
+		t.Errorf("Thin(3, 10) = %v, want every row", got)
+	}
+}

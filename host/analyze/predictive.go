@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"context"
+	"github.com/kinfer/kinfer/builtin/analysis"
 	"math"
 
 	"github.com/kinfer/kinfer/abi"
@@ -28,8 +29,8 @@ func Predictive(ctx context.Context, s *study.Study, samples [][]float64, maxSam
 	pick := samples
 	if maxSamples > 0 && len(samples) > maxSamples {
 		pick = make([][]float64, maxSamples)
-		for i := range pick {
-			pick[i] = samples[i*len(samples)/maxSamples]
+		for i, r := range analysis.Thin(len(samples), maxSamples) {
+			pick[i] = samples[r]
 		}
 	}
 	spec := s.ModelInfo.Spec

@@ -3,6 +3,7 @@ package figures
 import (
 	"bytes"
 	"fmt"
+	"github.com/kinfer/kinfer/builtin/analysis"
 	"image/color"
 	"math"
 	"sort"
@@ -592,21 +593,7 @@ func Small(p *plot.Plot) { small(p) }
 
 // Thin returns at most m indices of 0..n-1, evenly spaced (all if m ≤ 0
 // or n ≤ m): the rows a plot draws of a long sample.
-func Thin(n, m int) []int {
-	if n <= 0 {
-		return nil // a count read from a record may be negative
-	}
-	if m <= 0 || n <= m {
-		m = n
-	}
-	idx := make([]int, m)
-	for i := range idx {
-		// i·n/m without i·n, which overflows for a count near 2^63 (read
-		// from a record): i < m and n%m < m keep both products small.
-		idx[i] = i*(n/m) + i*(n%m)/m
-	}
-	return idx
-}
+func Thin(n, m int) []int { return analysis.Thin(n, m) }
 
 // Box is one box of a box plot: whiskers Lo and Hi, quartiles, median.
 type Box struct {
