@@ -181,9 +181,10 @@ func TestFailuresAreCountedFaultsStop(t *testing.T) {
 }
 
 // A prior with little mass inside the model's bounds is drawn exactly, by
-// inversion, once rejection gives up: k ~ normal(0, 600) holds 0.043 % of
-// its mass in the ligament's [2000, 12000], so 10 000 rejection tries fail
-// for about 1 draw in 74. The draws are the truncated normal's: mean
+// inversion from the start (below invertBelow, 0.1 %): k ~ normal(0, 600)
+// holds 0.043 % of its mass in the ligament's [2000, 12000], where
+// rejection needed about 2 300 tries a draw — each draw is the truncated
+// prior's quantile of one uniform of the stream. The draws are the truncated normal's: mean
 // 2156.73 and sd 148.24 (scipy.stats.truncnorm(2000/600, 20, 0, 600)).
 func TestDrawPriorLittleMassInsideBounds(t *testing.T) {
 	const n = 400
@@ -201,6 +202,16 @@ func TestDrawPriorLittleMassInsideBounds(t *testing.T) {
 	pts, err := New(s, 1).DrawPrior(rand.New(rand.NewPCG(3, 1)), n)
 	if err != nil {
 		t.Fatal(err)
+	}
+	var q func(float64) float64
+	for j, p := range s.Free {
+		if p.Name == "k" {
+			q, _, _ = prior.Truncate(s.Priors[j], p.Lower, p.Upper)
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 1))
+	if u := rng.Float64(); q == nil || pts[0][0] != q(u) {
+		t.Errorf("the first draw %g is not the truncated prior's quantile of the stream's first uniform", pts[0][0])
 	}
 	var sum float64
 	for _, th := range pts {
