@@ -250,6 +250,9 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 	for _, l := range quantityLines(s.MethodReport) {
 		fmt.Fprintln(w, l)
 	}
+	if l := evidenceLine(s.MethodReport); l != "" {
+		fmt.Fprintln(w, l)
+	}
 	// Only the files there (a full disk leaves some unwritten).
 	var outs []string
 	for _, f := range []string{"summary.json", "samples.csv", run.ParquetFile} {
@@ -290,6 +293,28 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 // propagation plugin reporting the same block): its mean, sd, 5th, 50th
 // and 95th percentiles, and whether the stopping rule held. None for
 // another method. The table above it is of the prior draws.
+// evidenceLine is "log evidence −32.414 ± 0.048 (5 stages)" for a method
+// report with a finite log_evidence (tmcmc, or a plugin reporting one),
+// the number such a run is for (model comparison); "" otherwise.
+func evidenceLine(report any) string {
+	m, ok := report.(map[string]any)
+	if !ok {
+		m = asJSONObject(report)
+	}
+	z, ok := m["log_evidence"].(float64)
+	if !ok || math.IsNaN(z) || math.IsInf(z, 0) {
+		return ""
+	}
+	l := "log evidence " + strconv.FormatFloat(z, 'f', 3, 64)
+	if se, ok := m["log_evidence_se"].(float64); ok && !math.IsNaN(se) && !math.IsInf(se, 0) {
+		l += " ± " + strconv.FormatFloat(se, 'f', 3, 64)
+	}
+	if st, ok := m["stages"].([]any); ok {
+		l += fmt.Sprintf(" (%d stages)", len(st))
+	}
+	return l
+}
+
 func quantityLines(report any) []string {
 	m, ok := report.(map[string]any)
 	if !ok {

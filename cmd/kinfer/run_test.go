@@ -370,3 +370,15 @@ func TestRunRefusesToOverwriteItsInputs(t *testing.T) {
 		t.Fatal("the data file changed")
 	}
 }
+
+// The console states a run's log evidence (tmcmc), with its standard error
+// and the number of stages; nothing for a report without one.
+func TestEvidenceLine(t *testing.T) {
+	rep := map[string]any{"log_evidence": -32.4142, "log_evidence_se": 0.0481, "stages": []any{1, 2, 3, 4, 5}}
+	if got := evidenceLine(rep); got != "log evidence -32.414 ± 0.048 (5 stages)" {
+		t.Errorf("got %q", got)
+	}
+	if got := evidenceLine(map[string]any{"log_evidence": nil}); got != "" {
+		t.Errorf("no evidence: %q", got)
+	}
+}

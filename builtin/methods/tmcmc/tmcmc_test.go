@@ -622,3 +622,25 @@ func TestMemoryBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A final population descended from a handful of prior draws (chains = 2)
+// is warned about; a population of 500 on the same conjugate problem is
+// not.
+func TestFewLineagesWarning(t *testing.T) {
+	c := conformance.Conjugate2D()
+	for _, chains := range []float64{2, 500} {
+		m, err := New([]float64{chains, 10, 1, 0.23, 100, Bartsoen, Transform, AdaptSubstep})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, _, err := conformance.Run(m, c.Target, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, _ := rep.Extra["warnings"].([]any)
+		warned := len(w) > 0 && strings.Contains(fmt.Sprint(w...), "descends from only")
+		if warned != (chains == 2) {
+			t.Errorf("chains = %g: warnings %v", chains, w)
+		}
+	}
+}
