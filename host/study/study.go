@@ -956,6 +956,9 @@ func (s *Study) loadMethod(ctx, ictx context.Context, f *File, d *tomlx.Decoded,
 			return pluginSettingErr(d, "method", p.Spec, err)
 		}
 		s.certifyLater(d, r, p, vals, func(c *wasm.CertifyOptions) {
+			// The method is certified on the study's parameters (its d
+			// and bounds, in the method's coordinates).
+			c.Params = s.XParams
 			// A propagation method sees the study's outputs and rows.
 			for _, o := range s.ModelInfo.Spec.Outputs {
 				c.OutputNames = append(c.OutputNames, o.Name)

@@ -34,6 +34,9 @@ type CertifyOptions struct {
 	// output "y" at one row.
 	OutputNames []string
 	OutputRows  int
+	// Params are a method's parameters, the study's (its d and bounds);
+	// nil: three on [-3, 3].
+	Params []abi.Param
 }
 
 // Certificate is what Certify checked.
@@ -557,16 +560,33 @@ func (p *Plugin) certifyLikelihood(ctx context.Context, o CertifyOptions, rng *r
 // batches (prior draws from one stream, a standard normal log target) and
 // compares every batch they ask for, then their samples.
 func (p *Plugin) certifyMethod(ctx context.Context, o CertifyOptions, rng *rand.Rand, c *Certificate) error {
-	const d = 3
-	params := make([]abi.Param, d)
-	for i := range params {
-		params[i] = abi.Param{Name: fmt.Sprintf("x%d", i), Lower: -3, Upper: 3}
+	params := o.Params
+	if len(params) == 0 {
+		params = make([]abi.Param, 3)
+		for i := range params {
+			params[i] = abi.Param{Name: fmt.Sprintf("x%d", i), Lower: -3, Upper: 3}
+		}
 	}
-	// A least-squares method (ABI.md §6.4) gets the residuals r = x of
-	// the same target, −½‖x‖², and the identity as their Jacobian.
-	// A propagation method (ABI.md §6.5) gets the study's outputs and rows
-	// (CertifyOptions), output j of a point being −½‖x‖² + j.
-	prob := abi.Problem{Params: params, Seed: o.Seed, Residuals: d, Starts: [][]float64{{0.5, -1, 2}},
+	d := len(params)
+	// The target is a standard normal in z = (x − c)/s, c and s the
+	// centre and a sixth of the width of a finite box (0 and 1 otherwise),
+	// with a uniform prior over a finite box: log target −½‖z‖².
+	ctr, sc := make([]float64, d), make([]float64, d)
+	logPrior := 0.0
+	start := make([]float64, d)
+	for j, q := range params {
+		ctr[j], sc[j] = 0, 1
+		if w := q.Upper - q.Lower; !math.IsInf(w, 0) && w > 0 {
+			ctr[j], sc[j] = q.Lower+w/2, w/6
+			logPrior -= math.Log(w)
+		}
+		start[j] = ctr[j] + []float64{0.5, -1, 2}[j%3]*sc[j]
+	}
+	// A least-squares method (ABI.md §6.4) gets the residuals r = z of
+	// the same target and their Jacobian diag(1/s). A propagation method
+	// (ABI.md §6.5) gets the study's outputs and rows (CertifyOptions),
+	// output j of a point being −½‖z‖² + j.
+	prob := abi.Problem{Params: params, Seed: o.Seed, Residuals: d, Starts: [][]float64{start},
 		OutputNames: []string{"y"}, OutputRows: 1, Likelihoods: 1}
 	if len(o.OutputNames) > 0 && o.OutputRows > 0 {
 		prob.OutputNames, prob.OutputRows = o.OutputNames, o.OutputRows
@@ -612,23 +632,24 @@ func (p *Plugin) certifyMethod(ctx context.Context, o CertifyOptions, rng *rand.
 			for i := range pts {
 				pts[i] = make([]float64, d)
 				for j := range pts[i] {
-					pts[i][j] = -3 + 6*draw.Float64()
+					pts[i][j] = ctr[j] + sc[j]*(-3+6*draw.Float64())
 				}
 			}
 		}
 		res := make([]abi.Result, len(pts))
 		for i, x := range pts {
-			ll, g := 0.0, make([]float64, d)
+			ll, g, z := 0.0, make([]float64, d), make([]float64, d)
 			for j, v := range x {
-				ll -= 0.5 * v * v
-				g[j] = -v
+				z[j] = (v - ctr[j]) / sc[j]
+				ll -= 0.5 * z[j] * z[j]
+				g[j] = -z[j] / sc[j]
 			}
-			res[i] = abi.Result{Theta: x, LogPrior: -d * math.Log(6), LogLik: ll}
+			res[i] = abi.Result{Theta: x, LogPrior: logPrior, LogLik: ll}
 			if asks[0].Want&abi.WantGradient != 0 {
 				res[i].Grad = g
 			}
 			if asks[0].Want&(abi.WantResiduals|abi.WantJacobian) != 0 {
-				res[i].Residuals = append([]float64(nil), x...)
+				res[i].Residuals = z
 			}
 			if asks[0].Want&abi.WantOutputs != 0 {
 				res[i].Outputs = make([]float64, nOut)
@@ -639,7 +660,7 @@ func (p *Plugin) certifyMethod(ctx context.Context, o CertifyOptions, rng *rand.
 			if asks[0].Want&abi.WantJacobian != 0 {
 				res[i].Jacobian = make([]float64, d*d)
 				for j := 0; j < d; j++ {
-					res[i].Jacobian[j*d+j] = 1
+					res[i].Jacobian[j*d+j] = 1 / sc[j]
 				}
 			}
 		}

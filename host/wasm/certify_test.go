@@ -61,3 +61,26 @@ func TestCertifyCatchesCallHistory(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// A method is certified on the parameters given (a study's: its d and
+// bounds), not a made-up problem: the grid test method accepts 1 ≤ d ≤ 8,
+// so two parameters certify and nine are refused by its init.
+func TestCertifyMethodOnTheStudysParameters(t *testing.T) {
+	r := newRT(t, nil)
+	p := load(t, r, testManifest("grid", "method.wasm", abi.KindMethod, 0, 0))
+	set, err := abi.SettingValues(p.Spec.Settings, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	two := []abi.Param{{Name: "k", Lower: 2000, Upper: 9000}, {Name: "eps_r", Lower: -0.2, Upper: 0.3}}
+	if _, err := p.Certify(context.Background(), CertifyOptions{Settings: set, Params: two, Seed: 1}); err != nil {
+		t.Fatalf("two parameters: %v", err)
+	}
+	nine := make([]abi.Param, 9)
+	for i := range nine {
+		nine[i] = abi.Param{Name: string(rune('a' + i)), Lower: -1, Upper: 1}
+	}
+	if _, err := p.Certify(context.Background(), CertifyOptions{Settings: set, Params: nine, Seed: 1}); err == nil || !strings.Contains(err.Error(), "1 <= d <= 8") {
+		t.Fatalf("nine parameters: %v, want the method's own refusal", err)
+	}
+}
