@@ -516,6 +516,9 @@ func validate(ctx context.Context, rt *wasm.Runtime, path string, stdout io.Writ
 			return err
 		}
 		fmt.Fprintf(stdout, "ok: plugin %s %s (%s, ABI %d, %d exports)\n", p.Manifest.Name, p.Manifest.Version, p.Spec.Kind, abi.Version, len(p.Exports))
+		for _, n := range p.Notes {
+			fmt.Fprintf(stdout, "note: %s\n", guesttext.Escape(n))
+		}
 		if why := p.Manifest.Limits.NeedsTrust(); len(why) > 0 {
 			fmt.Fprintf(stdout, "note: its limits ask for %s, which a study refuses unless its table for the plugin says trusted = true\n", strings.Join(why, " and "))
 		}
@@ -778,6 +781,9 @@ func inspect(stdout io.Writer, p *wasm.Plugin) {
 	printSpec(stdout, p.Spec)
 	fmt.Fprintf(stdout, "imports:      %s\n", strings.Join(p.Imports, ", "))
 	fmt.Fprintf(stdout, "exports:      %s\n", strings.Join(p.Exports, ", "))
+	for _, n := range p.Notes {
+		fmt.Fprintf(stdout, "note:         %s\n", guesttext.Escape(n))
+	}
 }
 
 func printSpec(w io.Writer, s abi.Spec) {

@@ -44,6 +44,10 @@ type Plugin struct {
 	fuel     int64         // fuel per call (per point of a batch); 0 = unlimited
 	log      *pluginLog
 	exported [numExports]bool
+	// Notes are what a plugin author should know and the host ignores: a
+	// capability unknown to ABI v1 (a misspelling), with the nearest
+	// known one. kinfer inspect and validate print them.
+	Notes    []string
 	deriv    derivFailures // failed derivative calls (derivfail.go)
 	evals    derivFailures // points of an eval export with status 1 or 2
 
@@ -329,6 +333,42 @@ var capExport = map[abi.Capability]struct {
 	abi.CapPriorDraws:      {abi.KindMethod, nil},
 }
 
+// nearCapability is the known capability of a component of kind k within
+// two edits of c (a misspelling: "jacobain"), or "".
+func nearCapability(c string, k abi.Kind) string {
+	best, bestD := "", 3
+	for name, ce := range capExport {
+		if ce.kind != k {
+			continue
+		}
+		if d := editDistance(c, name); d < bestD || (d == bestD && name < best) {
+			best, bestD = name, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b (bytes).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
 // checkExports checks the exports the spec requires: the role's, configure
 // when there are settings, and one per listed capability. Unknown
 // capabilities are ignored (ABI.md §10: new capabilities do not change the
@@ -358,7 +398,12 @@ func (p *Plugin) checkExports() error {
 	for _, c := range p.Spec.Capabilities {
 		ce, known := capExport[c]
 		if !known {
-			p.log.line([]byte(fmt.Sprintf("note: capability %q is unknown to ABI v1 and ignored", c)))
+			note := fmt.Sprintf("capability %q is unknown to ABI v1 and ignored", c)
+			if m := nearCapability(c, p.Spec.Kind); m != "" {
+				note += fmt.Sprintf(" (did you mean %q?)", m)
+			}
+			p.Notes = append(p.Notes, note)
+			p.log.line([]byte("note: " + note))
 			continue
 		}
 		if ce.kind != p.Spec.Kind {

@@ -145,3 +145,27 @@ func TestMethodBookkeepingFuelScale(t *testing.T) {
 		}
 	}
 }
+
+// A misspelt capability gets the nearest known one of the component's
+// kind (within two edits); a capability far from every known one, or
+// known only for another kind, gets none.
+func TestNearCapability(t *testing.T) {
+	for _, c := range []struct {
+		cap  string
+		kind abi.Kind
+		want string
+	}{
+		{"jacobain", abi.KindModel, "jacobian"},
+		{"rows_independant", abi.KindModel, "rows_independent"},
+		{"checkpoints", abi.KindMethod, "checkpoint"},
+		{"teleport", abi.KindModel, ""},
+		{"checkpoint", abi.KindModel, ""},
+	} {
+		if got := nearCapability(c.cap, c.kind); got != c.want {
+			t.Errorf("%q (%s): %q, want %q", c.cap, c.kind, got, c.want)
+		}
+	}
+	if d := editDistance("kitten", "sitting"); d != 3 {
+		t.Errorf("editDistance(kitten, sitting) = %d, want 3", d)
+	}
+}
