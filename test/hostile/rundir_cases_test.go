@@ -363,6 +363,9 @@ func rundirCases() []hcase {
 		// in the checkpoint: ≈ 1.3 GB as samples; a million (3 MB, within
 		// the bound of a list) would be 64 MB.
 		rundirCase("rundir-resume-state-list-bomb", true, resume, 1, w("metropolis", `more than 1048576 values in the list "samples[0]"`), editState(func(t *testing.T, b []byte) []byte {
+			// The list form an older kinfer wrote (still read), put
+			// beside the packed samples_bin.
+			b = bytes.Replace(b, []byte(`"samples_bin":`), []byte(`"samples":[[]],"samples_bin":`), 1)
 			out, err := bomb(b, `"samples":[[`, "{}", 20_000_000)
 			if err != nil {
 				t.Fatal(err)
@@ -370,6 +373,9 @@ func rundirCases() []hcase {
 			return out
 		})),
 		rundirCase("rundir-resume-state-million-samples", true, resume, 1, w("metropolis", "per byte"), editState(func(t *testing.T, b []byte) []byte {
+			// The list form an older kinfer wrote (still read), put
+			// beside the packed samples_bin.
+			b = bytes.Replace(b, []byte(`"samples_bin":`), []byte(`"samples":[[]],"samples_bin":`), 1)
 			out, err := bomb(b, `"samples":[[`, "{}", 1_000_000)
 			if err != nil {
 				t.Fatal(err)
