@@ -120,8 +120,21 @@ func Work(ctx context.Context, cfg Config, o WorkerOptions) error {
 		}
 		o.CacheDir = filepath.Join(dir, "kinfer", "worker")
 	}
+	// The cache's paths are compared with the absolute paths of the
+	// study's inputs (checkPinned): a relative --cache made every run's
+	// files look unpinned. The working directory does not change, but
+	// absolute paths also make the messages and logs unambiguous.
+	abs, err := filepath.Abs(o.CacheDir)
+	if err != nil {
+		return fmt.Errorf("worker cache %s: %w", o.CacheDir, err)
+	}
+	o.CacheDir = abs
 	if o.Runtime.CacheDir == "" {
 		o.Runtime.CacheDir = filepath.Join(o.CacheDir, "compiled")
+	} else if o.Runtime.CacheDir != "-" {
+		if o.Runtime.CacheDir, err = filepath.Abs(o.Runtime.CacheDir); err != nil {
+			return fmt.Errorf("compilation cache %s: %w", o.Runtime.CacheDir, err)
+		}
 	}
 	if cfg.Name == "" {
 		cfg.Name = "kinfer worker " + o.ID
@@ -130,7 +143,6 @@ func Work(ctx context.Context, cfg Config, o WorkerOptions) error {
 		return err
 	}
 	w := &worker{cfg: cfg, o: o, studies: map[string]*loaded{}}
-	var err error
 	if w.nc, w.js, err = cfg.connect(true); err != nil {
 		return err
 	}
@@ -162,7 +174,7 @@ func Work(ctx context.Context, cfg Config, o WorkerOptions) error {
 		w.mu.Unlock()
 		w.rt.Close(context.Background())
 	}()
-	w.logf("worker %s: %d slots on %s", o.ID, o.Slots, cfg.PublicURL())
+	w.logf("worker %s: %d slots on %s, cache %s", o.ID, o.Slots, cfg.PublicURL(), o.CacheDir)
 	if o.Ready != nil {
 		o.Ready()
 	}
