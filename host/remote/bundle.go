@@ -109,8 +109,14 @@ func (b *Bundle) encode() ([]byte, string) {
 }
 
 // upload puts the bundle's files (those not there yet) and the bundle
-// itself into the object store, and returns the bundle's digest.
-func (b *Bundle) upload(ctx context.Context, obs jetstream.ObjectStore, local []string) (string, error) {
+// itself into the object store, and returns the bundle's digest. Objects
+// are stored in pieces that fit the server's max payload maxPayload.
+func (b *Bundle) upload(ctx context.Context, obs jetstream.ObjectStore, local []string, maxPayload int64) (string, error) {
+	put := func(name string, data []byte) error {
+		piece := uint32(min(128<<10, payloadLimit(maxPayload)))
+		_, err := obs.Put(ctx, jetstream.ObjectMeta{Name: name, Opts: &jetstream.ObjectMetaOptions{ChunkSize: piece}}, bytes.NewReader(data))
+		return err
+	}
 	for i, f := range b.Files {
 		if info, err := obs.GetInfo(ctx, f.SHA256); err == nil && info.Size == uint64(f.Size) {
 			continue
@@ -122,13 +128,13 @@ func (b *Bundle) upload(ctx context.Context, obs jetstream.ObjectStore, local []
 		if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != f.SHA256 {
 			return "", fmt.Errorf("%s changed while the run started (sha256 %x, was %s)", local[i], sum, f.SHA256)
 		}
-		if _, err := obs.PutBytes(ctx, f.SHA256, data); err != nil {
+		if err := put(f.SHA256, data); err != nil {
 			return "", fmt.Errorf("uploading %s: %w", local[i], err)
 		}
 	}
 	data, sum := b.encode()
 	if _, err := obs.GetInfo(ctx, sum); err != nil {
-		if _, err := obs.PutBytes(ctx, sum, data); err != nil {
+		if err := put(sum, data); err != nil {
 			return "", fmt.Errorf("uploading the study bundle: %w", err)
 		}
 	}

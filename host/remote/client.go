@@ -109,10 +109,14 @@ func Dial(ctx context.Context, cfg Config, s *study.Study, previous map[string]f
 	if c.rstr, err = js.Stream(ctx, ResultStream); err != nil {
 		return nil, err
 	}
-	if c.bundle, err = b.upload(ctx, obs, local); err != nil {
+	c.maxBytes = nc.MaxPayload()
+	if c.maxBytes < minPayload {
+		return nil, fmt.Errorf("NATS server %s: its max_payload of %d bytes is too small for a remote run (at least %d: %d for a message's headers and 1 KiB of data); raise max_payload in the server's configuration",
+			cfg.PublicURL(), c.maxBytes, minPayload, payloadHeadroom)
+	}
+	if c.bundle, err = b.upload(ctx, obs, local, c.maxBytes); err != nil {
 		return nil, err
 	}
-	c.maxBytes = nc.MaxPayload()
 	cons, err := js.OrderedConsumer(ctx, ResultStream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{resultPrefix + c.run}})
 	if err != nil {
 		return nil, fmt.Errorf("results consumer: %w", err)
@@ -264,13 +268,18 @@ func (c *Client) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 	c.batch++
 	batch := c.batch
 	per := resultBytes(c.d, c.R, c.O, want)
-	if per+4096 > c.maxBytes {
-		return nil, tally, fmt.Errorf("remote run: one point's result takes %d bytes, more than the server's max_payload of %d: raise max_payload in the server's configuration", per, c.maxBytes)
+	if 20+per > payloadLimit(c.maxBytes) {
+		return nil, tally, fmt.Errorf("remote run: one point's result takes %d bytes, more than %s: raise max_payload in the server's configuration", 20+per, payloadText(c.maxBytes))
 	}
 	size := chunkPoints(n, per)
 	if c.cfg.ChunkPoints > 0 {
 		size = c.cfg.ChunkPoints
 	}
+	// A chunk's results must fit in one message of this server: a server
+	// with a small max_payload gets smaller chunks. The size still depends
+	// on the batch, the study and the server alone (and a point's result
+	// on none of them).
+	size = min(size, fitPoints(per, payloadLimit(c.maxBytes)))
 	nChunks := (n + size - 1) / size
 	subj := workPrefix + c.run
 	// Publish asynchronously, then make sure each chunk is stored.

@@ -392,6 +392,38 @@ const (
 	maxChunkBytes = 512 << 10
 )
 
+// payloadHeadroom is the part of the server's max_payload (which counts a
+// message's headers and body) kept for the headers of a chunk or result:
+// run id, batch, chunk, bundle digest, worker name, and an error text of
+// at most maxErrorText bytes.
+const (
+	payloadHeadroom = 4096
+	maxErrorText    = 2048
+	// minPayload is the smallest max_payload a remote run accepts: the
+	// headroom and 1 KiB for a chunk's results or an object's piece.
+	minPayload = payloadHeadroom + 1024
+)
+
+// payloadLimit is the most bytes a chunk's encoded results may take on a
+// server whose max_payload is maxPayload.
+func payloadLimit(maxPayload int64) int64 { return maxPayload - payloadHeadroom }
+
+// payloadText states that limit for messages.
+func payloadText(maxPayload int64) string {
+	return fmt.Sprintf("the %d bytes a result may take on this server (its max_payload of %d less %d kept for headers)",
+		payloadLimit(maxPayload), maxPayload, payloadHeadroom)
+}
+
+// fitPoints is the most points of per bytes of results each whose
+// encoded results (a 20-byte tally, then the results) fit in limit bytes,
+// at least 1.
+func fitPoints(per, limit int64) int {
+	if per <= 0 {
+		return math.MaxInt32
+	}
+	return int(max(1, (limit-20)/per))
+}
+
 // chunkPoints is the number of points per chunk of a batch of n points
 // whose results take per bytes each: about n/ChunkTarget, between 1 and
 // MaxChunkPoints, and small enough that a chunk's results stay under

@@ -6,11 +6,17 @@ package remote
 // refuses a run while others could take it.
 
 import (
+	"bytes"
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
 
 	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/host/target"
 	"github.com/kinfer/kinfer/host/wasm"
 )
 
@@ -45,5 +51,99 @@ func TestWorkerRelativeCache(t *testing.T) {
 	res, _, err := c.Evaluate(context.Background(), [][]float64{{5000, 0.1}, {6000, 0.05}}, abi.WantLogTarget)
 	if err != nil || len(res) != 2 || res[0].Status != abi.OK {
 		t.Fatalf("worker with a relative cache: %v %v", res, err)
+	}
+}
+
+// startServerWith starts an embedded NATS server with JetStream like
+// startServer, with opts changed by change.
+func startServerWith(t testing.TB, change func(o *server.Options)) *server.Server {
+	t.Helper()
+	o := &server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true}
+	change(o)
+	s, err := server.NewServer(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Start()
+	if !s.ReadyForConnections(10 * time.Second) {
+		t.Fatal("NATS server not ready")
+	}
+	t.Cleanup(s.Shutdown)
+	return s
+}
+
+// A server with a small max_payload gets chunks whose results fit in it:
+// the run used to cut chunks for 1 MB messages, and every worker refused
+// them ("the results of 64 points would take 3348 bytes, more than the
+// server's max_payload of 6000", hiding the 4096 bytes kept for headers).
+// The results are the local ones bit for bit; a result that cannot fit
+// even alone is refused with the real limit.
+func TestSmallMaxPayload(t *testing.T) {
+	srv := startServerWith(t, func(o *server.Options) { o.MaxPayload = 6000 })
+	cfg := testConfig(srv.ClientURL())
+	goWorkers(t, cfg, "w", 2)
+	s := load(t, "../../examples/quickstart-tmcmc/study.toml")
+	c, err := Dial(context.Background(), cfg, s, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// 8192 points: chunkPoints alone gives 64 points of 52 bytes.
+	pts := make([][]float64, 8192)
+	for i := range pts {
+		pts[i] = []float64{2000 + float64(i), -0.2 + 0.5*float64(i)/8192}
+	}
+	got, _, err := c.Evaluate(context.Background(), pts, abi.WantLogTarget)
+	if err != nil {
+		t.Fatalf("max_payload 6000: %v", err)
+	}
+	local, err := target.New(s, 1).Evaluate(context.Background(), pts, abi.WantLogTarget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(encodeResults(got, 0, 0, 0), encodeResults(local, 0, 0, 0)) {
+		t.Fatal("remote results differ from local ones")
+	}
+	// (6000 − 4096 − 20) / 52 = 36 points per chunk.
+	if st := c.Stats(); st.Chunks != (8192+35)/36 {
+		t.Errorf("%d chunks, want %d of 36 points", st.Chunks, (8192+35)/36)
+	}
+	// One result with residuals and a Jacobian of 41 rows takes 1036
+	// bytes, more than the 1024 of a server of max_payload 5120.
+	srv2 := startServerWith(t, func(o *server.Options) { o.MaxPayload = 5120 })
+	c2, err := Dial(context.Background(), testConfig(srv2.ClientURL()), s, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	_, _, err = c2.Evaluate(context.Background(), pts[:1], abi.WantResiduals|abi.WantJacobian)
+	if err == nil || !strings.Contains(err.Error(), "the 1024 bytes a result may take on this server (its max_payload of 5120 less 4096") {
+		t.Errorf("a result larger than the server's limit: %v", err)
+	}
+	// A server below the minimum is refused at once.
+	srv3 := startServerWith(t, func(o *server.Options) { o.MaxPayload = 2048 })
+	if c3, err := Dial(context.Background(), testConfig(srv3.ClientURL()), s, nil, nil); err == nil || !strings.Contains(err.Error(), "max_payload of 2048 bytes is too small") {
+		if c3 != nil {
+			c3.Close()
+		}
+		t.Errorf("max_payload 2048: %v", err)
+	}
+}
+
+// A plugin module larger than the server's max_payload is shipped in
+// pieces that fit (the object store's default pieces of 128 KiB were
+// refused by a server of max_payload 64 KiB, a common hardened setting).
+func TestSmallMaxPayloadUpload(t *testing.T) {
+	srv := startServerWith(t, func(o *server.Options) { o.MaxPayload = 64 << 10 })
+	cfg := testConfig(srv.ClientURL())
+	goWorkers(t, cfg, "w", 1)
+	c, err := Dial(context.Background(), cfg, load(t, "../../examples/quickstart-wasm/study.toml"), nil, nil)
+	if err != nil {
+		t.Fatalf("max_payload 64 KiB: %v", err)
+	}
+	defer c.Close()
+	res, _, err := c.Evaluate(context.Background(), [][]float64{{5000, 0.1}, {6000, 0.05}}, abi.WantLogTarget)
+	if err != nil || len(res) != 2 || res[0].Status != abi.OK {
+		t.Fatalf("max_payload 64 KiB: %v %v", res, err)
 	}
 }

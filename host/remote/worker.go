@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -253,6 +254,11 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
 		m.Header.Set(hdrWorker, id)
 		m.Header.Set(hdrDelivered, strconv.FormatUint(delivered, 10))
 		if errText != "" {
+			// A long reason (a list of files) must not make the result
+			// too large for the server (payloadHeadroom).
+			if len(errText) > maxErrorText {
+				errText = strings.ToValidUTF8(errText[:maxErrorText], "") + "…"
+			}
 			m.Header.Set(hdrError, errText)
 		}
 		if refused {
@@ -533,8 +539,8 @@ func fitChunk(s *study.Study, d, n int, want abi.Want, maxPayload int64) error {
 		return fmt.Errorf("chunk: points of %d values, the study has %d parameters", d, len(s.XParams))
 	}
 	R, _ := s.ResidualCount()
-	if size := 20 + int64(n)*resultBytes(d, R, outputCount(s), want); size > maxPayload-4096 {
-		return fmt.Errorf("chunk: the results of %d points would take %d bytes, more than the server's max_payload of %d", n, size, maxPayload)
+	if size := 20 + int64(n)*resultBytes(d, R, outputCount(s), want); size > payloadLimit(maxPayload) {
+		return fmt.Errorf("chunk: the results of %d points would take %d bytes, more than %s", n, size, payloadText(maxPayload))
 	}
 	return nil
 }
