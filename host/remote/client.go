@@ -35,6 +35,7 @@ type Client struct {
 	rstr   jetstream.Stream
 	cc     jetstream.ConsumeContext
 	adv    *nats.Subscription
+	alive  *nats.Subscription // answers alivePrefix+run
 	run    string
 	bundle string
 	d, R   int
@@ -138,6 +139,9 @@ func Dial(ctx context.Context, cfg Config, s *study.Study, previous map[string]f
 	if err != nil {
 		return nil, err
 	}
+	if c.alive, err = nc.Subscribe(alivePrefix+c.run, func(m *nats.Msg) { m.Respond(nil) }); err != nil {
+		return nil, err
+	}
 	ok = true
 	return c, nil
 }
@@ -158,6 +162,9 @@ func (c *Client) Close() error {
 	}
 	if c.adv != nil {
 		c.adv.Unsubscribe()
+	}
+	if c.alive != nil {
+		c.alive.Unsubscribe()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -242,9 +249,18 @@ func (c *Client) note(worker string, n int) {
 
 // publish publishes one chunk until the server has stored it (retrying
 // across a server restart; the message id makes a repeat harmless) and
-// returns its stream sequence.
-func (c *Client) publish(ctx context.Context, m *nats.Msg) (uint64, error) {
+// returns its stream sequence. A server that keeps refusing it (JetStream
+// storage full, no permission to publish on kinfer.work.>, JetStream
+// off) is named on the run's log every 10 s, and after publishFor of
+// refusals while connected the run stops with the server's error instead
+// of waiting without a word for ever.
+func (c *Client) publish(ctx context.Context, m *nats.Msg, what string) (uint64, error) {
+	limit := c.cfg.publishWait()
+	every := min(10*time.Second, limit/2)
+	var failing time.Duration // time spent failing while connected
+	start, nextNote := time.Now(), time.Now().Add(every)
 	for {
+		t0 := time.Now()
 		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		ack, err := c.js.PublishMsg(pctx, m)
 		cancel()
@@ -254,8 +270,46 @@ func (c *Client) publish(ctx context.Context, m *nats.Msg) (uint64, error) {
 		if ctx.Err() != nil {
 			return 0, context.Cause(ctx)
 		}
-		time.Sleep(200 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			return 0, context.Cause(ctx)
+		case <-time.After(200 * time.Millisecond):
+		}
+		if c.nc.IsConnected() {
+			failing += time.Since(t0)
+		}
+		why := c.explain(err)
+		if failing >= limit {
+			return 0, fmt.Errorf("remote run: the server %s did not store %s for %s: %v", c.cfg.PublicURL(), what, time.Since(start).Round(time.Second), why)
+		}
+		if c.log != nil && time.Now().After(nextNote) {
+			fmt.Fprintf(c.log, "kinfer: remote run %s: the server has not stored %s for %.0fs: %v (retrying; the run stops after %v of refusals)\n",
+				c.run, what, time.Since(start).Seconds(), why, limit)
+			nextNote = time.Now().Add(every)
+		}
 	}
+}
+
+// errInsufficientResources is JetStream's error code of a full store
+// (nats-server's JSInsufficientResourcesErr, HTTP-like code 503).
+const errInsufficientResources jetstream.ErrorCode = 10023
+
+// explain is err, a failed publication of a chunk, with what the user can
+// do about it.
+func (c *Client) explain(err error) error {
+	var api *jetstream.APIError
+	switch {
+	case errors.As(err, &api) && api.ErrorCode == errInsufficientResources:
+		return fmt.Errorf("%w (the server's JetStream storage is full: raise max_file_store or the account's limits, free its disk, or purge old streams)", err)
+	case errors.As(err, &api):
+		return err
+	case errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrNoResponders):
+		return fmt.Errorf("%w (no JetStream stream takes subject %s%s: is JetStream enabled on the server, nats-server -js, and the stream %s there?)", err, workPrefix, c.run, WorkStream)
+	}
+	if last := c.nc.LastError(); last != nil && errors.Is(last, nats.ErrPermissionViolation) {
+		return fmt.Errorf("%w; the server said: %v (the run needs permission to publish on %s>)", err, last, workPrefix)
+	}
+	return err
 }
 
 // Evaluate implements target.Remote.
@@ -313,7 +367,7 @@ func (c *Client) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 		}
 		if seq == 0 {
 			var err error
-			if seq, err = c.publish(ctx, msgs[k]); err != nil {
+			if seq, err = c.publish(ctx, msgs[k], fmt.Sprintf("chunk %d of batch %d", k+1, batch)); err != nil {
 				return nil, tally, err
 			}
 		}

@@ -36,6 +36,10 @@ const (
 
 	workPrefix   = "kinfer.work."
 	resultPrefix = "kinfer.result."
+	// alivePrefix + run id is answered by the run while it lives (core
+	// NATS request/reply, outside both streams): a worker that cannot
+	// store a result asks whether anyone still waits for it.
+	alivePrefix = "kinfer.alive."
 )
 
 // Message headers of chunks and results.
@@ -78,6 +82,19 @@ type Config struct {
 	ChunkPoints int
 	// Name names the connection on the server (monitoring).
 	Name string
+
+	// publishFor, if > 0, replaces publishWait's default (tests).
+	publishFor time.Duration
+}
+
+// publishWait is how long a run retries a chunk the server refuses to
+// store (while connected to it) before it stops: 4 AckWait, at least
+// 10 s, as long as a worker retries a result (worker.storeFor).
+func (c Config) publishWait() time.Duration {
+	if c.publishFor > 0 {
+		return c.publishFor
+	}
+	return max(4*c.AckWait, 10*time.Second)
 }
 
 func (c Config) withDefaults() Config {

@@ -9,11 +9,14 @@ import (
 	"bytes"
 	"context"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/host/target"
@@ -145,5 +148,113 @@ func TestSmallMaxPayloadUpload(t *testing.T) {
 	res, _, err := c.Evaluate(context.Background(), [][]float64{{5000, 0.1}, {6000, 0.05}}, abi.WantLogTarget)
 	if err != nil || len(res) != 2 || res[0].Status != abi.OK {
 		t.Fatalf("max_payload 64 KiB: %v %v", res, err)
+	}
+}
+
+// syncBuffer is a log writer safe for concurrent use.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// A server whose JetStream storage is full refuses the run's chunks: the
+// run says so on its log while it retries, then stops with the server's
+// error (it used to wait for ever without a word, its chunks never
+// stored, so no "no result for 10 s" hint either).
+func TestChunksRefusedByServer(t *testing.T) {
+	srv := startServerWith(t, func(o *server.Options) { o.JetStreamMaxStore = 1 << 20 })
+	cfg := testConfig(srv.ClientURL())
+	cfg.publishFor = 2 * time.Second
+	var log syncBuffer
+	c, err := Dial(context.Background(), cfg, load(t, "../../examples/quickstart-tmcmc/study.toml"), nil, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	fillStore(t, c.js)
+	ectx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	t0 := time.Now()
+	_, _, err = c.Evaluate(ectx, [][]float64{{5000, 0.1}}, abi.WantLogTarget)
+	if err == nil || ectx.Err() != nil || !strings.Contains(err.Error(), "insufficient resources") || !strings.Contains(err.Error(), "did not store chunk 1 of batch 1") {
+		t.Fatalf("after %v: %v, want the server's refusal", time.Since(t0), err)
+	}
+	if l := log.String(); !strings.Contains(l, "has not stored chunk 1 of batch 1") || !strings.Contains(l, "storage is full") {
+		t.Errorf("log while retrying: %q", l)
+	}
+}
+
+// fillStore fills the server's JetStream storage with another stream's
+// messages.
+func fillStore(t *testing.T, js jetstream.JetStream) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "FILL", Subjects: []string{"fill"}, Storage: jetstream.FileStorage}); err != nil {
+		t.Fatal(err)
+	}
+	for range 200 {
+		if _, err := js.Publish(ctx, "fill", make([]byte, 32<<10)); err != nil {
+			return
+		}
+	}
+	t.Fatal("the store did not fill up")
+}
+
+// A worker that cannot store the result of a chunk whose run is gone
+// (killed outright, its chunks left behind) stops retrying at once, hands
+// the chunk back and evaluates none of that run's chunks any more: it used
+// to retry every 200 ms for storeFor on every chunk, holding its slot.
+func TestWorkerDropsGoneRun(t *testing.T) {
+	srv := startServerWith(t, func(o *server.Options) { o.JetStreamMaxStore = 1 << 20 })
+	cfg := testConfig(srv.ClientURL())
+	c, err := Dial(context.Background(), cfg, load(t, "../../examples/quickstart-tmcmc/study.toml"), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// Chunks of a run that is gone (no process answers for it).
+	dead := newRunID()
+	for k := range 4 {
+		m := chunkMsg(c, workPrefix+dead, dead, "1", encodePoints(abi.WantLogTarget, [][]float64{{5000, 0.1}}))
+		m.Header.Set(hdrChunk, strconv.Itoa(k))
+		if _, err := c.js.PublishMsg(context.Background(), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fillStore(t, c.js)
+	var log syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		Work(ctx, cfg, WorkerOptions{Slots: 1, CacheDir: t.TempDir(), Log: &log, Runtime: wasm.Options{CacheDir: compiled}, storeFor: time.Minute})
+	}()
+	defer func() { cancel(); <-stopped }()
+	for t0 := time.Now(); !strings.Contains(log.String(), "without evaluating them: the run is gone"); time.Sleep(20 * time.Millisecond) {
+		if time.Since(t0) > 15*time.Second {
+			t.Fatalf("the worker still retries a gone run's results: %s", log.String())
+		}
+	}
+	l := log.String()
+	if n := strings.Count(l, "(retrying"); n > 0 {
+		t.Errorf("%d retry lines: %s", n, l)
+	}
+	// The slot takes its next chunk while a result is stored: at most one
+	// more chunk is evaluated after the first failure.
+	if n := strings.Count(l, "its run is gone"); n > 2 {
+		t.Errorf("%d chunks evaluated and dropped, want at most 2: %s", n, l)
 	}
 }

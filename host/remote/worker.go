@@ -76,8 +76,52 @@ type worker struct {
 
 	mu      sync.Mutex
 	studies map[string]*loaded
-	acks    sync.WaitGroup // results being stored
-	taken   atomic.Int64   // chunks taken past their checks (WorkerOptions.stall)
+	// gone marks runs whose results could not be stored, with the last
+	// answer to whether the run still lives (runGone).
+	gone    map[string]goneMark
+	skipped map[string]bool // runs whose chunks were handed back unevaluated (logged once)
+	acks    sync.WaitGroup  // results being stored
+	taken   atomic.Int64    // chunks taken past their checks (WorkerOptions.stall)
+}
+
+type goneMark struct {
+	at   time.Time
+	gone bool
+}
+
+// runGone reports whether nobody waits for run's results any more: its
+// run answers on alivePrefix+run while it lives, and the server says at
+// once when no one listens there. Only that answer, while this worker is
+// connected, counts as gone; a timeout or any other error counts as
+// alive (a run reconnecting after a server restart is not given up). The
+// answer is kept for 10 s. A run that is only slow to answer loses
+// nothing: its chunks are handed back, not dropped.
+func (w *worker) runGone(run string) bool {
+	w.mu.Lock()
+	g, ok := w.gone[run]
+	w.mu.Unlock()
+	if ok && time.Since(g.at) < 10*time.Second {
+		return g.gone
+	}
+	_, err := w.nc.Request(alivePrefix+run, nil, 2*time.Second)
+	gone := errors.Is(err, nats.ErrNoResponders) && w.nc.IsConnected()
+	w.mu.Lock()
+	if len(w.gone) > 1000 {
+		clear(w.gone)
+		clear(w.skipped)
+	}
+	w.gone[run] = goneMark{time.Now(), gone}
+	w.mu.Unlock()
+	return gone
+}
+
+// suspect reports whether a result of run could not be stored lately
+// (then its chunks are checked with runGone before they are evaluated).
+func (w *worker) suspect(run string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, ok := w.gone[run]
+	return ok
 }
 
 // loaded is a study loaded from a bundle, with evaluators for the slots.
@@ -143,7 +187,7 @@ func Work(ctx context.Context, cfg Config, o WorkerOptions) error {
 	if err := os.MkdirAll(o.CacheDir, 0o700); err != nil {
 		return err
 	}
-	w := &worker{cfg: cfg, o: o, studies: map[string]*loaded{}}
+	w := &worker{cfg: cfg, o: o, studies: map[string]*loaded{}, gone: map[string]goneMark{}, skipped: map[string]bool{}}
 	if w.nc, w.js, err = cfg.connect(true); err != nil {
 		return err
 	}
@@ -271,10 +315,13 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
 	// It gives up after storeFor (a server that refuses it: no permission
 	// on kinfer.result.>, a full stream) and hands the chunk back, so that
 	// it reaches MaxDeliver and the run is told instead of waiting for
-	// ever on a slot that keeps its chunk alive.
+	// ever on a slot that keeps its chunk alive. It gives up at once when
+	// the run is gone (killed: nobody waits for the result), and the
+	// worker then hands that run's chunks back without evaluating them.
 	store := func(m *nats.Msg) bool {
 		sctx, scancel := context.WithTimeout(ctx, w.storeFor())
 		defer scancel()
+		var noted time.Time
 		for sctx.Err() == nil {
 			pctx, cancel := context.WithTimeout(sctx, 5*time.Second)
 			_, err := w.js.PublishMsg(pctx, m)
@@ -282,8 +329,25 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
 			if err == nil {
 				return true
 			}
-			w.logf("%s: storing the result of chunk %s.%s.%s: %v (retrying)", id, run, batch, chunk, err)
-			time.Sleep(200 * time.Millisecond)
+			w.mu.Lock()
+			if _, ok := w.gone[run]; !ok {
+				w.gone[run] = goneMark{} // suspect: ask below
+			}
+			w.mu.Unlock()
+			if w.runGone(run) {
+				w.logf("%s: could not store the result of chunk %s.%s.%s (%v), and its run is gone (nothing answers on %s%s): handing the chunk back, not evaluating that run's chunks any more",
+					id, run, batch, chunk, err, alivePrefix, run)
+				msg.NakWithDelay(w.cfg.AckWait)
+				return false
+			}
+			if time.Since(noted) >= 10*time.Second {
+				w.logf("%s: storing the result of chunk %s.%s.%s: %v (retrying for up to %v)", id, run, batch, chunk, err, w.storeFor())
+				noted = time.Now()
+			}
+			select {
+			case <-sctx.Done():
+			case <-time.After(200 * time.Millisecond):
+			}
 		}
 		if ctx.Err() == nil {
 			w.logf("%s: could not store the result of chunk %s.%s.%s for %v: handing it back", id, run, batch, chunk, w.storeFor())
@@ -316,6 +380,19 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
 			}
 		}
 	}()
+	if w.suspect(run) && w.runGone(run) {
+		// A run killed outright leaves its chunks behind; their results
+		// could not be stored, and nobody waits for them.
+		w.mu.Lock()
+		first := !w.skipped[run]
+		w.skipped[run] = true
+		w.mu.Unlock()
+		if first {
+			w.logf("%s: handing back the chunks of run %s without evaluating them: the run is gone", id, run)
+		}
+		msg.NakWithDelay(w.cfg.AckWait)
+		return
+	}
 	if v, err := strconv.Atoi(h.Get(hdrABI)); err != nil || v != abi.Version {
 		refuse(fmt.Errorf("the run speaks kinfer ABI %q, this worker ABI %d", h.Get(hdrABI), abi.Version))
 		return
