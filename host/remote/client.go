@@ -52,6 +52,10 @@ type Client struct {
 
 	mu      sync.Mutex
 	seen    map[string]time.Time // worker slot → last result
+	// declines are the worker processes that gave this run's chunks back
+	// (their version, limits, consent or cache), with the reason.
+	declines     map[string]string
+	declineOrder []string
 	recent  []evalMark           // evaluations returned, for the throughput
 	stats   Stats
 	started time.Time
@@ -91,7 +95,7 @@ func Dial(ctx context.Context, cfg Config, s *study.Study, previous map[string]f
 		return nil, err
 	}
 	c := &Client{cfg: cfg, nc: nc, js: js, run: newRunID(), log: log, d: len(s.XParams),
-		results: make(chan jetstream.Msg, 1024), maxed: make(chan uint64, 64), seen: map[string]time.Time{}, started: time.Now()}
+		results: make(chan jetstream.Msg, 1024), maxed: make(chan uint64, 64), seen: map[string]time.Time{}, declines: map[string]string{}, started: time.Now()}
 	c.R, _ = s.ResidualCount()
 	c.O = outputCount(s)
 	ok := false
@@ -247,6 +251,47 @@ func (c *Client) note(worker string, n int) {
 	}
 }
 
+// declined records that worker (a slot) declined a chunk of the run for
+// reason, and says so on the run's log the first time a process does.
+func (c *Client) declined(worker, reason string) {
+	proc := strings.SplitN(worker, "#", 2)[0]
+	c.mu.Lock()
+	old, known := c.declines[proc]
+	if !known && len(c.declines) < 32 {
+		c.declineOrder = append(c.declineOrder, proc)
+	}
+	if known || len(c.declines) < 32 {
+		c.declines[proc] = reason // the latest reason
+	}
+	c.mu.Unlock()
+	if (!known || old != reason) && c.log != nil {
+		fmt.Fprintf(c.log, "kinfer: remote run %s: worker %s declines this run's chunks, which go back to the queue for other workers: %s\n", c.run, proc, printable(reason, 2000))
+	}
+}
+
+// declineText lists the workers that declined the run's chunks and why,
+// for the MaxDeliver message ("" if none).
+func (c *Client) declineText() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.declineOrder) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "; %d worker processes declined this run's chunks (each worker's own limits, not the chunk's fault):", len(c.declineOrder))
+	for _, w := range c.declineOrder {
+		fmt.Fprintf(&b, "\n  %s: %s", w, printable(c.declines[w], 1000))
+	}
+	return b.String()
+}
+
+// decliners names the worker processes that declined the run's chunks.
+func (c *Client) decliners() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.declineOrder...)
+}
+
 // publish publishes one chunk until the server has stored it (retrying
 // across a server restart; the message id makes a repeat harmless) and
 // returns its stream sequence. A server that keeps refusing it (JetStream
@@ -380,6 +425,7 @@ func (c *Client) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 
 	res := make([]abi.Result, n)
 	done := make([]bool, nChunks)
+	declines := make([]int, nChunks)
 	left := nChunks
 	c.pending.Store(int64(left))
 	defer c.pending.Store(0)
@@ -396,15 +442,48 @@ func (c *Client) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 				continue
 			}
 			c.work.DeleteMsg(context.Background(), seq)
-			return nil, tally, fmt.Errorf("remote run: chunk %d (points %d–%d) of batch %d was delivered %d times without a result (MaxDeliver): a worker crashes or hangs on it, or no worker can take it; see the workers' logs",
-				k+1, k*size+1, min((k+1)*size, n), batch, c.cfg.MaxDeliver)
+			return nil, tally, fmt.Errorf("remote run: chunk %d (points %d–%d) of batch %d was delivered %d times without a result (MaxDeliver): a worker crashes or hangs on it, or no worker can take it; see the workers' logs%s",
+				k+1, k*size+1, min((k+1)*size, n), batch, c.cfg.MaxDeliver, c.declineText())
 		case <-wait.C:
 			if c.log != nil && time.Since(lastResult) > 10*time.Second {
-				fmt.Fprintf(c.log, "kinfer: remote run %s: batch %d: %d of %d chunks done, no result for %.0fs (%d workers have answered so far; a worker loading a study or evaluating a slow chunk is silent); is a worker running? kinfer worker --nats %s\n",
-					c.run, batch, nChunks-left, nChunks, time.Since(lastResult).Seconds(), c.Stats().Workers, c.cfg.PublicURL())
+				declined := ""
+				if ws := c.decliners(); len(ws) > 0 {
+					declined = fmt.Sprintf("; workers that declined this run: %s", strings.Join(ws, ", "))
+				}
+				fmt.Fprintf(c.log, "kinfer: remote run %s: batch %d: %d of %d chunks done, no result for %.0fs (%d workers have answered so far; a worker loading a study or evaluating a slow chunk is silent%s); is a worker running? kinfer worker --nats %s\n",
+					c.run, batch, nChunks-left, nChunks, time.Since(lastResult).Seconds(), c.Stats().Workers, declined, c.cfg.PublicURL())
 			}
 		case m := <-c.results:
 			h := m.Headers()
+			if h.Get(hdrDeclined) != "" {
+				// Not an answer: a worker's own limits made it give the
+				// chunk back (worker.go, decline). It took the chunk off
+				// the queue once this notice was stored; publish it
+				// again, under a new message id, for another worker.
+				c.declined(printable(h.Get(hdrWorker), 200), h.Get(hdrError))
+				b, err1 := strconv.Atoi(h.Get(hdrBatch))
+				k, err2 := strconv.Atoi(h.Get(hdrChunk))
+				if err1 != nil || err2 != nil || b != batch || k < 0 || k >= nChunks || done[k] {
+					continue
+				}
+				declines[k]++
+				if declines[k] >= c.cfg.MaxDeliver && time.Since(lastResult) >= c.cfg.declineWait() {
+					return nil, tally, fmt.Errorf("remote run: chunk %d (points %d–%d) of batch %d was declined %d times and no worker has returned a result for %.0fs: no worker can take this run%s",
+						k+1, k*size+1, min((k+1)*size, n), batch, declines[k], time.Since(lastResult).Seconds(), c.declineText())
+				}
+				again := nats.NewMsg(msgs[k].Subject)
+				for key, v := range msgs[k].Header {
+					again.Header[key] = v
+				}
+				again.Header.Set(jetstream.MsgIDHeader, msgID(c.run, batch, k)+".d"+strconv.Itoa(declines[k]))
+				again.Data = msgs[k].Data
+				seq, err := c.publish(ctx, again, fmt.Sprintf("chunk %d of batch %d (declined by a worker)", k+1, batch))
+				if err != nil {
+					return nil, tally, err
+				}
+				seqs[seq] = k
+				continue
+			}
 			b, err1 := strconv.Atoi(h.Get(hdrBatch))
 			k, err2 := strconv.Atoi(h.Get(hdrChunk))
 			if err1 != nil || err2 != nil || b != batch || k < 0 || k >= nChunks {

@@ -52,6 +52,9 @@ const (
 	hdrWorker  = "Kinfer-Worker" // who evaluated a result
 	hdrError   = "Kinfer-Error"  // a result that is an error
 	hdrRefused = "Kinfer-Refused"
+	// hdrDeclined marks a notice that a worker gave a chunk back because
+	// of its own limits (worker.go, declined): not an answer.
+	hdrDeclined = "Kinfer-Declined"
 	// hdrDelivered is the delivery count of the chunk a result answers.
 	hdrDelivered = "Kinfer-Delivered"
 )
@@ -83,8 +86,21 @@ type Config struct {
 	// Name names the connection on the server (monitoring).
 	Name string
 
-	// publishFor, if > 0, replaces publishWait's default (tests).
-	publishFor time.Duration
+	// publishFor and declineFor, if > 0, replace publishWait's and
+	// declineWait's defaults (tests).
+	publishFor, declineFor time.Duration
+}
+
+// declineWait is how long a run goes without any result, while a chunk
+// has been declined MaxDeliver times (by workers whose own limits refuse
+// the run), before it concludes that no worker can take the run: 2
+// AckWait, at least 10 s. A worker able to take the run answers within
+// that time unless its chunks are slow.
+func (c Config) declineWait() time.Duration {
+	if c.declineFor > 0 {
+		return c.declineFor
+	}
+	return max(2*c.AckWait, 10*time.Second)
 }
 
 // publishWait is how long a run retries a chunk the server refuses to

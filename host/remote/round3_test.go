@@ -8,6 +8,7 @@ package remote
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/host/run"
 	"github.com/kinfer/kinfer/host/target"
 	"github.com/kinfer/kinfer/host/wasm"
 )
@@ -256,5 +258,96 @@ func TestWorkerDropsGoneRun(t *testing.T) {
 	// more chunk is evaluated after the first failure.
 	if n := strings.Count(l, "its run is gone"); n > 2 {
 		t.Errorf("%d chunks evaluated and dropped, want at most 2: %s", n, l)
+	}
+}
+
+// goWorker starts one in-process worker with options o (its cache and
+// compilation cache set if empty) until the test ends or stop is called.
+func goWorker(t *testing.T, cfg Config, o WorkerOptions) (stop func()) {
+	t.Helper()
+	if o.CacheDir == "" {
+		o.CacheDir = t.TempDir()
+	}
+	if o.Runtime.CacheDir == "" {
+		o.Runtime.CacheDir = compiled
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		if err := Work(ctx, cfg, o); err != nil {
+			t.Error(err)
+		}
+	}()
+	var once sync.Once
+	stop = func() { once.Do(func() { cancel(); <-stopped }) }
+	t.Cleanup(stop)
+	return stop
+}
+
+// One worker whose own limit (--max-file-bytes) refuses a run no longer
+// stops it while another worker can take its chunks: it declines them
+// (they go back to the queue), the run names it, and samples.csv is the
+// local run's (the declines do not use up the chunk's MaxDeliver). With
+// only such workers, the run stops, naming them and their reasons.
+func TestWorkerDeclinesOthersTake(t *testing.T) {
+	dir := t.TempDir()
+	text, _ := os.ReadFile("../../examples/quickstart-tmcmc/study.toml")
+	data, _ := os.ReadFile("../../examples/quickstart/force_length.csv")
+	s := strings.NewReplacer("chains = 1000", "chains = 200", "substeps = 20", "substeps = 4", "../quickstart/", "").Replace(string(text))
+	path := filepath.Join(dir, "study.toml")
+	os.WriteFile(path, []byte(s), 0o644)
+	os.WriteFile(filepath.Join(dir, "force_length.csv"), data, 0o644)
+	want := localSamples(t, path)
+
+	srv := startServer(t, t.TempDir(), 0)
+	defer srv.Shutdown()
+	cfg := testConfig(srv.ClientURL())
+	cfg.MaxDeliver = DefaultMaxDeliver
+	goWorker(t, cfg, WorkerOptions{Slots: 1, ID: "good"})
+	// The odd worker, with the default pauses, two slots.
+	stopSmall := goWorker(t, cfg, WorkerOptions{Slots: 2, ID: "small", MaxFileBytes: 100})
+	var log syncBuffer
+	ls := load(t, path)
+	c, err := Dial(context.Background(), cfg, ls, nil, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	out := t.TempDir()
+	if _, err := run.Run(context.Background(), ls, run.Options{OutDir: out, Workers: 1, Remote: c}); err != nil {
+		t.Fatalf("a run with one declining worker: %v", err)
+	}
+	got, _ := os.ReadFile(filepath.Join(out, "samples.csv"))
+	if !bytes.Equal(got, want) {
+		t.Fatal("samples.csv differs from the local run's")
+	}
+	if ws := c.decliners(); len(ws) != 1 || ws[0] != "small" {
+		t.Errorf("decliners %v, want [small]", ws)
+	}
+	if ws := c.workerNames(); len(ws) != 1 || ws[0] != "good#0" {
+		t.Errorf("workers that returned results: %v", ws)
+	}
+	if l := log.String(); !strings.Contains(l, "worker small declines this run's chunks") || !strings.Contains(l, "--max-file-bytes") {
+		t.Errorf("run log: %q", l)
+	}
+	stopSmall()
+
+	// Only declining workers: the run stops, naming them.
+	srv2 := startServer(t, t.TempDir(), 0)
+	defer srv2.Shutdown()
+	cfg2 := testConfig(srv2.ClientURL())
+	cfg2.MaxDeliver = DefaultMaxDeliver
+	goWorker(t, cfg2, WorkerOptions{Slots: 1, ID: "small", MaxFileBytes: 100, declinePause: testDeclinePause})
+	goWorker(t, cfg2, WorkerOptions{Slots: 1, ID: "older", declinePause: testDeclinePause, MaxFileBytes: 200})
+	c2, err := Dial(context.Background(), cfg2, load(t, path), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	_, _, err = c2.Evaluate(context.Background(), [][]float64{{5000, 0.1}}, abi.WantLogTarget)
+	if err == nil || !strings.Contains(err.Error(), "no worker can take this run") || !strings.Contains(err.Error(), "small: study bundle") ||
+		!strings.Contains(err.Error(), "limit of 100 bytes (kinfer worker --max-file-bytes)") {
+		t.Fatalf("only declining workers: %v", err)
 	}
 }

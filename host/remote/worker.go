@@ -62,6 +62,8 @@ type WorkerOptions struct {
 	stalled string
 	// storeFor, if set, replaces storeFor's default (tests).
 	storeFor time.Duration
+	// declinePause, if set, replaces declinePause's first pause (tests).
+	declinePause time.Duration
 }
 
 // worker is a running Work.
@@ -80,6 +82,8 @@ type worker struct {
 	// answer to whether the run still lives (runGone).
 	gone    map[string]goneMark
 	skipped map[string]bool // runs whose chunks were handed back unevaluated (logged once)
+	// declinedRuns are runs this worker declined (logged once).
+	declinedRuns map[string]bool
 	acks    sync.WaitGroup  // results being stored
 	taken   atomic.Int64    // chunks taken past their checks (WorkerOptions.stall)
 }
@@ -131,13 +135,22 @@ type loaded struct {
 	s       *study.Study
 	targets chan *target.Target
 	used    time.Time
+	failed  time.Time // when the load ended (with l.err)
 	busy    int
 }
 
-// refusal is an error that makes the worker refuse a chunk for good (the
-// run is told); other errors of a chunk's preparation are transient and
-// the chunk is handed back for another try.
+// refusal is an error about the chunk itself (its body, its bundle) that
+// makes the worker refuse it for good: the run is told and stops. Other
+// errors of a chunk's preparation are transient and the chunk is handed
+// back for another try.
 type refusal struct{ error }
+
+// declined is an error that depends on this worker, not on the chunk: its
+// version, its limits (--max-file-bytes), its consent (--trust-plugins),
+// its cache. The worker gives the chunk back for another worker and tells
+// the run who declined and why; the run stops only if the chunk reaches
+// MaxDeliver (no worker takes it).
+type declined struct{ error }
 
 // Work pulls chunks from the server and evaluates them until ctx is done.
 // A chunk is acknowledged only once its result is stored on the server,
@@ -187,7 +200,7 @@ func Work(ctx context.Context, cfg Config, o WorkerOptions) error {
 	if err := os.MkdirAll(o.CacheDir, 0o700); err != nil {
 		return err
 	}
-	w := &worker{cfg: cfg, o: o, studies: map[string]*loaded{}, gone: map[string]goneMark{}, skipped: map[string]bool{}}
+	w := &worker{cfg: cfg, o: o, studies: map[string]*loaded{}, gone: map[string]goneMark{}, skipped: map[string]bool{}, declinedRuns: map[string]bool{}}
 	if w.nc, w.js, err = cfg.connect(true); err != nil {
 		return err
 	}
@@ -245,6 +258,7 @@ func (w *worker) logf(format string, args ...any) {
 // pull is one slot's loop: take a chunk, evaluate it, store its result,
 // acknowledge it.
 func (w *worker) pull(ctx context.Context, id string) {
+	declines := 0
 	for ctx.Err() == nil {
 		msg, err := w.cons.Next(jetstream.FetchMaxWait(time.Second))
 		if err != nil {
@@ -266,12 +280,34 @@ func (w *worker) pull(ctx context.Context, id string) {
 			}
 			continue
 		}
-		w.handle(ctx, id, msg)
+		if w.handle(ctx, id, msg) {
+			// This slot declined a chunk: it waits before it takes
+			// another, longer after each decline in a row, so that the
+			// chunk goes to a worker that can take it rather than
+			// back to this one (each delivery counts towards MaxDeliver).
+			declines++
+			select {
+			case <-ctx.Done():
+			case <-time.After(w.declinePause(declines)):
+			}
+		} else {
+			declines = 0
+		}
 	}
 }
 
-// handle evaluates one chunk.
-func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
+// declinePause is how long a slot waits after its n-th decline in a row:
+// 500 ms, doubling, at most 16 s and AckWait.
+func (w *worker) declinePause(n int) time.Duration {
+	base := 500 * time.Millisecond
+	if w.o.declinePause > 0 {
+		base = w.o.declinePause
+	}
+	return min(base<<min(n-1, 5), max(base, w.cfg.AckWait))
+}
+
+// handle evaluates one chunk; it reports whether it declined it.
+func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) (declinedChunk bool) {
 	h := msg.Headers()
 	run, batch, chunk := h.Get(hdrRun), h.Get(hdrBatch), h.Get(hdrChunk)
 	b, errB := strconv.Atoi(batch)
@@ -290,6 +326,7 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
 	if md, err := msg.Metadata(); err == nil {
 		delivered = md.NumDelivered
 	}
+
 	result := func(body []byte, errText string, refused bool) *nats.Msg {
 		m := nats.NewMsg(resultPrefix + run)
 		m.Header.Set(jetstream.MsgIDHeader, msgID(run, b, k)+".r")
@@ -364,6 +401,38 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
 			msg.Term()
 		}
 	}
+	// decline gives the chunk back for another worker, and tells the run
+	// who declined it and why: a notice on its result subject, without a
+	// message id (it neither answers the chunk nor deduplicates its
+	// result). Once the notice is stored, the chunk is taken off the
+	// queue and the run publishes it again, so that a decline does not
+	// count towards the chunk's MaxDeliver (a declining worker idle while
+	// the able ones are busy would otherwise use them up); if the notice
+	// cannot be stored, the chunk is handed back as it is.
+	decline := func(err error) {
+		w.mu.Lock()
+		first := !w.declinedRuns[run]
+		if len(w.declinedRuns) > 1000 {
+			clear(w.declinedRuns)
+		}
+		w.declinedRuns[run] = true
+		w.mu.Unlock()
+		if first {
+			w.logf("%s: declining the chunks of run %s (they go back to the queue for other workers): %v", id, run, err)
+		}
+		n := result(nil, err.Error(), false)
+		n.Header.Del(jetstream.MsgIDHeader)
+		n.Header.Set(hdrDeclined, "1")
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		_, perr := w.js.PublishMsg(pctx, n)
+		cancel()
+		if perr == nil {
+			msg.Term()
+		} else {
+			msg.NakWithDelay(2 * w.declinePause(1))
+		}
+		declinedChunk = true
+	}
 	// Say the chunk is alive while the study loads and the chunk is
 	// evaluated.
 	stop := make(chan struct{})
@@ -394,12 +463,17 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
 		return
 	}
 	if v, err := strconv.Atoi(h.Get(hdrABI)); err != nil || v != abi.Version {
-		refuse(fmt.Errorf("the run speaks kinfer ABI %q, this worker ABI %d", h.Get(hdrABI), abi.Version))
+		decline(fmt.Errorf("the run speaks kinfer ABI %q, this worker ABI %d", h.Get(hdrABI), abi.Version))
 		return
 	}
 	l, err := w.study(ctx, h.Get(hdrBundle))
 	if err != nil {
 		var r refusal
+		var d declined
+		if errors.As(err, &d) {
+			decline(err)
+			return
+		}
 		if errors.As(err, &r) {
 			refuse(err)
 			return
@@ -462,6 +536,7 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
 			msg.Ack()
 		}
 	}()
+	return false
 }
 
 // evaluate evaluates a chunk with t, as a local run's target would, and
@@ -491,8 +566,11 @@ func (w *worker) study(ctx context.Context, sum string) (*loaded, error) {
 			w.mu.Lock()
 			if w.studies[sum] == l {
 				var r refusal
-				if !errors.As(l.err, &r) {
-					delete(w.studies, sum) // transient: try again next time
+				var d declined
+				// A transient error is tried again next time; a decline
+				// after a minute (the worker's cache may be fixed by then).
+				if !errors.As(l.err, &r) && (!errors.As(l.err, &d) || time.Since(l.failed) > time.Minute) {
+					delete(w.studies, sum)
 				}
 			}
 			w.mu.Unlock()
@@ -505,6 +583,7 @@ func (w *worker) study(ctx context.Context, sum string) (*loaded, error) {
 	w.evict()
 	w.mu.Unlock()
 	l.s, l.err = w.load(ctx, sum)
+	l.failed = time.Now()
 	if l.err == nil {
 		l.targets = make(chan *target.Target, w.o.Slots)
 		for range w.o.Slots {
@@ -558,13 +637,17 @@ func (w *worker) load(ctx context.Context, sum string) (*study.Study, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The run checked its own study with checkRefs and loaded it before
+	// it sent a chunk: a study that fails here on a worker fails because
+	// of the worker (its copy of the files, its cache, its limits and
+	// consent), so the worker declines it and another may take it.
 	dir := filepath.Join(w.o.CacheDir, "bundles", sum)
 	if err := checkRefs(path, b, dir); err != nil {
-		return nil, refusal{err}
+		return nil, declined{err}
 	}
 	if !w.o.TrustPlugins {
 		if err := checkUntrusted(path); err != nil {
-			return nil, refusal{err}
+			return nil, declined{err}
 		}
 	}
 	s, err := study.Load(ctx, path, study.Options{Workers: w.o.Slots, Runtime: w.rt, Interrupt: ctx, Previous: b.Previous})
@@ -572,11 +655,11 @@ func (w *worker) load(ctx context.Context, sum string) (*study.Study, error) {
 		if ctx.Err() != nil {
 			return nil, err
 		}
-		return nil, refusal{fmt.Errorf("loading the run's study: %w", err)}
+		return nil, declined{fmt.Errorf("loading the run's study: %w", err)}
 	}
 	if err := checkPinned(s, b, dir); err != nil {
 		s.Close()
-		return nil, refusal{err}
+		return nil, declined{err}
 	}
 	w.logf("loaded study %s (bundle %s)", s.Name, sum[:12])
 	return s, nil
