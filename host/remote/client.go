@@ -50,15 +50,15 @@ type Client struct {
 	pending  atomic.Int64 // chunks of the current batch without a result
 	onResult func()       // OnProgress
 
-	mu      sync.Mutex
-	seen    map[string]time.Time // worker slot → last result
+	mu   sync.Mutex
+	seen map[string]time.Time // worker slot → last result
 	// declines are the worker processes that gave this run's chunks back
 	// (their version, limits, consent or cache), with the reason.
 	declines     map[string]string
 	declineOrder []string
-	recent  []evalMark           // evaluations returned, for the throughput
-	stats   Stats
-	started time.Time
+	recent       []evalMark // evaluations returned, for the throughput
+	stats        Stats
+	started      time.Time
 }
 
 type evalMark struct {

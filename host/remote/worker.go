@@ -84,8 +84,8 @@ type worker struct {
 	skipped map[string]bool // runs whose chunks were handed back unevaluated (logged once)
 	// declinedRuns are runs this worker declined (logged once).
 	declinedRuns map[string]bool
-	acks    sync.WaitGroup  // results being stored
-	taken   atomic.Int64    // chunks taken past their checks (WorkerOptions.stall)
+	acks         sync.WaitGroup // results being stored
+	taken        atomic.Int64   // chunks taken past their checks (WorkerOptions.stall)
 }
 
 type goneMark struct {
