@@ -432,6 +432,16 @@ func (c *Client) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 	wait := time.NewTicker(10 * time.Second)
 	defer wait.Stop()
 	lastResult := time.Now()
+	// Declines since the last result: MaxDeliver of them, and no result
+	// for declineWait, mean that no worker can take the run.
+	sinceResult := 0
+	noTaker := func() error {
+		if sinceResult < c.cfg.MaxDeliver || time.Since(lastResult) < c.cfg.declineWait() {
+			return nil
+		}
+		return fmt.Errorf("remote run: batch %d: %d of %d chunks done; workers declined its chunks %d times and no worker has returned a result for %.0fs: no worker can take this run%s",
+			batch, nChunks-left, nChunks, sinceResult, time.Since(lastResult).Seconds(), c.declineText())
+	}
 	for left > 0 {
 		select {
 		case <-ctx.Done():
@@ -445,6 +455,9 @@ func (c *Client) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 			return nil, tally, fmt.Errorf("remote run: chunk %d (points %d–%d) of batch %d was delivered %d times without a result (MaxDeliver): a worker crashes or hangs on it, or no worker can take it; see the workers' logs%s",
 				k+1, k*size+1, min((k+1)*size, n), batch, c.cfg.MaxDeliver, c.declineText())
 		case <-wait.C:
+			if err := noTaker(); err != nil {
+				return nil, tally, err
+			}
 			if c.log != nil && time.Since(lastResult) > 10*time.Second {
 				declined := ""
 				if ws := c.decliners(); len(ws) > 0 {
@@ -467,9 +480,9 @@ func (c *Client) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 					continue
 				}
 				declines[k]++
-				if declines[k] >= c.cfg.MaxDeliver && time.Since(lastResult) >= c.cfg.declineWait() {
-					return nil, tally, fmt.Errorf("remote run: chunk %d (points %d–%d) of batch %d was declined %d times and no worker has returned a result for %.0fs: no worker can take this run%s",
-						k+1, k*size+1, min((k+1)*size, n), batch, declines[k], time.Since(lastResult).Seconds(), c.declineText())
+				sinceResult++
+				if err := noTaker(); err != nil {
+					return nil, tally, err
 				}
 				again := nats.NewMsg(msgs[k].Subject)
 				for key, v := range msgs[k].Header {
@@ -517,6 +530,7 @@ func (c *Client) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 			tally.JacobianEvals += jev
 			tally.ModelSeconds += secs
 			done[k] = true
+			sinceResult = 0
 			left--
 			c.pending.Store(int64(left))
 			lastResult = time.Now()

@@ -91,16 +91,17 @@ type Config struct {
 	publishFor, declineFor time.Duration
 }
 
-// declineWait is how long a run goes without any result, while a chunk
-// has been declined MaxDeliver times (by workers whose own limits refuse
-// the run), before it concludes that no worker can take the run: 2
-// AckWait, at least 10 s. A worker able to take the run answers within
-// that time unless its chunks are slow.
+// declineWait is how long a run goes without any result, while its
+// chunks have been declined MaxDeliver times since the last result (by
+// workers whose own limits refuse the run), before it concludes that no
+// worker can take the run: 4 AckWait, at least 10 s (2 minutes by
+// default). A worker able to take the run answers within that time
+// unless one chunk takes it longer.
 func (c Config) declineWait() time.Duration {
 	if c.declineFor > 0 {
 		return c.declineFor
 	}
-	return max(2*c.AckWait, 10*time.Second)
+	return max(4*c.AckWait, 10*time.Second)
 }
 
 // publishWait is how long a run retries a chunk the server refuses to

@@ -345,7 +345,15 @@ func TestWorkerDeclinesOthersTake(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c2.Close()
-	_, _, err = c2.Evaluate(context.Background(), [][]float64{{5000, 0.1}}, abi.WantLogTarget)
+	// A batch of 100 chunks: declines are counted over the batch, not per
+	// chunk (each declined chunk goes to the back of the queue).
+	pts := make([][]float64, 200)
+	for i := range pts {
+		pts[i] = []float64{5000, 0.1}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	_, _, err = c2.Evaluate(ctx, pts, abi.WantLogTarget)
 	if err == nil || !strings.Contains(err.Error(), "no worker can take this run") || !strings.Contains(err.Error(), "small: study bundle") ||
 		!strings.Contains(err.Error(), "limit of 100 bytes (kinfer worker --max-file-bytes)") {
 		t.Fatalf("only declining workers: %v", err)
