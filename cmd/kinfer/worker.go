@@ -43,10 +43,10 @@ func cmdWorker(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
 	natsFlags(fs, &c, "the NATS server (with JetStream) to take chunks from, e.g. nats://host:4222 (required)")
 	fs.IntVar(&o.Slots, "workers", runtime.NumCPU(), "chunks evaluated at once")
-	fs.StringVar(&o.CacheDir, "cache", "", "directory of fetched studies, data and plugins (by sha256) and compiled modules (default: the user cache directory, kinfer/worker)")
+	fs.StringVar(&o.CacheDir, "cache", "", "directory of fetched studies, data and plugins (by sha256) and compiled modules; a relative one is made absolute at start (default: the user cache directory, kinfer/worker)")
 	fs.StringVar(&o.ID, "id", "", "the worker's name on the run's progress line (default host:pid)")
-	fs.BoolVar(&o.TrustPlugins, "trust-plugins", false, "let a run's study lift the sandbox's limits of a plugin it marks trusted = true (no timeout or fuel budget, more memory); without it the worker refuses such runs")
-	fs.Int64Var(&o.MaxFileBytes, "max-file-bytes", remote.DefaultMaxFileBytes, "refuse runs with a file (study, dataset, plugin) larger than this many bytes")
+	fs.BoolVar(&o.TrustPlugins, "trust-plugins", false, "let a run's study lift the sandbox's limits of a plugin it marks trusted = true (no timeout or fuel budget, more memory); without it the worker declines such runs (their chunks go to other workers)")
+	fs.Int64Var(&o.MaxFileBytes, "max-file-bytes", remote.DefaultMaxFileBytes, "decline runs with a file (study, dataset, plugin) larger than this many bytes (their chunks go to other workers)")
 	fs.BoolVar(&verbose, "verbose", false, "show plugin log lines")
 	if _, err := parse(fs, args, 0); err != nil {
 		return err

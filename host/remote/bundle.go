@@ -109,8 +109,14 @@ func (b *Bundle) encode() ([]byte, string) {
 }
 
 // upload puts the bundle's files (those not there yet) and the bundle
-// itself into the object store, and returns the bundle's digest.
-func (b *Bundle) upload(ctx context.Context, obs jetstream.ObjectStore, local []string) (string, error) {
+// itself into the object store, and returns the bundle's digest. Objects
+// are stored in pieces that fit the server's max payload maxPayload.
+func (b *Bundle) upload(ctx context.Context, obs jetstream.ObjectStore, local []string, maxPayload int64) (string, error) {
+	put := func(name string, data []byte) error {
+		piece := uint32(min(128<<10, payloadLimit(maxPayload)))
+		_, err := obs.Put(ctx, jetstream.ObjectMeta{Name: name, Opts: &jetstream.ObjectMetaOptions{ChunkSize: piece}}, bytes.NewReader(data))
+		return err
+	}
 	for i, f := range b.Files {
 		if info, err := obs.GetInfo(ctx, f.SHA256); err == nil && info.Size == uint64(f.Size) {
 			continue
@@ -122,13 +128,13 @@ func (b *Bundle) upload(ctx context.Context, obs jetstream.ObjectStore, local []
 		if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != f.SHA256 {
 			return "", fmt.Errorf("%s changed while the run started (sha256 %x, was %s)", local[i], sum, f.SHA256)
 		}
-		if _, err := obs.PutBytes(ctx, f.SHA256, data); err != nil {
+		if err := put(f.SHA256, data); err != nil {
 			return "", fmt.Errorf("uploading %s: %w", local[i], err)
 		}
 	}
 	data, sum := b.encode()
 	if _, err := obs.GetInfo(ctx, sum); err != nil {
-		if _, err := obs.PutBytes(ctx, sum, data); err != nil {
+		if err := put(sum, data); err != nil {
 			return "", fmt.Errorf("uploading the study bundle: %w", err)
 		}
 	}
@@ -141,11 +147,11 @@ func (b *Bundle) sameProgram() error {
 	bi := run.BuildInfo()
 	switch {
 	case b.Kinfer != run.Version:
-		return refusal{fmt.Errorf("the run is kinfer %s, this worker kinfer %s: run workers of the run's version", b.Kinfer, run.Version)}
+		return declined{fmt.Errorf("the run is kinfer %s, this worker kinfer %s: run workers of the run's version", b.Kinfer, run.Version)}
 	case b.Revision != "unknown" && bi.VCSRevision != "unknown" && b.Revision != bi.VCSRevision:
-		return refusal{fmt.Errorf("the run's kinfer is revision %s, this worker's %s: run workers built from the run's revision", b.Revision, bi.VCSRevision)}
+		return declined{fmt.Errorf("the run's kinfer is revision %s, this worker's %s: run workers built from the run's revision", b.Revision, bi.VCSRevision)}
 	case b.Platform != bi.Platform:
-		return refusal{fmt.Errorf("the run is on %s, this worker on %s: floating-point results may differ between platforms", b.Platform, bi.Platform)}
+		return declined{fmt.Errorf("the run is on %s, this worker on %s: floating-point results may differ between platforms", b.Platform, bi.Platform)}
 	}
 	return nil
 }
@@ -212,16 +218,30 @@ func materialize(ctx context.Context, obs jetstream.ObjectStore, cache, sum stri
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&b); err != nil {
+		// A newer kinfer's bundle may carry fields this worker does not
+		// know: that is this worker's version, not the run's fault.
+		var other Bundle
+		if json.Unmarshal(data, &other) == nil && (other.ABI != abi.Version || other.sameProgram() != nil) {
+			if other.ABI != abi.Version {
+				return nil, "", declined{fmt.Errorf("the run speaks kinfer ABI %d, this worker (kinfer %s) ABI %d", other.ABI, run.Version, abi.Version)}
+			}
+			return nil, "", other.sameProgram()
+		}
 		return nil, "", refusal{fmt.Errorf("study bundle %s: %w", sum, err)}
 	}
 	if b.ABI != abi.Version {
-		return nil, "", refusal{fmt.Errorf("the run speaks kinfer ABI %d, this worker (kinfer %s) ABI %d", b.ABI, run.Version, abi.Version)}
+		return nil, "", declined{fmt.Errorf("the run speaks kinfer ABI %d, this worker (kinfer %s) ABI %d", b.ABI, run.Version, abi.Version)}
 	}
 	if err := b.sameProgram(); err != nil {
 		return nil, "", err
 	}
-	if err := b.check(maxFile); err != nil {
+	if err := b.check(); err != nil {
 		return nil, "", refusal{fmt.Errorf("study bundle %s: %w", sum, err)}
+	}
+	for _, f := range b.Files {
+		if f.Size > maxFile {
+			return nil, "", declined{fmt.Errorf("study bundle %s: file %s: size %d is more than this worker's limit of %d bytes (kinfer worker --max-file-bytes)", sum, f.Path, f.Size, maxFile)}
+		}
 	}
 	dir := filepath.Join(cache, "bundles", sum)
 	for _, f := range b.Files {
@@ -236,15 +256,18 @@ func materialize(ctx context.Context, obs jetstream.ObjectStore, cache, sum stri
 		if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, data) {
 			continue
 		}
+		// This worker's own cache trouble (a full disk, permissions): the
+		// chunk goes to another worker.
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			return nil, "", err
+			return nil, "", declined{fmt.Errorf("this worker's cache: %w", err)}
 		}
 		tmp := p + ".tmp" + newRunID()
 		if err := os.WriteFile(tmp, data, 0o600); err != nil {
-			return nil, "", err
+			os.Remove(tmp)
+			return nil, "", declined{fmt.Errorf("this worker's cache: %w", err)}
 		}
 		if err := os.Rename(tmp, p); err != nil {
-			return nil, "", err
+			return nil, "", declined{fmt.Errorf("this worker's cache: %w", err)}
 		}
 	}
 	return &b, filepath.Join(dir, filepath.FromSlash(b.Study)), nil
@@ -257,11 +280,12 @@ const maxBundleBytes = 16 << 20
 const DefaultMaxFileBytes = 1 << 30
 
 // check checks a fetched bundle before any of its files is fetched: every
-// path is local and named once, every digest a sha256, every size within
-// maxFile, and the study file is one of the files (a study path outside
-// them would be read, and its errors sent to whoever published the
-// chunk, from anywhere on the worker's file system).
-func (b *Bundle) check(maxFile int64) error {
+// path is local and named once, every size ≥ 0, and the study file is one
+// of the files (a study path outside them would be read, and its errors
+// sent to whoever published the chunk, from anywhere on the worker's file
+// system). The worker's own size limit is checked apart (materialize): a
+// file above it is this worker's refusal, not the bundle's fault.
+func (b *Bundle) check() error {
 	paths := map[string]bool{}
 	for _, f := range b.Files {
 		if !filepath.IsLocal(filepath.FromSlash(f.Path)) || strings.Contains(f.Path, "\\") || path.Clean(f.Path) != f.Path || f.Path == "." {
@@ -271,8 +295,8 @@ func (b *Bundle) check(maxFile int64) error {
 			return fmt.Errorf("file path %q named twice", f.Path)
 		}
 		paths[f.Path] = true
-		if f.Size < 0 || f.Size > maxFile {
-			return fmt.Errorf("file %s: size %d is not between 0 and the worker's limit of %d bytes (kinfer worker --max-file-bytes)", f.Path, f.Size, maxFile)
+		if f.Size < 0 {
+			return fmt.Errorf("file %s: size %d", f.Path, f.Size)
 		}
 	}
 	if b.Study == "" {

@@ -35,6 +35,7 @@ type Client struct {
 	rstr   jetstream.Stream
 	cc     jetstream.ConsumeContext
 	adv    *nats.Subscription
+	alive  *nats.Subscription // answers alivePrefix+run
 	run    string
 	bundle string
 	d, R   int
@@ -49,11 +50,15 @@ type Client struct {
 	pending  atomic.Int64 // chunks of the current batch without a result
 	onResult func()       // OnProgress
 
-	mu      sync.Mutex
-	seen    map[string]time.Time // worker slot → last result
-	recent  []evalMark           // evaluations returned, for the throughput
-	stats   Stats
-	started time.Time
+	mu   sync.Mutex
+	seen map[string]time.Time // worker slot → last result
+	// declines are the worker processes that gave this run's chunks back
+	// (their version, limits, consent or cache), with the reason.
+	declines     map[string]string
+	declineOrder []string
+	recent       []evalMark // evaluations returned, for the throughput
+	stats        Stats
+	started      time.Time
 }
 
 type evalMark struct {
@@ -90,7 +95,7 @@ func Dial(ctx context.Context, cfg Config, s *study.Study, previous map[string]f
 		return nil, err
 	}
 	c := &Client{cfg: cfg, nc: nc, js: js, run: newRunID(), log: log, d: len(s.XParams),
-		results: make(chan jetstream.Msg, 1024), maxed: make(chan uint64, 64), seen: map[string]time.Time{}, started: time.Now()}
+		results: make(chan jetstream.Msg, 1024), maxed: make(chan uint64, 64), seen: map[string]time.Time{}, declines: map[string]string{}, started: time.Now()}
 	c.R, _ = s.ResidualCount()
 	c.O = outputCount(s)
 	ok := false
@@ -109,10 +114,14 @@ func Dial(ctx context.Context, cfg Config, s *study.Study, previous map[string]f
 	if c.rstr, err = js.Stream(ctx, ResultStream); err != nil {
 		return nil, err
 	}
-	if c.bundle, err = b.upload(ctx, obs, local); err != nil {
+	c.maxBytes = nc.MaxPayload()
+	if c.maxBytes < minPayload {
+		return nil, fmt.Errorf("NATS server %s: its max_payload of %d bytes is too small for a remote run (at least %d: %d for a message's headers and 1 KiB of data); raise max_payload in the server's configuration",
+			cfg.PublicURL(), c.maxBytes, minPayload, payloadHeadroom)
+	}
+	if c.bundle, err = b.upload(ctx, obs, local, c.maxBytes); err != nil {
 		return nil, err
 	}
-	c.maxBytes = nc.MaxPayload()
 	cons, err := js.OrderedConsumer(ctx, ResultStream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{resultPrefix + c.run}})
 	if err != nil {
 		return nil, fmt.Errorf("results consumer: %w", err)
@@ -132,6 +141,9 @@ func Dial(ctx context.Context, cfg Config, s *study.Study, previous map[string]f
 		}
 	})
 	if err != nil {
+		return nil, err
+	}
+	if c.alive, err = nc.Subscribe(alivePrefix+c.run, func(m *nats.Msg) { m.Respond(nil) }); err != nil {
 		return nil, err
 	}
 	ok = true
@@ -154,6 +166,9 @@ func (c *Client) Close() error {
 	}
 	if c.adv != nil {
 		c.adv.Unsubscribe()
+	}
+	if c.alive != nil {
+		c.alive.Unsubscribe()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -236,11 +251,61 @@ func (c *Client) note(worker string, n int) {
 	}
 }
 
+// declined records that worker (a slot) declined a chunk of the run for
+// reason, and says so on the run's log the first time a process does.
+func (c *Client) declined(worker, reason string) {
+	proc := strings.SplitN(worker, "#", 2)[0]
+	c.mu.Lock()
+	old, known := c.declines[proc]
+	if !known && len(c.declines) < 32 {
+		c.declineOrder = append(c.declineOrder, proc)
+	}
+	if known || len(c.declines) < 32 {
+		c.declines[proc] = reason // the latest reason
+	}
+	c.mu.Unlock()
+	if (!known || old != reason) && c.log != nil {
+		fmt.Fprintf(c.log, "kinfer: remote run %s: worker %s declines this run's chunks, which go back to the queue for other workers: %s\n", c.run, proc, printable(reason, 2000))
+	}
+}
+
+// declineText lists the workers that declined the run's chunks and why,
+// for the MaxDeliver message ("" if none).
+func (c *Client) declineText() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.declineOrder) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "; %d worker processes declined this run's chunks (each worker's own limits, not the chunk's fault):", len(c.declineOrder))
+	for _, w := range c.declineOrder {
+		fmt.Fprintf(&b, "\n  %s: %s", w, printable(c.declines[w], 1000))
+	}
+	return b.String()
+}
+
+// decliners names the worker processes that declined the run's chunks.
+func (c *Client) decliners() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.declineOrder...)
+}
+
 // publish publishes one chunk until the server has stored it (retrying
 // across a server restart; the message id makes a repeat harmless) and
-// returns its stream sequence.
-func (c *Client) publish(ctx context.Context, m *nats.Msg) (uint64, error) {
+// returns its stream sequence. A server that keeps refusing it (JetStream
+// storage full, no permission to publish on kinfer.work.>, JetStream
+// off) is named on the run's log every 10 s, and after publishFor of
+// refusals while connected the run stops with the server's error instead
+// of waiting without a word for ever.
+func (c *Client) publish(ctx context.Context, m *nats.Msg, what string) (uint64, error) {
+	limit := c.cfg.publishWait()
+	every := min(10*time.Second, limit/2)
+	var failing time.Duration // time spent failing while connected
+	start, nextNote := time.Now(), time.Now().Add(every)
 	for {
+		t0 := time.Now()
 		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		ack, err := c.js.PublishMsg(pctx, m)
 		cancel()
@@ -250,8 +315,46 @@ func (c *Client) publish(ctx context.Context, m *nats.Msg) (uint64, error) {
 		if ctx.Err() != nil {
 			return 0, context.Cause(ctx)
 		}
-		time.Sleep(200 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			return 0, context.Cause(ctx)
+		case <-time.After(200 * time.Millisecond):
+		}
+		if c.nc.IsConnected() {
+			failing += time.Since(t0)
+		}
+		why := c.explain(err)
+		if failing >= limit {
+			return 0, fmt.Errorf("remote run: the server %s did not store %s for %s: %v", c.cfg.PublicURL(), what, time.Since(start).Round(time.Second), why)
+		}
+		if c.log != nil && time.Now().After(nextNote) {
+			fmt.Fprintf(c.log, "kinfer: remote run %s: the server has not stored %s for %.0fs: %v (retrying; the run stops after %v of refusals)\n",
+				c.run, what, time.Since(start).Seconds(), why, limit)
+			nextNote = time.Now().Add(every)
+		}
 	}
+}
+
+// errInsufficientResources is JetStream's error code of a full store
+// (nats-server's JSInsufficientResourcesErr, HTTP-like code 503).
+const errInsufficientResources jetstream.ErrorCode = 10023
+
+// explain is err, a failed publication of a chunk, with what the user can
+// do about it.
+func (c *Client) explain(err error) error {
+	var api *jetstream.APIError
+	switch {
+	case errors.As(err, &api) && api.ErrorCode == errInsufficientResources:
+		return fmt.Errorf("%w (the server's JetStream storage is full: raise max_file_store or the account's limits, free its disk, or purge old streams)", err)
+	case errors.As(err, &api):
+		return err
+	case errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrNoResponders):
+		return fmt.Errorf("%w (no JetStream stream takes subject %s%s: is JetStream enabled on the server, nats-server -js, and the stream %s there?)", err, workPrefix, c.run, WorkStream)
+	}
+	if last := c.nc.LastError(); last != nil && errors.Is(last, nats.ErrPermissionViolation) {
+		return fmt.Errorf("%w; the server said: %v (the run needs permission to publish on %s>)", err, last, workPrefix)
+	}
+	return err
 }
 
 // Evaluate implements target.Remote.
@@ -264,13 +367,18 @@ func (c *Client) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 	c.batch++
 	batch := c.batch
 	per := resultBytes(c.d, c.R, c.O, want)
-	if per+4096 > c.maxBytes {
-		return nil, tally, fmt.Errorf("remote run: one point's result takes %d bytes, more than the server's max_payload of %d: raise max_payload in the server's configuration", per, c.maxBytes)
+	if 20+per > payloadLimit(c.maxBytes) {
+		return nil, tally, fmt.Errorf("remote run: one point's result takes %d bytes, more than %s: raise max_payload in the server's configuration", 20+per, payloadText(c.maxBytes))
 	}
 	size := chunkPoints(n, per)
 	if c.cfg.ChunkPoints > 0 {
 		size = c.cfg.ChunkPoints
 	}
+	// A chunk's results must fit in one message of this server: a server
+	// with a small max_payload gets smaller chunks. The size still depends
+	// on the batch, the study and the server alone (and a point's result
+	// on none of them).
+	size = min(size, fitPoints(per, payloadLimit(c.maxBytes)))
 	nChunks := (n + size - 1) / size
 	subj := workPrefix + c.run
 	// Publish asynchronously, then make sure each chunk is stored.
@@ -304,7 +412,7 @@ func (c *Client) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 		}
 		if seq == 0 {
 			var err error
-			if seq, err = c.publish(ctx, msgs[k]); err != nil {
+			if seq, err = c.publish(ctx, msgs[k], fmt.Sprintf("chunk %d of batch %d", k+1, batch)); err != nil {
 				return nil, tally, err
 			}
 		}
@@ -317,12 +425,23 @@ func (c *Client) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 
 	res := make([]abi.Result, n)
 	done := make([]bool, nChunks)
+	declines := make([]int, nChunks)
 	left := nChunks
 	c.pending.Store(int64(left))
 	defer c.pending.Store(0)
 	wait := time.NewTicker(10 * time.Second)
 	defer wait.Stop()
 	lastResult := time.Now()
+	// Declines since the last result: MaxDeliver of them, and no result
+	// for declineWait, mean that no worker can take the run.
+	sinceResult := 0
+	noTaker := func() error {
+		if sinceResult < c.cfg.MaxDeliver || time.Since(lastResult) < c.cfg.declineWait() {
+			return nil
+		}
+		return fmt.Errorf("remote run: batch %d: %d of %d chunks done; workers declined its chunks %d times and no worker has returned a result for %.0fs: no worker can take this run%s",
+			batch, nChunks-left, nChunks, sinceResult, time.Since(lastResult).Seconds(), c.declineText())
+	}
 	for left > 0 {
 		select {
 		case <-ctx.Done():
@@ -333,15 +452,51 @@ func (c *Client) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 				continue
 			}
 			c.work.DeleteMsg(context.Background(), seq)
-			return nil, tally, fmt.Errorf("remote run: chunk %d (points %d–%d) of batch %d was delivered %d times without a result (MaxDeliver): a worker crashes or hangs on it, or no worker can take it; see the workers' logs",
-				k+1, k*size+1, min((k+1)*size, n), batch, c.cfg.MaxDeliver)
+			return nil, tally, fmt.Errorf("remote run: chunk %d (points %d–%d) of batch %d was delivered %d times without a result (MaxDeliver): a worker crashes or hangs on it, or no worker can take it; see the workers' logs%s",
+				k+1, k*size+1, min((k+1)*size, n), batch, c.cfg.MaxDeliver, c.declineText())
 		case <-wait.C:
+			if err := noTaker(); err != nil {
+				return nil, tally, err
+			}
 			if c.log != nil && time.Since(lastResult) > 10*time.Second {
-				fmt.Fprintf(c.log, "kinfer: remote run %s: batch %d: %d of %d chunks done, no result for %.0fs (%d workers have answered so far; a worker loading a study or evaluating a slow chunk is silent); is a worker running? kinfer worker --nats %s\n",
-					c.run, batch, nChunks-left, nChunks, time.Since(lastResult).Seconds(), c.Stats().Workers, c.cfg.PublicURL())
+				declined := ""
+				if ws := c.decliners(); len(ws) > 0 {
+					declined = fmt.Sprintf("; workers that declined this run: %s", strings.Join(ws, ", "))
+				}
+				fmt.Fprintf(c.log, "kinfer: remote run %s: batch %d: %d of %d chunks done, no result for %.0fs (%d workers have answered so far; a worker loading a study or evaluating a slow chunk is silent%s); is a worker running? kinfer worker --nats %s\n",
+					c.run, batch, nChunks-left, nChunks, time.Since(lastResult).Seconds(), c.Stats().Workers, declined, c.cfg.PublicURL())
 			}
 		case m := <-c.results:
 			h := m.Headers()
+			if h.Get(hdrDeclined) != "" {
+				// Not an answer: a worker's own limits made it give the
+				// chunk back (worker.go, decline). It took the chunk off
+				// the queue once this notice was stored; publish it
+				// again, under a new message id, for another worker.
+				c.declined(printable(h.Get(hdrWorker), 200), h.Get(hdrError))
+				b, err1 := strconv.Atoi(h.Get(hdrBatch))
+				k, err2 := strconv.Atoi(h.Get(hdrChunk))
+				if err1 != nil || err2 != nil || b != batch || k < 0 || k >= nChunks || done[k] {
+					continue
+				}
+				declines[k]++
+				sinceResult++
+				if err := noTaker(); err != nil {
+					return nil, tally, err
+				}
+				again := nats.NewMsg(msgs[k].Subject)
+				for key, v := range msgs[k].Header {
+					again.Header[key] = v
+				}
+				again.Header.Set(jetstream.MsgIDHeader, msgID(c.run, batch, k)+".d"+strconv.Itoa(declines[k]))
+				again.Data = msgs[k].Data
+				seq, err := c.publish(ctx, again, fmt.Sprintf("chunk %d of batch %d (declined by a worker)", k+1, batch))
+				if err != nil {
+					return nil, tally, err
+				}
+				seqs[seq] = k
+				continue
+			}
 			b, err1 := strconv.Atoi(h.Get(hdrBatch))
 			k, err2 := strconv.Atoi(h.Get(hdrChunk))
 			if err1 != nil || err2 != nil || b != batch || k < 0 || k >= nChunks {
@@ -375,6 +530,7 @@ func (c *Client) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 			tally.JacobianEvals += jev
 			tally.ModelSeconds += secs
 			done[k] = true
+			sinceResult = 0
 			left--
 			c.pending.Store(int64(left))
 			lastResult = time.Now()

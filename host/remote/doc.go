@@ -16,8 +16,12 @@
 // own sha256 every chunk names. A worker verifies every digest, checks
 // that the study names only files the bundle pins (checkRefs, before
 // anything is loaded; checkPinned after), caches the files and compiled
-// modules, and refuses a chunk whose ABI or content it cannot honour: the
-// run stops with the worker's reason.
+// modules. It refuses a chunk whose content is wrong (body, width, a
+// malformed bundle): the run stops with the worker's reason. It declines
+// a chunk for reasons of its own (version, limits, --trust-plugins, its
+// cache): it stores a notice, takes the chunk off the queue and pauses,
+// and the run publishes the chunk again for another worker; the run stops
+// only when chunks keep being declined and no worker answers.
 //
 // Faults: a chunk is acknowledged only after its result is stored; a
 // worker that dies or goes silent for Config.AckWait loses its chunk to

@@ -36,6 +36,10 @@ const (
 
 	workPrefix   = "kinfer.work."
 	resultPrefix = "kinfer.result."
+	// alivePrefix + run id is answered by the run while it lives (core
+	// NATS request/reply, outside both streams): a worker that cannot
+	// store a result asks whether anyone still waits for it.
+	alivePrefix = "kinfer.alive."
 )
 
 // Message headers of chunks and results.
@@ -48,6 +52,9 @@ const (
 	hdrWorker  = "Kinfer-Worker" // who evaluated a result
 	hdrError   = "Kinfer-Error"  // a result that is an error
 	hdrRefused = "Kinfer-Refused"
+	// hdrDeclined marks a notice that a worker gave a chunk back because
+	// of its own limits (worker.go, declined): not an answer.
+	hdrDeclined = "Kinfer-Declined"
 	// hdrDelivered is the delivery count of the chunk a result answers.
 	hdrDelivered = "Kinfer-Delivered"
 )
@@ -78,6 +85,33 @@ type Config struct {
 	ChunkPoints int
 	// Name names the connection on the server (monitoring).
 	Name string
+
+	// publishFor and declineFor, if > 0, replace publishWait's and
+	// declineWait's defaults (tests).
+	publishFor, declineFor time.Duration
+}
+
+// declineWait is how long a run goes without any result, while its
+// chunks have been declined MaxDeliver times since the last result (by
+// workers whose own limits refuse the run), before it concludes that no
+// worker can take the run: 4 AckWait, at least 10 s (2 minutes by
+// default). A worker able to take the run answers within that time
+// unless one chunk takes it longer.
+func (c Config) declineWait() time.Duration {
+	if c.declineFor > 0 {
+		return c.declineFor
+	}
+	return max(4*c.AckWait, 10*time.Second)
+}
+
+// publishWait is how long a run retries a chunk the server refuses to
+// store (while connected to it) before it stops: 4 AckWait, at least
+// 10 s, as long as a worker retries a result (worker.storeFor).
+func (c Config) publishWait() time.Duration {
+	if c.publishFor > 0 {
+		return c.publishFor
+	}
+	return max(4*c.AckWait, 10*time.Second)
 }
 
 func (c Config) withDefaults() Config {
@@ -391,6 +425,38 @@ const (
 	// maxChunkBytes bounds a chunk's encoded results.
 	maxChunkBytes = 512 << 10
 )
+
+// payloadHeadroom is the part of the server's max_payload (which counts a
+// message's headers and body) kept for the headers of a chunk or result:
+// run id, batch, chunk, bundle digest, worker name, and an error text of
+// at most maxErrorText bytes.
+const (
+	payloadHeadroom = 4096
+	maxErrorText    = 2048
+	// minPayload is the smallest max_payload a remote run accepts: the
+	// headroom and 1 KiB for a chunk's results or an object's piece.
+	minPayload = payloadHeadroom + 1024
+)
+
+// payloadLimit is the most bytes a chunk's encoded results may take on a
+// server whose max_payload is maxPayload.
+func payloadLimit(maxPayload int64) int64 { return maxPayload - payloadHeadroom }
+
+// payloadText states that limit for messages.
+func payloadText(maxPayload int64) string {
+	return fmt.Sprintf("the %d bytes a result may take on this server (its max_payload of %d less %d kept for headers)",
+		payloadLimit(maxPayload), maxPayload, payloadHeadroom)
+}
+
+// fitPoints is the most points of per bytes of results each whose
+// encoded results (a 20-byte tally, then the results) fit in limit bytes,
+// at least 1.
+func fitPoints(per, limit int64) int {
+	if per <= 0 {
+		return math.MaxInt32
+	}
+	return int(max(1, (limit-20)/per))
+}
 
 // chunkPoints is the number of points per chunk of a batch of n points
 // whose results take per bytes each: about n/ChunkTarget, between 1 and

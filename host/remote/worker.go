@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -61,6 +62,8 @@ type WorkerOptions struct {
 	stalled string
 	// storeFor, if set, replaces storeFor's default (tests).
 	storeFor time.Duration
+	// declinePause, if set, replaces declinePause's first pause (tests).
+	declinePause time.Duration
 }
 
 // worker is a running Work.
@@ -75,8 +78,54 @@ type worker struct {
 
 	mu      sync.Mutex
 	studies map[string]*loaded
-	acks    sync.WaitGroup // results being stored
-	taken   atomic.Int64   // chunks taken past their checks (WorkerOptions.stall)
+	// gone marks runs whose results could not be stored, with the last
+	// answer to whether the run still lives (runGone).
+	gone    map[string]goneMark
+	skipped map[string]bool // runs whose chunks were handed back unevaluated (logged once)
+	// declinedRuns are runs this worker declined (logged once).
+	declinedRuns map[string]bool
+	acks         sync.WaitGroup // results being stored
+	taken        atomic.Int64   // chunks taken past their checks (WorkerOptions.stall)
+}
+
+type goneMark struct {
+	at   time.Time
+	gone bool
+}
+
+// runGone reports whether nobody waits for run's results any more: its
+// run answers on alivePrefix+run while it lives, and the server says at
+// once when no one listens there. Only that answer, while this worker is
+// connected, counts as gone; a timeout or any other error counts as
+// alive (a run reconnecting after a server restart is not given up). The
+// answer is kept for 10 s. A run that is only slow to answer loses
+// nothing: its chunks are handed back, not dropped.
+func (w *worker) runGone(run string) bool {
+	w.mu.Lock()
+	g, ok := w.gone[run]
+	w.mu.Unlock()
+	if ok && time.Since(g.at) < 10*time.Second {
+		return g.gone
+	}
+	_, err := w.nc.Request(alivePrefix+run, nil, 2*time.Second)
+	gone := errors.Is(err, nats.ErrNoResponders) && w.nc.IsConnected()
+	w.mu.Lock()
+	if len(w.gone) > 1000 {
+		clear(w.gone)
+		clear(w.skipped)
+	}
+	w.gone[run] = goneMark{time.Now(), gone}
+	w.mu.Unlock()
+	return gone
+}
+
+// suspect reports whether a result of run could not be stored lately
+// (then its chunks are checked with runGone before they are evaluated).
+func (w *worker) suspect(run string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, ok := w.gone[run]
+	return ok
 }
 
 // loaded is a study loaded from a bundle, with evaluators for the slots.
@@ -86,13 +135,22 @@ type loaded struct {
 	s       *study.Study
 	targets chan *target.Target
 	used    time.Time
+	failed  time.Time // when the load ended (with l.err)
 	busy    int
 }
 
-// refusal is an error that makes the worker refuse a chunk for good (the
-// run is told); other errors of a chunk's preparation are transient and
-// the chunk is handed back for another try.
+// refusal is an error about the chunk itself (its body, its bundle) that
+// makes the worker refuse it for good: the run is told and stops. Other
+// errors of a chunk's preparation are transient and the chunk is handed
+// back for another try.
 type refusal struct{ error }
+
+// declined is an error that depends on this worker, not on the chunk: its
+// version, its limits (--max-file-bytes), its consent (--trust-plugins),
+// its cache. The worker gives the chunk back for another worker and tells
+// the run who declined and why; the run stops only if the chunk reaches
+// MaxDeliver (no worker takes it).
+type declined struct{ error }
 
 // Work pulls chunks from the server and evaluates them until ctx is done.
 // A chunk is acknowledged only once its result is stored on the server,
@@ -120,8 +178,21 @@ func Work(ctx context.Context, cfg Config, o WorkerOptions) error {
 		}
 		o.CacheDir = filepath.Join(dir, "kinfer", "worker")
 	}
+	// The cache's paths are compared with the absolute paths of the
+	// study's inputs (checkPinned): a relative --cache made every run's
+	// files look unpinned. The working directory does not change, but
+	// absolute paths also make the messages and logs unambiguous.
+	abs, err := filepath.Abs(o.CacheDir)
+	if err != nil {
+		return fmt.Errorf("worker cache %s: %w", o.CacheDir, err)
+	}
+	o.CacheDir = abs
 	if o.Runtime.CacheDir == "" {
 		o.Runtime.CacheDir = filepath.Join(o.CacheDir, "compiled")
+	} else if o.Runtime.CacheDir != "-" {
+		if o.Runtime.CacheDir, err = filepath.Abs(o.Runtime.CacheDir); err != nil {
+			return fmt.Errorf("compilation cache %s: %w", o.Runtime.CacheDir, err)
+		}
 	}
 	if cfg.Name == "" {
 		cfg.Name = "kinfer worker " + o.ID
@@ -129,8 +200,7 @@ func Work(ctx context.Context, cfg Config, o WorkerOptions) error {
 	if err := os.MkdirAll(o.CacheDir, 0o700); err != nil {
 		return err
 	}
-	w := &worker{cfg: cfg, o: o, studies: map[string]*loaded{}}
-	var err error
+	w := &worker{cfg: cfg, o: o, studies: map[string]*loaded{}, gone: map[string]goneMark{}, skipped: map[string]bool{}, declinedRuns: map[string]bool{}}
 	if w.nc, w.js, err = cfg.connect(true); err != nil {
 		return err
 	}
@@ -162,7 +232,7 @@ func Work(ctx context.Context, cfg Config, o WorkerOptions) error {
 		w.mu.Unlock()
 		w.rt.Close(context.Background())
 	}()
-	w.logf("worker %s: %d slots on %s", o.ID, o.Slots, cfg.PublicURL())
+	w.logf("worker %s: %d slots on %s, cache %s", o.ID, o.Slots, cfg.PublicURL(), o.CacheDir)
 	if o.Ready != nil {
 		o.Ready()
 	}
@@ -188,6 +258,7 @@ func (w *worker) logf(format string, args ...any) {
 // pull is one slot's loop: take a chunk, evaluate it, store its result,
 // acknowledge it.
 func (w *worker) pull(ctx context.Context, id string) {
+	declines := 0
 	for ctx.Err() == nil {
 		msg, err := w.cons.Next(jetstream.FetchMaxWait(time.Second))
 		if err != nil {
@@ -209,12 +280,34 @@ func (w *worker) pull(ctx context.Context, id string) {
 			}
 			continue
 		}
-		w.handle(ctx, id, msg)
+		if w.handle(ctx, id, msg) {
+			// This slot declined a chunk: it waits before it takes
+			// another, longer after each decline in a row, so that the
+			// chunk goes to a worker that can take it rather than
+			// back to this one (each delivery counts towards MaxDeliver).
+			declines++
+			select {
+			case <-ctx.Done():
+			case <-time.After(w.declinePause(declines)):
+			}
+		} else {
+			declines = 0
+		}
 	}
 }
 
-// handle evaluates one chunk.
-func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
+// declinePause is how long a slot waits after its n-th decline in a row:
+// 500 ms, doubling, at most 16 s and AckWait.
+func (w *worker) declinePause(n int) time.Duration {
+	base := 500 * time.Millisecond
+	if w.o.declinePause > 0 {
+		base = w.o.declinePause
+	}
+	return min(base<<min(n-1, 5), max(base, w.cfg.AckWait))
+}
+
+// handle evaluates one chunk; it reports whether it declined it.
+func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) (declinedChunk bool) {
 	h := msg.Headers()
 	run, batch, chunk := h.Get(hdrRun), h.Get(hdrBatch), h.Get(hdrChunk)
 	b, errB := strconv.Atoi(batch)
@@ -233,6 +326,7 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
 	if md, err := msg.Metadata(); err == nil {
 		delivered = md.NumDelivered
 	}
+
 	result := func(body []byte, errText string, refused bool) *nats.Msg {
 		m := nats.NewMsg(resultPrefix + run)
 		m.Header.Set(jetstream.MsgIDHeader, msgID(run, b, k)+".r")
@@ -241,6 +335,11 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
 		m.Header.Set(hdrWorker, id)
 		m.Header.Set(hdrDelivered, strconv.FormatUint(delivered, 10))
 		if errText != "" {
+			// A long reason (a list of files) must not make the result
+			// too large for the server (payloadHeadroom).
+			if len(errText) > maxErrorText {
+				errText = strings.ToValidUTF8(errText[:maxErrorText], "") + "…"
+			}
 			m.Header.Set(hdrError, errText)
 		}
 		if refused {
@@ -253,10 +352,13 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
 	// It gives up after storeFor (a server that refuses it: no permission
 	// on kinfer.result.>, a full stream) and hands the chunk back, so that
 	// it reaches MaxDeliver and the run is told instead of waiting for
-	// ever on a slot that keeps its chunk alive.
+	// ever on a slot that keeps its chunk alive. It gives up at once when
+	// the run is gone (killed: nobody waits for the result), and the
+	// worker then hands that run's chunks back without evaluating them.
 	store := func(m *nats.Msg) bool {
 		sctx, scancel := context.WithTimeout(ctx, w.storeFor())
 		defer scancel()
+		var noted time.Time
 		for sctx.Err() == nil {
 			pctx, cancel := context.WithTimeout(sctx, 5*time.Second)
 			_, err := w.js.PublishMsg(pctx, m)
@@ -264,8 +366,25 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
 			if err == nil {
 				return true
 			}
-			w.logf("%s: storing the result of chunk %s.%s.%s: %v (retrying)", id, run, batch, chunk, err)
-			time.Sleep(200 * time.Millisecond)
+			w.mu.Lock()
+			if _, ok := w.gone[run]; !ok {
+				w.gone[run] = goneMark{} // suspect: ask below
+			}
+			w.mu.Unlock()
+			if w.runGone(run) {
+				w.logf("%s: could not store the result of chunk %s.%s.%s (%v), and its run is gone (nothing answers on %s%s): handing the chunk back, not evaluating that run's chunks any more",
+					id, run, batch, chunk, err, alivePrefix, run)
+				msg.NakWithDelay(w.cfg.AckWait)
+				return false
+			}
+			if time.Since(noted) >= 10*time.Second {
+				w.logf("%s: storing the result of chunk %s.%s.%s: %v (retrying for up to %v)", id, run, batch, chunk, err, w.storeFor())
+				noted = time.Now()
+			}
+			select {
+			case <-sctx.Done():
+			case <-time.After(200 * time.Millisecond):
+			}
 		}
 		if ctx.Err() == nil {
 			w.logf("%s: could not store the result of chunk %s.%s.%s for %v: handing it back", id, run, batch, chunk, w.storeFor())
@@ -281,6 +400,38 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
 		if reply(nil, err.Error(), true) {
 			msg.Term()
 		}
+	}
+	// decline gives the chunk back for another worker, and tells the run
+	// who declined it and why: a notice on its result subject, without a
+	// message id (it neither answers the chunk nor deduplicates its
+	// result). Once the notice is stored, the chunk is taken off the
+	// queue and the run publishes it again, so that a decline does not
+	// count towards the chunk's MaxDeliver (a declining worker idle while
+	// the able ones are busy would otherwise use them up); if the notice
+	// cannot be stored, the chunk is handed back as it is.
+	decline := func(err error) {
+		w.mu.Lock()
+		first := !w.declinedRuns[run]
+		if len(w.declinedRuns) > 1000 {
+			clear(w.declinedRuns)
+		}
+		w.declinedRuns[run] = true
+		w.mu.Unlock()
+		if first {
+			w.logf("%s: declining the chunks of run %s (they go back to the queue for other workers): %v", id, run, err)
+		}
+		n := result(nil, err.Error(), false)
+		n.Header.Del(jetstream.MsgIDHeader)
+		n.Header.Set(hdrDeclined, "1")
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		_, perr := w.js.PublishMsg(pctx, n)
+		cancel()
+		if perr == nil {
+			msg.Term()
+		} else {
+			msg.NakWithDelay(2 * w.declinePause(1))
+		}
+		declinedChunk = true
 	}
 	// Say the chunk is alive while the study loads and the chunk is
 	// evaluated.
@@ -298,13 +449,31 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
 			}
 		}
 	}()
+	if w.suspect(run) && w.runGone(run) {
+		// A run killed outright leaves its chunks behind; their results
+		// could not be stored, and nobody waits for them.
+		w.mu.Lock()
+		first := !w.skipped[run]
+		w.skipped[run] = true
+		w.mu.Unlock()
+		if first {
+			w.logf("%s: handing back the chunks of run %s without evaluating them: the run is gone", id, run)
+		}
+		msg.NakWithDelay(w.cfg.AckWait)
+		return
+	}
 	if v, err := strconv.Atoi(h.Get(hdrABI)); err != nil || v != abi.Version {
-		refuse(fmt.Errorf("the run speaks kinfer ABI %q, this worker ABI %d", h.Get(hdrABI), abi.Version))
+		decline(fmt.Errorf("the run speaks kinfer ABI %q, this worker ABI %d", h.Get(hdrABI), abi.Version))
 		return
 	}
 	l, err := w.study(ctx, h.Get(hdrBundle))
 	if err != nil {
 		var r refusal
+		var d declined
+		if errors.As(err, &d) {
+			decline(err)
+			return
+		}
 		if errors.As(err, &r) {
 			refuse(err)
 			return
@@ -367,6 +536,7 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) {
 			msg.Ack()
 		}
 	}()
+	return false
 }
 
 // evaluate evaluates a chunk with t, as a local run's target would, and
@@ -396,8 +566,11 @@ func (w *worker) study(ctx context.Context, sum string) (*loaded, error) {
 			w.mu.Lock()
 			if w.studies[sum] == l {
 				var r refusal
-				if !errors.As(l.err, &r) {
-					delete(w.studies, sum) // transient: try again next time
+				var d declined
+				// A transient error is tried again next time; a decline
+				// after a minute (the worker's cache may be fixed by then).
+				if !errors.As(l.err, &r) && (!errors.As(l.err, &d) || time.Since(l.failed) > time.Minute) {
+					delete(w.studies, sum)
 				}
 			}
 			w.mu.Unlock()
@@ -410,6 +583,7 @@ func (w *worker) study(ctx context.Context, sum string) (*loaded, error) {
 	w.evict()
 	w.mu.Unlock()
 	l.s, l.err = w.load(ctx, sum)
+	l.failed = time.Now()
 	if l.err == nil {
 		l.targets = make(chan *target.Target, w.o.Slots)
 		for range w.o.Slots {
@@ -463,13 +637,17 @@ func (w *worker) load(ctx context.Context, sum string) (*study.Study, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The run checked its own study with checkRefs and loaded it before
+	// it sent a chunk: a study that fails here on a worker fails because
+	// of the worker (its copy of the files, its cache, its limits and
+	// consent), so the worker declines it and another may take it.
 	dir := filepath.Join(w.o.CacheDir, "bundles", sum)
 	if err := checkRefs(path, b, dir); err != nil {
-		return nil, refusal{err}
+		return nil, declined{err}
 	}
 	if !w.o.TrustPlugins {
 		if err := checkUntrusted(path); err != nil {
-			return nil, refusal{err}
+			return nil, declined{err}
 		}
 	}
 	s, err := study.Load(ctx, path, study.Options{Workers: w.o.Slots, Runtime: w.rt, Interrupt: ctx, Previous: b.Previous})
@@ -477,11 +655,11 @@ func (w *worker) load(ctx context.Context, sum string) (*study.Study, error) {
 		if ctx.Err() != nil {
 			return nil, err
 		}
-		return nil, refusal{fmt.Errorf("loading the run's study: %w", err)}
+		return nil, declined{fmt.Errorf("loading the run's study: %w", err)}
 	}
 	if err := checkPinned(s, b, dir); err != nil {
 		s.Close()
-		return nil, refusal{err}
+		return nil, declined{err}
 	}
 	w.logf("loaded study %s (bundle %s)", s.Name, sum[:12])
 	return s, nil
@@ -521,8 +699,8 @@ func fitChunk(s *study.Study, d, n int, want abi.Want, maxPayload int64) error {
 		return fmt.Errorf("chunk: points of %d values, the study has %d parameters", d, len(s.XParams))
 	}
 	R, _ := s.ResidualCount()
-	if size := 20 + int64(n)*resultBytes(d, R, outputCount(s), want); size > maxPayload-4096 {
-		return fmt.Errorf("chunk: the results of %d points would take %d bytes, more than the server's max_payload of %d", n, size, maxPayload)
+	if size := 20 + int64(n)*resultBytes(d, R, outputCount(s), want); size > payloadLimit(maxPayload) {
+		return fmt.Errorf("chunk: the results of %d points would take %d bytes, more than %s", n, size, payloadText(maxPayload))
 	}
 	return nil
 }
