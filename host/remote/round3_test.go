@@ -359,3 +359,25 @@ func TestWorkerDeclinesOthersTake(t *testing.T) {
 		t.Fatalf("only declining workers: %v", err)
 	}
 }
+
+// A worker's cache holds compiled native code it runs: a cache folder
+// another user could write to is refused, and without a user cache
+// directory (no HOME) the worker asks for --cache instead of using the
+// shared temp folder.
+func TestWorkerCacheMustBePrivate(t *testing.T) {
+	cfg := testConfig("nats://127.0.0.1:1") // never reached: the cache is refused first
+	open := t.TempDir()
+	if err := os.Chmod(open, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	err := Work(context.Background(), cfg, WorkerOptions{Slots: 1, CacheDir: open, Runtime: wasm.Options{CacheDir: "-"}})
+	if err == nil || !strings.Contains(err.Error(), "is writable by others") {
+		t.Errorf("a world-writable cache: %v", err)
+	}
+	t.Setenv("HOME", "")
+	t.Setenv("XDG_CACHE_HOME", "")
+	err = Work(context.Background(), cfg, WorkerOptions{Slots: 1, Runtime: wasm.Options{CacheDir: "-"}})
+	if err == nil || !strings.Contains(err.Error(), "give --cache a folder of your own") {
+		t.Errorf("no HOME: %v", err)
+	}
+}

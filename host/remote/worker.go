@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -174,7 +175,9 @@ func Work(ctx context.Context, cfg Config, o WorkerOptions) error {
 	if o.CacheDir == "" {
 		dir, err := os.UserCacheDir()
 		if err != nil {
-			dir = os.TempDir()
+			// No HOME (a system service): not the shared temp folder,
+			// where another user could plant compiled code.
+			return fmt.Errorf("worker: no user cache directory (%v): give --cache a folder of your own", err)
 		}
 		o.CacheDir = filepath.Join(dir, "kinfer", "worker")
 	}
@@ -199,6 +202,14 @@ func Work(ctx context.Context, cfg Config, o WorkerOptions) error {
 	}
 	if err := os.MkdirAll(o.CacheDir, 0o700); err != nil {
 		return err
+	}
+	for _, d := range []string{o.CacheDir, o.Runtime.CacheDir} {
+		if d == "-" {
+			continue
+		}
+		if err := checkPrivate(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
 	}
 	w := &worker{cfg: cfg, o: o, studies: map[string]*loaded{}, gone: map[string]goneMark{}, skipped: map[string]bool{}, declinedRuns: map[string]bool{}}
 	if w.nc, w.js, err = cfg.connect(true); err != nil {
