@@ -47,9 +47,9 @@ type Plugin struct {
 	// Notes are what a plugin author should know and the host ignores: a
 	// capability unknown to ABI v1 (a misspelling), with the nearest
 	// known one. kinfer inspect and validate print them.
-	Notes    []string
-	deriv    derivFailures // failed derivative calls (derivfail.go)
-	evals    derivFailures // points of an eval export with status 1 or 2
+	Notes []string
+	deriv derivFailures // failed derivative calls (derivfail.go)
+	evals derivFailures // points of an eval export with status 1 or 2
 
 	mu    sync.Mutex
 	spare *instance // the instance Load checked, unconfigured, for the first user
