@@ -2,9 +2,14 @@ package train
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/builtin/surrogate/nn"
+	"github.com/kinfer/kinfer/host/designrun"
 )
 
 // Validation and score designs must be held out: a surrogate measured on
@@ -37,17 +42,84 @@ func trainedOn(p nn.Provenance, h string) bool {
 	return p.TrainingDataSHA256 == h || strings.Contains(p.Design, "design.csv sha256 "+h)
 }
 
+// heldOutHint is how to make a design of other points: the default sobol
+// ignores --seed, so "another seed" alone gives the same points.
+const heldOutHint = "make one with other points: kinfer design STUDY -o DIR --design sobol-owen --seed N (the default sobol ignores --seed), or --design lhs"
+
 // heldOut refuses a design (or a part of one) that the surrogate with
-// provenance p was trained on; what names the use ("validation design",
-// "score design").
+// provenance p was trained on, or that shares points with its training
+// design (sharedPoints); what names the use ("validation design", "score
+// design").
 func heldOut(p nn.Provenance, ds *Design, what, hint string) error {
 	for _, q := range ds.parts() {
 		if trainedOn(p, q.CSVSHA) {
 			return fmt.Errorf("%s %s holds the design.csv the surrogate was trained on (sha256 %s): its errors would be training errors, not the errors on held-out data; %s",
 				what, q.Dir, q.CSVSHA, hint)
 		}
+		if q.Record == nil {
+			continue
+		}
+		for _, t := range trainingParts(p) {
+			if n := sharedPoints(t, q.Record); n > 0 {
+				return fmt.Errorf("%s %s (%s n=%d) has the first %d points of the surrogate's training design (%s n=%d, the same sequence over the same box): its errors there would be training errors; %s",
+					what, q.Dir, q.Record.Kind, q.Record.N, n, t.Kind, t.N, heldOutHint)
+			}
+		}
 	}
 	return nil
+}
+
+// designPart is what provenance.design says of one training design run.
+var designPart = regexp.MustCompile(`([a-z-]+) n=(\d+) seed=(\d+) space=([a-z]+)`)
+
+// trainingParts are the training design runs the provenance describes,
+// with the surrogate's parameter box (all parts cover the same one).
+func trainingParts(p nn.Provenance) []*designrun.Record {
+	var out []*designrun.Record
+	for _, m := range designPart.FindAllStringSubmatch(p.Design, -1) {
+		n, err1 := strconv.Atoi(m[2])
+		seed, err2 := strconv.ParseUint(m[3], 10, 64)
+		if err1 != nil || err2 != nil || len(p.ParamLower) != len(p.ParamUpper) {
+			continue
+		}
+		r := &designrun.Record{Kind: m[1], N: n, Seed: seed, Space: m[4]}
+		for j := range p.ParamLower {
+			r.Params = append(r.Params, abi.Param{Lower: p.ParamLower[j], Upper: p.ParamUpper[j]})
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// sharedPoints is how many points two design runs share as sequences: a
+// sequence design (sobol and halton, which take no seed; sobol-owen with
+// the same seed) of n points is the first n of a longer one over the same
+// box and space. 0 for other designs (Latin hypercubes, Hammersley: their
+// points depend on n).
+func sharedPoints(a, b *designrun.Record) int {
+	if a.Kind != b.Kind || a.Space != b.Space || len(a.Params) != len(b.Params) {
+		return 0
+	}
+	switch a.Kind {
+	case "sobol", "halton":
+	case "sobol-owen":
+		if a.Seed != b.Seed {
+			return 0
+		}
+	default:
+		return 0
+	}
+	box := func(r *designrun.Record) []float64 {
+		var v []float64
+		for _, q := range r.Params {
+			v = append(v, q.Lower, q.Upper)
+		}
+		return v
+	}
+	if !slices.Equal(box(a), box(b)) {
+		return 0
+	}
+	return min(a.N, b.N)
 }
 
 // notTraining refuses a validation design that is one of the training
@@ -55,8 +127,17 @@ func heldOut(p nn.Provenance, ds *Design, what, hint string) error {
 func notTraining(ds, v *Design) error {
 	for _, q := range ds.parts() {
 		if q.CSVSHA == v.CSVSHA {
-			return fmt.Errorf("validation design %s holds the same design.csv as the training design %s (sha256 %s): the validation errors would be training errors; make a second design run with another seed (kinfer design STUDY -o DIR --seed N) or leave out --validation to hold out --holdout of the points",
-				v.Dir, q.Dir, v.CSVSHA)
+			return fmt.Errorf("validation design %s holds the same design.csv as the training design %s (sha256 %s): the validation errors would be training errors; %s, or leave out --validation to hold out --holdout of the points",
+				v.Dir, q.Dir, v.CSVSHA, heldOutHint)
+		}
+		for _, w := range v.parts() {
+			if q.Record == nil || w.Record == nil {
+				continue
+			}
+			if n := sharedPoints(q.Record, w.Record); n > 0 {
+				return fmt.Errorf("validation design %s (%s n=%d) shares its first %d points with the training design %s (%s n=%d, the same sequence over the same box): the validation errors there would be training errors; %s",
+					w.Dir, w.Record.Kind, w.Record.N, n, q.Dir, q.Record.Kind, q.Record.N, heldOutHint)
+			}
 		}
 	}
 	return nil

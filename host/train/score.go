@@ -26,7 +26,7 @@ func Score(f *surrogate.File, ds *Design) ([]OutputReport, error) {
 	if (p.InputNames != nil && !slices.Equal(ds.InNames, p.InputNames)) || (p.OutputNames != nil && !slices.Equal(ds.OutNames, p.OutputNames)) {
 		return nil, fmt.Errorf("score: design %s has inputs %v and outputs %v; the surrogate %v and %v", ds.Dir, ds.InNames, ds.OutNames, p.InputNames, p.OutputNames)
 	}
-	if err := heldOut(p, ds, "score: design", "score a design run made with another seed (kinfer design STUDY -o DIR --seed N)"); err != nil {
+	if err := heldOut(p, ds, "score: design", heldOutHint); err != nil {
 		return nil, err
 	}
 	var pred []float64

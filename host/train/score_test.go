@@ -19,7 +19,7 @@ import (
 func TestScore(t *testing.T) {
 	dir, vdir := t.TempDir(), t.TempDir()
 	writeDesign(t, dir, 30)
-	writeDesign(t, vdir, 12)
+	writeHeldOut(t, vdir, 12)
 	ds, err := ReadDesign(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -87,6 +87,27 @@ func TestScore(t *testing.T) {
 		} else if _, err := Score(f, m); err == nil || !strings.Contains(err.Error(), "trained on") {
 			t.Errorf("%s: scored on its training design merged with another: %v", c.path, err)
 		}
+		// A shorter run of the same sequence over the same box (kinfer
+		// design is deterministic: its points are the training design's
+		// first 12) is not held out either.
+		pdir := t.TempDir()
+		writeDesign(t, pdir, 12)
+		prefix, err := ReadDesign(pdir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Score(f, prefix); err == nil || !strings.Contains(err.Error(), "has the first 12 points of the surrogate's training design") {
+			t.Errorf("%s: scored on the training design's first points: %v", c.path, err)
+		}
+	}
+	pdir := t.TempDir()
+	writeDesign(t, pdir, 12)
+	prefix, err := ReadDesign(pdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := Train(ds, Options{Config: cfg, Validation: prefix}); err == nil || !strings.Contains(err.Error(), "shares its first 12 points with the training design") {
+		t.Errorf("Train validated on the training design's first points: %v", err)
 	}
 	// Nor is it a validation design, for either kind.
 	if _, _, _, err := Train(ds, Options{Config: cfg, Validation: ds}); err == nil || !strings.Contains(err.Error(), "same design.csv") {

@@ -109,6 +109,10 @@ func Merge(parts ...*Design) (*Design, error) {
 			if q.CSVSHA == p.CSVSHA {
 				return nil, fmt.Errorf("design %s and %s hold the same design.csv (sha256 %s): each sample would count twice", q.Dir, p.Dir, p.CSVSHA)
 			}
+			if n := sharedPoints(q.Record, p.Record); n > 0 {
+				return nil, fmt.Errorf("design %s (%s n=%d) and %s (%s n=%d) share their first %d points (the same sequence over the same box): those samples would count twice; train on the longer run alone, or refine with a design of other points (kinfer design STUDY -o DIR --design sobol-owen --seed N; the default sobol ignores --seed)",
+					q.Dir, q.Record.Kind, q.Record.N, p.Dir, p.Record.Kind, p.Record.N, n)
+			}
 		}
 		for i, q := range p.Record.Params {
 			rec.Params[i].Lower = math.Min(rec.Params[i].Lower, q.Lower)

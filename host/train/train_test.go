@@ -15,13 +15,19 @@ import (
 
 // writeDesign writes a design run by hand: parameters a, b, condition x,
 // outputs y0 = a + x·b, y1 = a·b; point 2 failed.
-func writeDesign(t *testing.T, dir string, n int) {
+func writeDesign(t *testing.T, dir string, n int) { writeDesignAs(t, dir, n, "sobol", 0) }
+
+// writeHeldOut writes a design of other points (a Latin hypercube's, as
+// far as its record says): a validation or score design.
+func writeHeldOut(t *testing.T, dir string, n int) { writeDesignAs(t, dir, n, "lhs", 0.5/35) }
+
+func writeDesignAs(t *testing.T, dir string, n int, kind string, shift float64) {
 	t.Helper()
 	os.MkdirAll(dir, 0o755)
 	var b strings.Builder
 	b.WriteString("point,status,a,b,dataset,x,y0,y1\n")
 	for i := 0; i < n; i++ {
-		a, bb := float64(i%7)/7, float64(i%5)/5-0.5
+		a, bb := float64(i%7)/7+shift, float64(i%5)/5-0.5+shift
 		for _, x := range []float64{0, 1, 2} {
 			if i == 2 {
 				b.WriteString(itoa(i) + ",failed," + ftoa(a) + "," + ftoa(bb) + ",d," + ftoa(x) + ",,\n")
@@ -33,7 +39,7 @@ func writeDesign(t *testing.T, dir string, n int) {
 	if err := os.WriteFile(filepath.Join(dir, "design.csv"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rec := `{"study":"s.toml","model":"toy","model_version":"1","design":"sobol","n":` + itoa(n) + `,"seed":1,"space":"box",
+	rec := `{"study":"s.toml","model":"toy","model_version":"1","design":"` + kind + `","n":` + itoa(n) + `,"seed":1,"space":"box",
 "params":[{"name":"a","unit":"mm","lower":0,"upper":1,"default":0.5},{"name":"b","lower":-1,"upper":1,"default":0}],
 "conditions":[{"name":"x","unit":"deg"}],"outputs":[{"name":"y0","unit":"mm"},{"name":"y1","unit":"1"}],
 "datasets":["d"],"provenance":{"inputs":[]},"points_done":` + itoa(n) + `,"csv_bytes":` + itoa(b.Len()) + `,"points_by_status":{},"complete":true}`
@@ -126,7 +132,7 @@ func TestReadDesignRefuses(t *testing.T) {
 func TestTrainWritesProvenanceAndReport(t *testing.T) {
 	dir, vdir := t.TempDir(), t.TempDir()
 	writeDesign(t, dir, 40)
-	writeDesign(t, vdir, 12)
+	writeHeldOut(t, vdir, 12)
 	ds, err := ReadDesign(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -314,5 +320,25 @@ func TestCombineBoundsParts(t *testing.T) {
 	}
 	if _, _, _, err := Combine(paths, &Design{}); err == nil || !strings.Contains(err.Error(), "65 member files") {
 		t.Errorf("error %v", err)
+	}
+}
+
+// Two runs of the same sequence over the same box (10 and 6 points of
+// sobol: the second is the first's first 6) are not merged: their common
+// samples would count twice.
+func TestMergeRefusesSharedSequence(t *testing.T) {
+	d1, d2 := t.TempDir(), t.TempDir()
+	writeDesign(t, d1, 10)
+	writeDesign(t, d2, 6)
+	a, err := ReadDesign(d1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ReadDesign(d2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Merge(a, b); err == nil || !strings.Contains(err.Error(), "share their first 6 points") {
+		t.Fatalf("merged a run with its own prefix: %v", err)
 	}
 }
