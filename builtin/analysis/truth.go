@@ -95,15 +95,21 @@ func sortWeighted(x, w []float64) ([]float64, []float64, error) {
 		return nil, nil, fmt.Errorf("analysis: %d weights for %d samples", len(w), len(x))
 	}
 	idx := make([]int, 0, len(x))
-	total := 0.0
+	largest := 0.0
 	for i, v := range w {
 		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 			return nil, nil, fmt.Errorf("analysis: weight %d is %g: want finite and ≥ 0", i, v)
 		}
 		if v > 0 {
 			idx = append(idx, i)
-			total += v
+			largest = math.Max(largest, v)
 		}
+	}
+	// The sum of the weights scaled by the largest: a sum of finite
+	// weights near 1e306 would overflow.
+	total := 0.0
+	for _, i := range idx {
+		total += w[i] / largest
 	}
 	if len(idx) == 0 {
 		return nil, nil, errors.New("analysis: every weight is 0")
@@ -119,7 +125,7 @@ func sortWeighted(x, w []float64) ([]float64, []float64, error) {
 	})
 	xs, ws := make([]float64, len(idx)), make([]float64, len(idx))
 	for k, i := range idx {
-		xs[k], ws[k] = x[i], w[i]/total
+		xs[k], ws[k] = x[i], w[i]/largest/total
 	}
 	return xs, ws, nil
 }

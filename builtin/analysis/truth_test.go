@@ -48,6 +48,12 @@ func TestWeightedQuantileHandComputed(t *testing.T) {
 	if got, _ := WeightedQuantile([]float64{3, 1, 2}, []float64{1, 100, 1}, 0.5); !near(got, 1+1/50.5, exactTol) {
 		t.Errorf("dominated median %g, want %g", got, 1+1/50.5)
 	}
+	// Only ratios matter: weights near the largest float (whose sum
+	// overflows) give the quantiles of equal weights.
+	huge := []float64{1e308, 1e308, 1e308, 1e308, 1e308}
+	if got, err := WeightedQuantile(x, huge, 0.2); err != nil || !near(got, 1.5, exactTol) {
+		t.Errorf("weights of 1e308: Q(0.2) = %g, %v; want 1.5", got, err)
+	}
 	// A zero weight drops its sample: the median of {1, 3} with 9 at weight 0.
 	if got, _ := WeightedQuantile([]float64{1, 9, 3}, []float64{1, 0, 1}, 0.5); !near(got, 2, exactTol) {
 		t.Errorf("median with a zero weight %g, want 2", got)

@@ -24,18 +24,18 @@ const OutputFile = "analysis.json"
 
 // Spread is one parameter's 5–95 % posterior spread (Bartsoen Table 5).
 type Spread struct {
-	Name   string  `json:"name"`
-	Unit   string  `json:"unit,omitempty"`
-	P05    float64 `json:"p05"`
-	P95    float64 `json:"p95"`
-	Spread float64 `json:"spread"` // p95 − p05
+	Name   string `json:"name"`
+	Unit   string `json:"unit,omitempty"`
+	P05    run.F  `json:"p05"`
+	P95    run.F  `json:"p95"`
+	Spread run.F  `json:"spread"` // p95 − p05
 	// PriorRange is the prior's range (analysis.PriorRange): upper − lower
 	// of a uniform prior's (truncated) support; for a normal, lognormal or
 	// truncated normal prior (q95 − q05)/0.9 of the prior truncated to the
 	// bounds, the width of the uniform with the same central 90 %
 	// interval. PriorRangeDef says which ("support", "central-90/0.9").
-	PriorRange    float64 `json:"prior_range"`
-	PriorRangeDef string  `json:"prior_range_def"`
+	PriorRange    run.F  `json:"prior_range"`
+	PriorRangeDef string `json:"prior_range_def"`
 	// Relative is spread / prior range; null in JSON when the range is
 	// 0 or infinite (a prior narrower than rounding, say).
 	Relative run.F `json:"relative"`
@@ -178,8 +178,8 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 		if r > 0 && !math.IsInf(r, 0) {
 			rel = sp.Absolute / r
 		}
-		a.Params = append(a.Params, Spread{Name: p.Name, Unit: p.Unit, P05: sp.P05, P95: sp.P95,
-			Spread: sp.Absolute, PriorRange: r, PriorRangeDef: def, Relative: run.F(rel)})
+		a.Params = append(a.Params, Spread{Name: p.Name, Unit: p.Unit, P05: run.F(sp.P05), P95: run.F(sp.P95),
+			Spread: run.F(sp.Absolute), PriorRange: run.F(r), PriorRangeDef: def, Relative: run.F(rel)})
 	}
 	if truths != nil {
 		var w []float64

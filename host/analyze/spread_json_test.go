@@ -18,3 +18,12 @@ func TestSpreadRelativeNaNWritesNull(t *testing.T) {
 		t.Fatalf("%s %v", b, err)
 	}
 }
+
+// A spread p95 − p05 that overflows (samples at ∓1.7e308) is written as
+// null too, not a failed analysis.json ("unsupported value: +Inf").
+func TestSpreadOverflowWritesNull(t *testing.T) {
+	b, err := json.Marshal(Analysis{Params: []Spread{{Name: "k", P05: -1.7e308, P95: 1.7e308, Spread: run.F(math.Inf(1)), PriorRange: run.F(math.Inf(1))}}})
+	if err != nil || !strings.Contains(string(b), `"spread":null`) || !strings.Contains(string(b), `"prior_range":null`) {
+		t.Fatalf("%s %v", b, err)
+	}
+}
