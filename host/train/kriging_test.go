@@ -4,10 +4,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/kinfer/kinfer/builtin/surrogate/kriging"
+	"github.com/kinfer/kinfer/builtin/surrogate/nn"
 )
 
 // TrainKriging on the toy design: both outputs (y0 = a + x·b, y1 = a·b)
@@ -78,5 +80,36 @@ func TestTrainKrigingConstantInput(t *testing.T) {
 	_, _, _, err = TrainKriging(ds, Options{Holdout: 0.2, Kriging: kriging.Options{Order: 1, Correlation: kriging.Gaussian}})
 	if err == nil || !strings.Contains(err.Error(), "input x is 0 at every training sample") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// Inputs whose standardisation overflows (a condition of 1e160, whose
+// square does) are refused by name before any fit, for Kriging as for a
+// network; Kriging used to fit, write the file, then fail on its report.
+func TestTrainRefusesUnstandardisableInputs(t *testing.T) {
+	dir := t.TempDir()
+	writeDesign(t, dir, 30)
+	p := filepath.Join(dir, "design.csv")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(p, []byte(strings.ReplaceAll(string(b), ",d,2,", ",d,1e160,")), 0o644)
+	// The record's csv_bytes must match the edited file.
+	rec := filepath.Join(dir, "design.json")
+	rb, _ := os.ReadFile(rec)
+	nb, _ := os.ReadFile(p)
+	os.WriteFile(rec, []byte(strings.Replace(string(rb), `"csv_bytes":`+strconv.Itoa(len(b)), `"csv_bytes":`+strconv.Itoa(len(nb)), 1)), 0o644)
+	ds, err := ReadDesign(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := TrainKriging(ds, Options{Holdout: 0.2}); err == nil || !strings.Contains(err.Error(), "input x has mean") {
+		t.Errorf("Kriging: %v", err)
+	}
+	cfg := nn.DefaultConfig()
+	cfg.Hidden, cfg.Members, cfg.Epochs = []int{4}, 1, 1
+	if _, _, _, err := Train(ds, Options{Config: cfg, Holdout: 0.2}); err == nil || !strings.Contains(err.Error(), "input x has mean") {
+		t.Errorf("network: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"gonum.org/v1/gonum/stat"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -383,6 +384,9 @@ func Train(ds *Design, o Options) (*nn.Ensemble, nn.Provenance, *Report, error) 
 	if err != nil {
 		return nil, nn.Provenance{}, nil, err
 	}
+	if err := normalisable(ds, trainData); err != nil {
+		return nil, nn.Provenance{}, nil, err
+	}
 	rep.Kind, rep.Config = "nn", &o.Config
 	start := time.Now()
 	e, err := nn.Train(o.Config, trainData, valData)
@@ -403,9 +407,42 @@ func Train(ds *Design, o Options) (*nn.Ensemble, nn.Provenance, *Report, error) 
 // regression order, correlation and nugget, with maximum-likelihood θ) on
 // the training samples and validates them as Train does. The fit is
 // deterministic; o.Config.Seed only draws the holdout.
+// normalisable refuses training data a surrogate cannot standardise: a
+// column whose mean or standard deviation overflows (values near 1e155
+// and beyond, whose squares do), named as the design names it.
+func normalisable(ds *Design, d *nn.Data) error {
+	check := func(v []float64, width int, names []string, what string) error {
+		for j := range width {
+			col := make([]float64, d.N)
+			for i := range col {
+				col[i] = v[i*width+j]
+			}
+			mean, sd := stat.MeanStdDev(col, nil)
+			if math.IsNaN(mean) || math.IsInf(mean, 0) || math.IsNaN(sd) || math.IsInf(sd, 0) {
+				name := fmt.Sprint(j + 1)
+				if j < len(names) {
+					name = names[j]
+				}
+				return fmt.Errorf("train: %s %s has mean %g and standard deviation %g over the training samples: values too large to standardise; rescale it (other units)", what, name, mean, sd)
+			}
+		}
+		return nil
+	}
+	if d.N < 2 {
+		return nil
+	}
+	if err := check(d.X, d.In, ds.InNames, "input"); err != nil {
+		return err
+	}
+	return check(d.Y, d.Out, ds.OutNames, "output")
+}
+
 func TrainKriging(ds *Design, o Options) ([]*kriging.Model, nn.Provenance, *Report, error) {
 	trainData, valData, rep, err := split(ds, o)
 	if err != nil {
+		return nil, nn.Provenance{}, nil, err
+	}
+	if err := normalisable(ds, trainData); err != nil {
 		return nil, nn.Provenance{}, nil, err
 	}
 	if n := int64(trainData.N); n > kriging.MaxSites || n*n*int64(trainData.Out) > kriging.MaxCells {
@@ -554,6 +591,10 @@ func Write(path string, e *nn.Ensemble, prov nn.Provenance, rep *Report) error {
 	return writeReport(path, rep)
 }
 
+// writeReport writes the report of the surrogate just saved at path; if
+// it cannot, neither the surrogate nor an older report of that name is
+// left (the two go together).
+
 // WriteKriging saves Kriging predictors to path (kriging.Save) and the
 // report to ReportPath(path).
 func WriteKriging(path string, ms []*kriging.Model, prov nn.Provenance, rep *Report) error {
@@ -564,6 +605,15 @@ func WriteKriging(path string, ms []*kriging.Model, prov nn.Provenance, rep *Rep
 }
 
 func writeReport(path string, rep *Report) error {
+	err := writeReportFile(path, rep)
+	if err != nil {
+		os.Remove(path)
+		os.Remove(ReportPath(path))
+	}
+	return err
+}
+
+func writeReportFile(path string, rep *Report) error {
 	sum, err := run.FileSHA256(path)
 	if err != nil {
 		return err
