@@ -391,3 +391,20 @@ func TestMethodWithoutCheckpoint(t *testing.T) {
 		t.Fatalf("--resume claims the killed run completed: %q", errs)
 	}
 }
+
+// A stop while the end-of-run report evaluates the model for its fit
+// figures (here 100 predictive samples of a model that sleeps 200 ms per
+// evaluation) ends the process within stopWithin too.
+func TestSignalStopsReportPhase(t *testing.T) {
+	dir := t.TempDir()
+	study := strings.Replace(strings.Replace(slowLineStudy, "cost_ms = 600000", "cost_ms = 200", 1), "chains = 2\n", "chains = 2\nburn_in = 2\nsamples = 3\n", 1)
+	os.WriteFile(filepath.Join(dir, "study.toml"), []byte(study), 0o644)
+	os.WriteFile(filepath.Join(dir, "d.csv"), []byte("x,y\n1,2\n"), 0o644)
+	p := startKinfer(t, nil, "run", filepath.Join(dir, "study.toml"), "-o", filepath.Join(dir, "out"), "--verbose", "--workers", "2")
+	p.waitLine(t, "kinfer: writing", 60*time.Second)
+	time.Sleep(300 * time.Millisecond)
+	el, code := p.signalAndWait(t, syscall.SIGINT)
+	if code < 0 || el > stopWithin {
+		t.Fatalf("exit %d after %v, want an exit within %v\n%s", code, el, stopWithin, p.stderr.all.String())
+	}
+}

@@ -239,30 +239,19 @@ func Run(ctx context.Context, s *study.Study, dir string, o Options) (*Record, e
 		lo, hi := rec.Done, min(rec.Done+ChunkPoints, o.N)
 		chunk := pts[lo:hi]
 		w := bufio.NewWriter(f)
-		type evaluated struct {
-			rows [][][]float64
-			sts  [][]abi.Status
-		}
-		// A stop abandons a chunk whose built-in evaluations do not end
-		// within target.Grace: design.csv and design.json then hold the
-		// chunks before it, which --resume continues from.
-		ev, err := target.Await(ctx, func() (evaluated, error) {
-			e := evaluated{make([][][]float64, len(s.Data)), make([][]abi.Status, len(s.Data))}
-			for k, ds := range s.Data {
-				var err error
-				if e.rows[k], e.sts[k], err = tg.Outputs(ctx, chunk, ds); err != nil {
-					return e, err
+		rows := make([][][]float64, len(s.Data))
+		sts := make([][]abi.Status, len(s.Data))
+		for k, ds := range s.Data {
+			// A stop abandons a chunk whose built-in evaluations do not
+			// end within target.Grace: design.csv and design.json then
+			// hold the chunks before it, which --resume continues from.
+			if rows[k], sts[k], err = tg.OutputsStoppable(ctx, chunk, ds); err != nil {
+				if ctx.Err() != nil {
+					return rec, fmt.Errorf("stopped at point %d of %d (%w): %v", lo, o.N, context.Cause(ctx), err)
 				}
+				return nil, err
 			}
-			return e, nil
-		})
-		if err != nil {
-			if ctx.Err() != nil {
-				return rec, fmt.Errorf("stopped at point %d of %d (%w): %v", lo, o.N, context.Cause(ctx), err)
-			}
-			return nil, err
 		}
-		rows, sts := ev.rows, ev.sts
 		var buf []byte
 		for i := range chunk {
 			worst := abi.OK

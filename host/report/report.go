@@ -817,7 +817,7 @@ func (r *Report) fit(ctx context.Context, s *study.Study, o Options, sampler boo
 	tg := target.New(s, o.Workers)
 	var figs []*figures.Figure
 	for _, ds := range s.Data {
-		ys, sts, err := tg.Outputs(ctx, pts, ds)
+		ys, sts, err := tg.OutputsStoppable(ctx, pts, ds)
 		if err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/host/study"
 )
 
@@ -47,4 +48,20 @@ func Await[T any](ctx context.Context, f func() (T, error)) (T, error) {
 		var zero T
 		return zero, ErrAbandoned
 	}
+}
+
+// OutputsStoppable is Outputs, abandoned Grace after ctx is done (Await):
+// for the commands that evaluate built-in models outside a run (a design,
+// a report's fit figures), so that a stop does not wait for a long
+// evaluation.
+func (t *Target) OutputsStoppable(ctx context.Context, points [][]float64, ds *study.Dataset) ([][]float64, []abi.Status, error) {
+	type out struct {
+		ys [][]float64
+		st []abi.Status
+	}
+	o, err := Await(ctx, func() (out, error) {
+		ys, st, err := t.Outputs(ctx, points, ds)
+		return out{ys, st}, err
+	})
+	return o.ys, o.st, err
 }
