@@ -218,21 +218,7 @@ func TestValidateDesignStudyNotes(t *testing.T) {
 func TestLeastSquaresBestIsTheFit(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "d.csv"), []byte("x,y\n0,1\n1,3\n2,5\n3,7\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "s.toml"), []byte(`name = "lsqbest"
-[model]
-use = "line"
-[[data]]
-name = "d"
-file = "d.csv"
-[[likelihood]]
-use = "gaussian"
-sigma = { y = 0.5 }
-[prior]
-a = { normal = [0.0, 0.05] }
-b = { normal = [2.0, 1.0] }
-[method]
-use = "levmar"
-`), 0o644)
+	os.WriteFile(filepath.Join(dir, "s.toml"), []byte(lineLevmarStudy("lsqbest", 0.5, "a = { normal = [0.0, 0.05] }\nb = { normal = [2.0, 1.0] }")), 0o644)
 	out := filepath.Join(dir, "out")
 	if code, o, e := kinfer(t, "run", filepath.Join(dir, "s.toml"), "-o", out, "--no-report"); code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, o, e)
@@ -257,21 +243,7 @@ use = "levmar"
 func TestTransformedStandardErrorsInTheta(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "d.csv"), []byte("x,y\n0,1.1\n1,2.8\n2,5.3\n3,6.9\n4,9.2\n"), 0o644)
-	study := `name = "setr"
-[model]
-use = "line"
-[[data]]
-name = "d"
-file = "d.csv"
-[[likelihood]]
-use = "gaussian"
-sigma = { y = 0.2 }
-[prior]
-a = { uniform = [-10.0, 10.0] }
-b = { uniform = [0.1, 10.0] }
-[method]
-use = "levmar"
-`
+	study := lineLevmarStudy("setr", 0.2, "a = { uniform = [-10.0, 10.0] }\nb = { uniform = [0.1, 10.0] }")
 	os.WriteFile(filepath.Join(dir, "plain.toml"), []byte(study), 0o644)
 	os.WriteFile(filepath.Join(dir, "log.toml"), []byte(study+"[transform]\nb = \"log\"\n"), 0o644)
 	se := map[string][]float64{}
@@ -381,4 +353,10 @@ func TestEvidenceLine(t *testing.T) {
 	if got := evidenceLine(map[string]any{"log_evidence": nil}); got != "" {
 		t.Errorf("no evidence: %q", got)
 	}
+}
+
+// lineLevmarStudy is a least-squares study of the line model on d.csv
+// with noise sd sigma and the given [prior] lines.
+func lineLevmarStudy(name string, sigma float64, priors string) string {
+	return fmt.Sprintf("name = %q\n[model]\nuse = \"line\"\n[[data]]\nname = \"d\"\nfile = \"d.csv\"\n[[likelihood]]\nuse = \"gaussian\"\nsigma = { y = %g }\n[prior]\n%s\n[method]\nuse = \"levmar\"\n", name, sigma, priors)
 }

@@ -413,18 +413,7 @@ func HistogramWithin(title, xlabel string, x []float64, bins int, density func(f
 		p.Legend.Add(densityName, f)
 		p.X.Min, p.X.Max = math.Min(a, lo), math.Max(b, hi)
 	}
-	for _, m := range marks {
-		if finite(m.X) {
-			c := m.Color
-			if c == nil {
-				c = Black
-			}
-			vline(p, m, c)
-		}
-	}
-	p.Legend.Top = true
-	p.Legend.TextStyle.Font.Size = vg.Points(8)
-	return checked(p)
+	return finishMarked(p, marks)
 }
 
 // Binned draws a histogram already binned — counts[i] values in
@@ -463,6 +452,12 @@ func Binned(title, xlabel string, edges, counts []float64, marks ...Mark) (*plot
 	h.LineStyle.Width = vg.Points(0.5)
 	add(p, h)
 	p.Legend.Add(fmt.Sprintf("values (%s)", strconv.FormatFloat(total, 'g', -1, 64)), h)
+	return finishMarked(p, marks)
+}
+
+// finishMarked draws each mark of finite X as a vertical line, puts the
+// legend on top and checks the plot's axes.
+func finishMarked(p *plot.Plot, marks []Mark) (*plot.Plot, error) {
 	for _, m := range marks {
 		if finite(m.X) {
 			c := m.Color
