@@ -694,6 +694,13 @@ func cmdInspect(args []string, stdout io.Writer) error {
 	sets := settingFlags{}
 	fs.Var(sets, "set", "with --certify: a setting of the component, name=value (repeatable; a choice by its name); unset settings take their defaults")
 	return withRuntime(fs, args, func(ctx context.Context, rt *wasm.Runtime, path string) error {
+		// Bounded: 10^8 points took 10 GB before any output.
+		if *points < 1 || *points > maxCertifyPoints {
+			return usageError{fmt.Errorf("--points must be in [1, %d], got %d", maxCertifyPoints, *points)}
+		}
+		if *outputs < 1 || *outputs > maxCertifyOutputs {
+			return usageError{fmt.Errorf("--outputs must be in [1, %d], got %d", maxCertifyOutputs, *outputs)}
+		}
 		if strings.HasSuffix(strings.ToLower(path), ".json") {
 			return inspectSurrogate(stdout, path)
 		}
@@ -708,6 +715,12 @@ func cmdInspect(args []string, stdout io.Writer) error {
 		return certifyPlugin(ctx, stdout, p, *data, *points, *outputs, sets)
 	})
 }
+
+// Bounds of kinfer inspect --certify's --points and --outputs.
+const (
+	maxCertifyPoints  = 10_000
+	maxCertifyOutputs = 1_000
+)
 
 // certifyPlugin runs Plugin.Certify with the command line's options and
 // prints what it checked.

@@ -360,3 +360,14 @@ func TestEvidenceLine(t *testing.T) {
 func lineLevmarStudy(name string, sigma float64, priors string) string {
 	return fmt.Sprintf("name = %q\n[model]\nuse = \"line\"\n[[data]]\nname = \"d\"\nfile = \"d.csv\"\n[[likelihood]]\nuse = \"gaussian\"\nsigma = { y = %g }\n[prior]\n%s\n[method]\nuse = \"levmar\"\n", name, sigma, priors)
 }
+
+// kinfer inspect --certify bounds --points and --outputs (10^8 points took
+// 10 GB) and refuses 0 or a negative count, which once meant the default.
+func TestInspectCertifyCountsBounded(t *testing.T) {
+	for _, c := range [][]string{{"--points", "100000000"}, {"--points", "0"}, {"--outputs", "-5"}, {"--outputs", "100000"}} {
+		code, _, e := kinfer(t, append([]string{"inspect", "../../plugins/c/ligament/plugin.toml", "--certify"}, c...)...)
+		if code != 2 || !strings.Contains(e, c[0]+" must be in [1, ") {
+			t.Errorf("%v: exit %d\n%s", c, code, e)
+		}
+	}
+}
