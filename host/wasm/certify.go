@@ -556,6 +556,47 @@ func (p *Plugin) certifyLikelihood(ctx context.Context, o CertifyOptions, rng *r
 	return nil
 }
 
+// certifyResume checks a method with the checkpoint capability: its
+// state saved between an ask and its tell (as the host saves it when a
+// run stops during an evaluation) and loaded into a fresh instance gives
+// the pending batch again on the next ask (ABI.md §6.3), so that a resumed
+// run is the run that was stopped.
+func (p *Plugin) certifyResume(ctx context.Context, o CertifyOptions, prob abi.Problem, m abi.Method, pending abi.Batch, c *Certificate) error {
+	cp, ok := m.(abi.Checkpointer)
+	if !ok {
+		return nil
+	}
+	st, err := cp.SaveState()
+	if err != nil {
+		return err
+	}
+	fresh, err := p.Method(ctx, o.Settings)
+	if err != nil {
+		return err
+	}
+	defer closeAll(fresh)
+	if err := fresh.Init(prob); err != nil {
+		return err
+	}
+	if err := fresh.(abi.Checkpointer).LoadState(st); err != nil {
+		return err
+	}
+	b, err := fresh.Ask()
+	if err != nil {
+		return err
+	}
+	if b.Len() != pending.Len() || b.Want != pending.Want || len(b.Points) != len(pending.Points) {
+		return p.differ(exMethodLoad, -1, "after save and load the next ask has %d points (want %v), the pending batch %d (want %v): load must restore the batch asked before the save (ABI.md §6.3)", b.Len(), b.Want, pending.Len(), pending.Want)
+	}
+	for i := range b.Points {
+		if k := sameBits(b.Points[i], pending.Points[i]); k >= 0 {
+			return p.differ(exMethodLoad, -1, "after save and load, point %d of the next ask differs at coordinate %d (%v, the pending batch's %v): load must restore the batch asked before the save (ABI.md §6.3)", i, k, b.Points[i][k], pending.Points[i][k])
+		}
+	}
+	c.Checks = append(c.Checks, fmt.Sprintf("%s then %s between an ask and its tell: the next ask on a fresh instance is the pending batch", exMethodSave, exMethodLoad))
+	return nil
+}
+
 // certifyMethod drives two instances with the same seed through the same
 // batches (prior draws from one stream, a standard normal log target) and
 // compares every batch they ask for, then their samples.
@@ -624,6 +665,11 @@ func (p *Plugin) certifyMethod(ctx context.Context, o CertifyOptions, rng *rand.
 		for i := range asks[0].Points {
 			if k := sameBits(asks[0].Points[i], asks[1].Points[i]); k >= 0 {
 				return p.differ(exMethodAsk, -1, "batch %d, point %d, coordinate %d: %v on one instance, %v on the other", batches, i, k, asks[0].Points[i][k], asks[1].Points[i][k])
+			}
+		}
+		if batches == 1 {
+			if err := p.certifyResume(ctx, o, prob, ms[0], asks[0], c); err != nil {
+				return err
 			}
 		}
 		pts := asks[0].Points

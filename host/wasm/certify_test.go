@@ -84,3 +84,24 @@ func TestCertifyMethodOnTheStudysParameters(t *testing.T) {
 		t.Fatalf("nine parameters: %v, want the method's own refusal", err)
 	}
 }
+
+// A method whose load drops the batch pending at the save (the grid test
+// method with bad_span = 3) would resume into another run: certify says
+// so, naming kinfer_method_load; the honest one (bad_span = 0) passes.
+func TestCertifyMethodResume(t *testing.T) {
+	r := newRT(t, nil)
+	p := load(t, r, testManifest("grid", "method.wasm", abi.KindMethod, 0, 0))
+	for _, c := range []struct {
+		bad  float64
+		want string
+	}{{0, ""}, {3, "kinfer_method_load"}} {
+		set, err := abi.SettingValues(p.Spec.Settings, map[string]float64{"bad_span": c.bad})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = p.Certify(context.Background(), CertifyOptions{Settings: set, Seed: 1})
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "pending batch")) {
+			t.Errorf("bad_span = %g: %v", c.bad, err)
+		}
+	}
+}
