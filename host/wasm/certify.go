@@ -500,6 +500,9 @@ func (p *Plugin) certifyLikelihood(ctx context.Context, o CertifyOptions, rng *r
 	} else if msg != "" {
 		c.Checks = append(c.Checks, msg)
 	}
+	if err := p.certifyMissing(a, m, ys[0], obs, sigma, c); err != nil {
+		return err
+	}
 	if p.Spec.Has(abi.CapBatch) {
 		// kinfer_likelihood_eval_batch in batches of 5 on the second
 		// instance and of 3 on the first: where the two agree with each
@@ -987,6 +990,51 @@ const (
 // grad_y, that its logL is kinfer_likelihood_eval's (bits) and gy the
 // derivative of logL in y (central differences). Wrong residuals or a
 // wrong gy silently mislead Levenberg–Marquardt or Adam.
+// certifyMissing checks what ABI.md §6.2 requires of a likelihood's
+// inputs that carry no information: an unobserved value (obs NaN) is
+// skipped — the log-likelihood is that of the other values, so it does
+// not change with the model's prediction there — and a sigma_free
+// likelihood, which the host gives NaN σ, does not use σ.
+func (p *Plugin) certifyMissing(a abi.Likelihood, m int, y, obs, sigma []float64, c *Certificate) error {
+	eval := func(y, obs, sigma []float64) (float64, error) {
+		l, st := a.LogLikelihood(m, y, obs, sigma)
+		if st == abi.Timeout || st == abi.Trap {
+			return 0, a.(abi.Faulter).Fault()
+		}
+		if st != abi.OK || math.IsNaN(l) {
+			return 0, fmt.Errorf("status %v, logL %v", st, l)
+		}
+		return l, nil
+	}
+	miss := append([]float64(nil), obs...)
+	miss[0] = math.NaN()
+	l1, err := eval(y, miss, sigma)
+	if err == nil {
+		y2 := append([]float64(nil), y...)
+		y2[0] += 10 * sigma[0]
+		var l2 float64
+		if l2, err = eval(y2, miss, sigma); err == nil && math.Float64bits(l1) != math.Float64bits(l2) {
+			err = fmt.Errorf("logL %v, and %v with another prediction there", l1, l2)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("plugin %s: %s with observation 0 missing (NaN), which a likelihood must skip (ABI.md §6.2): %v", p.Manifest.Name, exLikEval, err)
+	}
+	check := exLikEval.String() + ": a missing observation (NaN) is skipped"
+	if p.Spec.Has(abi.CapSigmaFree) {
+		nan := make([]float64, len(sigma))
+		for i := range nan {
+			nan[i] = math.NaN()
+		}
+		if _, err := eval(y, obs, nan); err != nil {
+			return fmt.Errorf("plugin %s: %s with σ NaN, as the host gives a sigma_free likelihood (ABI.md §6.2): %v", p.Manifest.Name, exLikEval, err)
+		}
+		check += "; σ NaN (sigma_free) is not used"
+	}
+	c.Checks = append(c.Checks, check)
+	return nil
+}
+
 func (p *Plugin) certifyLikelihoodDerivatives(a abi.Likelihood, m int, ys [][]float64, obs, sigma, la []float64, sa []abi.Status) (string, error) {
 	var checks []string
 	mismatch := func(e export, i int, format string, args ...any) error {

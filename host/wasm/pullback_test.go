@@ -253,6 +253,16 @@ func TestCertifyLikelihoodDerivatives(t *testing.T) {
 	if !errors.As(err, &dm) || dm.Export != "kinfer_likelihood_residuals" {
 		t.Fatalf("lik_reslie.wasm: %v, want a *DerivativeMismatchError of kinfer_likelihood_residuals", err)
 	}
+	// The missing-observation check: the test likelihood skips a NaN
+	// observation; one that does not (logL NaN) is refused.
+	if !strings.Contains(all, "a missing observation (NaN) is skipped") {
+		t.Errorf("checks %q: no missing-observation check", cert.Checks)
+	}
+	_, err = load(t, r, testManifest("noskip", "lik_noskip.wasm", abi.KindLikelihood, 0, 0)).
+		Certify(context.Background(), CertifyOptions{Seed: 4, Outputs: 2, Points: 6})
+	if err == nil || !strings.Contains(err.Error(), "with observation 0 missing (NaN), which a likelihood must skip") {
+		t.Fatalf("lik_noskip.wasm: %v", err)
+	}
 }
 
 // A model that lists rows_independent although its rows depend on how many

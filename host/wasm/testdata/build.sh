@@ -18,6 +18,7 @@ $FREE -DOFFSET_LIE -o offset_lie.wasm testmod.c
 $FREE -DKIND_LIK -o lik.wasm testmod.c
 $FREE -DKIND_LIK -DLIK_BATCH -o lik_batch.wasm testmod.c
 $FREE -DKIND_LIK -DRES_LIE -o lik_reslie.wasm testmod.c
+$FREE -DKIND_LIK -DNO_SKIP -o lik_noskip.wasm testmod.c
 $FREE -DKIND_METHOD -o method.wasm testmod.c
 $WASI -DWASI -o wasi.wasm testmod.c
 $FREE -DABI_VERSION=2 -o badversion.wasm testmod.c

@@ -23,6 +23,8 @@
 //   PULLBACK_LIE=1          PULLBACK whose g[1] is 1.5 times the VJP's
 //   PULLBACK_LIE=2          PULLBACK whose forward y[0] differs from eval's
 //   RES_LIE                 (with KIND_LIK) residuals twice the true ones
+//   NO_SKIP                 (with KIND_LIK) a missing observation (NaN) is
+//                           not skipped: logL is NaN
 //   ROWS_LIE                lists rows_independent, but y depends on K
 //   OFFSET_LIE              ∂y1/∂b of the wrong sign in the Jacobian, with
 //                           y2 offset by 1e6; lists only jacobian
@@ -383,15 +385,19 @@ EXPORT(probe_stdin) int probe_stdin(void) {
 
 #elif defined(KIND_LIK)
 // ---- likelihood "wgauss": log L = Σ_ij −(j+1)/2 ((y−o)/σ)² ---------------
-static int check(int K, int m, const double *s) {
-	for (int i = 0; i < K * m; i++) if (!(s[i] > 0)) return 2;
+/* A missing observation (NaN) is skipped (ABI.md §6.2): its σ is not read. */
+static int check(int K, int m, const double *o, const double *s) {
+	for (int i = 0; i < K * m; i++) if (o[i] == o[i] && !(s[i] > 0)) return 2;
 	return 0;
 }
 EXPORT(kinfer_likelihood_eval) int kinfer_likelihood_eval(int K, int m, const double *y, const double *o, const double *s, double *out) {
-	if (check(K, m, s)) return 2;
+	if (check(K, m, o, s)) return 2;
 	double ll = 0;
 	for (int i = 0; i < K; i++)
 		for (int j = 0; j < m; j++) {
+#ifndef NO_SKIP
+			if (o[i * m + j] != o[i * m + j]) continue;
+#endif
 			double r = (y[i * m + j] - o[i * m + j]) / s[i * m + j];
 			ll -= 0.5 * (j + 1) * r * r;
 		}
@@ -408,7 +414,7 @@ EXPORT(kinfer_likelihood_grad) int kinfer_likelihood_grad(int K, int m, const do
 	for (int i = 0; i < K; i++)
 		for (int j = 0; j < m; j++) {
 			double sg = s[i * m + j];
-			gy[i * m + j] = -(j + 1) * (y[i * m + j] - o[i * m + j]) / (sg * sg);
+			gy[i * m + j] = o[i * m + j] != o[i * m + j] ? 0 : -(j + 1) * (y[i * m + j] - o[i * m + j]) / (sg * sg);
 		}
 	return 0;
 }
@@ -428,10 +434,10 @@ EXPORT(kinfer_likelihood_eval_batch) int kinfer_likelihood_eval_batch(int b, int
 }
 #endif
 EXPORT(kinfer_likelihood_residuals) int kinfer_likelihood_residuals(int K, int m, const double *y, const double *o, const double *s, double *r) {
-	if (check(K, m, s)) return 2;
+	if (check(K, m, o, s)) return 2;
 	for (int i = 0; i < K; i++)
 		for (int j = 0; j < m; j++)
-			r[i * m + j] = __builtin_sqrt((double)(j + 1)) * (y[i * m + j] - o[i * m + j]) / s[i * m + j]
+			r[i * m + j] = o[i * m + j] != o[i * m + j] ? 0 : __builtin_sqrt((double)(j + 1)) * (y[i * m + j] - o[i * m + j]) / s[i * m + j]
 #ifdef RES_LIE
 				* 2
 #endif
