@@ -152,6 +152,12 @@ func outputCases() []hcase {
 		surrogateCase("output-score-training-design", designed(trained("s.json", "d")), []string{"score", "s.json", "d"}, 1, "design d", "trained on"),
 		surrogateCase("output-score-merged-part", designed(heldout, trained("s.json", "d", "v")), []string{"score", "s.json", "v"}, 1, "design v", "trained on"),
 		surrogateCase("output-score-heldout", designed(heldout, trained("s.json", "d")), []string{"score", "s.json", "v"}, 0, "on v", "0 outside the training box"),
+		// A shorter run of the training design's sequence (sobol ignores
+		// --seed: its 8 points are d's first 8) is not held out (audit 3
+		// hostile #13: its errors were the training errors).
+		surrogateCase("output-score-sobol-prefix", designed(func(t *testing.T, dir string) {
+			run(t, dir, "design", "study.toml", "-o", "p", "--n", "8", "--seed", "9", "--workers", "1")
+		}, trained("s.json", "d")), []string{"score", "s.json", "p"}, 1, "has the first 8 points of the surrogate's training design", "--design sobol-owen"),
 		// A design beyond the training box (known audit 8a): k up to
 		// 12 000 N where the surrogate saw 2 000 … 9 000, lengths up to
 		// 40 mm where it saw 29 … 32. Scored silently by extrapolation
