@@ -95,6 +95,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		// −1 is the flag's "not given"; a negative seed was silently ignored.
 		return usageError{fmt.Errorf("--seed must be ≥ 0, got %d", f.seed)}
 	}
+	if f.everySet && f.every <= 0 {
+		return usageError{fmt.Errorf("--checkpoint-every must be a positive duration (e.g. 30s), got %v", f.every)}
+	}
 	if err := checkWorkers(f.workers); err != nil {
 		return err
 	}

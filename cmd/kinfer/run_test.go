@@ -371,3 +371,12 @@ func TestInspectCertifyCountsBounded(t *testing.T) {
 		}
 	}
 }
+
+// --checkpoint-every must be positive (a negative one was accepted).
+func TestCheckpointEveryPositive(t *testing.T) {
+	for _, v := range []string{"-5s", "0s"} {
+		if code, _, e := kinfer(t, "run", "../../examples/quickstart/study.toml", "-o", t.TempDir(), "--checkpoint-every", v); code != 2 || !strings.Contains(e, "--checkpoint-every must be a positive duration") {
+			t.Errorf("%s: exit %d\n%s", v, code, e)
+		}
+	}
+}
