@@ -263,9 +263,13 @@ func (a *Analysis) Text() string {
 	if a.Truth != nil {
 		a.Truth.text(&b)
 	}
-	fmt.Fprintf(&b, "\nposterior-predictive fit (%d samples):\n%-14s %-14s %6s %12s %12s\n", a.PredSamples, "dataset", "output", "n", "MAE", "RMSE")
-	for _, f := range a.Predictive {
-		fmt.Fprintf(&b, "%-14s %-14s %6d %12.5g %12.5g %s\n", f.Dataset, f.Output, f.N, f.MAE, f.RMSE, f.Unit)
+	if len(a.Predictive) == 0 {
+		fmt.Fprintf(&b, "\nposterior-predictive fit: none (the study has no observed data)\n")
+	} else {
+		fmt.Fprintf(&b, "\nposterior-predictive fit (%d samples):\n%-14s %-14s %6s %12s %12s\n", a.PredSamples, "dataset", "output", "n", "MAE", "RMSE")
+		for _, f := range a.Predictive {
+			fmt.Fprintf(&b, "%-14s %-14s %6d %12.5g %12.5g %s\n", f.Dataset, f.Output, f.N, f.MAE, f.RMSE, f.Unit)
+		}
 	}
 	if len(a.Stages) > 0 {
 		fmt.Fprintf(&b, "\nmarginal CDF change per TMCMC stage (Bartsoen Fig. 7):\n%5s %10s %10s %10s  %s\n", "stage", "q", "mean RMSE", "max RMSE", "at")

@@ -348,11 +348,11 @@ func (r *Report) paramTable() ([]string, []paramRow, []string) {
 				rel[n] = num(m["relative"])
 			}
 		}
-		cols = append(cols, "spread/prior range")
+		cols = append(cols, "spread/prior range (%)") // in percent, as kinfer analyze prints it
 	}
 	truth := r.truth()
 	if len(truth) > 0 {
-		cols = append(cols, "truth", "truth percentile")
+		cols = append(cols, "truth", "truth percentile (%)")
 	}
 	pct := map[string]float64{}
 	if tr, ok := r.analysis["truth"].(map[string]any); ok {
@@ -395,7 +395,7 @@ func (r *Report) paramTable() ([]string, []paramRow, []string) {
 			if !ok {
 				v = math.NaN()
 			}
-			row.Cells = append(row.Cells, g(v))
+			row.Cells = append(row.Cells, g(100*v))
 		}
 		if len(truth) > 0 {
 			v, ok := truth[p.Name]
@@ -406,7 +406,7 @@ func (r *Report) paramTable() ([]string, []paramRow, []string) {
 			if !okq {
 				q = math.NaN()
 			}
-			row.Cells = append(row.Cells, g(v), g(q))
+			row.Cells = append(row.Cells, g(v), g(100*q))
 		}
 		rows = append(rows, row)
 	}

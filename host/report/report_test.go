@@ -138,7 +138,7 @@ func TestTruthFromAnalysis(t *testing.T) {
 		t.Fatal(err)
 	}
 	html := b.String()
-	for _, want := range []string{"<th>truth percentile</th>", "<th>spread/prior range</th>", ">42.5<", ">0.375<", ">0.25<", "The solid green line is the true value"} {
+	for _, want := range []string{"<th>truth percentile (%)</th>", "<th>spread/prior range (%)</th>", ">42.5<", ">37.5<", ">25<", "The solid green line is the true value"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("report lacks %q", want)
 		}
