@@ -28,6 +28,7 @@ import (
 	"github.com/kinfer/kinfer/host/run"
 	"github.com/kinfer/kinfer/host/safefile"
 	"github.com/kinfer/kinfer/host/study"
+	"github.com/kinfer/kinfer/host/target"
 	"github.com/kinfer/kinfer/host/tomlx"
 	"github.com/kinfer/kinfer/host/wasm"
 	"github.com/kinfer/kinfer/internal/guesttext"
@@ -573,6 +574,11 @@ func validateStudy(ctx context.Context, rt *wasm.Runtime, path string, prev map[
 	if err := run.Preflight(s, 0); errors.Is(err, run.ErrNoObservations) {
 		note = "note: its likelihood terms observe nothing, so kinfer run refuses it; kinfer design takes its data files for their condition rows\n"
 	} else if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	// What the method's Init refuses (annealing's unbounded box, settings
+	// beyond the memory budget), as kinfer run would at its start.
+	if err := run.InitMethod(s, target.New(s, 1), 0); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	printValid(s, stdout)

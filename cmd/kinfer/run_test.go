@@ -380,3 +380,17 @@ func TestCheckpointEveryPositive(t *testing.T) {
 		}
 	}
 }
+
+// kinfer validate initialises the method with the run's problem, so that
+// what its Init refuses is said there rather than when a run starts: a
+// log transform of a prior from 0 gives annealing an unbounded box.
+func TestValidateInitialisesTheMethod(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "d.csv"), []byte("x,y\n0,1\n1,3\n"), 0o644)
+	study := strings.Replace(lineLevmarStudy("an", 0.5, "a = { uniform = [-10.0, 10.0] }\nb = { uniform = [0.0, 10.0] }"), `use = "levmar"`, `use = "anneal"`, 1) + "[transform]\nb = \"log\"\n"
+	os.WriteFile(filepath.Join(dir, "s.toml"), []byte(study), 0o644)
+	code, _, e := kinfer(t, "validate", filepath.Join(dir, "s.toml"))
+	if code == 0 || !strings.Contains(e, "method anneal: init:") || !strings.Contains(e, "annealing needs a finite box") {
+		t.Fatalf("exit %d\n%s", code, e)
+	}
+}

@@ -443,14 +443,14 @@ func (r *runner) loop(ctx context.Context) (err error, stoppedInEval bool, rngAt
 	return nil, false, rngAtAsk, startsAtAsk
 }
 
-// setup initialises the method and either restores it from the checkpoint
-// (Options.Resume) or starts a new run in OutDir.
-func (r *runner) setup() error {
-	s := r.s
-	if !r.o.Resume {
-		// A new run in this directory: the previous run's checkpoint is
-		// not this run's.
-		removeCheckpoint(r.o.OutDir)
+// InitMethod initialises the study's method with the problem a run gives
+// it (abi.Problem: the parameters in the method's coordinates, the starts,
+// the residual and output layout, the prior's box, the memory budget).
+// kinfer validate calls it too, so that what a method's Init refuses (a
+// box annealing cannot wrap, settings beyond the budget) is said there.
+func InitMethod(s *study.Study, t *target.Target, budget int64) error {
+	if budget <= 0 {
+		budget = DefaultMemoryBudget()
 	}
 	starts, err := s.ProblemStarts()
 	if err != nil {
@@ -461,10 +461,25 @@ func (r *runner) setup() error {
 	for i, o := range s.ModelInfo.Spec.Outputs {
 		outs[i] = o.Name
 	}
-	p := abi.Problem{Params: s.XParams, Seed: s.Seed, MemoryBudget: r.budget, Residuals: R, Observations: s.ObservedResiduals(), Starts: starts,
-		OutputNames: outs, OutputRows: r.t.OutputRows(), Likelihoods: len(s.Terms), PriorBox: s.PriorBox()}
+	p := abi.Problem{Params: s.XParams, Seed: s.Seed, MemoryBudget: budget, Residuals: R, Observations: s.ObservedResiduals(), Starts: starts,
+		OutputNames: outs, OutputRows: t.OutputRows(), Likelihoods: len(s.Terms), PriorBox: s.PriorBox()}
 	if err := s.Method.Init(p); err != nil {
-		return fmt.Errorf("method %s: init: %w", r.method(), err)
+		return fmt.Errorf("method %s: init: %w", s.MethodInfo.Spec.Name, err)
+	}
+	return nil
+}
+
+// setup initialises the method and either restores it from the checkpoint
+// (Options.Resume) or starts a new run in OutDir.
+func (r *runner) setup() error {
+	s := r.s
+	if !r.o.Resume {
+		// A new run in this directory: the previous run's checkpoint is
+		// not this run's.
+		removeCheckpoint(r.o.OutDir)
+	}
+	if err := InitMethod(s, r.t, r.budget); err != nil {
+		return err
 	}
 	if r.o.Resume {
 		return r.resume()
