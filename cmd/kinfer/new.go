@@ -16,6 +16,7 @@ import (
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/builtin/models/ligament"
 	"github.com/kinfer/kinfer/host/build"
+	"github.com/kinfer/kinfer/host/manifest"
 )
 
 // kinfer new KIND NAME --lang LANG: a plugin folder that builds, a study
@@ -67,6 +68,9 @@ func cmdNew(args []string, stdout io.Writer) error {
 	}
 	if !pluginName.MatchString(name) {
 		return usageError{fmt.Errorf("name %q: a plugin name is lower-case letters, digits and '-', starting with a letter", name)}
+	}
+	if len(name) > manifest.MaxNameLen {
+		return usageError{fmt.Errorf("name %q: at most %d characters (a plugin.toml refuses a longer name)", name, manifest.MaxNameLen)}
 	}
 	out := *dir
 	if out == "" {

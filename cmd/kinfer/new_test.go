@@ -168,3 +168,12 @@ func TestGuestPanicIsLogged(t *testing.T) {
 		})
 	}
 }
+
+// kinfer new refuses a name longer than a plugin.toml accepts (the build
+// then refused the folder it had made).
+func TestNewRefusesLongName(t *testing.T) {
+	name := "a" + strings.Repeat("b", 64)
+	if code, _, e := kinfer(t, "new", "model", name, "--dir", filepath.Join(t.TempDir(), "x")); code != 2 || !strings.Contains(e, "at most 64 characters") {
+		t.Fatalf("exit %d\n%s", code, e)
+	}
+}

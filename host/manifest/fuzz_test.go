@@ -48,7 +48,7 @@ func FuzzManifest(f *testing.F) {
 		}
 		l := m.Limits
 		switch {
-		case !nameRE.MatchString(m.Name) || len(m.Name) > maxNameLen:
+		case !nameRE.MatchString(m.Name) || len(m.Name) > MaxNameLen:
 			t.Fatalf("name %q", m.Name)
 		case m.Kind != abi.KindModel && m.Kind != abi.KindLikelihood && m.Kind != abi.KindMethod:
 			t.Fatalf("kind %q", m.Kind)

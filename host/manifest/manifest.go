@@ -109,9 +109,9 @@ var (
 	hexRE  = regexp.MustCompile(`^[0-9a-f]{64}$`)
 )
 
-// maxNameLen bounds the plugin name (it prefixes log lines and names
+// MaxNameLen bounds the plugin name (it prefixes log lines and names
 // instances).
-const maxNameLen = 64
+const MaxNameLen = 64
 
 // Load reads and validates the manifest at path.
 func Load(path string) (*Manifest, error) {
@@ -145,8 +145,8 @@ func validate(path string, mp *Manifest, d *tomlx.Decoded) (*Manifest, error) {
 	}
 	l := &m.Limits
 	switch {
-	case !nameRE.MatchString(m.Name) || len(m.Name) > maxNameLen:
-		return nil, d.Errorf("name", "plugin name %q must match [a-z0-9][a-z0-9-]* and have at most %d characters", m.Name, maxNameLen)
+	case !nameRE.MatchString(m.Name) || len(m.Name) > MaxNameLen:
+		return nil, d.Errorf("name", "plugin name %q must match [a-z0-9][a-z0-9-]* and have at most %d characters", m.Name, MaxNameLen)
 	case m.Kind != abi.KindModel && m.Kind != abi.KindLikelihood && m.Kind != abi.KindMethod:
 		return nil, d.Errorf("kind", "kind %q: want model, likelihood or method", m.Kind)
 	case m.ABI != abi.Version:
