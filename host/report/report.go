@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/sha256"
+	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -421,10 +422,28 @@ func (r *Report) scan(path string, keep map[int]bool) (int, error) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<16), dataset.MaxLineBytes)
+	// A line is split as CSV (quoted fields, as a spreadsheet saves the
+	// file), and a byte-order mark dropped: what kinfer analyze reads.
+	split := func(line string) ([]string, error) {
+		cr := csv.NewReader(strings.NewReader(line))
+		cr.FieldsPerRecord = -1
+		return cr.Read()
+	}
 	if !sc.Scan() {
+		if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+			return 0, fmt.Errorf("%s: the header is a line longer than %d bytes, the most accepted", path, dataset.MaxLineBytes)
+		} else if err != nil {
+			return 0, fmt.Errorf("%s: %w", path, err)
+		}
 		return 0, fmt.Errorf("%s: no header", path)
 	}
-	header := strings.Split(strings.TrimRight(sc.Text(), "\r"), ",")
+	header, err := split(strings.TrimPrefix(strings.TrimRight(sc.Text(), "\r"), "\uFEFF"))
+	if err != nil {
+		return 0, fmt.Errorf("%s:1: %v", path, err)
+	}
+	for k := range header {
+		header[k] = strings.TrimSpace(header[k])
+	}
 	col := make([]int, len(r.names))
 	for j, name := range r.names {
 		if col[j] = slices.Index(header, name); col[j] < 0 {
@@ -439,13 +458,16 @@ func (r *Report) scan(path string, keep map[int]bool) (int, error) {
 			continue
 		}
 		if keep[i] {
-			fields := strings.Split(line, ",")
+			fields, err := split(line)
+			if err != nil {
+				return 0, fmt.Errorf("%s:%d: %v", path, i+2, err)
+			}
 			if len(fields) != len(header) {
 				return 0, fmt.Errorf("%s:%d: %d fields, the header has %d", path, i+2, len(fields), len(header))
 			}
 			v := make([]float64, len(col))
 			for j, c := range col {
-				if v[j], err = strconv.ParseFloat(fields[c], 64); err != nil {
+				if v[j], err = strconv.ParseFloat(strings.TrimSpace(fields[c]), 64); err != nil {
 					return 0, fmt.Errorf("%s:%d: column %s: %v", path, i+2, r.names[j], err)
 				}
 			}
@@ -453,7 +475,12 @@ func (r *Report) scan(path string, keep map[int]bool) (int, error) {
 		}
 		i++
 	}
-	return i, sc.Err()
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return 0, fmt.Errorf("%s:%d: a line longer than %d bytes, the most accepted", path, i+2, dataset.MaxLineBytes)
+	} else if err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return i, nil
 }
 
 // column is parameter j over the rows idx.

@@ -407,3 +407,36 @@ func TestQuantityOfInterest(t *testing.T) {
 		t.Error("a propagation run's draws titled as posterior marginals")
 	}
 }
+
+// samples.csv as a spreadsheet saves it — a byte-order mark, every field
+// quoted — is read as kinfer analyze reads it: the histograms are drawn,
+// with no "no column" note.
+func TestSamplesQuotedWithBOM(t *testing.T) {
+	dir := writeRun(t, "tmcmc", `{}`, 50)
+	p := filepath.Join(dir, "samples.csv")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var q strings.Builder
+	q.WriteString("\uFEFF")
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		fields := strings.Split(line, ",")
+		for i := range fields {
+			fields[i] = `"` + fields[i] + `"`
+		}
+		q.WriteString(strings.Join(fields, ",") + "\r\n")
+	}
+	if err := os.WriteFile(p, []byte(q.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Build(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range r.Notes {
+		if strings.Contains(n, "samples.csv") {
+			t.Errorf("note %q", n)
+		}
+	}
+}
