@@ -276,9 +276,25 @@ func (s *Study) ProblemStarts() ([][]float64, error) {
 		}
 		return out, nil
 	}
-	x := make([]float64, len(s.XParams))
+	// The defaults clamped into the parameters' box, then carried to the
+	// method's coordinates (a transformed default outside its transform's
+	// domain used to start at x = 0, whatever the box).
+	th := make([]float64, len(s.Free))
+	for j, p := range s.Free {
+		th[j] = math.Min(math.Max(p.Default, p.Lower), p.Upper)
+	}
+	x := th
+	if s.Transformed() {
+		var err error
+		if x, err = s.Inverse(th); err != nil {
+			x = make([]float64, len(s.XParams)) // no preimage (an inertia group): the x defaults
+			for j, p := range s.XParams {
+				x[j] = p.Default
+			}
+		}
+	}
 	for j, p := range s.XParams {
-		x[j] = math.Min(math.Max(p.Default, p.Lower), p.Upper)
+		x[j] = math.Min(math.Max(x[j], p.Lower), p.Upper)
 	}
 	return [][]float64{x}, nil
 }

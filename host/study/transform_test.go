@@ -458,3 +458,44 @@ func TestForwardKeepsBoundInside(t *testing.T) {
 	}
 	t.Logf("%d of 4000 bound round trips left the θ-bounds before clamping", outside)
 }
+
+// Without init rows a method starts at the parameters' defaults clamped
+// into their box, carried to its coordinates: T(x₀) is the clamped default
+// for each kind of transform (a default outside a transform's domain
+// started at x = 0 whatever the box).
+func TestProblemStartsTransformedDefaults(t *testing.T) {
+	for _, tr := range []string{"k = { multiplier = 5000.0 }\n", "k = \"log\"\n", "k = \"square\"\n", "k = { multiplier = 800.0 }\n"} {
+		s, err := load(t, withTransform(tr))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := s.ProblemStarts()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := s.Free[0]
+		want := math.Min(math.Max(p.Default, p.Lower), p.Upper)
+		if got := s.Forward(st[0])[0]; math.Abs(got-want) > 1e-9*want && !(st[0][0] == s.XParams[0].Lower || st[0][0] == s.XParams[0].Upper) {
+			t.Errorf("%s: starts at θ = %g, want the clamped default %g", strings.TrimSpace(tr), got, want)
+		}
+		s.Close()
+	}
+	// The line model's a (default 0) under a ~ U(0.01, 5) and a log
+	// transform: the start is θ = 0.01, the clamped default (x = 0, θ = 1,
+	// before).
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "d.csv"), []byte("x,y\n0,1\n1,3\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "s.toml"), []byte("name = \"l\"\n[model]\nuse = \"line\"\n[[data]]\nname = \"d\"\nfile = \"d.csv\"\n[[likelihood]]\nuse = \"gaussian\"\nsigma = 1.0\n[prior]\na = { uniform = [0.01, 5.0] }\nb = { uniform = [-5.0, 5.0] }\n[method]\nuse = \"levmar\"\n[transform]\na = \"log\"\n"), 0o644)
+	s, err := Load(context.Background(), filepath.Join(dir, "s.toml"), Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	st, err := s.ProblemStarts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Forward(st[0])[0]; math.Abs(got-0.01) > 1e-12 {
+		t.Errorf("line a under a log transform starts at θ = %g, want the clamped default 0.01", got)
+	}
+}
