@@ -237,13 +237,23 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 	werr := writeOutputs(o.OutDir, s, sum, extra, samples)
 	// The checkpoint goes only once the outputs are written: a run whose
 	// samples.csv could not be written (a full disk) is stopped, not
-	// complete, and --resume continues it from its last checkpoint.
+	// complete, and --resume continues it from a checkpoint of the method
+	// at its end (written now: a run shorter than --checkpoint-every had
+	// none), which only reports again.
+	if werr != nil && loopErr == nil && r.cp != nil && !stoppedInEval {
+		prior, _ := r.pcg.MarshalBinary()
+		if err := r.save(r.batches, prior, r.startsUsed); err != nil {
+			werr = errors.Join(werr, err)
+		}
+	}
 	if (sum.Complete && werr == nil) || r.cp == nil {
 		removeCheckpoint(o.OutDir)
 	}
 	rs.State, rs.Error = StateComplete, ""
 	if !sum.Complete {
 		rs.State, rs.Error = StateStopped, sum.Error
+	} else if werr != nil {
+		rs.State, rs.Error = StateStopped, "writing the outputs: "+werr.Error()
 	}
 	werr = errors.Join(werr, writeRunState(o.OutDir, rs))
 	if werr != nil {

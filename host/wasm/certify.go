@@ -620,9 +620,14 @@ func (p *Plugin) certifyMethod(ctx context.Context, o CertifyOptions, rng *rand.
 	start := make([]float64, d)
 	for j, q := range params {
 		ctr[j], sc[j] = 0, 1
-		if w := q.Upper - q.Lower; !math.IsInf(w, 0) && w > 0 {
+		switch w := q.Upper - q.Lower; {
+		case !math.IsInf(w, 0) && w > 0:
 			ctr[j], sc[j] = q.Lower+w/2, w/6
 			logPrior -= math.Log(w)
+		case !math.IsInf(q.Lower, 0):
+			ctr[j] = q.Lower + 3 // half-infinite (a log transform): the draws stay inside
+		case !math.IsInf(q.Upper, 0):
+			ctr[j] = q.Upper - 3
 		}
 		start[j] = ctr[j] + []float64{0.5, -1, 2}[j%3]*sc[j]
 	}

@@ -3,6 +3,7 @@ package wasm
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -75,6 +76,19 @@ func TestCertifyMethodOnTheStudysParameters(t *testing.T) {
 	two := []abi.Param{{Name: "k", Lower: 2000, Upper: 9000}, {Name: "eps_r", Lower: -0.2, Upper: 0.3}}
 	if _, err := p.Certify(context.Background(), CertifyOptions{Settings: set, Params: two, Seed: 1}); err != nil {
 		t.Fatalf("two parameters: %v", err)
+	}
+	// Half-infinite boxes (a log transform of a parameter from 0, a
+	// multiplier): the start and draws stay inside them.
+	// (The grid test method needs a finite box; the shipped C Gauss–Newton
+	// plugin refuses a start outside its box.)
+	gn := loadPlugin(t, "plugins/c/gaussnewton")
+	gset, err := abi.SettingValues(gn.Spec.Settings, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	half := []abi.Param{{Name: "a", Lower: math.Inf(-1), Upper: math.Log(0.001)}, {Name: "b", Lower: 0.5, Upper: math.Inf(1)}}
+	if _, err := gn.Certify(context.Background(), CertifyOptions{Settings: gset, Params: half, Seed: 1}); err != nil {
+		t.Fatalf("half-infinite boxes: %v", err)
 	}
 	nine := make([]abi.Param, 9)
 	for i := range nine {

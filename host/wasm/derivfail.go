@@ -13,7 +13,9 @@ import (
 // derivFailures tallies the calls of a model's derivative exports
 // (kinfer_model_jacobian, kinfer_model_vjp, kinfer_model_forward,
 // kinfer_model_pullback) that returned status 1 or 2, with the guest's
-// last kinfer_last_error message (ABI.md §3: the host adds it). Such a
+// kinfer_last_error message (the first in sort order of those it gave, so
+// that the record does not depend on which worker failed last; ABI.md §3:
+// the host adds it). Such a
 // status is a point's, not a fault: the point keeps its value and goes
 // without a derivative, so without this tally the guest's reason would be
 // lost (a method would see only a point without a Jacobian).
@@ -63,13 +65,15 @@ func (d *derivFailures) add(e export, st abi.Status, msg string) {
 		d.fails[e] = map[abi.Status]int{}
 	}
 	d.fails[e][st]++
-	if msg != "" {
+	// One message, the same whichever worker failed last: the first in
+	// sort order (results and records do not depend on the workers).
+	if msg != "" && (d.last[e] == "" || msg < d.last[e]) {
 		d.last[e] = msg
 	}
 }
 
 // note is one line per failing export, e.g. `kinfer_model_jacobian
-// returned 1 (failed) at 100 of 100 (calls, or points of a batch); last kinfer_last_error: "…"`,
+// returned 1 (failed) at 100 of 100 (calls, or points of a batch); kinfer_last_error: "…"`,
 // or "" when none failed.
 func (d *derivFailures) note() string {
 	d.mu.Lock()
@@ -95,7 +99,7 @@ func (d *derivFailures) note() string {
 		} else {
 			msg = `"` + guesttext.Escape(msg) + `"`
 		}
-		parts = append(parts, fmt.Sprintf("%s returned %s of %d; last kinfer_last_error: %s", e, strings.Join(by, " and "), d.calls[e], msg))
+		parts = append(parts, fmt.Sprintf("%s returned %s of %d; kinfer_last_error: %s", e, strings.Join(by, " and "), d.calls[e], msg))
 	}
 	return strings.Join(parts, "; ")
 }
