@@ -268,7 +268,7 @@ func cases() []hcase {
 		methodCase("method-report-loop", "loopreport", 1, timeout("method-report-loop", "kinfer_method_report")...),
 		func() hcase {
 			c := methodCase("method-save-loop", "loopsave", 1, timeout("method-save-loop", "kinfer_method_save")...)
-			c.args = []string{"run", "study.toml", "-o", "out", "--workers", "2", "--checkpoint-every", "-1s"}
+			c.args = []string{"run", "study.toml", "-o", "out", "--workers", "2", "--checkpoint-every", "1ns"}
 			return c
 		}(),
 		// Exponential recursion has no loop for the wall-clock checks to
@@ -293,7 +293,7 @@ func cases() []hcase {
 		moduleCase("alloc-misaligned", "wat/alloc-misaligned.wasm", 1, "plugin alloc-misaligned", "kinfer_alloc", "not 8-byte aligned"),
 		moduleCase("alloc-fails", "wat/alloc-zero.wasm", 1, "plugin alloc-fails", "kinfer_alloc returned 0"),
 		{name: "method-save-60mib", code: 0, want: []string{"hostile: done"},
-			args:  []string{"run", "study.toml", "-o", "out", "--workers", "2", "--checkpoint-every", "-1s"},
+			args:  []string{"run", "study.toml", "-o", "out", "--workers", "2", "--checkpoint-every", "1ns"},
 			files: methodFiles("method-save-60mib", "savereal", "memory_mib = 100\ntimeout_ms = 5000\nfuel = 10_000_000_000")},
 		{name: "method-samples-64mib", code: 0, want: []string{"hostile: done", "2796202 samples"},
 			files: methodFiles("method-samples-64mib", "samplesbig", "memory_mib = 100\ntimeout_ms = 5000\nfuel = 10_000_000_000")},
@@ -307,7 +307,7 @@ func cases() []hcase {
 		methodCase("report-out-of-range", "reportoob", 1, "plugin report-out-of-range", "kinfer_method_report", "outside memory"),
 		func() hcase {
 			c := methodCase("save-out-of-range", "saveoob", 1, "plugin save-out-of-range", "kinfer_method_save", "outside memory")
-			c.args = []string{"run", "study.toml", "-o", "out", "--workers", "2", "--checkpoint-every", "-1s"}
+			c.args = []string{"run", "study.toml", "-o", "out", "--workers", "2", "--checkpoint-every", "1ns"}
 			return c
 		}(),
 		methodCase("report-300mb", "reporthuge", 1, "plugin report-300mb", "kinfer_method_report", "300000000 bytes", "at most 16777216"),
@@ -385,7 +385,7 @@ func cases() []hcase {
 		methodCase("tell-returns-error", "tellerr", 1, "plugin tell-returns-error", "kinfer_method_tell returned 5", "tell refused on purpose"),
 		func() hcase {
 			c := methodCase("save-300mb", "savehuge", 1, "plugin save-300mb", "kinfer_method_save", "300000000 bytes", "at most 67108864")
-			c.args = []string{"run", "study.toml", "-o", "out", "--workers", "2", "--checkpoint-every", "-1s"}
+			c.args = []string{"run", "study.toml", "-o", "out", "--workers", "2", "--checkpoint-every", "1ns"}
 			return c
 		}(),
 		func() hcase {
