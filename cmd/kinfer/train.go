@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -66,6 +67,9 @@ func cmdTrain(args []string, stdout io.Writer) error {
 		return usageError{fmt.Errorf("--points %d: want 0 (all) or a positive number of points", *points)}
 	}
 	if err := writable(*out); err != nil {
+		return err
+	}
+	if err := notOverInputs(*out, append(slices.Clone(pos), *val), nil); err != nil {
 		return err
 	}
 	cfg := def
@@ -174,6 +178,13 @@ func cmdCombine(args []string, stdout io.Writer) error {
 	if err := writable(*out); err != nil {
 		return err
 	}
+	members := slices.Clone(pos)
+	for _, m := range pos {
+		members = append(members, train.ReportPath(m))
+	}
+	if err := notOverInputs(*out, []string{*val}, members); err != nil {
+		return err
+	}
 	v, err := train.ReadDesign(*val)
 	if err != nil {
 		return err
@@ -251,6 +262,32 @@ func readDesigns(dirs []string) (*train.Design, error) {
 // writable checks, before a training that may take hours, that -o FILE
 // can be written: its folder exists, FILE is not a folder, and neither FILE
 // nor its report is anything but a regular file.
+// notOverInputs refuses an -o whose surrogate file or report would replace
+// one of the command's inputs (a design run's design.csv or design.json, a
+// member file), by path or as the same file.
+func notOverInputs(out string, designs []string, files []string) error {
+	for _, d := range designs {
+		if d != "" {
+			files = append(files, filepath.Join(d, "design.csv"), filepath.Join(d, "design.json"))
+		}
+	}
+	for _, target := range []string{out, train.ReportPath(out)} {
+		at, _ := filepath.Abs(target)
+		ft, terr := os.Stat(target)
+		for _, in := range files {
+			ai, _ := filepath.Abs(in)
+			same := ai == at
+			if fi, err := os.Stat(in); !same && terr == nil && err == nil {
+				same = os.SameFile(ft, fi)
+			}
+			if same {
+				return fmt.Errorf("-o %s would write over %s, an input of this command: give another file", out, in)
+			}
+		}
+	}
+	return nil
+}
+
 func writable(path string) error {
 	dir := filepath.Dir(path)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {

@@ -149,6 +149,10 @@ func outputCases() []hcase {
 				run(t, dir, "train", "d", "--members", "2", "--member", k, "--hidden", "4", "--epochs", "1", "-o", "m"+k+".json")
 			}
 		}), []string{"combine", "m1.json", "m2.json", "--validation", "d", "-o", "c.json"}, 1, "trained on"),
+		// -o naming the training design's own files (audit 3 hostile #11):
+		// the design was replaced by the surrogate.
+		surrogateCase("output-train-o-design-csv", designed(), []string{"train", "d", "-o", "d/design.csv", "--kind", "kriging", "--holdout", "0.2"}, 1, "would write over", "design.csv"),
+		surrogateCase("output-train-o-design-json", designed(), []string{"train", "d", "-o", "d/design.json", "--kind", "kriging", "--holdout", "0.2"}, 1, "would write over", "design.json"),
 		surrogateCase("output-score-training-design", designed(trained("s.json", "d")), []string{"score", "s.json", "d"}, 1, "design d", "trained on"),
 		surrogateCase("output-score-merged-part", designed(heldout, trained("s.json", "d", "v")), []string{"score", "s.json", "v"}, 1, "design v", "trained on"),
 		surrogateCase("output-score-heldout", designed(heldout, trained("s.json", "d")), []string{"score", "s.json", "v"}, 0, "on v", "0 outside the training box"),
