@@ -254,10 +254,11 @@ func TestWorkerDropsGoneRun(t *testing.T) {
 	if n := strings.Count(l, "(retrying"); n > 0 {
 		t.Errorf("%d retry lines: %s", n, l)
 	}
-	// The slot takes its next chunk while a result is stored: at most one
-	// more chunk is evaluated after the first failure.
-	if n := strings.Count(l, "its run is gone"); n > 2 {
-		t.Errorf("%d chunks evaluated and dropped, want at most 2: %s", n, l)
+	// The slot takes its next chunk while a result is stored, so how many
+	// are evaluated before the first store fails depends on timing; but
+	// not all 4: the rest are handed back unevaluated.
+	if n := strings.Count(l, "its run is gone"); n >= 4 {
+		t.Errorf("%d chunks evaluated and dropped, want fewer than the 4 published: %s", n, l)
 	}
 }
 
