@@ -56,3 +56,20 @@ func TestDesignBoxNotesUnboundedPrior(t *testing.T) {
 		t.Fatalf("lognormal: exit %d\n%s\n%s", code, out, e)
 	}
 }
+
+// kinfer design refuses to write its design.csv over the study's data
+// file of that name (a design into the study's own folder).
+func TestDesignRefusesToOverwriteItsInputs(t *testing.T) {
+	dir := t.TempDir()
+	text := strings.Replace(string(mustRead(t, "../../examples/quickstart/study.toml")), `file = "force_length.csv"`, `file = "design.csv"`, 1)
+	os.WriteFile(filepath.Join(dir, "study.toml"), []byte(text), 0o644)
+	data := mustRead(t, "../../examples/quickstart/force_length.csv")
+	os.WriteFile(filepath.Join(dir, "design.csv"), data, 0o644)
+	code, _, e := kinfer(t, "design", filepath.Join(dir, "study.toml"), "-n", "8", "-o", dir)
+	if code == 0 || !strings.Contains(e, "would write design.csv over the data pull-test") {
+		t.Fatalf("exit %d\n%s", code, e)
+	}
+	if string(mustRead(t, filepath.Join(dir, "design.csv"))) != string(data) {
+		t.Fatal("the data file changed")
+	}
+}

@@ -550,7 +550,13 @@ func validateStages(ctx context.Context, rt *wasm.Runtime, path string, sf *stud
 		if err != nil {
 			return fmt.Errorf("stage %d (%s): %w", i+1, st, err)
 		}
+		note, err := runChecks(s)
+		if err != nil {
+			s.Close()
+			return fmt.Errorf("stage %d (%s): %w", i+1, st, err)
+		}
 		printValid(s, stdout)
+		fmt.Fprint(stdout, note)
 		next := map[string]float64{}
 		for j, q := range s.ModelInfo.Spec.Params {
 			next[q.Name] = s.Base[j]
@@ -568,22 +574,27 @@ func validateStudy(ctx context.Context, rt *wasm.Runtime, path string, prev map[
 		return err
 	}
 	defer s.Close()
-	// What kinfer run would refuse before any evaluation (the plugins'
-	// memory here for one worker; a run charges one instance per worker).
-	note := ""
-	if err := run.Preflight(s, 0); errors.Is(err, run.ErrNoObservations) {
-		note = "note: its likelihood terms observe nothing, so kinfer run refuses it; kinfer design takes its data files for their condition rows\n"
-	} else if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	// What the method's Init refuses (annealing's unbounded box, settings
-	// beyond the memory budget), as kinfer run would at its start.
-	if err := run.InitMethod(s, target.New(s, 1), 0); err != nil {
+	note, err := runChecks(s)
+	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	printValid(s, stdout)
 	fmt.Fprint(stdout, note)
 	return nil
+}
+
+// runChecks is what kinfer run refuses of a loaded study before any
+// evaluation: its preflight (the plugins' memory, here for one worker; a
+// run charges one instance per worker) and what the method's Init refuses
+// (annealing's unbounded box, settings beyond the memory budget). A study
+// whose likelihood terms observe nothing gets a note instead.
+func runChecks(s *study.Study) (note string, err error) {
+	if err := run.Preflight(s, 0); errors.Is(err, run.ErrNoObservations) {
+		note = "note: its likelihood terms observe nothing, so kinfer run refuses it; kinfer design takes its data files for their condition rows\n"
+	} else if err != nil {
+		return "", err
+	}
+	return note, run.InitMethod(s, target.New(s, 1), 0)
 }
 
 func printValid(s *study.Study, stdout io.Writer) {

@@ -337,7 +337,7 @@ func TestRunRefusesToOverwriteItsInputs(t *testing.T) {
 	data := mustRead(t, "../../examples/quickstart/force_length.csv")
 	os.WriteFile(filepath.Join(dir, "samples.csv"), data, 0o644)
 	code, _, e := kinfer(t, "run", filepath.Join(dir, "study.toml"), "-o", dir, "--no-report")
-	if code == 0 || !strings.Contains(e, "the run would write its samples.csv over its data pull-test") {
+	if code == 0 || !strings.Contains(e, "the outputs would write samples.csv over the data pull-test") {
 		t.Fatalf("exit %d\n%s", code, e)
 	}
 	if !bytes.Equal(mustRead(t, filepath.Join(dir, "samples.csv")), data) {
@@ -394,5 +394,11 @@ func TestValidateInitialisesTheMethod(t *testing.T) {
 	code, _, e := kinfer(t, "validate", filepath.Join(dir, "s.toml"))
 	if code == 0 || !strings.Contains(e, "method anneal: init:") || !strings.Contains(e, "annealing needs a finite box") {
 		t.Fatalf("exit %d\n%s", code, e)
+	}
+	// The same study as a stage of a multi-stage study.
+	os.WriteFile(filepath.Join(dir, "all.toml"), []byte("name = \"ms\"\nstages = [\"s.toml\"]\n"), 0o644)
+	code, _, e = kinfer(t, "validate", filepath.Join(dir, "all.toml"))
+	if code == 0 || !strings.Contains(e, "stage 1 (s.toml)") || !strings.Contains(e, "annealing needs a finite box") {
+		t.Fatalf("as a stage: exit %d\n%s", code, e)
 	}
 }

@@ -176,6 +176,9 @@ func Run(ctx context.Context, s *study.Study, dir string, o Options) (*Record, e
 	if err != nil {
 		return nil, err
 	}
+	if err := run.NotOverInputs(dir, []string{"design.csv", "design.json"}, ins); err != nil {
+		return nil, fmt.Errorf("design: %w", err)
+	}
 	prov := run.BuildInfo()
 	prov.Seed, prov.Inputs = o.Seed, ins
 	rec := &Record{Study: s.Path, Model: s.ModelInfo.Spec.Name, ModelVer: s.ModelInfo.Spec.Version,

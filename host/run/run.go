@@ -118,7 +118,7 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := outputsAreNotInputs(o.OutDir, ins); err != nil {
+	if err := NotOverInputs(o.OutDir, outputFiles, ins); err != nil {
 		return nil, err
 	}
 	r := &runner{s: s, o: o, t: target.New(s, o.Workers), start: time.Now(),
@@ -269,15 +269,16 @@ var ErrStateRefused = errors.New("the method cannot restore this checkpoint; run
 // outputFiles are the files a run writes into its directory.
 var outputFiles = []string{"summary.json", "samples.csv", ParquetFile, StateFile, CheckpointFile, JournalFile, AnalysisFile, ReportFile, StagesFile, "stage_start.json"}
 
-// outputsAreNotInputs refuses a run whose outputs would replace one of its
-// inputs: a dataset named samples.csv in the folder the run writes to (a
-// run into the study's own folder), found by path or as the same file.
-func outputsAreNotInputs(dir string, ins []Input) error {
+// NotOverInputs refuses a command whose outputs, the files names in dir,
+// would replace one of its inputs ins: a dataset named samples.csv in the
+// folder a run writes to (a run into the study's own folder), or
+// design.csv for kinfer design; found by path or as the same file.
+func NotOverInputs(dir string, names []string, ins []Input) error {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return err
 	}
-	for _, name := range outputFiles {
+	for _, name := range names {
 		out := filepath.Join(abs, name)
 		fo, oerr := os.Stat(out)
 		for _, in := range ins {
@@ -288,7 +289,7 @@ func outputsAreNotInputs(dir string, ins []Input) error {
 				}
 			}
 			if same {
-				return fmt.Errorf("the run would write its %s over its %s %s: rename that file, or run into another -o", name, in.Role, in.Path)
+				return fmt.Errorf("the outputs would write %s over the %s %s: rename that file, or write into another -o", name, in.Role, in.Path)
 			}
 		}
 	}
@@ -636,6 +637,12 @@ func (r *runner) resume() error {
 		return err
 	}
 	if err := r.cp.LoadState(st); err != nil {
+		var we interface{ Deterministic() bool }
+		if errors.As(err, &we) && !we.Deterministic() {
+			// A plugin's load stopped by the wall clock or the stop: a
+			// resume may well succeed.
+			return fmt.Errorf("method %s: load state: %w", r.method(), err)
+		}
 		return fmt.Errorf("method %s: load state: %w (%w)", r.method(), err, ErrStateRefused)
 	}
 	if r.stream != nil {
