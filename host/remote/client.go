@@ -439,6 +439,17 @@ func (c *Client) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 		if sinceResult < c.cfg.MaxDeliver || time.Since(lastResult) < c.cfg.declineWait() {
 			return nil
 		}
+		// A worker holding a chunk (evaluating a slow one: it keeps it in
+		// progress; a decliner takes its chunks off the queue) is progress
+		// the results do not show yet: no stop while one does. (The count
+		// is the shared work consumer's, all runs': a held chunk of another
+		// run only delays the stop.)
+		if cons, err := c.js.Consumer(ctx, WorkStream, WorkerConsumer); err == nil {
+			if info, err := cons.Info(ctx); err == nil && info.NumAckPending > 0 {
+				lastResult = time.Now()
+				return nil
+			}
+		}
 		return fmt.Errorf("remote run: batch %d: %d of %d chunks done; workers declined its chunks %d times and no worker has returned a result for %.0fs: no worker can take this run%s",
 			batch, nChunks-left, nChunks, sinceResult, time.Since(lastResult).Seconds(), c.declineText())
 	}

@@ -382,3 +382,28 @@ func TestWorkerCacheMustBePrivate(t *testing.T) {
 		t.Errorf("no HOME: %v", err)
 	}
 }
+
+// A declining worker beside an able one busy on a slow chunk does not stop
+// the run: the chunk held in progress is progress the results do not show
+// yet (review 3 F7: the run stopped after declineWait with "no worker can
+// take this run" while the able worker evaluated).
+func TestDeclinesBesideABusyWorker(t *testing.T) {
+	srv := startServer(t, t.TempDir(), 0)
+	defer srv.Shutdown()
+	cfg := testConfig(srv.ClientURL()) // declineWait 2 s
+	cfg.MaxDeliver = DefaultMaxDeliver
+	cfg.ChunkPoints = 1
+	goWorker(t, cfg, WorkerOptions{Slots: 1, ID: "good", stall: 1})
+	goWorker(t, cfg, WorkerOptions{Slots: 1, ID: "small", MaxFileBytes: 100, declinePause: testDeclinePause})
+	c, err := Dial(context.Background(), cfg, load(t, "../../examples/quickstart-tmcmc/study.toml"), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, _, err = c.Evaluate(ctx, [][]float64{{5000, 0.1}, {6000, 0.05}}, abi.WantLogTarget)
+	if err == nil || strings.Contains(err.Error(), "no worker can take this run") {
+		t.Fatalf("with an able worker holding a chunk: %v, want the context's deadline", err)
+	}
+}
