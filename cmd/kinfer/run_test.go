@@ -402,3 +402,27 @@ func TestValidateInitialisesTheMethod(t *testing.T) {
 		t.Fatalf("as a stage: exit %d\n%s", code, e)
 	}
 }
+
+// A method that refuses its problem leaves the previous run in -o as it
+// was (review 3 F8: an empty samples.csv and a "complete": false
+// summary.json replaced it).
+func TestInitRefusalKeepsThePreviousRun(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "d.csv"), []byte("x,y\n0,1\n1,3\n2,5\n"), 0o644)
+	ok := lineLevmarStudy("ok", 0.5, "a = { uniform = [-10.0, 10.0] }\nb = { uniform = [0.0, 10.0] }") + "[transform]\nb = \"log\"\n"
+	os.WriteFile(filepath.Join(dir, "ok.toml"), []byte(ok), 0o644)
+	os.WriteFile(filepath.Join(dir, "bad.toml"), []byte(strings.Replace(ok, `use = "levmar"`, `use = "anneal"`, 1)), 0o644)
+	out := filepath.Join(dir, "out")
+	if code, o, e := kinfer(t, "run", filepath.Join(dir, "ok.toml"), "-o", out, "--no-report"); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, o, e)
+	}
+	before := mustRead(t, filepath.Join(out, "samples.csv"))
+	sumBefore := mustRead(t, filepath.Join(out, "summary.json"))
+	code, _, e := kinfer(t, "run", filepath.Join(dir, "bad.toml"), "-o", out, "--no-report")
+	if code == 0 || !strings.Contains(e, "annealing needs a finite box") {
+		t.Fatalf("exit %d\n%s", code, e)
+	}
+	if !bytes.Equal(mustRead(t, filepath.Join(out, "samples.csv")), before) || !bytes.Equal(mustRead(t, filepath.Join(out, "summary.json")), sumBefore) {
+		t.Fatal("the refused run replaced the previous run's files")
+	}
+}

@@ -153,6 +153,15 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 		r.jn.close()
 		return nil, setupErr
 	}
+	var ie *initError
+	if errors.As(setupErr, &ie) {
+		// A method refusing its problem (settings beyond the memory
+		// budget, annealing's unbounded box): nothing was evaluated and
+		// nothing is written, so a previous run in the directory stays.
+		sum := summarize(s, r.t, o.Workers, abi.Report{}, nil, r.best, time.Since(r.start))
+		sum.MemoryBudget, sum.Error = r.budget, ie.Error()
+		return sum, ie.error
+	}
 	// They described the previous samples: a run with --no-report, or one
 	// interrupted before its report, must not leave them beside its own.
 	os.Remove(filepath.Join(o.OutDir, AnalysisFile))
@@ -480,21 +489,26 @@ func InitMethod(s *study.Study, t *target.Target, budget int64) error {
 	return nil
 }
 
+// initError is a method's refusal of its problem (InitMethod) in setup.
+type initError struct{ error }
+
+func (e *initError) Unwrap() error { return e.error }
+
 // setup initialises the method and either restores it from the checkpoint
 // (Options.Resume) or starts a new run in OutDir.
 func (r *runner) setup() error {
 	s := r.s
-	if !r.o.Resume {
-		// A new run in this directory: the previous run's checkpoint is
-		// not this run's.
-		removeCheckpoint(r.o.OutDir)
-	}
+	// Init before anything in the directory changes: a method refusing its
+	// problem leaves a previous run's results and checkpoint as they were.
 	if err := InitMethod(s, r.t, r.budget); err != nil {
-		return err
+		return &initError{err}
 	}
 	if r.o.Resume {
 		return r.resume()
 	}
+	// A new run in this directory: the previous run's checkpoint is not
+	// this run's.
+	removeCheckpoint(r.o.OutDir)
 	if r.stream != nil {
 		var err error
 		if r.jn, err = createJournal(r.o.OutDir, len(s.XParams)); err != nil {

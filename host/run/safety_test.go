@@ -233,8 +233,9 @@ func TestRefusedResumeKeepsOutputs(t *testing.T) {
 }
 
 // Settings beyond the memory budget are refused at Init, before any
-// evaluation, with the partial summary written; so is a batch of prior
-// draws whose evaluation would exceed it.
+// evaluation, with a summary returned (and nothing written over the
+// directory); so is a batch of prior draws whose evaluation would exceed
+// it.
 func TestMemoryBudgetRefusals(t *testing.T) {
 	dir := t.TempDir()
 	s := loadQuickstart(t)
