@@ -255,10 +255,11 @@ func TestWorkerDropsGoneRun(t *testing.T) {
 		t.Errorf("%d retry lines: %s", n, l)
 	}
 	// The slot takes its next chunk while a result is stored, so how many
-	// are evaluated before the first store fails depends on timing; but
-	// not all 4: the rest are handed back unevaluated.
-	if n := strings.Count(l, "its run is gone"); n >= 4 {
-		t.Errorf("%d chunks evaluated and dropped, want fewer than the 4 published: %s", n, l)
+	// are evaluated before the first store fails depends on timing (all 4
+	// on a loaded machine); but none is evaluated twice: a chunk handed
+	// back comes again and is then handed back unevaluated.
+	if n := strings.Count(l, "its run is gone"); n > 4 {
+		t.Errorf("%d chunks evaluated and dropped, want each of the 4 published at most once: %s", n, l)
 	}
 }
 
