@@ -18,6 +18,7 @@ import (
 	"github.com/kinfer/kinfer/builtin/models/surrogate"
 	"github.com/kinfer/kinfer/builtin/surrogate/kriging"
 	"github.com/kinfer/kinfer/builtin/surrogate/nn"
+	"github.com/kinfer/kinfer/host/run"
 	"github.com/kinfer/kinfer/host/safefile"
 	"github.com/kinfer/kinfer/host/train"
 )
@@ -259,35 +260,30 @@ func readDesigns(dirs []string) (*train.Design, error) {
 	return train.Merge(parts...)
 }
 
-// writable checks, before a training that may take hours, that -o FILE
-// can be written: its folder exists, FILE is not a folder, and neither FILE
-// nor its report is anything but a regular file.
 // notOverInputs refuses an -o whose surrogate file or report would replace
 // one of the command's inputs (a design run's design.csv or design.json, a
 // member file), by path or as the same file.
 func notOverInputs(out string, designs []string, files []string) error {
+	var ins []run.Input
 	for _, d := range designs {
 		if d != "" {
 			files = append(files, filepath.Join(d, "design.csv"), filepath.Join(d, "design.json"))
 		}
 	}
+	for _, f := range files {
+		ins = append(ins, run.Input{Path: f})
+	}
 	for _, target := range []string{out, train.ReportPath(out)} {
-		at, _ := filepath.Abs(target)
-		ft, terr := os.Stat(target)
-		for _, in := range files {
-			ai, _ := filepath.Abs(in)
-			same := ai == at
-			if fi, err := os.Stat(in); !same && terr == nil && err == nil {
-				same = os.SameFile(ft, fi)
-			}
-			if same {
-				return fmt.Errorf("-o %s would write over %s, an input of this command: give another file", out, in)
-			}
+		if in, ok := run.Clobbers(target, ins); ok {
+			return fmt.Errorf("-o %s would write over %s, an input of this command: give another file", out, in.Path)
 		}
 	}
 	return nil
 }
 
+// writable checks, before a training that may take hours, that -o FILE
+// can be written: its folder exists, FILE is not a folder, and neither FILE
+// nor its report is anything but a regular file.
 func writable(path string) error {
 	dir := filepath.Dir(path)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {

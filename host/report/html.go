@@ -100,10 +100,8 @@ func checkOutput(dir, out string, sum *run.Summary) error {
 	if sum.StudyFile != "" {
 		ins = append(ins, run.Input{Role: "study", Path: sum.StudyFile})
 	}
-	for _, in := range ins {
-		if st, err := os.Stat(in.Path); err == nil && os.SameFile(ost, st) {
-			return refuse("the run's input "+in.Role, in.Path)
-		}
+	if in, ok := run.Clobbers(out, ins); ok {
+		return refuse("the run's input "+in.Role, in.Path)
 	}
 	return nil
 }

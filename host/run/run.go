@@ -288,21 +288,32 @@ func NotOverInputs(dir string, names []string, ins []Input) error {
 		return err
 	}
 	for _, name := range names {
-		out := filepath.Join(abs, name)
-		fo, oerr := os.Stat(out)
-		for _, in := range ins {
-			same := in.Path == out
-			if !same && oerr == nil {
-				if fi, err := os.Stat(in.Path); err == nil {
-					same = os.SameFile(fo, fi)
-				}
-			}
-			if same {
-				return fmt.Errorf("the outputs would write %s over the %s %s: rename that file, or write into another -o", name, in.Role, in.Path)
-			}
+		if in, ok := Clobbers(filepath.Join(abs, name), ins); ok {
+			return fmt.Errorf("the outputs would write %s over the %s %s: rename that file, or write into another -o", name, in.Role, in.Path)
 		}
 	}
 	return nil
+}
+
+// Clobbers returns the first of ins that writing target would replace:
+// the same path (absolute), or the same file reached another way (a hard
+// link, another path to its folder).
+func Clobbers(target string, ins []Input) (Input, bool) {
+	at, _ := filepath.Abs(target)
+	ft, terr := os.Stat(target)
+	for _, in := range ins {
+		ai, _ := filepath.Abs(in.Path)
+		if ai == at {
+			return in, true
+		}
+		if terr != nil {
+			continue
+		}
+		if fi, err := os.Stat(in.Path); err == nil && os.SameFile(ft, fi) {
+			return in, true
+		}
+	}
+	return Input{}, false
 }
 
 // preflight is Preflight with the run's budget.
