@@ -10,16 +10,16 @@ import (
 	"github.com/kinfer/kinfer/internal/guesttext"
 )
 
-// derivFailures tallies the calls of a model's derivative exports
-// (kinfer_model_jacobian, kinfer_model_vjp, kinfer_model_forward,
-// kinfer_model_pullback) that returned status 1 or 2, with the guest's
-// kinfer_last_error message (the first in sort order of those it gave, so
-// that the record does not depend on which worker failed last; ABI.md §3:
-// the host adds it). Such a
-// status is a point's, not a fault: the point keeps its value and goes
-// without a derivative, so without this tally the guest's reason would be
-// lost (a method would see only a point without a Jacobian).
-type derivFailures struct {
+// failTally tallies the calls of a plugin's exports that returned status
+// 1 or 2 — a model's derivative exports (kinfer_model_jacobian,
+// kinfer_model_vjp, kinfer_model_forward, kinfer_model_pullback; a call
+// each), or its eval exports (a point each) — with one of the guest's
+// kinfer_last_error messages: the first in sort order of those it gave, so
+// that the record does not depend on which worker failed last (ABI.md §3:
+// the host adds it). Such a status is a point's, not a fault: the point
+// keeps its value and goes without a derivative, or fails, so without this
+// tally the guest's reason would be lost.
+type failTally struct {
 	mu    sync.Mutex
 	calls map[export]int
 	fails map[export]map[abi.Status]int
@@ -51,7 +51,7 @@ func (in *instance) derivStatus(e export, v int32) (abi.Status, error) {
 	return st, nil
 }
 
-func (d *derivFailures) add(e export, st abi.Status, msg string) {
+func (d *failTally) add(e export, st abi.Status, msg string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.calls == nil {
@@ -75,7 +75,7 @@ func (d *derivFailures) add(e export, st abi.Status, msg string) {
 // note is one line per failing export, e.g. `kinfer_model_jacobian
 // returned 1 (failed) at 100 of 100 (calls, or points of a batch); kinfer_last_error: "…"`,
 // or "" when none failed.
-func (d *derivFailures) note() string {
+func (d *failTally) note() string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	var parts []string
@@ -106,7 +106,7 @@ func (d *derivFailures) note() string {
 
 // DerivativeFailures describes the calls of the model's derivative exports
 // that returned a failed or invalid status, with the guest's last message
-// (see derivFailures), or "" when there were none.
+// (see failTally), or "" when there were none.
 func (w *model) DerivativeFailures() string { return w.pool.p.deriv.note() }
 
 // EvaluationFailures describes the points of the plugin's eval exports

@@ -48,8 +48,8 @@ type Plugin struct {
 	// capability unknown to ABI v1 (a misspelling), with the nearest
 	// known one. kinfer inspect and validate print them.
 	Notes []string
-	deriv derivFailures // failed derivative calls (derivfail.go)
-	evals derivFailures // points of an eval export with status 1 or 2
+	deriv failTally // failed derivative calls (derivfail.go)
+	evals failTally // points of an eval export with status 1 or 2
 
 	mu    sync.Mutex
 	spare *instance // the instance Load checked, unconfigured, for the first user
