@@ -52,19 +52,27 @@ func (in *instance) derivStatus(e export, v int32) (abi.Status, error) {
 }
 
 func (d *failTally) add(e export, st abi.Status, msg string) {
+	d.addAll(e, []abi.Status{st}, msg)
+}
+
+// addAll tallies the statuses of one call's points (one lock a call: an
+// eval export's batch is on the evaluation's hot path).
+func (d *failTally) addAll(e export, sts []abi.Status, msg string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.calls == nil {
 		d.calls, d.fails, d.last = map[export]int{}, map[export]map[abi.Status]int{}, map[export]string{}
 	}
-	d.calls[e]++
-	if st == abi.OK {
-		return
+	d.calls[e] += len(sts)
+	for _, st := range sts {
+		if st == abi.OK {
+			continue
+		}
+		if d.fails[e] == nil {
+			d.fails[e] = map[abi.Status]int{}
+		}
+		d.fails[e][st]++
 	}
-	if d.fails[e] == nil {
-		d.fails[e] = map[abi.Status]int{}
-	}
-	d.fails[e][st]++
 	// One message, the same whichever worker failed last: the first in
 	// sort order (results and records do not depend on the workers).
 	if msg != "" && (d.last[e] == "" || msg < d.last[e]) {

@@ -241,9 +241,7 @@ func (in *instance) tallyEvals(e export, status []abi.Status) {
 			break
 		}
 	}
-	for _, st := range status {
-		in.p.evals.add(e, st, msg)
-	}
+	in.p.evals.addAll(e, status, msg)
 }
 
 // Jacobian evaluates y and ∂y/∂θ at one θ (abi.Jacobian).
