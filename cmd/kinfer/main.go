@@ -375,60 +375,28 @@ func asJSONObject(v any) map[string]any {
 // of θ by the delta method (summary.json's transform.standard_errors_theta)
 // are shown instead, said so; without them the x ones are labelled.
 func standardErrors(report any, tr *run.TransformSummary) string {
-	m, _ := report.(map[string]any)
-	st, _ := m["statistics"].(map[string]any)
-	var names []string
-	switch v := st["params"].(type) {
-	case []string:
-		names = v
-	case []any:
-		for _, x := range v {
-			s, _ := x.(string)
-			names = append(names, s)
-		}
-	}
-	var se []float64
-	switch v := st["standard_errors"].(type) {
-	case []float64:
-		se = v
-	case []any:
-		for _, x := range v {
-			f, ok := x.(float64)
-			if !ok {
-				f = math.NaN() // null: not finite
-			}
-			se = append(se, f)
-		}
-	}
-	if len(names) == 0 || len(se) != len(names) {
+	ses := run.StandardErrors(report)
+	if len(ses) == 0 {
 		return ""
-	}
-	at := map[string]bool{}
-	if ab, ok := st["at_bound"].([]any); ok {
-		for _, n := range ab {
-			if s, ok := n.(string); ok {
-				at[s] = true
-			}
-		}
 	}
 	suffix := ""
 	if tr != nil {
-		if len(tr.StandardErrors) == len(names) {
-			for i, n := range names {
-				se[i] = float64(tr.StandardErrors[n])
+		if len(tr.StandardErrors) == len(ses) {
+			for i, e := range ses {
+				ses[i].Value = float64(tr.StandardErrors[e.Name])
 			}
 			suffix = " (of θ, carried from the method's x through [transform] by the delta method)"
 		} else {
 			suffix = " (of x, the coordinates the method explored through [transform], not of θ)"
 		}
 	}
-	parts := make([]string, len(names))
-	for i, n := range names {
-		parts[i] = n + " " + strconv.FormatFloat(se[i], 'g', 4, 64)
-		if math.IsNaN(se[i]) || math.IsInf(se[i], 0) {
-			parts[i] = n + " -"
+	parts := make([]string, len(ses))
+	for i, e := range ses {
+		parts[i] = e.Name + " " + strconv.FormatFloat(e.Value, 'g', 4, 64)
+		if math.IsNaN(e.Value) || math.IsInf(e.Value, 0) {
+			parts[i] = e.Name + " -"
 		}
-		if at[n] {
+		if e.AtBound {
 			parts[i] += " (on a bound)"
 		}
 	}

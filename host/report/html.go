@@ -420,44 +420,30 @@ func (r *Report) paramTable() ([]string, []paramRow, []string) {
 // parameter in statistics.at_bound (its standard error does not hold
 // there). nil when the report has none.
 func (r *Report) standardErrors() (map[string]string, string) {
-	st, _ := r.report["statistics"].(map[string]any)
-	ses, _ := st["standard_errors"].([]any)
-	names, _ := st["params"].([]any)
-	if len(ses) == 0 || len(ses) != len(names) {
+	ses := run.StandardErrors(r.report)
+	if len(ses) == 0 {
 		return nil, ""
-	}
-	atBound := map[string]bool{}
-	if ab, ok := st["at_bound"].([]any); ok {
-		for _, e := range ab {
-			if n, ok := e.(string); ok {
-				atBound[n] = true
-			}
-		}
 	}
 	out := map[string]string{}
 	var inX []string
-	for i, e := range names {
-		n, ok := e.(string)
-		if !ok {
-			continue
-		}
+	for _, e := range ses {
 		if tr := r.Summary.Transform; tr != nil {
-			if _, ok := tr.XBounds[n]; ok {
-				if v, ok := tr.StandardErrors[n]; ok {
+			if _, ok := tr.XBounds[e.Name]; ok {
+				if v, ok := tr.StandardErrors[e.Name]; ok {
 					// Carried to θ by the delta method (summary.json).
-					out[n] = g(float64(v)) + " (delta method)"
+					out[e.Name] = g(float64(v)) + " (delta method)"
 					continue
 				}
-				out[n] = "—"
-				inX = append(inX, n)
+				out[e.Name] = "—"
+				inX = append(inX, e.Name)
 				continue
 			}
 		}
-		c := g(num(ses[i]))
-		if atBound[n] {
+		c := g(e.Value)
+		if e.AtBound {
 			c += " (at a bound)"
 		}
-		out[n] = c
+		out[e.Name] = c
 	}
 	note := ""
 	if len(inX) > 0 {

@@ -501,3 +501,47 @@ func floatMatrix(v any) [][]float64 {
 	}
 	return out
 }
+
+// StandardError is a least-squares method's standard error of one
+// parameter at its best start (method_report.statistics): NaN where the
+// report has null, and whether the parameter ends on a bound (where it
+// does not hold).
+type StandardError struct {
+	Name    string
+	Value   float64
+	AtBound bool
+}
+
+// StandardErrors reads statistics.params, standard_errors and at_bound of
+// a method report as summary.json holds it (decoded, or as jsonSafe left
+// it); nil when it has none. The console and report.html print them.
+func StandardErrors(report any) []StandardError {
+	m, _ := report.(map[string]any)
+	st, _ := m["statistics"].(map[string]any)
+	names, _ := st["params"].([]any)
+	ses, _ := st["standard_errors"].([]any)
+	if len(names) == 0 || len(ses) != len(names) {
+		return nil
+	}
+	at := map[string]bool{}
+	if ab, ok := st["at_bound"].([]any); ok {
+		for _, e := range ab {
+			if n, ok := e.(string); ok {
+				at[n] = true
+			}
+		}
+	}
+	out := make([]StandardError, 0, len(names))
+	for i, e := range names {
+		n, ok := e.(string)
+		if !ok {
+			continue
+		}
+		v, ok := ses[i].(float64)
+		if !ok {
+			v = math.NaN() // null: not finite
+		}
+		out = append(out, StandardError{Name: n, Value: v, AtBound: at[n]})
+	}
+	return out
+}
