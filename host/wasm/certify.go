@@ -464,6 +464,19 @@ func (p *Plugin) certifyLikelihood(ctx context.Context, o CertifyOptions, rng *r
 	}
 	defer closeAll(b)
 	fault := func(l abi.Likelihood) error { return l.(abi.Faulter).Fault() }
+	// faulted is the instances' fault when either status is one (a timeout
+	// or a trap discards the instance that had it), else nil.
+	faulted := func(s1, s2 abi.Status) error {
+		for _, st := range []abi.Status{s1, s2} {
+			if st == abi.Timeout || st == abi.Trap {
+				if err := fault(a); err != nil {
+					return err
+				}
+				return fault(b)
+			}
+		}
+		return nil
+	}
 	la, sa := make([]float64, n), make([]abi.Status, n)
 	for i := 0; i < n; i++ {
 		la[i], sa[i] = a.LogLikelihood(m, ys[i], obs, sigma)
@@ -474,13 +487,8 @@ func (p *Plugin) certifyLikelihood(ctx context.Context, o CertifyOptions, rng *r
 	}
 	compare := func(e export, what string, l2 []float64, s2 []abi.Status) error {
 		for i := range la {
-			for _, st := range []abi.Status{sa[i], s2[i]} {
-				if st == abi.Timeout || st == abi.Trap {
-					if err := fault(a); err != nil {
-						return err
-					}
-					return fault(b)
-				}
+			if err := faulted(sa[i], s2[i]); err != nil {
+				return err
 			}
 			if sa[i] != s2[i] {
 				return p.differ(e, i, "status %v in order on a fresh instance, %v %s", sa[i], s2[i], what)
@@ -521,13 +529,8 @@ func (p *Plugin) certifyLikelihood(ctx context.Context, o CertifyOptions, rng *r
 		lb, sb = batches(b, 5)
 		l3, s3 := batches(a, 3)
 		for i := range la {
-			for _, st := range []abi.Status{sb[i], s3[i]} {
-				if st == abi.Timeout || st == abi.Trap {
-					if err := fault(a); err != nil {
-						return err
-					}
-					return fault(b)
-				}
+			if err := faulted(sb[i], s3[i]); err != nil {
+				return err
 			}
 			// The batch export disagrees with itself between batch sizes:
 			// refused whichever of the two kinfer_likelihood_eval agrees
