@@ -53,7 +53,7 @@ func TestKneeSurrogatePipeline(t *testing.T) {
 		t.Fatalf("report: %v %+v", err, rep)
 	}
 	if code, out, e := kinfer(t, "inspect", nnFile); code != 0 || !strings.Contains(out, `"model": "knee"`) || !strings.Contains(out, "as a model") ||
-		!strings.Contains(out, "k_deepMCL      N      [2000, 9000]") {
+		!strings.Contains(out, "k_deepMCL      N      [2000, 9000]") || !strings.Contains(out, "weights:      float32 values") {
 		t.Errorf("inspect: exit %d\n%s\n%s", code, out, e)
 	}
 	// kinfer score on the validation design gives the training report's

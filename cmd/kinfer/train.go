@@ -48,6 +48,7 @@ func cmdTrain(args []string, stdout io.Writer) error {
 	l2 := fs.Float64("l2", def.L2, "L2 factor on the kernels")
 	dropout := fs.Float64("dropout", def.Dropout, "dropout probability of the hidden layers during training")
 	delta := fs.Float64("huber-delta", def.HuberDelta, "δ of the Huber loss (Eq. 6) on normalised outputs")
+	weights := fs.String("weights", def.Weights, "nn: precision the trained weight matrices are kept in: float32 (rounded once after the last epoch; predictions then read half the bytes with the bits of the float64 forward pass) or float64")
 	seed := fs.Uint64("seed", 1, "seed of the initial weights, shuffles, dropout and the holdout")
 	kind := fs.String("kind", "nn", "surrogate `KIND`: nn (a neural-network ensemble) or kriging (one DACE Kriging predictor per output, θ by maximum likelihood; the network flags do not apply)")
 	order := fs.Int("regression", 0, "kriging: regression polynomial order 0 (constant), 1 (linear) or 2 (quadratic)")
@@ -79,7 +80,7 @@ func cmdTrain(args []string, stdout io.Writer) error {
 	}
 	cfg.Members, cfg.Epochs, cfg.BatchSize, cfg.LearningRate, cfg.MinLearningRate = *members, *epochs, *batch, *lr, *minLR
 	cfg.Patience, cfg.DecayFactor, cfg.L2, cfg.Dropout, cfg.HuberDelta, cfg.Seed = *patience, *decay, *l2, *dropout, *delta, *seed
-	cfg.PlateauMinDelta, cfg.Member = *plateau, *member
+	cfg.PlateauMinDelta, cfg.Member, cfg.Weights = *plateau, *member, *weights
 	if *limit < 0 {
 		return usageError{fmt.Errorf("--time-limit %v: want 0 (none) or a positive duration", *limit)}
 	}
@@ -338,6 +339,11 @@ func inspectSurrogate(w io.Writer, path string) error {
 	fmt.Fprintf(w, "file:         %s\n", path)
 	if e := sf.Ensemble; e != nil {
 		fmt.Fprintf(w, "kind:         neural-network ensemble, %d networks, %d → %d\n", len(e.Nets), e.In(), e.Out())
+		if e.Float32Exact() {
+			fmt.Fprintln(w, "weights:      float32 values (predicted from float32 panels with the float64 network's bits)")
+		} else {
+			fmt.Fprintln(w, "weights:      float64 (weights = \"float32\" in a study rounds them)")
+		}
 		for k, n := range e.Nets {
 			fmt.Fprintf(w, "  network %d:  sizes %v, weight %.4g\n", k+1, n.Sizes, e.Weights[k])
 		}
@@ -366,7 +372,7 @@ func inspectSurrogate(w io.Writer, path string) error {
 var nnFlags = strings.NewReplacer("nn: HuberDelta", "--huber-delta", "nn: LearningRate", "--lr", "nn: BatchSize", "--batch",
 	"nn: L2", "--l2", "nn: Dropout", "--dropout", "nn: Epochs", "--epochs", "nn: Members", "--members", "nn: Member", "--member",
 	"Members =", "--members =", "nn: PlateauMinDelta", "--plateau-delta", "nn: DecayFactor", "--decay",
-	"nn: MinLearningRate", "--min-lr", "nn: Patience", "--patience")
+	"nn: MinLearningRate", "--min-lr", "nn: Patience", "--patience", "nn: Weights", "--weights")
 
 // flagNames rewrites a configuration error of nn in the flags' names (a
 // usage error); any other error passes unchanged.

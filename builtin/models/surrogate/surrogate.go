@@ -17,14 +17,14 @@ var Settings = []abi.Setting{
 	{Name: "outside", Choices: []string{"invalid", "extrapolate"}, Default: 0,
 		Doc: "a data row whose conditions lie outside the range seen in training: invalid (the evaluation's status) or extrapolate (predict anyway)"},
 	{Name: "weights", Choices: []string{"float64", "float32"}, Default: 0,
-		Doc: "a network's weights when predicting: float64 (as trained) or rounded to float32 with float64 sums (faster for small batches, within about 1e-6 of the output's spread; the gradient stays the float64 network's); Kriging: float64 only"},
+		Doc: "a network's weights when predicting: float64 (as trained; a network trained with float32 weights, kinfer train's default, is read in float32 with the same bits) or rounded to float32 with float64 sums (faster for small batches, within about 1e-6 of the output's spread; the gradient stays the float64 network's); Kriging: float64 only"},
 }
 
 // Model is a trained ensemble, or a set of Kriging predictors (one per
 // output), as an abi.Model. It is read-only and safe for concurrent use.
 type Model struct {
 	e           *nn.Ensemble
-	fz          *nn.Frozen       // e's weights packed once (float64, or float32 by the weights setting)
+	fz          *nn.Frozen       // e's weights packed once (float64; float32 by the weights setting or when they are float32 values)
 	km          []*kriging.Model // instead of e
 	inLo, inHi  []float64        // training box of the inputs (nil: none)
 	prov        nn.Provenance

@@ -79,17 +79,22 @@ func BenchmarkPredictBartsoen(b *testing.B) {
 }
 
 // BenchmarkPredictFrozenBartsoen: BenchmarkPredictBartsoen for one network
-// frozen (weights packed once) in float64 and with float32 weights.
+// frozen (weights packed once): float64 weights packed in float64
+// (Freeze(false) of a network trained with Weights "float64"), the same
+// weights rounded to float32 when frozen (Freeze(true), lossy), and
+// "trained": weights that are float32 values, as kinfer train's default
+// leaves them, frozen with Freeze(false) — what a study's surrogate model
+// does by default with such a file (packed in float32, no rounding).
 func BenchmarkPredictFrozenBartsoen(b *testing.B) {
-	for _, f32 := range []bool{false, true} {
+	for _, name := range []string{"float64", "float32", "trained"} {
 		for _, batch := range []int{1, 12, 10000} {
-			name := "float64"
-			if f32 {
-				name = "float32"
-			}
 			b.Run(fmt.Sprintf("%s/batch=%d", name, batch), func(b *testing.B) {
-				e := &Ensemble{Nets: []*Net{randNet(bartsoenSizes(), 0)}, Weights: []float64{1}}
-				f := e.Freeze(f32)
+				net := randNet(bartsoenSizes(), 0)
+				if name == "trained" {
+					net.roundWeights32()
+				}
+				e := &Ensemble{Nets: []*Net{net}, Weights: []float64{1}}
+				f := e.Freeze(name == "float32")
 				x := randData(batch, 51, 13, 2).X
 				dst := make([]float64, batch*13)
 				ws := &Workspace{}

@@ -46,7 +46,11 @@
 // default precision, with sums and activations still in float64 (within
 // 1.5e-7·YSD of the float64 prediction on the knee ensemble). The float32
 // weights halve the bytes read per prediction, which is what limits batch
-// 1; gradients, Jacobians and training stay in float64.
+// 1; gradients, Jacobians and training stay in float64. Training with
+// Config.Weights "float32" (DefaultConfig) rounds the weight matrices once
+// after the last epoch, before validation, so the network itself has
+// float32 weights: Freeze then packs them in float32 losslessly and
+// predicts the bits of Predict, and its Jacobian is that network's.
 // The input Jacobian of the ensemble is exact: the Out unit seeds are
 // propagated back to the inputs as one matrix per layer.
 //

@@ -274,23 +274,46 @@ func (e *Ensemble) Predict(dst, x []float64, n int, ws *Workspace) []float64 {
 // not seen. A Frozen is read-only; Predict is safe for concurrent use with
 // distinct workspaces.
 type Frozen struct {
-	e       *Ensemble
-	pw      [][]*dgemm.Packed
-	float32 bool
-	tune    [teamMaxRows + 1]teamTune // per batch size: team or not (team.go)
+	e        *Ensemble
+	pw       [][]*dgemm.Packed
+	float32  bool                      // weights rounded to float32 (lossy)
+	packed32 bool                      // weights packed in float32 (rounded, or exactly float32 already)
+	tune     [teamMaxRows + 1]teamTune // per batch size: team or not (team.go)
 }
 
 // Freeze packs the ensemble's weights, rounded to float32 when f32.
+// Without f32, weights that are all float32 values already (a network
+// trained with Config.Weights "float32", the default) are packed in
+// float32 too: nothing is rounded, the kernels widen each weight exactly
+// and sum in the same order, so the predictions are the float64 network's
+// bits and half the bytes are read.
 func (e *Ensemble) Freeze(f32 bool) *Frozen {
 	f := &Frozen{e: e, pw: make([][]*dgemm.Packed, len(e.Nets)), float32: f32}
+	pack32 := f32 || e.Float32Exact()
 	for k, net := range e.Nets {
-		f.pw[k] = net.packWeights(f32)
+		f.pw[k] = net.packWeights(pack32)
 	}
+	f.packed32 = pack32
 	return f
 }
 
-// Float32 reports whether the weights were rounded to float32.
+// Float32 reports whether the weights were rounded to float32 (lossy).
 func (f *Frozen) Float32() bool { return f.float32 }
+
+// Packed32 reports whether the weights are packed in float32: rounded
+// (Float32) or, losslessly, because they were float32 values already.
+func (f *Frozen) Packed32() bool { return f.packed32 }
+
+// Float32Exact reports whether every weight matrix entry of every member
+// is a float32 value (biases are not packed and stay float64).
+func (e *Ensemble) Float32Exact() bool {
+	for _, n := range e.Nets {
+		if !n.float32Exact() {
+			return false
+		}
+	}
+	return true
+}
 
 // Predict is Ensemble.Predict with the packed weights.
 func (f *Frozen) Predict(dst, x []float64, n int, ws *Workspace) []float64 {

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/blas"
@@ -284,4 +285,80 @@ func kneeFileAndPoints(t *testing.T, n int) (*Ensemble, []float64) {
 		}
 	}
 	return e, x
+}
+
+// TestRoundedWeightsLossless: training with Config.Weights "float32" (the
+// default) leaves every weight matrix entry a float32 value, and the
+// members' validation losses are those of the rounded networks; Freeze
+// without f32 then packs those weights in float32 (half the bytes) and
+// predicts the bits of Ensemble.Predict — the float64 forward pass with the
+// weights in place — at every batch size up to the team's limit, at 600
+// rows (several chunks), on GOMAXPROCS 1 and 2. With Weights "float64" the
+// weights are not float32 values and stay packed in float64. A rounding
+// after the validation, a kernel summing the float32 panels in another
+// order, or a Frozen that rounds weights it calls lossless would fail.
+func TestRoundedWeightsLossless(t *testing.T) {
+	cfg := smallConfig()
+	cfg.Hidden = []int{70, 129, 33}
+	cfg.Epochs = 3
+	if cfg.Weights != "float32" {
+		t.Fatalf("DefaultConfig's Weights %q, want float32", cfg.Weights)
+	}
+	train, val := gridData(300, 11), gridData(100, 12)
+	e, err := Train(cfg, train, val)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !e.Float32Exact() {
+		t.Fatal("weights trained with Weights float32 are not all float32 values")
+	}
+	for k, n := range e.Nets {
+		v := n.Loss(val.X, val.Y, val.N, cfg.HuberDelta, 0, nil, nil)
+		if math.Float64bits(v) != math.Float64bits(e.Info[k].ValidationLoss) {
+			t.Fatalf("member %d: validation loss %v of the rounded network, %v recorded", k+1, v, e.Info[k].ValidationLoss)
+		}
+	}
+	f := e.Freeze(false)
+	if !f.Packed32() || f.Float32() {
+		t.Fatalf("Freeze(false) of float32-valued weights: packed32 %v, rounded %v; want true, false", f.Packed32(), f.Float32())
+	}
+	const n = 600
+	x := gridData(n, 13).X
+	old := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(old)
+	for _, procs := range []int{1, 2} {
+		runtime.GOMAXPROCS(procs)
+		ws := &Workspace{}
+		for _, rows := range append(seq(1, teamMaxRows), n) {
+			want := e.Predict(nil, x, rows, nil)
+			for range 3 { // teamTune's three choices
+				got := f.Predict(nil, x, rows, ws)
+				for i := range want {
+					if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+						t.Fatalf("GOMAXPROCS %d batch %d value %d: float32-packed %v, Predict %v", procs, rows, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+	cfg.Weights = "float64"
+	e64, err := Train(cfg, train, val)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e64.Float32Exact() || e64.Freeze(false).Packed32() {
+		t.Error("weights trained with Weights float64 are float32 values or packed in float32")
+	}
+	cfg.Weights = "half"
+	if _, err := Train(cfg, train, val); err == nil || !strings.Contains(err.Error(), "Weights") {
+		t.Errorf("Weights %q: error %v, want one naming Weights", cfg.Weights, err)
+	}
+}
+
+func seq(lo, hi int) []int {
+	s := make([]int, 0, hi-lo+1)
+	for i := lo; i <= hi; i++ {
+		s = append(s, i)
+	}
+	return s
 }

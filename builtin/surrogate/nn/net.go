@@ -143,6 +143,28 @@ func (n *Net) forward(ws *workspace, rows int, masks [][]float64) {
 	n.forwardPacked(ws, rows, masks, nil, false)
 }
 
+// float32Exact reports whether every entry of every W is a float32 value.
+func (n *Net) float32Exact() bool {
+	for _, w := range n.W {
+		for _, v := range w {
+			if float64(float32(v)) != v {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// roundWeights32 rounds every entry of every W to the nearest float32
+// (Config.Weights "float32"); the biases keep float64.
+func (n *Net) roundWeights32() {
+	for _, w := range n.W {
+		for i, v := range w {
+			w[i] = float64(float32(v))
+		}
+	}
+}
+
 // packWeights packs every layer's W for dgemm.GemmPacked, rounded to
 // float32 when f32.
 func (n *Net) packWeights(f32 bool) []*dgemm.Packed {

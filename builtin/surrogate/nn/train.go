@@ -45,6 +45,15 @@ type Config struct {
 	// trained in separate processes or machines and joined by Combine give
 	// the ensemble of a single training, bit for bit.
 	Member int `json:",omitempty"`
+	// Weights is the precision the trained weight matrices are kept in:
+	// "float32" (DefaultConfig) rounds every entry of every W to the
+	// nearest float32 once, when the member's last epoch ends, before its
+	// validation loss; "float64" or "" (files written before the setting
+	// existed) keeps them as trained. Biases, sums and activations stay
+	// float64 either way. A float32-valued network predicts from half the
+	// bytes with the bits of its float64 forward pass (Freeze), and its
+	// gradient is that of the same network.
+	Weights string `json:",omitempty"`
 	// Seed: all randomness (initial weights, shuffles, dropout masks) is
 	// drawn from PCG streams derived from it.
 	Seed uint64
@@ -89,6 +98,7 @@ func DefaultConfig() Config {
 		PlateauMinDelta: 1e-3,
 		MinLearningRate: 1e-6,
 		Members:         6,
+		Weights:         "float32",
 	}
 }
 
@@ -137,6 +147,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("nn: PlateauMinDelta %v must be in [0, 1)", c.PlateauMinDelta)
 	case !(c.Beta1 >= 0 && c.Beta1 < 1 && c.Beta2 >= 0 && c.Beta2 < 1 && c.Epsilon > 0):
 		return fmt.Errorf("nn: Adam parameters β1=%v β2=%v ε=%v out of range", c.Beta1, c.Beta2, c.Epsilon)
+	case c.Weights != "" && c.Weights != "float32" && c.Weights != "float64":
+		return fmt.Errorf("nn: Weights %q must be float32 or float64", c.Weights)
 	case c.DecayFactor <= 0 || c.DecayFactor >= 1:
 		if c.Patience > 0 {
 			return fmt.Errorf("nn: DecayFactor %v must be in (0, 1)", c.DecayFactor)
@@ -426,6 +438,9 @@ func trainOne(cfg Config, sizes []int, norm *Net, train *Data, seed, stream uint
 		}
 	}
 	info.FinalRate = lr
+	if cfg.Weights == "float32" {
+		n.roundWeights32()
+	}
 	return n, info
 }
 
