@@ -197,10 +197,13 @@ func fetchVerified(ctx context.Context, obs jetstream.ObjectStore, cache, sum st
 	if s := sha256.Sum256(data); hex.EncodeToString(s[:]) != sum {
 		return nil, refusal{fmt.Errorf("object %s: content has sha256 %x", sum, s)}
 	}
+	// The cache copy is best effort (the data is verified and returned
+	// either way), but a failed write or rename (a full disk) must not
+	// leave its temporary file: one per delivery would fill the cache.
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err == nil {
 		tmp := path + ".tmp" + newRunID()
-		if os.WriteFile(tmp, data, 0o600) == nil {
-			os.Rename(tmp, path)
+		if os.WriteFile(tmp, data, 0o600) != nil || os.Rename(tmp, path) != nil {
+			os.Remove(tmp)
 		}
 	}
 	return data, nil
@@ -267,6 +270,7 @@ func materialize(ctx context.Context, obs jetstream.ObjectStore, cache, sum stri
 			return nil, "", declined{fmt.Errorf("this worker's cache: %w", err)}
 		}
 		if err := os.Rename(tmp, p); err != nil {
+			os.Remove(tmp)
 			return nil, "", declined{fmt.Errorf("this worker's cache: %w", err)}
 		}
 	}

@@ -559,3 +559,35 @@ func TestPublicURLHidesCredentials(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheFailureLeavesNoTemporary: a worker whose cache cannot take an
+// object (here its place is a non-empty folder, so the rename fails, as a
+// full disk fails the write) still gets the verified data, and leaves no
+// temporary file behind, however often the object is fetched (audit 3,
+// hostile #18: one per delivery filled the cache).
+func TestCacheFailureLeavesNoTemporary(t *testing.T) {
+	c, cfg := hostileRig(t)
+	ctx := context.Background()
+	_, obs, _ := cfg.ensure(ctx, c.js)
+	sum := putHuge(t, obs)
+	cache := t.TempDir()
+	objects := filepath.Join(cache, "objects")
+	if err := os.MkdirAll(filepath.Join(objects, sum, "x"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		data, err := fetchVerified(ctx, obs, cache, sum, 4<<20)
+		if err != nil || len(data) != 2<<20 || data[0] != 42 {
+			t.Fatalf("fetch: %d bytes, %v", len(data), err)
+		}
+	}
+	ents, err := os.ReadDir(objects)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if e.Name() != sum {
+			t.Errorf("left in the cache: %s", e.Name())
+		}
+	}
+}
