@@ -527,6 +527,9 @@ func split(ds *Design, o Options) (*nn.Data, *nn.Data, *Report, error) {
 		if !(o.Holdout > 0 && o.Holdout < 1) {
 			return nil, nil, nil, errors.New("train: give a validation design or a holdout share in (0, 1)")
 		}
+		if rec.N < 2 {
+			return nil, nil, nil, fmt.Errorf("train: the design has %d point: a holdout needs at least 2 (one to train on, one to validate); give a validation design (--validation DIR) or a larger design", rec.N)
+		}
 		// A seeded permutation of the design's points: the first
 		// Holdout·n validate.
 		r := rand.New(rand.NewPCG(o.Config.Seed, 0x7a11))
@@ -651,6 +654,7 @@ func (r *Report) Table() string {
 func OutputTable(outs []OutputReport) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-18s %8s %10s %10s\n", "output", "nMAE [%]", "MAE", "90% AE")
+	constant := false
 	for _, o := range outs {
 		name, scale := o.Name, 1.0
 		switch o.Unit {
@@ -660,7 +664,15 @@ func OutputTable(outs []OutputReport) string {
 		default:
 			name = o.Name + " [" + o.Unit + "]"
 		}
-		fmt.Fprintf(&b, "%-18s %8.2f %10.3g %10.3g\n", name, o.NMAE, scale*o.MAE, scale*o.AE90)
+		nmae := fmt.Sprintf("%8.2f", o.NMAE)
+		if math.IsNaN(o.NMAE) || math.IsInf(o.NMAE, 0) {
+			nmae = fmt.Sprintf("%8s", "–")
+			constant = true
+		}
+		fmt.Fprintf(&b, "%-18s %s %10.3g %10.3g\n", name, nmae, scale*o.MAE, scale*o.AE90)
+	}
+	if constant {
+		b.WriteString("(–: the output's validation values are all equal, so there is no range to normalise the nMAE by)\n")
 	}
 	return b.String()
 }

@@ -308,6 +308,27 @@ func TestReportNaNNMAE(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil || back.Outputs[0].MAE != 2 || back.Outputs[1].NMAE != 1.5 {
 		t.Errorf("read back %+v, %v", back.Outputs, err)
 	}
+	// The console table says why there is no nMAE instead of "NaN".
+	tab := OutputTable([]OutputReport{{Name: "f", NMAE: math.NaN(), MAE: 2, AE90: 3}, {Name: "g", NMAE: 1.5}})
+	if strings.Contains(tab, "NaN") || !strings.Contains(tab, "all equal") || !strings.Contains(tab, "1.50") {
+		t.Errorf("table:\n%s", tab)
+	}
+}
+
+// TestHoldoutOfOnePointRefused: a holdout from a design of one point
+// would leave nothing to train on; the refusal says what to give instead.
+func TestHoldoutOfOnePointRefused(t *testing.T) {
+	dir := t.TempDir()
+	writeDesign(t, dir, 1)
+	ds, err := ReadDesign(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := nn.DefaultConfig()
+	cfg.Hidden, cfg.Members, cfg.Epochs = []int{4}, 1, 1
+	if _, _, _, err := Train(ds, Options{Config: cfg, Holdout: 0.5}); err == nil || !strings.Contains(err.Error(), "--validation") {
+		t.Errorf("one-point holdout: %v", err)
+	}
 }
 
 // TestCombineBoundsParts: more member files than an ensemble may have
