@@ -118,6 +118,19 @@ func TestNotARun(t *testing.T) {
 	if _, err := Build(context.Background(), dir, Options{}); err == nil || !strings.Contains(err.Error(), "run's output directory") {
 		t.Errorf("err %v", err)
 	}
+	// A killed run's folder (run.json still "running", a checkpoint):
+	// the error says the run did not finish and how to resume it.
+	os.WriteFile(filepath.Join(dir, "run.json"), []byte(`{"state":"running","pid":12345,"study_file":"/s.toml","updated":"2026-11-27T08:00:00Z"}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "checkpoint.json"), []byte(`{}`), 0o644)
+	if _, err := Build(context.Background(), dir, Options{}); err == nil || !strings.Contains(err.Error(), "has not finished") || !strings.Contains(err.Error(), "kinfer run --resume "+dir) {
+		t.Errorf("killed run: %v", err)
+	}
+	// Stopped with no checkpoint: run it again.
+	os.Remove(filepath.Join(dir, "checkpoint.json"))
+	os.WriteFile(filepath.Join(dir, "run.json"), []byte(`{"state":"stopped","study_file":"/s.toml","error":"interrupted"}`), 0o644)
+	if _, err := Build(context.Background(), dir, Options{}); err == nil || !strings.Contains(err.Error(), "interrupted") || !strings.Contains(err.Error(), "kinfer run /s.toml -o "+dir) {
+		t.Errorf("stopped run: %v", err)
+	}
 }
 
 // After kinfer analyze --truth, the table has each parameter's truth and

@@ -140,6 +140,22 @@ func NotARun(dir string) string {
 		}
 		return fmt.Sprintf("%s is a multi-stage study's folder: give one stage's folder%s", dir, eg)
 	}
+	// A run that has not written its results: killed, stopped before
+	// them, or still running. Say so, and how to go on.
+	if st, err := ReadRunState(dir); err == nil && st != nil && st.State != StateComplete {
+		next := fmt.Sprintf("run it again: kinfer run %s -o %s", st.StudyFile, dir)
+		if _, err := os.Stat(filepath.Join(dir, CheckpointFile)); err == nil {
+			next = "resume it: kinfer run --resume " + dir
+		}
+		how := fmt.Sprintf("was stopped (%s)", st.Updated)
+		if st.Error != "" {
+			how = fmt.Sprintf("was stopped (%s, %s)", st.Updated, st.Error)
+		}
+		if st.State == StateRunning {
+			how = fmt.Sprintf("has not finished (run.json: running, pid %d, last recorded %s): if it was killed", st.PID, st.Updated)
+		}
+		return fmt.Sprintf("the run in %s %s, %s", dir, how, next)
+	}
 	return fmt.Sprintf("is %s a run's output directory?", dir)
 }
 
