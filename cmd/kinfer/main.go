@@ -218,10 +218,7 @@ func newRuntime(ctx context.Context, log io.Writer) (*wasm.Runtime, error) {
 }
 
 func printSummary(w io.Writer, s *run.Summary, dir string) {
-	state := "done"
-	if !s.Complete {
-		state = "STOPPED (partial results)"
-	}
+	state := s.Status()
 	on := fmt.Sprintf("%d workers", s.Workers)
 	if r, ok := s.Remote.(remote.RunSummary); ok {
 		on = fmt.Sprintf("%d remote workers in %d processes (%s)", r.Workers, r.Processes, r.Server)
@@ -229,6 +226,8 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 	fmt.Fprintf(w, "%s: %s — %d evaluations (%d failed) in %.2fs on %s, %d samples\n",
 		s.Study, state, s.Evaluations, s.FailedEvaluations, float64(s.WallSeconds), on, s.Samples)
 	switch {
+	case s.Samples == 0 && !s.Complete && strings.HasPrefix(state, "FAILED"):
+		fmt.Fprintf(w, "no samples: every evaluation failed (the reason follows)\n")
 	case s.Samples == 0 && !s.Complete:
 		fmt.Fprintf(w, "no samples: the run stopped before its method produced any, so there is nothing to summarise\n")
 	case s.Samples == 0:

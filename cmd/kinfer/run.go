@@ -376,7 +376,7 @@ func explain(ctx context.Context, err error, dir string) error {
 		err = fmt.Errorf("%v; partial results written to %s", context.Cause(ctx), dir)
 	}
 	var we *wasm.Error
-	if errors.As(err, &we) && we.Deterministic() || errors.Is(err, run.ErrOtherInputs) || errors.Is(err, run.ErrStateRefused) {
+	if errors.As(err, &we) && we.Deterministic() || errors.Is(err, run.ErrOtherInputs) || errors.Is(err, run.ErrStateRefused) || errors.Is(err, run.ErrAllFailed) {
 		return err // running again would stop the same way
 	}
 	if _, serr := os.Stat(filepath.Join(dir, run.CheckpointFile)); serr == nil {

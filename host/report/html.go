@@ -190,7 +190,7 @@ func (r *Report) HTML(w io.Writer) error {
 	pg := page{Title: s.Study, Complete: s.Complete, Error: s.Error, StudyFile: s.StudyFile, Study: r.StudyText, Notes: r.Notes}
 	pg.Status = "complete"
 	if !s.Complete {
-		pg.Status = "STOPPED (partial results)"
+		pg.Status = s.Status()
 	}
 	pg.Warnings = warnings(r.report)
 	pg.Run = []kv{

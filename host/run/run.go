@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -219,6 +220,14 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 			samples, extra = nil, nil
 		}
 	}
+	// A method that ends without an error, with no samples, after every
+	// evaluation failed has no result: that is the run's error (with the
+	// plugins' reasons), not a complete run of 0 samples.
+	if loopErr == nil && len(samples) == 0 {
+		if c := r.t.Counts(); c.Evaluations > 0 && c.Failed == c.Evaluations {
+			loopErr = allFailed(r.method(), c, r.t.EvaluationFailures())
+		}
+	}
 	// The method works in x when the study has transforms; samples.csv and
 	// summary.json report the model's θ = T(x). best stays in x until
 	// summarize (the checkpoint keeps it as the method saw it).
@@ -255,7 +264,7 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 			werr = errors.Join(werr, err)
 		}
 	}
-	if (sum.Complete && werr == nil) || r.cp == nil {
+	if (sum.Complete && werr == nil) || r.cp == nil || errors.Is(loopErr, ErrAllFailed) {
 		removeCheckpoint(o.OutDir)
 	}
 	rs.State, rs.Error = StateComplete, ""
@@ -269,6 +278,24 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 		return sum, errors.Join(loopErr, werr)
 	}
 	return sum, loopErr
+}
+
+// ErrAllFailed: the method ended with no samples after every evaluation
+// failed; a resume would end the same way.
+var ErrAllFailed = errors.New("no samples: every evaluation failed")
+
+// allFailed is ErrAllFailed for method with the counts by status and the
+// plugins' last messages (note, may be empty).
+func allFailed(method string, c target.Counts, note string) error {
+	var st []string
+	for k, v := range c.ByStatus {
+		st = append(st, fmt.Sprintf("%s %d", k, v))
+	}
+	sort.Strings(st)
+	if note != "" {
+		note = "; points failed in a plugin: " + note
+	}
+	return fmt.Errorf("method %s ended with %w (%d of %d: %s)%s", method, ErrAllFailed, c.Failed, c.Evaluations, strings.Join(st, ", "), note)
 }
 
 // ErrStateRefused: the method refused its saved state on --resume, which

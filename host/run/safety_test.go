@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -314,5 +315,50 @@ func TestParseBytes(t *testing.T) {
 	}
 	if b := DefaultMemoryBudget(); b <= 0 || b > MaxDefaultMemoryBudget {
 		t.Errorf("default budget %d", b)
+	}
+}
+
+// allNaN is a model whose every evaluation is non-finite.
+type allNaN struct{ abi.Model }
+
+func (m allNaN) Eval(theta, x, y []float64) abi.Status {
+	st := m.Model.Eval(theta, x, y)
+	y[0] = math.NaN()
+	return st
+}
+
+// drawOnce asks one batch of prior draws, then is done with no samples
+// and no error — what a sampling-importance-resampling method does when
+// every weight is 0.
+type drawOnce struct {
+	abi.Method
+	asked bool
+}
+
+func (m *drawOnce) Init(abi.Problem) error      { return nil }
+func (m *drawOnce) Done() bool                  { return m.asked }
+func (m *drawOnce) Ask() (abi.Batch, error)     { m.asked = true; return abi.Batch{Draw: 7}, nil }
+func (m *drawOnce) Tell([]abi.Result) error     { return nil }
+func (m *drawOnce) Report() (abi.Report, error) { return abi.Report{}, nil }
+
+// A method that ends with no samples after every evaluation failed is not
+// a complete run of 0 samples: the run fails with ErrAllFailed and the
+// counts by status, summary.json says so, and its status reads FAILED
+// (audit 4, newcomer #2: it said "done", exit 0).
+func TestAllFailedIsAnError(t *testing.T) {
+	dir := t.TempDir()
+	s := loadQuickstart(t)
+	defer s.Close()
+	s.Model = allNaN{s.Model}
+	s.Method = &drawOnce{}
+	sum, err := Run(context.Background(), s, Options{OutDir: dir, Workers: 1})
+	if !errors.Is(err, ErrAllFailed) || !strings.Contains(err.Error(), "7 of 7: non-finite 7") {
+		t.Fatalf("run: %v", err)
+	}
+	if sum.Complete || sum.Samples != 0 || !strings.Contains(sum.Error, ErrAllFailed.Error()) || !strings.HasPrefix(sum.Status(), "FAILED") {
+		t.Fatalf("summary: complete %v, %d samples, error %q, status %q", sum.Complete, sum.Samples, sum.Error, sum.Status())
+	}
+	if _, err := os.Stat(filepath.Join(dir, CheckpointFile)); err == nil {
+		t.Error("a checkpoint is left: a resume would end the same way")
 	}
 }

@@ -96,6 +96,20 @@ type Summary struct {
 	Error    string `json:"error,omitempty"`
 }
 
+// Status is how the run ended, as the console and report.html say it:
+// "done", "FAILED (every evaluation failed)" for a run whose method ended
+// with no samples because every evaluation failed (ErrAllFailed), else
+// "STOPPED (partial results)".
+func (s *Summary) Status() string {
+	switch {
+	case s.Complete:
+		return "done"
+	case s.Samples == 0 && strings.Contains(s.Error, ErrAllFailed.Error()):
+		return "FAILED (every evaluation failed)"
+	}
+	return "STOPPED (partial results)"
+}
+
 // ConstraintSummary is one soft constraint in summary.json.
 type ConstraintSummary struct {
 	Name      string `json:"name"`
