@@ -539,7 +539,7 @@ func (in *instance) setContext(ctx context.Context) {
 	in.done = ctx.Done()
 	in.meter.ctx = ctx
 	in.meter.closed = &in.p.rt.closedF
-	in.callCtx = context.WithValue(ctx, meterKey{}, &in.meter)
+	in.callCtx = context.WithValue(context.WithValue(ctx, tailKey{}, in.out), meterKey{}, &in.meter)
 }
 
 // timeoutOf converts timeout_ms, saturating.

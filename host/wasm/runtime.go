@@ -230,5 +230,12 @@ func hostLog(ctx context.Context, mod api.Module, stack []uint64) {
 	}
 	// One diagnostic line (ABI.md §7): an embedded newline is shown
 	// escaped, never as a second line a guest could dress as kinfer's.
-	logFrom(ctx).line(bytes.TrimRight(b, "\r\n"))
+	line := bytes.TrimRight(b, "\r\n")
+	logFrom(ctx).line(line)
+	// Kept with the call's stdout and stderr: a guest that logs its
+	// reason and then traps (the AssemblyScript SDK's abort) is quoted in
+	// the trap's message without --verbose.
+	if w, _ := ctx.Value(tailKey{}).(*lineWriter); w != nil {
+		w.keep(line)
+	}
 }

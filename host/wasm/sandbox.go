@@ -202,6 +202,23 @@ func (w *lineWriter) emit(b []byte) {
 	}
 }
 
+// tailKey is the context key of a call's instance's lineWriter, which
+// also keeps the call's kinfer_v1.log lines (hostLog) for a fault's
+// message.
+type tailKey struct{}
+
+// keep adds a line to the tail without writing it to the log (the caller
+// did).
+func (w *lineWriter) keep(b []byte) {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return
+	}
+	w.mu.Lock()
+	w.tail[w.next%tailLines] = string(b[:min(len(b), tailBytes)])
+	w.next++
+	w.mu.Unlock()
+}
+
 // lastLines returns the kept tail, oldest first, escaped and quoted
 // ("" when the guest wrote nothing).
 func (w *lineWriter) lastLines() string {

@@ -319,6 +319,7 @@ func cases() []hcase {
 
 		// Traps and malformed results.
 		modeCase("eval-unreachable", "unreachable", 1, "plugin eval-unreachable", "kinfer_model_eval", "unreachable"),
+		moduleCase("eval-log-then-trap", "wat/logtrap.wasm", 1, "plugin eval-log-then-trap", "kinfer_model_eval", "unreachable", `its last output: "abort: index 3 out of range at model.ts:12:7"`),
 		modeCase("eval-divide-by-zero", "div0", 1, "plugin eval-divide-by-zero", "kinfer_model_eval", "integer divide by zero"),
 		modeCase("eval-proc-exit", "exit", 1, "plugin eval-proc-exit", "kinfer_model_eval", "proc_exit(3)"),
 		{name: "c-exit", code: 1, want: []string{"plugin c-exit", "kinfer_model_eval", "proc_exit(3)", `its last output: "fatal: \x1b[31mgiving up\x1b[0m"`},
