@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tetratelabs/wazero/experimental"
 	"io"
 	"io/fs"
 	"os"
@@ -445,7 +446,7 @@ func (p *Plugin) instantiate(ctx context.Context) (*instance, error) {
 	// global starts at 0, so its first refill hands out the first allowance.
 	in.meter.begin(p.fuel, p.timeout)
 	in.meter.granted = 0
-	mod, err := p.wrt.InstantiateModule(in.callCtx, p.compiled, sandboxConfig(modName, in.out, in.rand, p.initFn))
+	mod, err := p.wrt.InstantiateModule(experimental.WithMemoryAllocator(in.callCtx, memoryAllocator), p.compiled, sandboxConfig(modName, in.out, in.rand, p.initFn))
 	if err != nil {
 		if mod != nil {
 			_ = mod.Close(context.Background())

@@ -1,0 +1,42 @@
+package wasm
+
+import (
+	"context"
+	"runtime"
+	"testing"
+
+	"github.com/kinfer/kinfer/abi"
+)
+
+// TestMemoryGrowthAllocatesAtMostTwice: a guest growing its memory one
+// page at a time up to memory_mib makes the host allocate at most about
+// twice memory_mib in all (the final buffer and the old ones, doubling),
+// not the ≈ 5× of wazero's own append growth (audit 4, hostile #1: a
+// peak of 4.2 × memory_mib per instance). Bound: 2.5 × 64 MiB, for the
+// final buffer, the halves before it and the test's own allocations.
+func TestMemoryGrowthAllocatesAtMostTwice(t *testing.T) {
+	const mib = 64
+	r := newRT(t, nil)
+	p := load(t, r, testManifest("mem", "model.wasm", abi.KindModel, mib, 0))
+	m, err := p.Model(context.Background(), []float64{1}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := make([]float64, 2)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	grown := 0
+	// a = 444 grows memory by b pages: y = previous size, or −1 on failure.
+	for m.Eval([]float64{444, 1}, []float64{1}, y) == abi.OK {
+		grown++
+	}
+	runtime.ReadMemStats(&after)
+	if grown < mib*16-8 {
+		t.Fatalf("grew %d pages, want about %d", grown, mib*16)
+	}
+	alloc := after.TotalAlloc - before.TotalAlloc
+	t.Logf("%d pages grown one at a time: %.1f MiB allocated (%.2f × memory_mib)", grown, float64(alloc)/(1<<20), float64(alloc)/(mib<<20))
+	if alloc > 5*mib<<20/2 {
+		t.Errorf("%d MiB allocated while growing to %d MiB, want at most 2.5×", alloc>>20, mib)
+	}
+}
