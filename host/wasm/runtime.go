@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tetratelabs/wazero/experimental"
 	"io"
 	"os"
 	"path/filepath"
@@ -188,7 +189,9 @@ func (r *Runtime) wazeroFor(ctx context.Context, pages uint32) (wazero.Runtime, 
 		WithCompilationCache(r.cache).
 		WithMemoryLimitPages(pages)
 	w := wazero.NewRuntimeWithConfig(ctx, cfg)
-	if _, err := wasi_snapshot_preview1.Instantiate(ctx, w); err != nil {
+	// Host functions charge the calling guest's meter (hostcharge.go).
+	hctx := experimental.WithFunctionListenerFactory(ctx, hostCharge{})
+	if _, err := wasi_snapshot_preview1.Instantiate(hctx, w); err != nil {
 		_ = w.Close(ctx)
 		return nil, fmt.Errorf("wasm: instantiate WASI: %w", err)
 	}
@@ -197,7 +200,7 @@ func (r *Runtime) wazeroFor(ctx context.Context, pages uint32) (wazero.Runtime, 
 		WithGoModuleFunction(api.GoModuleFunc(hostLog), []api.ValueType{api.ValueTypeI32, api.ValueTypeI32}, nil).
 		WithParameterNames("ptr", "nbytes").
 		Export("log").
-		Instantiate(ctx)
+		Instantiate(hctx)
 	if err != nil {
 		_ = w.Close(ctx)
 		return nil, fmt.Errorf("wasm: instantiate %s: %w", HostModule, err)

@@ -319,6 +319,16 @@ func cases() []hcase {
 
 		// Traps and malformed results.
 		modeCase("eval-unreachable", "unreachable", 1, "plugin eval-unreachable", "kinfer_model_eval", "unreachable"),
+		// A loop on one WASI call whose host work is large (a 1 MiB
+		// random_get or write) or whose guest side is tiny (a clock read):
+		// the host charges the call to the guest's fuel, so the fuel stops
+		// it, deterministically (it was never stopped: audit 4, hostile #2).
+		{name: "wasi-random-loop", code: 1, want: []string{"plugin wasi-random-loop", "kinfer_model_eval", "exceeded its fuel budget"},
+			files: modelStudy("wasi-random-loop", "wat/wasi-loop.wasm", "s = 1.0", gaussian, mh)},
+		{name: "wasi-write-loop", code: 1, want: []string{"plugin wasi-write-loop", "kinfer_model_eval", "exceeded its fuel budget"},
+			files: modelStudy("wasi-write-loop", "wat/wasi-loop.wasm", "s = 2.0", gaussian, mh)},
+		{name: "wasi-clock-loop", code: 1, want: []string{"plugin wasi-clock-loop", "kinfer_model_eval", "exceeded its fuel budget"},
+			files: modelStudy("wasi-clock-loop", "wat/wasi-loop.wasm", "s = 3.0", gaussian, mh)},
 		moduleCase("eval-log-then-trap", "wat/logtrap.wasm", 1, "plugin eval-log-then-trap", "kinfer_model_eval", "unreachable", `its last output: "abort: index 3 out of range at model.ts:12:7"`),
 		modeCase("eval-divide-by-zero", "div0", 1, "plugin eval-divide-by-zero", "kinfer_model_eval", "integer divide by zero"),
 		modeCase("eval-proc-exit", "exit", 1, "plugin eval-proc-exit", "kinfer_model_eval", "proc_exit(3)"),

@@ -363,8 +363,14 @@ func (f *funcWriter) emit(r *reader) error {
 			continue
 		case opCall:
 			if in.idx < f.m.impFuncs {
-				// An import (WASI, kinfer_v1) cannot reach the counter.
-				break
+				// An import (WASI, kinfer_v1) keeps its index. The
+				// counter goes through the global around it, so that
+				// the host charges the work it does for the guest
+				// (ABI.md §8: a WASI call moving bytes).
+				f.flush()
+				f.out = append(f.out, r.b[in.start:in.end]...)
+				f.reload()
+				continue
 			}
 			if f.m.leafWeight(in.idx) >= 0 {
 				// A leaf has no meter code; it was charged with this scope.

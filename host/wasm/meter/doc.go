@@ -47,7 +47,11 @@
 // one subtraction and one compare-and-branch in registers.
 //
 // Before each call the host sets the global to the call's first allowance;
-// after it the global holds what is left.
+// after it the global holds what is left. A call to an import (a host
+// function) also goes through the global: the counter is stored before it
+// and reloaded after it, so that the host can charge the work it does for
+// the guest (host/wasm charges WASI and kinfer_v1 calls by the bytes they
+// move).
 //
 // The new import becomes function index n (n = number of imported
 // functions), so every reference to a defined function (call, ref.func,
