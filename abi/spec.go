@@ -151,6 +151,12 @@ func (s Spec) Validate() error {
 		if strings.IndexFunc(name, badRune) >= 0 {
 			return fmt.Errorf("spec %s: %s name %q has a control character", s.Name, list, name)
 		}
+		// Headers of data files and of the run's own samples.csv are read
+		// with surrounding white space and a byte-order mark trimmed: such
+		// a name could never be matched.
+		if strings.TrimSpace(name) != name || strings.HasPrefix(name, "\uFEFF") {
+			return fmt.Errorf("spec %s: %s name %q begins or ends with white space or a byte-order mark (data and samples headers are read trimmed, so it could not be matched)", s.Name, list, name)
+		}
 		if seen[list+"/"+name] {
 			return fmt.Errorf("spec %s: duplicate %s name %q", s.Name, list, name)
 		}

@@ -44,6 +44,9 @@ func TestValidate(t *testing.T) {
 		{func(s *Spec) { s.Outputs = []Column{{Name: "c\nz"}} }, `output name "c\nz" has a control character`},
 		{func(s *Spec) { s.Params[0].Name = "a\x1b[31m" }, "has a control character"},
 		{func(s *Spec) { s.Params[0].Name = "a\u202eb" }, "has a control character"},
+		{func(s *Spec) { s.Params[0].Name = " a" }, "begins or ends with white space"},
+		{func(s *Spec) { s.Conditions = []Column{{Name: "x "}} }, "begins or ends with white space"},
+		{func(s *Spec) { s.Outputs = []Column{{Name: "\ufeffy"}} }, "byte-order mark"},
 		{func(s *Spec) { s.Settings = []Setting{{Name: "v", Choices: []string{"ok", "x\ny"}}} }, `has choice "x\ny" with a control character`},
 	}
 	for _, r := range ReservedSettingNames {
