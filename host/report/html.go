@@ -2,7 +2,9 @@ package report
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"html/template"
 	"io"
@@ -12,6 +14,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/kinfer/kinfer/host/run"
 	"github.com/kinfer/kinfer/host/safefile"
@@ -113,7 +116,9 @@ func (r *Report) WriteFigures(dir string) ([]string, error) {
 		return nil, err
 	}
 	var files []string
+	used := map[string]bool{}
 	for _, f := range r.Figures() {
+		name := fileName(f.Name, used)
 		svg, err := f.SVG()
 		if err != nil {
 			return files, err
@@ -123,7 +128,7 @@ func (r *Report) WriteFigures(dir string) ([]string, error) {
 			return files, err
 		}
 		for ext, b := range map[string][]byte{".svg": svg, ".png": png} {
-			p := filepath.Join(dir, safeName(f.Name)+ext)
+			p := filepath.Join(dir, name+ext)
 			if err := run.WriteAtomic(p, func(w io.Writer) error {
 				_, err := w.Write(b)
 				return err
@@ -139,11 +144,38 @@ func (r *Report) WriteFigures(dir string) ([]string, error) {
 
 func safeName(s string) string {
 	return strings.Map(func(r rune) rune {
-		if r == '/' || r == '\\' || r == ' ' || r == ':' {
+		if strings.ContainsRune("/\\ :*?\"<>|", r) {
 			return '_'
 		}
 		return r
 	}, s)
+}
+
+// maxFileName bounds a figure's file name (without extension) in bytes:
+// file systems allow 255, and a parameter's name has no limit.
+const maxFileName = 120
+
+// fileName is figure name's file name without extension: safeName of it,
+// cut to maxFileName bytes with a hash of the whole name when longer, and
+// made unique among used (compared without case, for file systems that
+// ignore it) with a suffix -2, -3, …: two parameters "a/b" and "a_b" no
+// longer write the same file.
+func fileName(name string, used map[string]bool) string {
+	base := safeName(name)
+	if len(base) > maxFileName {
+		h := sha256.Sum256([]byte(name))
+		cut := maxFileName - 9
+		for cut > 0 && !utf8.RuneStart(base[cut]) {
+			cut--
+		}
+		base = base[:cut] + "-" + hex.EncodeToString(h[:4])
+	}
+	out := base
+	for i := 2; used[strings.ToLower(out)]; i++ {
+		out = fmt.Sprintf("%s-%d", base, i)
+	}
+	used[strings.ToLower(out)] = true
+	return out
 }
 
 type htmlFigure struct {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/builtin/prior"
@@ -451,5 +452,25 @@ func TestSamplesQuotedWithBOM(t *testing.T) {
 		if strings.Contains(n, "samples.csv") {
 			t.Errorf("note %q", n)
 		}
+	}
+}
+
+// Figure file names: names that map to the same safe name, or differ only
+// in case, get distinct files; a long name is cut with a hash of the whole
+// (audit 4: "a/b" and "a_b" overwrote each other, a 301-byte name failed
+// the command with "file name too long").
+func TestFigureFileNames(t *testing.T) {
+	used := map[string]bool{}
+	got := []string{fileName("posterior-a/b", used), fileName("posterior-a_b", used), fileName("posterior-A_B", used), fileName("posterior-a b", used)}
+	want := []string{"posterior-a_b", "posterior-a_b-2", "posterior-A_B-3", "posterior-a_b-4"}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("name %d: %q, want %q", i, got[i], want[i])
+		}
+	}
+	long1, long2 := "posterior-"+strings.Repeat("é", 200)+"1", "posterior-"+strings.Repeat("é", 200)+"2"
+	a, b := fileName(long1, used), fileName(long2, used)
+	if len(a) > maxFileName || len(b) > maxFileName || a == b || !utf8.ValidString(a) {
+		t.Errorf("long names: %q (%d bytes), %q", a, len(a), b)
 	}
 }
