@@ -626,7 +626,10 @@ import (
 
 var spec = abi.Spec{Kind: abi.KindMethod, Name: "[%.Name%]", Version: "0.1.0",
 	Doc: "sampling importance resampling from the prior",
-	Settings: []abi.Setting{{Name: "draws", Default: 10000, Doc: "prior draws, and samples returned"}}}
+	// prior_draws: its weights make a posterior only of genuine prior
+	// draws, so a study's init rows are refused for it (ABI.md §6.3).
+	Capabilities: []string{"prior_draws"},
+	Settings:     []abi.Setting{{Name: "draws", Default: 10000, Doc: "prior draws, and samples returned"}}}
 
 type sir struct {
 	draws   int
@@ -724,6 +727,9 @@ func main() {}
 static const char spec[] =
     "{\"kind\":\"method\",\"name\":\"[%.Name%]\",\"version\":\"0.1.0\","
     "\"doc\":\"sampling importance resampling from the prior\","
+    /* prior_draws: its weights make a posterior only of genuine prior
+     * draws, so a study's init rows are refused for it (ABI.md §6.3). */
+    "\"capabilities\":[\"prior_draws\"],"
     "\"settings\":[{\"name\":\"draws\",\"default\":10000,\"doc\":\"prior draws, and samples returned\"}]}";
 
 static char errbuf[512];
@@ -873,6 +879,9 @@ impl Method for Sir {
     const SPEC: Spec = Spec::method("[%.Name%]")
         .version("0.1.0")
         .doc("sampling importance resampling from the prior")
+        // prior_draws: its weights make a posterior only of genuine prior
+        // draws, so a study's init rows are refused for it (ABI.md §6.3).
+        .capabilities(&["prior_draws"])
         .settings(&[Setting::new("draws", 10000.0).doc("prior draws, and samples returned")]);
 
     fn new(s: &[f64]) -> Result<Self, String> {
@@ -1037,6 +1046,9 @@ class Sir extends Method {
 serveMethod(new Sir(), new Spec("method", "[%.Name%]")
   .withVersion("0.1.0")
   .withDoc("sampling importance resampling from the prior")
+  // prior_draws: its weights make a posterior only of genuine prior
+  // draws, so a study's init rows are refused for it (ABI.md §6.3).
+  .capability("prior_draws")
   .setting(new Setting("draws", 10000).withDoc("prior draws, and samples returned")));
 `,
 }
