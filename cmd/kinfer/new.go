@@ -206,8 +206,11 @@ const testTmpl = `#!/bin/sh
 # of truth.json lies in the posterior's central 90 % band. KINFER names the
 # kinfer binary (default: kinfer on PATH). Exit status 0: passed.
 set -eu
-cd "$(dirname "$0")"
 KINFER=${KINFER:-kinfer}
+case $KINFER in
+*/*) KINFER=$(cd "$(dirname "$KINFER")" && pwd)/$(basename "$KINFER") ;; # a relative path, before the cd
+esac
+cd "$(dirname "$0")"
 "$KINFER" build .
 "$KINFER" validate plugin.toml
 rm -rf out

@@ -500,7 +500,7 @@ func cases() []hcase {
 		// Stopping a run and resuming it gives the samples of a run that
 		// was not stopped. 4 × 250 000 samples take about 2.5 s of CPU: long
 		// enough to be stopped after 1 s. The resume and the straight run do
-		// real work, so they get workDeadline: with the 20 s hang deadline
+		// real work, so they get workDeadline: with the hang deadline
 		// they failed when other processes loaded the 2 cores.
 		{name: "sigterm-then-resume", code: 1, want: []string{"interrupted"}, sig: syscall.SIGTERM, delay: time.Second,
 			args:  []string{"run", "study.toml", "-o", "out", "--workers", "2", "--checkpoint-every", "100ms"},
