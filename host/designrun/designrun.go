@@ -153,6 +153,17 @@ func Run(ctx context.Context, s *study.Study, dir string, o Options) (*Record, e
 				}
 			}
 			quantiles[j] = q
+			// The points lie between the quantiles at 0.5/N and
+			// 1 − 0.5/N (below): that range, not the model's bounds, is
+			// the design's box that design.json records and a surrogate
+			// trained on it takes as its training box (an unbounded
+			// prior's box was the model's whole range: audit 4).
+			if lo, hi := q(0.5/float64(o.N)), q(1-0.5/float64(o.N)); hi > lo && !math.IsInf(lo, 0) && !math.IsInf(hi, 0) {
+				params[j].Lower, params[j].Upper = max(params[j].Lower, lo), min(params[j].Upper, hi)
+				if !(params[j].Default >= params[j].Lower && params[j].Default <= params[j].Upper) {
+					params[j].Default = min(max(q(0.5), params[j].Lower), params[j].Upper)
+				}
+			}
 		}
 	}
 	u, err := Points(o.Kind, o.N, d, o.Seed)

@@ -3,6 +3,7 @@ package designrun
 import (
 	"bytes"
 	"context"
+	"github.com/kinfer/kinfer/abi"
 	"math"
 	"os"
 	"path/filepath"
@@ -170,6 +171,24 @@ func TestPriorSpaceTruncated(t *testing.T) {
 	for pt, want := range map[int]float64{0: 2039.1760855030975, 1: 2674.489750196082} {
 		if math.Abs(seen[pt]-want) > tol*want {
 			t.Errorf("point %d: k = %.17g, scipy truncnorm %.17g", pt, seen[pt], want)
+		}
+	}
+	// The recorded box (a surrogate's training box) is the range sampled,
+	// the quantiles at 0.5/16 and 1 − 0.5/16, not the model's bounds:
+	// scipy.stats.truncnorm.ppf(1 - 0.03125, 0, 10, loc=2000, scale=1000)
+	// = 4153.8746940614565 (the lower end is the first point's value above).
+	var box abi.Param
+	for _, p := range rec.Params {
+		if p.Name == "k" {
+			box = p
+		}
+	}
+	if math.Abs(box.Lower-2039.1760855030975) > tol*2039 || math.Abs(box.Upper-4153.8746940614565) > tol*4154 {
+		t.Errorf("recorded box of k [%v, %v], want the sampled range [2039.18, 4153.9]", box.Lower, box.Upper)
+	}
+	for pt, v := range seen {
+		if v < box.Lower || v > box.Upper {
+			t.Errorf("point %d: k = %v outside the recorded box", pt, v)
 		}
 	}
 }
