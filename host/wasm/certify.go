@@ -191,6 +191,10 @@ func (p *Plugin) certifyModel(ctx context.Context, o CertifyOptions, rng *rand.R
 	if err != nil {
 		return err
 	}
+	if !slices.Contains(s0, abi.OK) {
+		// Identical failures everywhere certify nothing (audit 4).
+		return &NothingComparedError{p.Manifest.Name, exModelEval.String(), n, statusCounts(s0), failureNote(a, "EvaluationFailures"), "give conditions where the model succeeds (--data), or fix it"}
+	}
 	for _, run := range []struct {
 		what  string
 		order []int
@@ -394,6 +398,63 @@ func (p *Plugin) certifyPullback(a, b abi.Model, thetas [][]float64, x []float64
 		msg += fmt.Sprintf("; g equal to %s's at the %d points with status ok (bit for bit at %d of %d)", exModelVJP, compared, exact, compared)
 	}
 	return msg, nil
+}
+
+// NothingComparedError: an export failed at every point certification
+// tried, so nothing could be compared (identical failures are not
+// determinism).
+type NothingComparedError struct {
+	Plugin, Export string
+	Points         int
+	Statuses       map[abi.Status]int
+	Note           string // the plugin's last error message, if any
+	Advice         string
+}
+
+func (e *NothingComparedError) Error() string {
+	var st []string
+	for s, k := range e.Statuses {
+		st = append(st, fmt.Sprintf("%v %d", s, k))
+	}
+	slices.Sort(st)
+	msg := fmt.Sprintf("plugin %s: %s failed at all %d points (%s): nothing could be certified; %s", e.Plugin, e.Export, e.Points, strings.Join(st, ", "), e.Advice)
+	if e.Note != "" {
+		msg += " (" + e.Note + ")"
+	}
+	return msg
+}
+
+// statusCounts counts statuses by value.
+func statusCounts(s []abi.Status) map[abi.Status]int {
+	c := map[abi.Status]int{}
+	for _, v := range s {
+		c[v]++
+	}
+	return c
+}
+
+func sumCounts(c map[abi.Status]int) int {
+	n := 0
+	for _, k := range c {
+		n += k
+	}
+	return n
+}
+
+// failureNote is the model's tally of failures (method EvaluationFailures
+// or DerivativeFailures): which export, how often, kinfer_last_error.
+func failureNote(m abi.Model, method string) string {
+	switch method {
+	case "EvaluationFailures":
+		if f, ok := m.(interface{ EvaluationFailures() string }); ok {
+			return f.EvaluationFailures()
+		}
+	case "DerivativeFailures":
+		if f, ok := m.(interface{ DerivativeFailures() string }); ok {
+			return f.DerivativeFailures()
+		}
+	}
+	return ""
 }
 
 // firstFault is the fault of whichever model faulted.
@@ -809,10 +870,12 @@ func (p *Plugin) certifyDerivatives(a abi.Model, thetas [][]float64, x []float64
 		vjpName = exModelPullback.String()
 	}
 	worst, compared := 0.0, 0
+	evalOK, jFailed, vFailed := 0, map[abi.Status]int{}, map[abi.Status]int{}
 	for i, th := range thetas {
 		if s0[i] != abi.OK {
 			continue
 		}
+		evalOK++
 		var J []float64 // n×d, row-major
 		if hasJ {
 			y, j := make([]float64, n), make([]float64, n*d)
@@ -822,6 +885,9 @@ func (p *Plugin) certifyDerivatives(a abi.Model, thetas [][]float64, x []float64
 			}
 			// A failed Jacobian is a counted status, not a lie: the VJP is
 			// then checked against central differences alone.
+			if st != abi.OK {
+				jFailed[st]++
+			}
 			if st == abi.OK {
 				if k := sameBits(y, y0[i]); k >= 0 {
 					return "", &DerivativeMismatchError{p.Manifest.Name, exModelJacobian.String(), i, fmt.Sprintf("y[%d] = %v, kinfer_model_eval's %v", k, y[k], y0[i][k])}
@@ -839,6 +905,7 @@ func (p *Plugin) certifyDerivatives(a abi.Model, thetas [][]float64, x []float64
 			}
 			if st != abi.OK {
 				g = nil
+				vFailed[st]++
 			} else if k := sameBits(y, y0[i]); k >= 0 {
 				return "", &DerivativeMismatchError{p.Manifest.Name, vjpName, i, fmt.Sprintf("y[%d] = %v, kinfer_model_eval's %v", k, y[k], y0[i][k])}
 			}
@@ -882,8 +949,21 @@ func (p *Plugin) certifyDerivatives(a abi.Model, thetas [][]float64, x []float64
 			return "", &DerivativeMismatchError{p.Manifest.Name, what, i, fmt.Sprintf("the derivative in %s differs from central differences of kinfer_model_eval by %.3g (relative), more than %g", p.Spec.Params[col].Name, e, certFDTol)}
 		}
 	}
+	// A listed derivative that fails wherever the model succeeds is a
+	// plugin bug (a stub, a capability listed but not served), not a
+	// counted status to pass over (audit 4).
+	for _, f := range []struct {
+		has    bool
+		export string
+		failed map[abi.Status]int
+	}{{hasJ, exModelJacobian.String(), jFailed}, {hasV, vjpName, vFailed}} {
+		if f.has && evalOK > 0 && sumCounts(f.failed) == evalOK {
+			return "", &NothingComparedError{p.Manifest.Name, f.export, evalOK, f.failed, failureNote(a, "DerivativeFailures"),
+				"at every point where kinfer_model_eval succeeded: serve the derivative, or do not list its capability"}
+		}
+	}
 	if compared == 0 {
-		return "derivatives: NOT CHECKED against central differences: no point where the model and its differences evaluated (give conditions where it succeeds with --data)", nil
+		return "derivatives: NOT CHECKED against central differences: at no point did the model and its central differences all evaluate (give conditions where it succeeds with --data)", nil
 	}
 	return fmt.Sprintf("derivatives: y of the Jacobian/VJP identical to kinfer_model_eval's; VJP = vᵀ·J within %g when both exist; against central differences at %d points: largest relative difference %.2g (≤ %g)",
 		vjpTol, compared, worst, certFDTol), nil

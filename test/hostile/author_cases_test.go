@@ -107,6 +107,17 @@ func authorCases() []hcase {
 			files: plugin("lik", "batchlik", "likelihood", "wat/batchlik.wasm", limits),
 			args:  []string{"inspect", "--certify", "--set", "mode=batch3", "lik/plugin.toml"},
 			want:  []string{"kinfer_likelihood_eval_batch", "in batches of 5 on the second instance", "in batches of 3 on the first"}},
+		// Identical failures certify nothing (audit 4): a model failing
+		// at every point, and a listed VJP failing wherever the model
+		// succeeds, are refused with the export and the plugin's message.
+		{name: "certify-eval-fails-everywhere", code: 1,
+			files: plugin("model", "model", "model", "wat/model.wasm", limits),
+			args:  []string{"inspect", "--certify", "--set", "mode=failall", "model/plugin.toml"},
+			want:  []string{"kinfer_model_eval failed at all 12 points", "nothing could be certified", "model failed on purpose"}},
+		{name: "certify-vjp-fails-everywhere", code: 1,
+			files: plugin("model", "model", "model", "wat/model.wasm", limits),
+			args:  []string{"inspect", "--certify", "--set", "mode=failvjp", "model/plugin.toml"},
+			want:  []string{"kinfer_model_vjp failed at all 12 points", "serve the derivative, or do not list its capability"}},
 		{name: "certify-batch-agrees", code: 0,
 			files: plugin("lik", "batchlik", "likelihood", "wat/batchlik.wasm", limits),
 			args:  []string{"inspect", "--certify", "lik/plugin.toml"},

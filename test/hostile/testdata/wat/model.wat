@@ -11,7 +11,7 @@
   (global $zero (mut i32) (i32.const 0))     ;; a divisor the compiler cannot see
 
   ;; The description, NUL-terminated (describe measures it).
-  (data (i32.const 1024) "{\"kind\":\"model\",\"name\":\"model\",\"version\":\"1.0.0\",\"doc\":\"hostile test model\",\"params\":[{\"name\":\"a\",\"lower\":0,\"upper\":1,\"default\":0.5}],\"conditions\":[{\"name\":\"x\"}],\"outputs\":[{\"name\":\"y\"}],\"settings\":[{\"name\":\"mode\",\"choices\":[\"ok\",\"loop\",\"fib\",\"deep\",\"grow\",\"unreachable\",\"div0\",\"exit\",\"nan\",\"status7\",\"nostatus\",\"noy\",\"retfail\",\"loopvjp\"]}],\"capabilities\":[\"vjp\"]}\00")
+  (data (i32.const 1024) "{\"kind\":\"model\",\"name\":\"model\",\"version\":\"1.0.0\",\"doc\":\"hostile test model\",\"params\":[{\"name\":\"a\",\"lower\":0,\"upper\":1,\"default\":0.5}],\"conditions\":[{\"name\":\"x\"}],\"outputs\":[{\"name\":\"y\"}],\"settings\":[{\"name\":\"mode\",\"choices\":[\"ok\",\"loop\",\"fib\",\"deep\",\"grow\",\"unreachable\",\"div0\",\"exit\",\"nan\",\"status7\",\"nostatus\",\"noy\",\"retfail\",\"loopvjp\",\"failvjp\",\"failall\"]}],\"capabilities\":[\"vjp\"]}\00")
   (data (i32.const 4096) "model failed on purpose (mode retfail)\00")
 
   (func $strlen (param $p i32) (result i32)
@@ -98,6 +98,9 @@
       (then (call $eval (local.get $b) (local.get $theta) (local.get $K) (local.get $x) (local.get $y) (local.get $status) (i32.const 0) (i32.const 1) (i32.const 0))
             (return (i32.const 0))))
     (if (i32.eq (local.get $m) (i32.const 12)) (then (return (i32.const 1))))
+    (if (i32.eq (local.get $m) (i32.const 15)) ;; failall: status 1 at every point
+      (then (call $eval (local.get $b) (local.get $theta) (local.get $K) (local.get $x) (local.get $y) (local.get $status) (i32.const 1) (i32.const 1) (i32.const 1))
+            (return (i32.const 0))))
     (call $eval (local.get $b) (local.get $theta) (local.get $K) (local.get $x) (local.get $y) (local.get $status) (i32.const 1) (i32.const 1) (i32.const 0))
     (i32.const 0))
 
@@ -105,6 +108,7 @@
   (func (export "kinfer_model_vjp") (param $theta i32) (param $K i32) (param $x i32) (param $v i32) (param $y i32) (param $g i32) (result i32)
     (local $k i32) (local $a f64) (local $xk f64) (local $s f64)
     (if (i32.or (i32.eq (global.get $mode) (i32.const 1)) (i32.eq (global.get $mode) (i32.const 13))) (then (call $loop)))
+    (if (i32.eq (global.get $mode) (i32.const 14)) (then (return (i32.const 1)))) ;; failvjp
     (local.set $a (f64.load (local.get $theta)))
     (block $done (loop $conds
       (br_if $done (i32.ge_u (local.get $k) (local.get $K)))
