@@ -24,6 +24,25 @@ type failTally struct {
 	calls map[export]int
 	fails map[export]map[abi.Status]int
 	last  map[export]string
+	// nonFinite counts the points an eval export returned with status 0
+	// and a NaN or ±Inf output (status non-finite, set by the host), with
+	// one of them described (the first in sort order).
+	nonFinite map[export]int
+	nfWhat    map[export]string
+}
+
+// addNonFinite tallies n points of export e returned with non-finite
+// outputs, what describing one.
+func (d *failTally) addNonFinite(e export, n int, what string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.nonFinite == nil {
+		d.nonFinite, d.nfWhat = map[export]int{}, map[export]string{}
+	}
+	d.nonFinite[e] += n
+	if d.nfWhat[e] == "" || what < d.nfWhat[e] {
+		d.nfWhat[e] = what
+	}
 }
 
 // derivExport reports whether e is a model derivative export.
@@ -108,6 +127,11 @@ func (d *failTally) note() string {
 			msg = `"` + guesttext.Escape(msg) + `"`
 		}
 		parts = append(parts, fmt.Sprintf("%s returned %s of %d; kinfer_last_error: %s", e, strings.Join(by, " and "), d.calls[e], msg))
+	}
+	for e := export(0); e < numExports; e++ {
+		if n := d.nonFinite[e]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s returned status 0 with non-finite outputs at %d of %d points (for example %s)", e, n, d.calls[e], d.nfWhat[e]))
+		}
 	}
 	return strings.Join(parts, "; ")
 }

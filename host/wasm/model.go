@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"github.com/kinfer/kinfer/internal/guesttext"
+	"math"
 
 	"github.com/kinfer/kinfer/abi"
 )
@@ -179,6 +181,7 @@ func (in *instance) modelEval(thetas [][]float64, x []float64, ys [][]float64, s
 	if err != nil {
 		return err
 	}
+	nf, what := 0, ""
 	for i := 0; i < b; i++ {
 		if status[i] != abi.OK {
 			continue
@@ -189,9 +192,30 @@ func (in *instance) modelEval(thetas [][]float64, x []float64, ys [][]float64, s
 		}
 		if !finite {
 			status[i] = abi.NonFinite
+			if nf++; nf == 1 {
+				what = in.nonFiniteWhat(ys[i], m)
+			}
 		}
 	}
+	if nf > 0 {
+		in.p.evals.addNonFinite(e, nf, what)
+	}
 	return nil
+}
+
+// nonFiniteWhat describes the first NaN or ±Inf of a point's outputs y
+// (rows of m): its row, output name and value.
+func (in *instance) nonFiniteWhat(y []float64, m int) string {
+	for k, v := range y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			name := fmt.Sprint(k % m)
+			if outs := in.p.Spec.Outputs; k%m < len(outs) {
+				name = guesttext.Escape(outs[k%m].Name)
+			}
+			return fmt.Sprintf("row %d, output %s: %v", k/m, name, v)
+		}
+	}
+	return "?"
 }
 
 // unsetStatuses pre-fills n point statuses at host-buffer offset off, so

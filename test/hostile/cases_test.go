@@ -340,6 +340,12 @@ func cases() []hcase {
 				if m := failedRE.FindStringSubmatch(r.stdout); m == nil || m[1] == "0" {
 					t.Errorf("NaN outputs (a > 0.5) were not counted as failed evaluations: %q", r.stdout)
 				}
+				// summary.json names the export, the row, the output and
+				// the value (audit 4: only "status non-finite").
+				b, _ := os.ReadFile(filepath.Join(dir, "out", "summary.json"))
+				if !strings.Contains(string(b), "kinfer_model_eval returned status 0 with non-finite outputs") || !strings.Contains(string(b), "output y: NaN") {
+					t.Errorf("summary.json does not describe the non-finite outputs:\n%s", b)
+				}
 			}
 			return c
 		}(),
