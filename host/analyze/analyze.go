@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kinfer/kinfer/abi"
 	"io"
 	"io/fs"
 	"math"
@@ -112,6 +113,12 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 				CDFRMSE []*float64 `json:"cdf_rmse"`
 			} `json:"stages"`
 		} `json:"method_report"`
+		Method    string                `json:"method"`
+		Best      *run.Best             `json:"best"`
+		Transform *run.TransformSummary `json:"transform"`
+	}
+	var raw struct {
+		MethodReport any `json:"method_report"`
 	}
 	var truths []TruthValue
 	if o.Truth != "" { // read first: a bad file fails before any work
@@ -125,6 +132,9 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 			return nil, fmt.Errorf("analyze: %w (%s)", err, run.NotARun(dir))
 		}
 		return nil, fmt.Errorf("analyze: %w", err)
+	}
+	if truths != nil {
+		_ = run.ReadRecord(filepath.Join(dir, "summary.json"), run.MaxSummaryBytes, &raw)
 	}
 	// The analysis reloads the study, its data and its plugins: inputs
 	// changed since the run would compare the run's posterior with other
@@ -189,7 +199,8 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 				w[i] = row[wi]
 			}
 		}
-		if a.Truth, err = checkTruth(o.Truth, truths, s.Free, s.ModelInfo.Spec.Params, s.Base, samples, w); err != nil {
+		est, noBand := fitEstimates(s, sum.Method, sum.Best, sum.Transform, raw.MethodReport)
+		if a.Truth, err = checkTruth(o.Truth, truths, s.Free, s.ModelInfo.Spec.Params, s.Base, samples, w, est, noBand); err != nil {
 			return nil, err
 		}
 		lp, ll := tbl.Index("log_prior"), tbl.Index("log_likelihood")
@@ -376,4 +387,37 @@ func weightIndex(cols []string, s *study.Study) int {
 		}
 	}
 	return wi
+}
+
+// fitEstimates gives, for a run of an optimiser, what its truth check
+// uses instead of the samples (which are its starts' end points, not a
+// posterior): a least-squares method's estimates with their standard
+// errors (of θ: through [transform] by the delta method), or, without
+// them, the reason there is no band. A sampler's run gives nil, "".
+func fitEstimates(s *study.Study, method string, best *run.Best, tr *run.TransformSummary, report any) (map[string]Estimate, string) {
+	lsq := s.MethodInfo.Spec.Has(abi.CapLeastSquares)
+	optimiser := lsq || method == "builtin:adam" || method == "builtin:anneal"
+	if !optimiser {
+		return nil, ""
+	}
+	none := fmt.Sprintf("%s is an optimiser: samples.csv holds its starts' end points, not posterior samples, so there is no posterior band to check the truth against", method)
+	ses := run.StandardErrors(report)
+	if !lsq || len(ses) == 0 || best == nil {
+		return nil, none
+	}
+	if tr != nil {
+		if len(tr.StandardErrors) != len(ses) {
+			return nil, none + " (the standard errors are of x, through [transform])"
+		}
+		for i, e := range ses {
+			ses[i].Value = float64(tr.StandardErrors[e.Name])
+		}
+	}
+	est := map[string]Estimate{}
+	for _, e := range ses {
+		if v, ok := best.Theta[e.Name]; ok {
+			est[e.Name] = Estimate{Value: v, SE: e.Value, AtBound: e.AtBound}
+		}
+	}
+	return est, ""
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/kinfer/kinfer/host/safefile"
 	"github.com/kinfer/kinfer/host/study"
 	"github.com/kinfer/kinfer/host/target"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // WeightColumn is the samples.csv column that, when present, weights the
@@ -151,6 +152,20 @@ type TruthReport struct {
 	// AtTruth is the log target at the truth, when every free parameter
 	// has one.
 	AtTruth *AtTruth `json:"at_truth,omitempty"`
+	// Basis says where the band comes from: "samples" (the samples'
+	// percentiles), "standard errors" (a least-squares fit: estimate ±
+	// z₀.₉₅·standard error, the percentile Φ((truth − estimate)/SE)), or
+	// "none" (an optimiser without standard errors: its rows are its
+	// starts' end points, not a posterior; nothing is checked).
+	Basis string `json:"basis"`
+	Note  string `json:"note,omitempty"`
+}
+
+// Estimate is a least-squares estimate of a parameter with its standard
+// error (summary.json's best point and method statistics).
+type Estimate struct {
+	Value, SE float64
+	AtBound   bool
 }
 
 // AtTruth compares the log target at the truth with the samples'.
@@ -188,7 +203,12 @@ type FixedTruth struct {
 // parameters free, weights nil for equal weights). all are the model's
 // parameters and base the full parameter vector with the fixed values; a
 // truth naming none of them is an error.
-func checkTruth(file string, truths []TruthValue, free, all []abi.Param, base []float64, samples [][]float64, weights []float64) (*TruthReport, error) {
+//
+// With est (a least-squares run), a parameter's band is its estimate ±
+// z₀.₉₅·SE instead of the samples' (the starts' end points); one without
+// a finite standard error, or on a bound, is skipped. With noBand (an
+// optimiser without standard errors) nothing is checked, noBand says why.
+func checkTruth(file string, truths []TruthValue, free, all []abi.Param, base []float64, samples [][]float64, weights []float64, est map[string]Estimate, noBand string) (*TruthReport, error) {
 	freeIdx := map[string]int{}
 	for j, p := range free {
 		freeIdx[p.Name] = j
@@ -197,7 +217,14 @@ func checkTruth(file string, truths []TruthValue, free, all []abi.Param, base []
 	for i, p := range all {
 		allIdx[p.Name] = i
 	}
-	r := &TruthReport{File: file, Band: [2]float64{analysis.SpreadLow, analysis.SpreadHigh}, Weighted: weights != nil, Skipped: []string{}}
+	r := &TruthReport{File: file, Band: [2]float64{analysis.SpreadLow, analysis.SpreadHigh}, Weighted: weights != nil, Skipped: []string{}, Basis: "samples"}
+	switch {
+	case noBand != "":
+		r.Basis, r.Note = "none", noBand
+	case est != nil:
+		r.Basis = "standard errors"
+		r.Note = "a least-squares fit: the band is the estimate ± 1.645 standard errors (normal approximation), the percentile Φ((truth − estimate)/SE); samples.csv holds the starts' end points, not a posterior"
+	}
 	given := map[string]float64{}
 	for _, tv := range truths {
 		if _, ok := freeIdx[tv.Name]; ok {
@@ -217,16 +244,28 @@ func checkTruth(file string, truths []TruthValue, free, all []abi.Param, base []
 	col := make([]float64, len(samples))
 	for j, p := range free {
 		t, ok := given[p.Name]
-		if !ok {
+		if !ok || r.Basis == "none" {
 			r.Skipped = append(r.Skipped, p.Name)
 			continue
 		}
-		for i := range samples {
-			col[i] = samples[i][j]
-		}
-		c, err := analysis.CheckTruth(col, weights, t)
-		if err != nil {
-			return nil, fmt.Errorf("analyze: truth of %s: %w", p.Name, err)
+		var c analysis.Truth
+		if r.Basis == "standard errors" {
+			e, ok := est[p.Name]
+			if !ok || !(e.SE > 0) || math.IsInf(e.SE, 0) || e.AtBound {
+				r.Skipped = append(r.Skipped, p.Name+" (no usable standard error)")
+				continue
+			}
+			z := distuv.UnitNormal.Quantile(analysis.SpreadHigh)
+			c = analysis.Truth{P05: e.Value - z*e.SE, P95: e.Value + z*e.SE, Percentile: distuv.UnitNormal.CDF((t - e.Value) / e.SE)}
+			c.Inside = c.P05 <= t && t <= c.P95
+		} else {
+			for i := range samples {
+				col[i] = samples[i][j]
+			}
+			var err error
+			if c, err = analysis.CheckTruth(col, weights, t); err != nil {
+				return nil, fmt.Errorf("analyze: truth of %s: %w", p.Name, err)
+			}
 		}
 		r.Params = append(r.Params, TruthParam{Name: p.Name, Unit: p.Unit, Truth: t, P05: c.P05, P95: c.P95, Percentile: c.Percentile, Inside: c.Inside})
 		r.Checked++
@@ -244,7 +283,17 @@ func (r *TruthReport) text(b *strings.Builder) {
 	if r.Weighted {
 		w = ", weighted by samples.csv's weight column"
 	}
+	if r.Basis == "none" {
+		fmt.Fprintf(b, "\ntruth (%s): not checked: %s\n", r.File, r.Note)
+		return
+	}
+	if r.Basis == "standard errors" {
+		w = ", from the estimate and its standard errors"
+	}
 	fmt.Fprintf(b, "\ntruth (%s)%s: %d of %d inside the central 90 %% band (p05–p95)\n", r.File, w, r.Inside, r.Checked)
+	if r.Note != "" {
+		fmt.Fprintf(b, "(%s)\n", r.Note)
+	}
 	fmt.Fprintf(b, "%-16s %12s %12s %12s %10s  %s\n", "param", "truth", "p05", "p95", "percentile", "inside")
 	for _, p := range r.Params {
 		in := "yes"

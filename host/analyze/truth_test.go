@@ -62,7 +62,7 @@ func TestCheckTruthParams(t *testing.T) {
 	base := []float64{0, 7, 0, 0}
 	samples := [][]float64{{1, 10, 0}, {2, 20, 0}, {3, 30, 0}, {4, 40, 0}, {5, 50, 0}}
 	tv := []TruthValue{{"b", 60, 1}, {"fix", 7.5, 2}, {"a", 3, 3}}
-	r, err := checkTruth("t.json", tv, free, all, base, samples, nil)
+	r, err := checkTruth("t.json", tv, free, all, base, samples, nil, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,12 +79,48 @@ func TestCheckTruthParams(t *testing.T) {
 		}
 	}
 	// Weights: all the weight on the sample 5 moves the band onto it.
-	r, _ = checkTruth("t.json", tv[2:], free, all, base, samples, []float64{0, 0, 0, 0, 1})
+	r, _ = checkTruth("t.json", tv[2:], free, all, base, samples, []float64{0, 0, 0, 0, 1}, nil, "")
 	if !r.Weighted || r.Params[0].P05 != 5 || r.Params[0].Inside || r.Params[0].Percentile != 0 {
 		t.Fatalf("weighted %+v", r.Params[0])
 	}
-	if _, err := checkTruth("t.json", []TruthValue{{"zz", 1, 4}}, free, all, base, samples, nil); err == nil || !strings.Contains(err.Error(), `t.json:4: "zz" is not a parameter`) {
+	if _, err := checkTruth("t.json", []TruthValue{{"zz", 1, 4}}, free, all, base, samples, nil, nil, ""); err == nil || !strings.Contains(err.Error(), `t.json:4: "zz" is not a parameter`) {
 		t.Errorf("unknown key: %v", err)
+	}
+}
+
+// A least-squares run: the band is the estimate ± z₀.₉₅·SE and the
+// percentile Φ((truth − estimate)/SE) (scipy.stats.norm.cdf(1) =
+// 0.8413447460685429, norm.ppf(0.95) = 1.6448536269514722), whatever the
+// samples (the starts' end points, here all equal); a parameter without a
+// standard error is skipped; an optimiser without any checks nothing
+// (audit 4: a truth 1.2 SE from a fit was "NO (below)", percentile 0).
+func TestCheckTruthLeastSquares(t *testing.T) {
+	const tol = 1e-12
+	all := []abi.Param{{Name: "a"}, {Name: "b"}}
+	samples := [][]float64{{3, 1}, {3, 1}, {3, 1}}
+	tv := []TruthValue{{"a", 4, 1}, {"b", 2, 2}}
+	est := map[string]Estimate{"a": {Value: 3, SE: 1}, "b": {Value: 1, SE: math.NaN()}}
+	r, err := checkTruth("t.json", tv, all, all, []float64{0, 0}, samples, nil, est, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Basis != "standard errors" || r.Checked != 1 || r.Inside != 1 || len(r.Skipped) != 1 {
+		t.Fatalf("%+v", r)
+	}
+	p := r.Params[0]
+	if math.Abs(p.Percentile-0.8413447460685429) > tol || math.Abs(p.P05-(3-1.6448536269514722)) > tol || math.Abs(p.P95-(3+1.6448536269514722)) > tol {
+		t.Errorf("a: %+v", p)
+	}
+	var b strings.Builder
+	r.text(&b)
+	if !strings.Contains(b.String(), "1 of 1 inside") || !strings.Contains(b.String(), "standard errors") {
+		t.Errorf("text:\n%s", b.String())
+	}
+	r, _ = checkTruth("t.json", tv, all, all, []float64{0, 0}, samples, nil, nil, "builtin:adam is an optimiser")
+	b.Reset()
+	r.text(&b)
+	if r.Basis != "none" || r.Checked != 0 || !strings.Contains(b.String(), "not checked: builtin:adam is an optimiser") {
+		t.Errorf("no band: %+v\n%s", r, b.String())
 	}
 }
 
