@@ -42,7 +42,7 @@ usage:
             [--nats URL]  (evaluate on the workers of a NATS server: docs/DISTRIBUTED.md)
   kinfer run --resume DIR [--workers N]
   kinfer run --verify DIR [--workers N]
-  kinfer analyze RUN_DIR [--workers N] [--predictive N] [--truth FILE]
+  kinfer analyze RUN_DIR [--workers N] [--predictive N] [--truth FILE] [--memory-budget 8GiB]
   kinfer report RUN_DIR [-o FILE] [--figures DIR]   (report.html: figures, diagnostics, provenance; kinfer run writes it)
   kinfer design STUDY.toml [-o DIR] [--design sobol] [--n N] [--space box|prior] [--seed N] [--workers N] [--resume]
   kinfer train DESIGN_DIR [DIR...] -o FILE [--validation DIR | --holdout 0.1] [--hidden 256,512,...] [--members 6] [--epochs N] [--seed N]
@@ -909,12 +909,19 @@ func cmdAnalyze(args []string, stdout io.Writer) error {
 	workers := fs.Int("workers", runtime.NumCPU(), "parallel evaluation workers")
 	pred := fs.Int("predictive", 1000, "posterior samples evaluated for the predictive fit")
 	truth := fs.String("truth", "", "a JSON `FILE` of known true values, {\"param\": value, ...} (e.g. a synthetic example's truth.json):\nreport per parameter whether the truth lies in the central 90 % band (p05–p95), its posterior\npercentile (fraction of samples below it) and how many of the parameters given are inside;\na key that is not a model parameter is an error, free parameters without a truth are listed as skipped")
+	budgetFlag := fs.String("memory-budget", "", "memory samples.csv may take when read, e.g. 8GiB (default: half the physical memory, at most 16 GiB)")
 	pos, err := parse(fs, args, 1)
 	if err != nil {
 		return err
 	}
 	if err := checkWorkers(*workers); err != nil {
 		return err
+	}
+	budget := run.DefaultMemoryBudget()
+	if *budgetFlag != "" {
+		if budget, err = run.ParseBytes(*budgetFlag); err != nil {
+			return usageError{fmt.Errorf("--memory-budget: %w", err)}
+		}
 	}
 	if *pred < 0 {
 		return usageError{fmt.Errorf("--predictive must be ≥ 0, got %d", *pred)}
@@ -936,7 +943,7 @@ func cmdAnalyze(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	a, err := analyze.Analyze(ctx, pos[0], analyze.Options{Workers: *workers, MaxPredictive: *pred, Runtime: rt, Truth: *truth, Previous: prev})
+	a, err := analyze.Analyze(ctx, pos[0], analyze.Options{Workers: *workers, MaxPredictive: *pred, Runtime: rt, Truth: *truth, Previous: prev, MemoryBudget: budget})
 	if err != nil {
 		return err
 	}

@@ -99,6 +99,9 @@ type Options struct {
 	// Previous are the values a stage of a multi-stage study inherited
 	// (study.Options.Previous): the study reloads with them.
 	Previous map[string]float64
+	// MemoryBudget bounds the memory of samples.csv's table (at least
+	// dataset.MaxTableBytes; 0: run.DefaultMemoryBudget()).
+	MemoryBudget int64
 }
 
 // Analyze analyses the run in dir and writes dir/analysis.json.
@@ -150,9 +153,15 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 		return nil, fmt.Errorf("analyze: reloading the run's study: %w", err)
 	}
 	defer s.Close()
-	tbl, err := dataset.Read(filepath.Join(dir, "samples.csv"))
+	// The run's own samples may exceed a data file's bound (a run holds
+	// them within its memory budget): read within this one's.
+	budget := o.MemoryBudget
+	if budget <= 0 {
+		budget = run.DefaultMemoryBudget()
+	}
+	tbl, err := dataset.ReadOutput(filepath.Join(dir, "samples.csv"), max(budget, dataset.MaxTableBytes))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w (kinfer analyze --memory-budget raises the memory it may take)", err)
 	}
 	names := make([]string, len(s.Free))
 	for i, p := range s.Free {

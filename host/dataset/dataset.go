@@ -95,6 +95,19 @@ func ReadDataMax(path string, maxBytes int64) (*Table, error) {
 	return readMax(path, maxBytes, true)
 }
 
+// ReadOutput reads a file kinfer wrote itself (a run's samples.csv) with
+// a table of at most maxBytes, which may exceed MaxTableBytes: a run that
+// held its samples may write more than a data file may hold, and
+// analyzing them takes a budget of the caller's (the memory budget).
+func ReadOutput(path string, maxBytes int64) (*Table, error) {
+	f, err := safefile.Open(path, MaxFileBytes)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return parse(path, f, maxBytes, false)
+}
+
 func readMax(path string, maxBytes int64, text bool) (*Table, error) {
 	if IsOpenSim(path) {
 		return readOpenSim(path, maxBytes)
@@ -118,9 +131,11 @@ func ParseMax(file string, r io.Reader, maxBytes int64) (*Table, error) {
 }
 
 func parseMax(file string, r io.Reader, maxBytes int64, text bool) (*Table, error) {
-	if maxBytes > MaxTableBytes {
-		maxBytes = MaxTableBytes
-	}
+	return parse(file, r, min(maxBytes, MaxTableBytes), text)
+}
+
+// parse reads a table of at most maxBytes.
+func parse(file string, r io.Reader, maxBytes int64, text bool) (*Table, error) {
 	br := bufio.NewReader(safefile.Limit(r, file, MaxFileBytes))
 	if err := skipBOM(file, br); err != nil {
 		return nil, err

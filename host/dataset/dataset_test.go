@@ -165,3 +165,18 @@ func TestReadRefusesSpecialFiles(t *testing.T) {
 		t.Errorf("sparse: %v", err)
 	}
 }
+
+// ReadOutput (a run's own samples.csv) reads within the caller's bound,
+// which is not clamped to MaxTableBytes, and names the bound it hit.
+func TestReadOutputBound(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "samples.csv")
+	if err := os.WriteFile(p, []byte("a,b\n1,2\n3,4\n5,6\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if tb, err := ReadOutput(p, TableBytes(3, 2)); err != nil || len(tb.Rows) != 3 {
+		t.Fatalf("3 rows within their bound: %v", err)
+	}
+	if _, err := ReadOutput(p, TableBytes(3, 2)-1); err == nil || !strings.Contains(err.Error(), "more rows than kinfer holds in memory") {
+		t.Errorf("over the bound: %v", err)
+	}
+}
