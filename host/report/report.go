@@ -812,6 +812,13 @@ func (r *Report) losses() {
 }
 
 // fit draws the model's outputs over the observations.
+// Bounds of the model-fit figures: rows drawn per dataset, and model
+// outputs held per dataset (samples × rows × outputs).
+const (
+	maxFitRows   = 5000
+	maxFitValues = 25_000_000
+)
+
 func (r *Report) fit(ctx context.Context, s *study.Study, o Options, sampler bool) error {
 	d := len(s.Free)
 	var pts [][]float64
@@ -843,8 +850,20 @@ func (r *Report) fit(ctx context.Context, s *study.Study, o Options, sampler boo
 	m := len(spec.Outputs)
 	tg := target.New(s, o.Workers)
 	var figs []*figures.Figure
+	var thinned []string
 	for _, ds := range s.Data {
-		ys, sts, err := tg.OutputsStoppable(ctx, pts, ds)
+		// The outputs of every sample at every row are held at once: at
+		// most maxFitValues of them (a dataset of 10⁶ rows takes fewer
+		// samples for its band).
+		dpts := pts
+		if n := max(1, maxFitValues/max(1, ds.K*m)); len(dpts) > n {
+			dpts = nil
+			for _, i := range figures.Thin(len(pts), n) {
+				dpts = append(dpts, pts[i])
+			}
+			thinned = append(thinned, fmt.Sprintf("%s: the band from %d of the %d samples", ds.Name, len(dpts), len(pts)))
+		}
+		ys, sts, err := tg.OutputsStoppable(ctx, dpts, ds)
 		if err != nil {
 			return err
 		}
@@ -889,6 +908,17 @@ func (r *Report) fit(ctx context.Context, s *study.Study, o Options, sampler boo
 			order[k] = k
 		}
 		sort.SliceStable(order, func(a, b int) bool { return xs[order[a]] < xs[order[b]] })
+		// A dataset of 10⁶ rows drawn whole made a 133 MB report (audit
+		// 4): at most maxFitRows rows, evenly spaced along x.
+		if len(order) > maxFitRows {
+			keep := figures.Thin(len(order), maxFitRows)
+			sub := make([]int, len(keep))
+			for i, k := range keep {
+				sub[i] = order[k]
+			}
+			order = sub
+			thinned = append(thinned, fmt.Sprintf("%s: %d of %d rows, evenly spaced in %s", ds.Name, len(order), ds.K, xlabel))
+		}
 		obs := observed(s, ds)
 		shown := 0
 		for oi, out := range spec.Outputs {
@@ -897,8 +927,8 @@ func (r *Report) fit(ctx context.Context, s *study.Study, o Options, sampler boo
 				continue
 			}
 			shown++
-			X := make([]float64, ds.K)
-			med, lo, hi, Y := nan(ds.K), nan(ds.K), nan(ds.K), nan(ds.K)
+			X := make([]float64, len(order))
+			med, lo, hi, Y := nan(len(order)), nan(len(order)), nan(len(order)), nan(len(order))
 			col := make([]float64, len(ok))
 			for k, row := range order {
 				X[k] = xs[row]
@@ -930,6 +960,9 @@ func (r *Report) fit(ctx context.Context, s *study.Study, o Options, sampler boo
 	note := "The model's outputs at the best point against the observed data."
 	if sampler {
 		note = fmt.Sprintf("Observed data (points) and the %s-predictive median with its 5–95 %% band of the model outputs, from %d evenly spaced samples (noise not added).", pred, len(pts))
+	}
+	if len(thinned) > 0 {
+		note += " Drawn: " + strings.Join(thinned, "; ") + "."
 	}
 	r.add("Model fit", note, figs...)
 	return nil
