@@ -3,6 +3,7 @@ package tomlx
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -154,6 +155,18 @@ func Decode(file, text string, v any, opaque ...string) (*Decoded, error) {
 		return nil, convert(file, err)
 	}
 	d := &Decoded{File: file, Meta: md, lines: keyLines(text)}
+	// BurntSushi/toml matches a key to a struct field without regard to
+	// case when no field matches exactly: `SEED = 7` set seed, and beside
+	// `seed = 1` silently overrode it. Keys are case-sensitive here.
+	for _, k := range md.Keys() {
+		if opaqueKey(opaque, k) {
+			continue
+		}
+		if want := caseMismatch(reflect.TypeOf(v), k); want != "" {
+			return nil, &Error{File: file, Line: d.Line(k.String()), Key: k.String(),
+				Msg: fmt.Sprintf("unknown key %q: keys are case-sensitive (did you mean %q?)", k[len(k)-1], want)}
+		}
+	}
 	var und []toml.Key
 	for _, k := range md.Undecoded() {
 		if !opaqueKey(opaque, k) {
@@ -240,4 +253,55 @@ func opaqueKey(opaque []string, k toml.Key) bool {
 		}
 	}
 	return false
+}
+
+// caseMismatch walks key through the type t a TOML document decodes into
+// and returns the field name a part of it matches only without regard to
+// case ("" when every part matches exactly, or leads into a map or an
+// interface, whose keys are the caller's).
+func caseMismatch(t reflect.Type, key toml.Key) string {
+	for _, part := range key {
+		for t != nil && (t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+			t = t.Elem()
+		}
+		if t == nil || t.Kind() != reflect.Struct {
+			return ""
+		}
+		var exact, fold reflect.Type
+		foldName := ""
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+			if name == "-" {
+				continue
+			}
+			if name == "" {
+				// An untagged field takes its name in any case, by
+				// design; a tag is the exact key.
+				name = f.Name
+				if strings.EqualFold(name, part) {
+					name = part
+				}
+			}
+			if name == part {
+				exact = f.Type
+				break
+			}
+			if strings.EqualFold(name, part) && fold == nil {
+				fold, foldName = f.Type, name
+			}
+		}
+		switch {
+		case exact != nil:
+			t = exact
+		case fold != nil:
+			return foldName
+		default:
+			return "" // unknown: Undecoded reports it
+		}
+	}
+	return ""
 }

@@ -69,3 +69,30 @@ func TestArrayTableLines(t *testing.T) {
 		t.Fatalf("lines: l[1].a=%d l[0].a=%d l.a=%d l[1].b=%d", d.Line("l[1].a"), d.Line("l[0].a"), d.Line("l.a"), d.Line("l[1].b"))
 	}
 }
+
+// Tagged keys are case-sensitive: BurntSushi/toml would decode `SEED = 7`
+// into the field tagged "seed" (beside `seed = 1`, silently overriding
+// it); the error names the key and the spelling meant. An untagged field
+// still takes its name in any case.
+func TestKeysAreCaseSensitive(t *testing.T) {
+	var v struct {
+		Seed  int `toml:"seed"`
+		Model struct {
+			Use string `toml:"use"`
+		} `toml:"model"`
+		Free map[string]any `toml:"free"`
+		Name string
+	}
+	for text, want := range map[string]string{
+		"seed = 1\nSEED = 7\n":      `study.toml:2: key "SEED": unknown key "SEED": keys are case-sensitive (did you mean "seed"?)`,
+		"[MODEL]\nuse = \"line\"\n": `key "MODEL"`,
+		"[model]\nUse = \"line\"\n": `key "model.Use"`,
+	} {
+		if _, err := Decode("study.toml", text, &v); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", text, err, want)
+		}
+	}
+	if _, err := Decode("study.toml", "seed = 1\nname = \"x\"\n[free]\nSeed = 2\n", &v); err != nil {
+		t.Errorf("exact keys, an untagged field and a map's own keys: %v", err)
+	}
+}
