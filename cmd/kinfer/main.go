@@ -283,6 +283,9 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 			fmt.Fprintf(w, "WARNING ([transform]): %s\n", m)
 		}
 	}
+	for _, m := range s.PriorWarnings {
+		fmt.Fprintf(w, "WARNING ([prior]): %s\n", m)
+	}
 	if s.Transform != nil && (s.Method == "builtin:tmcmc" || s.Method == "builtin:metropolis") {
 		fmt.Fprintf(w, "WARNING ([transform] with the sampler %s): %s\n", s.Method, s.Transform.Note)
 	}
@@ -588,6 +591,9 @@ func printValid(s *study.Study, stdout io.Writer) {
 	}
 	fmt.Fprintf(stdout, "ok: study %s: model %s, %d free parameter(s)%s, %d dataset(s) with %d rows, %d likelihood term(s), method %s\n",
 		s.Name, s.ModelInfo.Ref, len(s.Free), extra, len(s.Data), rows, len(s.Terms), s.MethodInfo.Ref)
+	for _, w := range s.PriorWarnings {
+		fmt.Fprintf(stdout, "note: %s\n", w)
+	}
 }
 
 // isModule tells a WebAssembly module (a .wasm name, or the \0asm magic)

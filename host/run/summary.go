@@ -85,6 +85,8 @@ type Summary struct {
 	MethodReport      any                 `json:"method_report"`
 	Fixed             map[string]float64  `json:"fixed,omitempty"`
 	Transform         *TransformSummary   `json:"transform,omitempty"`
+	// PriorWarnings: priors the model's bounds cut for the most part.
+	PriorWarnings []string `json:"prior_warnings,omitempty"`
 	// MemoryBudget is the budget the run planned within (bytes).
 	MemoryBudget int64       `json:"memory_budget"`
 	Provenance   *Provenance `json:"provenance"`
@@ -200,6 +202,7 @@ func summarize(s *study.Study, t *target.Target, workers int, rep abi.Report, sa
 		}
 		sum.Best = b
 	}
+	sum.PriorWarnings = s.PriorWarnings
 	if s.Transformed() {
 		ts := &TransformSummary{XBounds: map[string][2]F{}, Note: transformNote, Warnings: s.TransformWarnings}
 		for _, tr := range s.Transforms {

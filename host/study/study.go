@@ -101,6 +101,10 @@ type Study struct {
 	// parameters' supports (summary.json transform.warnings; kinfer run
 	// prints them).
 	TransformWarnings []string
+	// PriorWarnings name the priors the model's bounds cut for the most
+	// part (summary.json prior_warnings; kinfer run and validate print
+	// them).
+	PriorWarnings []string
 	// PluginMemory lists the study's plugins with their memory limits
 	// and instance counts (Study.PluginBytes, checked against the memory
 	// budget before a run).
@@ -532,8 +536,16 @@ func (s *Study) loadParams(f *File, d *tomlx.Decoded, o Options) error {
 				if !(lo < hi) {
 					return d.Errorf(key, "prior %s has no mass inside the model's bounds [%g, %g]", dist, p.Lower, p.Upper)
 				}
-				if _, _, err := prior.Truncate(dist, lo, hi); err != nil {
+				_, mass, err := prior.Truncate(dist, lo, hi)
+				if err != nil {
 					return d.Errorf(key, "%v, the model's bounds", err)
+				}
+				// Most of a prior cut away, and not a vague one centred
+				// in the bounds: the bounds, not the prior, then decide
+				// where the posterior may go (audit 4).
+				med := dist.Quantile(0.5)
+				if mass < 0.5 && (strings.HasPrefix(dist.String(), "uniform") || med < p.Lower || med > p.Upper) {
+					s.PriorWarnings = append(s.PriorWarnings, fmt.Sprintf("%s: the prior %s has %.3g %% of its mass inside the model's bounds [%g, %g] and is truncated to [%g, %g]; a posterior against that bound is the bounds' doing, not the data's", p.Name, dist, 100*mass, p.Lower, p.Upper, lo, hi))
 				}
 			}
 			s.Priors = append(s.Priors, dist)

@@ -352,3 +352,25 @@ func TestPriorBox(t *testing.T) {
 		t.Errorf("normal(0, 0.1) in [%g, %g]: %v, want [%g, %g]", s.Free[1].Lower, s.Free[1].Upper, box[1], lo, hi)
 	}
 }
+
+// A prior the model's bounds cut for the most part is named in
+// PriorWarnings with the mass kept (uniform(2000, 90000) on k's [2000,
+// 12000]: 10000/88000 = 11.4 %); a vague normal centred inside the bounds
+// and a prior inside them are not (audit 4).
+func TestPriorMostlyOutsideBoundsWarned(t *testing.T) {
+	for prior, want := range map[string]string{
+		"k = { uniform = [2000.0, 90000.0] }": "k: the prior uniform(2000, 90000) has 11.4 % of its mass inside the model's bounds",
+		"k = { normal = [5000.0, 1.0e7] }":    "",
+		"k = { uniform = [2000.0, 9000.0] }":  "",
+	} {
+		s, err := load(t, strings.Replace(base, "k = { uniform = [2000.0, 9000.0] }", prior, 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Join(s.PriorWarnings, "\n")
+		s.Close()
+		if want == "" && got != "" || want != "" && !strings.Contains(got, want) {
+			t.Errorf("%s: warnings %q, want %q", prior, got, want)
+		}
+	}
+}
