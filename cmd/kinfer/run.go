@@ -18,7 +18,6 @@ import (
 	"github.com/kinfer/kinfer/host/report"
 	"github.com/kinfer/kinfer/host/run"
 	"github.com/kinfer/kinfer/host/study"
-	"github.com/kinfer/kinfer/host/wasm"
 )
 
 // loadGrace is how long an interrupted run waits for the study's loading
@@ -375,7 +374,7 @@ func explain(ctx context.Context, err error, dir string) error {
 	if ctx.Err() != nil {
 		err = fmt.Errorf("%v; partial results written to %s", context.Cause(ctx), dir)
 	}
-	var we *wasm.Error
+	var we interface{ Deterministic() bool } // a plugin fault, local (wasm.Error) or on a worker (remote.WorkerError)
 	if errors.As(err, &we) && we.Deterministic() || errors.Is(err, run.ErrOtherInputs) || errors.Is(err, run.ErrStateRefused) || errors.Is(err, run.ErrAllFailed) {
 		return err // running again would stop the same way
 	}

@@ -527,7 +527,8 @@ func (c *Client) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 				if h.Get(hdrRefused) != "" {
 					what = "refused"
 				}
-				return nil, tally, fmt.Errorf("remote run: worker %s %s chunk %d of batch %d: %s", worker, what, k+1, batch, printable(e, 8000))
+				return nil, tally, &WorkerError{Msg: fmt.Sprintf("remote run: worker %s %s chunk %d of batch %d: %s", worker, what, k+1, batch, printable(e, 8000)),
+					deterministic: h.Get(hdrDeterministic) == "1"}
 			}
 			lo, hi := k*size, min((k+1)*size, n)
 			rs, jev, secs, err := decodeResults(m.Data(), want)
@@ -661,3 +662,16 @@ func (c *Client) workerNames() []string {
 	sort.Strings(out)
 	return out
 }
+
+// WorkerError is a worker's error result: a plugin fault on its chunk, or
+// its refusal of the chunk.
+type WorkerError struct {
+	Msg           string
+	deterministic bool
+}
+
+func (e *WorkerError) Error() string { return e.Msg }
+
+// Deterministic reports whether the fault would happen again on the same
+// inputs (a trap, an exhausted fuel budget), so that a resume is no use.
+func (e *WorkerError) Deterministic() bool { return e.deterministic }

@@ -52,6 +52,9 @@ const (
 	hdrWorker  = "Kinfer-Worker" // who evaluated a result
 	hdrError   = "Kinfer-Error"  // a result that is an error
 	hdrRefused = "Kinfer-Refused"
+	// hdrDeterministic marks an error result whose fault would happen
+	// again on the same inputs (a trap, an exhausted fuel budget).
+	hdrDeterministic = "Kinfer-Deterministic"
 	// hdrDeclined marks a notice that a worker gave a chunk back because
 	// of its own limits (worker.go, declined): not an answer.
 	hdrDeclined = "Kinfer-Declined"

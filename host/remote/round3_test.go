@@ -8,6 +8,7 @@ package remote
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -406,5 +407,43 @@ func TestDeclinesBesideABusyWorker(t *testing.T) {
 	_, _, err = c.Evaluate(ctx, [][]float64{{5000, 0.1}, {6000, 0.05}}, abi.WantLogTarget)
 	if err == nil || strings.Contains(err.Error(), "no worker can take this run") {
 		t.Fatalf("with an able worker holding a chunk: %v, want the context's deadline", err)
+	}
+}
+
+// A plugin fault on a worker is reported as deterministic when it is (a
+// trap: a resume would meet it again; ABI.md §5), as a local fault is,
+// and names the plugin's files by the run's paths, not by the worker's
+// cached copies (audit 4, newcomer #15).
+func TestRemoteTrapIsDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	wasmSrc, err := os.ReadFile("../../test/hostile/testdata/wat/model.wasm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"model/model.wasm":  string(wasmSrc),
+		"model/plugin.toml": "name = \"model\"\nversion = \"1.0.0\"\nkind = \"model\"\nabi = 1\nwasm = \"model.wasm\"\n[limits]\nmemory_mib = 16\nfuel = 10_000_000\n",
+		"d.csv":             "x,y\n1,0.5\n2,1.0\n",
+		"study.toml": "name = \"trap\"\nseed = 1\n[model]\nplugin = \"model/plugin.toml\"\nmode = \"loop\"\n[[data]]\nname = \"d\"\nfile = \"d.csv\"\n" +
+			"[[likelihood]]\nuse = \"gaussian\"\nsigma = 1.0\n[prior]\na = { uniform = [0.0, 1.0] }\n[method]\nuse = \"metropolis\"\nchains = 2\nburn_in = 5\nsamples = 5\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := startServer(t, t.TempDir(), 0)
+	defer srv.Shutdown()
+	cfg := testConfig(srv.ClientURL())
+	goWorkers(t, cfg, "w", 1)
+	_, _, err = remoteRun(t, cfg, filepath.Join(dir, "study.toml"), nil)
+	var det interface{ Deterministic() bool }
+	if err == nil || !strings.Contains(err.Error(), "exceeded its fuel budget") || !errors.As(err, &det) || !det.Deterministic() {
+		t.Fatalf("remote fuel fault: %v (deterministic: %v)", err, det != nil && det.Deterministic())
+	}
+	if strings.Contains(err.Error(), "bundles") || !strings.Contains(err.Error(), "model/plugin.toml") {
+		t.Errorf("the fault names the worker's copy, not the run's plugin.toml: %v", err)
 	}
 }

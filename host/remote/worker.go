@@ -518,7 +518,17 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) (decl
 	if err != nil {
 		// A plugin fault: the run stops with it, as a local run would.
 		w.logf("%s: chunk %s.%s.%s: %v", id, run, batch, chunk, err)
-		if reply(nil, err.Error(), false) {
+		// The run's user knows the bundle's files by their own paths,
+		// not by this worker's copies of them.
+		text := strings.ReplaceAll(err.Error(), filepath.Join(w.o.CacheDir, "bundles", h.Get(hdrBundle))+string(filepath.Separator), "")
+		m := result(nil, text, false)
+		var det interface{ Deterministic() bool }
+		if errors.As(err, &det) && det.Deterministic() {
+			// A trap or an exhausted fuel budget would happen again on a
+			// resume: the run says so (ABI.md §5).
+			m.Header.Set(hdrDeterministic, "1")
+		}
+		if store(m) {
 			msg.Ack()
 		}
 		return
