@@ -32,9 +32,10 @@
 //       --exportStart _initialize --use abort=kinfer/index/kinferAbort -o plugin.wasm
 //
 // (AssemblyScript 0.27 from npm). The module imports nothing but
-// kinfer_v1.log: an abort (a failed assertion, an out-of-range access of a
-// checked array) writes its message to the plugin log and traps, which the
-// host reports as a `trap` naming the export.
+// kinfer_v1.log: an abort (an out-of-range access of a checked array, an
+// explicit abort; `assert` is compiled out by --noAssert) writes its
+// message to the plugin log and traps, which the host reports as a `trap`
+// naming the export and quoting the message.
 //
 // Settings arrive in configure() in the order of the spec (a setting with
 // choices as the index of the chosen string); return null to accept them
