@@ -274,3 +274,13 @@ func TestMissingToolchainNamesInstall(t *testing.T) {
 		t.Errorf("assemblyscript: %v", err)
 	}
 }
+
+// A plugin's Rust crate name never collides with the SDK's crate or one of
+// Rust's own (a plugin named kinfer failed with E0519; audit 4).
+func TestCrateName(t *testing.T) {
+	for name, want := range map[string]string{"my-model": "my_model", "kinfer": "plugin_kinfer", "core": "plugin_core", "7up": "plugin_7up", "kinfer-x": "kinfer_x"} {
+		if got := crateName(name); got != want {
+			t.Errorf("crateName(%q) = %q, want %q", name, got, want)
+		}
+	}
+}

@@ -136,6 +136,12 @@ func tsEntries(dir string) []string {
 // crateName is a valid Rust crate name from a plugin name ([a-z0-9-]).
 func crateName(name string) string {
 	s := strings.ReplaceAll(name, "-", "_")
+	switch s {
+	case "kinfer", "std", "core", "alloc", "proc_macro", "test":
+		// The SDK's crate, or one of Rust's own: the same name made the
+		// plugin's crate indistinguishable from its dependency (E0519).
+		return "plugin_" + s
+	}
 	if s == "" || (s[0] >= '0' && s[0] <= '9') {
 		s = "plugin_" + s
 	}
