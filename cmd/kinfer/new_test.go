@@ -177,3 +177,34 @@ func TestNewRefusesLongName(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, e)
 	}
 }
+
+// kinfer.h calls a plugin_configure defined in a plugin whose spec lists no
+// settings once, with no values, before the first call (the host
+// configures only plugins with settings; audit 4: it was never called and
+// the model ran uninitialised). The skeleton's model, scaled by a factor
+// plugin_configure sets, must still pass its test.
+func TestCConfigureWithoutSettings(t *testing.T) {
+	if _, err := build.Toolchain(build.LangC, build.Options{}); err != nil {
+		t.Skipf("no C toolchain: %v", err)
+	}
+	dir := filepath.Join(t.TempDir(), "demo")
+	if code, _, errs := kinfer(t, "new", "model", "demo", "--lang", "c", "--dir", dir); code != 0 {
+		t.Fatal(errs)
+	}
+	src := filepath.Join(dir, "demo.c")
+	b := string(mustRead(t, src))
+	const old = "int model_eval(const double *theta, int K, const double *x, double *y) {"
+	if !strings.Contains(b, old) || strings.Contains(b, "\"settings\"") {
+		t.Fatalf("the C skeleton changed: %s", src)
+	}
+	b = strings.Replace(b, old, "static double scale;\nint plugin_configure(const double *s, int n) { (void)s; (void)n; scale = 1; return 0; }\n"+old+
+		"\n  if (scale != 1) return kinfer_error(KINFER_FAILED, \"plugin_configure was never called\");", 1)
+	must(t, os.WriteFile(src, []byte(b), 0o644))
+	if out, err := exec.Command(kinferBin, "build", dir).CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(kinferBin, "inspect", "--certify", filepath.Join(dir, "plugin.toml")).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "certified:") {
+		t.Fatalf("certify: %v\n%s", err, out)
+	}
+}

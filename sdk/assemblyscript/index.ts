@@ -37,7 +37,8 @@
 // message to the plugin log and traps, which the host reports as a `trap`
 // naming the export and quoting the message.
 //
-// Settings arrive in configure() in the order of the spec (a setting with
+// Without settings, configure() is called once with none before the first
+// role call (for set-up). Settings arrive in configure() in the order of the spec (a setting with
 // choices as the index of the chosen string); return null to accept them
 // or a message to refuse them. Optional methods (jacobian, vjp, grad,
 // residuals) are called only when the spec lists their capability.
@@ -395,6 +396,15 @@ export function ready(kind: string): i32 {
   if (!check(kind)) return error(Status.Failed, checkError!);
   if (theSpec!.settings.length > 0 && !configured) {
     return error(Status.Failed, "kinfer_configure was not called (the spec lists " + theSpec!.settings.length.toString() + " settings)");
+  }
+  if (!configured) {
+    // The host configures only a plugin with settings (ABI.md §3): a
+    // configure() override without them is the plugin's set-up, called
+    // once here with no values, before the first role call.
+    const none = new F64s(0, 0);
+    const msg = theModel !== null ? theModel!.configure(none) : theMethod !== null ? theMethod!.configure(none) : theLikelihood!.configure(none);
+    if (msg !== null) return error(Status.Invalid, msg);
+    configured = true;
   }
   return 0;
 }

@@ -89,7 +89,9 @@
  * It receives the n values in the order of the spec's "settings" (a setting
  * with "choices" arrives as the index of the chosen string) and returns 0, or
  * non-zero to refuse the configuration. Keep what it needs in static
- * variables: each instance of a module has its own memory.
+ * variables: each instance of a module has its own memory. Without
+ * settings a plugin may still define it for its set-up: it is then called
+ * once with (NULL, 0) before the first call of the plugin's role.
  *
  * kinfer_error(status, fmt, ...) records a printf-formatted message that the
  * host reads through kinfer_last_error and returns status, so a refusal is
@@ -126,7 +128,10 @@
  * the spec's "kind" matches KINFER_MODEL/KINFER_LIKELIHOOD, a model has at
  * least one param and one output, each listed capability has its function
  * and each defined optional function has its capability, and
- * plugin_configure exists when settings are listed. A failed check makes
+ * plugin_configure exists when settings are listed. (Defined in a plugin
+ * whose spec lists no settings, plugin_configure(NULL, 0) is called once,
+ * before the first role call: the host configures only plugins with
+ * settings.) A failed check makes
  * kinfer_describe return the empty span and every other call fail, with the
  * reason in kinfer_last_error. The header does not validate the rest of the
  * JSON: the host does (unknown keys, bounds, names).
@@ -381,6 +386,18 @@ static int32_t kinfer__ready(void) {
   if (!kinfer__check()) return kinfer_error(KINFER_FAILED, "%s", kinfer__speccheck);
   if (kinfer__ns > 0 && !kinfer__configured)
     return kinfer_error(KINFER_FAILED, "kinfer_configure was not called (the spec lists %d settings)", kinfer__ns);
+  if (kinfer__ns == 0 && plugin_configure && !kinfer__configured) {
+    /* The host configures only a plugin with settings (ABI.md §3); a
+     * plugin_configure without them is its set-up, called once here with
+     * no values, before the first role call. */
+    kinfer__errlen = 0;
+    int rc = plugin_configure(NULL, 0);
+    if (rc != 0) {
+      if (kinfer__errlen == 0) kinfer_error(rc, "plugin_configure failed (status %d)", rc);
+      return rc;
+    }
+    kinfer__configured = 1;
+  }
   return 0;
 }
 
