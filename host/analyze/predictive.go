@@ -21,6 +21,9 @@ type Fit struct {
 	MaxAbs  float64 `json:"max_abs_error"`
 }
 
+// maxPredictiveValues bounds the model outputs Predictive holds at once.
+var maxPredictiveValues = 25_000_000 // a variable for the test of its chunks
+
 // Predictive evaluates the model at up to maxSamples of the samples
 // (evenly spaced, deterministic) with the study's workers and compares the
 // posterior-mean prediction with every observed output of every dataset.
@@ -38,18 +41,25 @@ func Predictive(ctx context.Context, s *study.Study, samples [][]float64, maxSam
 	tg := target.New(s, workers)
 	for _, ds := range s.Data {
 		mean := make([]float64, ds.K*m)
-		ys, sts, err := tg.Outputs(ctx, pick, ds)
-		if err != nil {
-			return nil, 0, err
-		}
 		used = 0
-		for i, y := range ys {
-			if sts[i] != abi.OK {
-				continue
+		// Only the mean is kept: the samples are evaluated in chunks of at
+		// most maxPredictiveValues outputs (1000 samples of a 500 000-row
+		// dataset held at once exhausted memory; audit 4), summed in the
+		// same order, so the mean has the same bits.
+		chunk := max(1, maxPredictiveValues/max(1, ds.K*m))
+		for lo := 0; lo < len(pick); lo += chunk {
+			ys, sts, err := tg.Outputs(ctx, pick[lo:min(lo+chunk, len(pick))], ds)
+			if err != nil {
+				return nil, 0, err
 			}
-			used++
-			for j, v := range y {
-				mean[j] += v
+			for i, y := range ys {
+				if sts[i] != abi.OK {
+					continue
+				}
+				used++
+				for j, v := range y {
+					mean[j] += v
+				}
 			}
 		}
 		if used == 0 {

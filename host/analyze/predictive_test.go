@@ -1,0 +1,42 @@
+package analyze
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/kinfer/kinfer/host/study"
+)
+
+// The posterior-predictive mean evaluated in chunks of samples (bounded
+// memory for large datasets) has the bits of one evaluation of them all.
+func TestPredictiveChunksSameBits(t *testing.T) {
+	s, err := study.Load(context.Background(), "../../examples/quickstart/study.toml", study.Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var samples [][]float64
+	for i := range 30 {
+		samples = append(samples, []float64{4000 + 50*float64(i), 0.02 + 0.001*float64(i%7)})
+	}
+	whole, n1, err := Predictive(context.Background(), s, samples, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := maxPredictiveValues
+	maxPredictiveValues = 1 // one sample a chunk
+	defer func() { maxPredictiveValues = old }()
+	chunked, n2, err := Predictive(context.Background(), s, samples, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n1 != n2 || len(whole) != len(chunked) || len(whole) == 0 {
+		t.Fatalf("used %d and %d samples, %d and %d fits", n1, n2, len(whole), len(chunked))
+	}
+	for i := range whole {
+		if math.Float64bits(whole[i].MAE) != math.Float64bits(chunked[i].MAE) || math.Float64bits(whole[i].RMSE) != math.Float64bits(chunked[i].RMSE) {
+			t.Errorf("fit %d: %+v whole, %+v in chunks", i, whole[i], chunked[i])
+		}
+	}
+}
