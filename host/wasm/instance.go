@@ -150,13 +150,17 @@ type Error struct {
 	// run was stopped). A trap, a malformed result or an exhausted fuel
 	// budget is deterministic: resuming the run would fault again.
 	Transient bool
+	// At names the point(s) of the faulting call, when a model's
+	// ("; at θ = (a 1.5, b 2)", or the batch's first): a plugin that
+	// crashes in part of the parameter space is reproduced from it.
+	At string
 }
 
 // Deterministic reports whether the same call on the same inputs would
 // fault again (see Transient).
 func (e *Error) Deterministic() bool { return !e.Transient }
 
-func (e *Error) Error() string { return "plugin " + e.Plugin + ": " + e.Export + " " + e.Msg }
+func (e *Error) Error() string { return "plugin " + e.Plugin + ": " + e.Export + " " + e.Msg + e.At }
 
 func (e *Error) Unwrap() error { return e.Err }
 

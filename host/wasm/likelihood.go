@@ -120,7 +120,7 @@ func (w *likelihood) eval(e export, m int, y, obs, sigma, gy []float64) (float64
 	}
 	K := w.check(m, y, obs, sigma, gy, extra)
 	ll := math.Inf(-1)
-	st := w.model.run(func(in *instance) (abi.Status, error) {
+	st := w.model.run(nil, func(in *instance) (abi.Status, error) {
 		var st abi.Status
 		var err error
 		ll, st, err = in.likEval(e, K, m, y, obs, sigma, gy)
@@ -291,7 +291,7 @@ func (in *instance) likEvalBatch(K, m int, ys [][]float64, obs, sigma, ll []floa
 func (w *likelihood) residuals(m int, y, obs, sigma, r []float64) abi.Status {
 	const e = exLikResiduals
 	K := w.check(m, y, obs, sigma, r, ", r")
-	return w.model.run(func(in *instance) (abi.Status, error) {
+	return w.model.run(nil, func(in *instance) (abi.Status, error) {
 		var l layout
 		oY, oO, oS, oR := l.f64(len(y)), l.f64(len(y)), l.f64(len(y)), l.f64(len(r))
 		base, err := in.buffer(e, l.n)

@@ -3,9 +3,12 @@ package wasm
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"github.com/kinfer/kinfer/internal/guesttext"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/kinfer/kinfer/abi"
 )
@@ -131,7 +134,7 @@ func (w *model) EvalBatch(thetas [][]float64, x []float64, ys [][]float64, statu
 	err = in.modelEval(thetas, x, ys, status, K, w.d, w.c, w.m)
 	w.pool.put(in)
 	if err != nil {
-		fillStatus(status, w.pool.failed(err))
+		fillStatus(status, w.pool.failed(w.at(err, thetas)))
 	}
 }
 
@@ -293,8 +296,9 @@ func (w *model) check(theta, x, y []float64) int {
 	return K
 }
 
-// run checks out an instance, runs f on it and turns a fault into a status.
-func (w *model) run(f func(in *instance) (abi.Status, error)) abi.Status {
+// run checks out an instance, runs f on it at θ and turns a fault into a
+// status.
+func (w *model) run(theta []float64, f func(in *instance) (abi.Status, error)) abi.Status {
 	in, err := w.pool.get()
 	if err != nil {
 		return w.pool.failed(err)
@@ -302,9 +306,38 @@ func (w *model) run(f func(in *instance) (abi.Status, error)) abi.Status {
 	st, err := f(in)
 	w.pool.put(in)
 	if err != nil {
-		return w.pool.failed(err)
+		return w.pool.failed(w.at(err, [][]float64{theta}))
 	}
 	return st
+}
+
+// at adds to a call's fault the point(s) it was called at: "; at θ = (…)"
+// with the parameters' names, or for a batch its size and first point.
+func (w *model) at(err error, thetas [][]float64) error {
+	var e *Error
+	if !errors.As(err, &e) || e.At != "" || len(thetas) == 0 || len(thetas[0]) == 0 {
+		return err
+	}
+	var b strings.Builder
+	for j, v := range thetas[0] {
+		if j > 0 {
+			b.WriteString(", ")
+		}
+		if j < len(w.spec.Params) {
+			b.WriteString(guesttext.Escape(w.spec.Params[j].Name) + " ")
+		}
+		b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+		if j == 15 && len(thetas[0]) > 16 {
+			fmt.Fprintf(&b, ", … (%d parameters)", len(thetas[0]))
+			break
+		}
+	}
+	if len(thetas) == 1 {
+		e.At = "; at θ = (" + b.String() + ")"
+	} else {
+		e.At = fmt.Sprintf("; in a batch of %d points, the first at θ = (%s)", len(thetas), b.String())
+	}
+	return err
 }
 
 func (w *model) jacobian(theta, x, y, jac []float64) abi.Status {
@@ -312,7 +345,7 @@ func (w *model) jacobian(theta, x, y, jac []float64) abi.Status {
 	if len(jac) != K*w.m*w.d {
 		panic(fmt.Sprintf("wasm: plugin %s: jac has length %d, want (K·m)×d = %d", w.pool.p.Manifest.Name, len(jac), K*w.m*w.d))
 	}
-	return w.run(func(in *instance) (abi.Status, error) {
+	return w.run(theta, func(in *instance) (abi.Status, error) {
 		const e = exModelJacobian
 		var l layout
 		oT, oX, oY, oJ := l.f64(w.d), l.f64(len(x)), l.f64(len(y)), l.f64(len(jac))
@@ -346,7 +379,7 @@ func (w *model) vjp(theta, x, v, y, g []float64) abi.Status {
 	if len(v) != K*w.m || len(g) != w.d {
 		panic(fmt.Sprintf("wasm: plugin %s: v has length %d (want K·m = %d), g %d (want %d)", w.pool.p.Manifest.Name, len(v), K*w.m, len(g), w.d))
 	}
-	return w.run(func(in *instance) (abi.Status, error) {
+	return w.run(theta, func(in *instance) (abi.Status, error) {
 		const e = exModelVJP
 		var l layout
 		oT, oX, oV, oY, oG := l.f64(w.d), l.f64(len(x)), l.f64(len(v)), l.f64(len(y)), l.f64(w.d)

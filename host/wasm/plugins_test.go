@@ -401,7 +401,7 @@ func TestSpinPlugin(t *testing.T) {
 	if st != abi.Timeout {
 		t.Errorf("status %v, want timeout", st)
 	}
-	want := fmt.Sprintf("plugin spin: kinfer_model_eval exceeded timeout_ms=%d (wall clock)", p.Manifest.Limits.TimeoutMS)
+	want := fmt.Sprintf("plugin spin: kinfer_model_eval exceeded timeout_ms=%d (wall clock); at θ = (a 0.5)", p.Manifest.Limits.TimeoutMS)
 	if err := m.(abi.Faulter).Fault(); err == nil || err.Error() != want {
 		t.Errorf("Fault() = %v, want %s", err, want)
 	}

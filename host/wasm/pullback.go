@@ -83,7 +83,7 @@ func getTape(n int) []float64 {
 func (w *model) evalPullback(theta, x, y []float64) (abi.Pullback, abi.Status) {
 	K := w.check(theta, x, y)
 	var pb *pullback
-	st := w.run(func(in *instance) (abi.Status, error) {
+	st := w.run(theta, func(in *instance) (abi.Status, error) {
 		const e = exModelForward
 		var l layout
 		oT, oX, oY, oS := l.f64(w.d), l.f64(len(x)), l.f64(len(y)), l.f64(1)
@@ -184,7 +184,7 @@ func (p *pullback) Pull(v, g []float64) abi.Status {
 			return abi.Invalid
 		}
 	}
-	st := w.run(func(in *instance) (abi.Status, error) {
+	st := w.run(p.theta, func(in *instance) (abi.Status, error) {
 		const e = exModelPullback
 		var l layout
 		oT, oX, oS, oV, oG := l.f64(w.d), l.f64(len(p.x)), l.f64(len(p.tape)), l.f64(len(v)), l.f64(w.d)

@@ -379,7 +379,9 @@ func TestTimeout(t *testing.T) {
 		t.Errorf("timeout_ms=100 took %v", el)
 	}
 	err := m.(abi.Faulter).Fault()
-	if err == nil || err.Error() != "plugin spin: kinfer_model_eval exceeded timeout_ms=100 (wall clock)" {
+	// The point of the faulting call is named (audit 4: a plugin crashing
+	// in part of the parameter space is reproduced from it).
+	if err == nil || err.Error() != "plugin spin: kinfer_model_eval exceeded timeout_ms=100 (wall clock); at θ = (a 777, b 0)" {
 		t.Errorf("Fault() = %v", err)
 	}
 	var e *Error
@@ -434,7 +436,8 @@ func TestFaults(t *testing.T) {
 			if st[0] != abi.Trap || st[1] != abi.Trap {
 				t.Errorf("statuses %v, want trap", st)
 			}
-			wantErr(t, m.(abi.Faulter).Fault(), c.want...)
+			// The batch's size and first point are named.
+			wantErr(t, m.(abi.Faulter).Fault(), append(c.want, "; in a batch of 2 points, the first at θ = (a 1, b 0)")...)
 			// The pool recovers with a fresh instance; the first fault stays.
 			if s := m.Eval([]float64{1, 0}, []float64{1}, ys[0]); s != abi.OK {
 				t.Errorf("after fault: %v", s)
