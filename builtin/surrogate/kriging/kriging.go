@@ -70,6 +70,11 @@ type Info struct {
 	ScreenSeconds float64
 	LocalSeconds  float64
 	RefineSeconds float64
+	// Cond is the condition number of the correlation matrix R at the
+	// optimum (gonum's Cholesky estimate): near 1/ε (≳ 1e12) the predictor
+	// between the sites can be far off (a θ run to its lower bound), not
+	// only noisy; a nugget cures it.
+	Cond float64
 }
 
 // Model is a fitted Kriging predictor (DACE's dmodel).
@@ -370,6 +375,7 @@ func Fit(x [][]float64, y []float64, opt Options) (*Model, error) {
 	m.st = st
 	m.st.chol.LTo(&m.lChol)
 	m.info.Objective = st.obj
+	m.info.Cond = st.chol.Cond()
 	m.info.Evaluations += full.nEval + search.nEval
 	m.info.FullEvals = full.nEval
 	m.info.Failures = full.failures
