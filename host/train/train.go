@@ -363,15 +363,15 @@ type Report struct {
 	Kind              string         `json:"kind"` // "nn" or "kriging"
 	// Warnings say what makes the surrogate doubtful beyond its errors
 	// (a nearly singular Kriging fit); kinfer train prints them.
-	Warnings []string `json:"warnings,omitempty"`
-	Config            *nn.Config     `json:"config,omitempty"`
-	Members           []nn.TrainInfo `json:"members,omitempty"`
-	Weights           []float64      `json:"weights,omitempty"`
-	Kriging           *KrigingReport `json:"kriging,omitempty"`
-	TrainSeconds      float64        `json:"train_seconds"`
-	Outputs           []OutputReport `json:"outputs"`
-	Provenance        nn.Provenance  `json:"provenance"`
-	Command           string         `json:"command,omitempty"`
+	Warnings     []string       `json:"warnings,omitempty"`
+	Config       *nn.Config     `json:"config,omitempty"`
+	Members      []nn.TrainInfo `json:"members,omitempty"`
+	Weights      []float64      `json:"weights,omitempty"`
+	Kriging      *KrigingReport `json:"kriging,omitempty"`
+	TrainSeconds float64        `json:"train_seconds"`
+	Outputs      []OutputReport `json:"outputs"`
+	Provenance   nn.Provenance  `json:"provenance"`
+	Command      string         `json:"command,omitempty"`
 }
 
 func subset(ds *Design, keep func(pt int) bool) (*nn.Data, []int) {
