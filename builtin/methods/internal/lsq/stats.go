@@ -34,7 +34,7 @@ import (
 // errors). An active soft constraint's residuals are part of the RSS.
 type Stats struct {
 	// N residuals, Observations of them observed, P parameters, DOF =
-	// Observations − P.
+	// Observations − Rank (− P at full rank).
 	N, Observations, P, DOF int
 	Cost, RSS               float64
 	ResidualVariance        float64 // s²; NaN when DOF ≤ 0
@@ -99,6 +99,9 @@ func (f *Factor) Stats(rcond float64, obs int) Stats {
 			st.Rank++
 		}
 	}
+	// A rank-deficient J fits only Rank combinations of the parameters:
+	// the residuals keep Observations − Rank degrees of freedom.
+	st.DOF = obs - st.Rank
 	if st.DOF > 0 {
 		st.ResidualVariance = st.RSS / float64(st.DOF)
 	}

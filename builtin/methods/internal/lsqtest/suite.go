@@ -254,6 +254,12 @@ func testSingularJacobian(t *testing.T, s Suite) {
 	if !strings.Contains(st["note"].(string), "not identifiable") {
 		t.Errorf("note %q", st["note"])
 	}
+	// One combination fitted from 3 observations: 2 degrees of freedom
+	// (n − rank, not n − p = 1), s² = RSS/2 with RSS = Σy² − (Σ i·y_i)²/Σ i²
+	// = 21 − 17²/14 = 5/14.
+	if st["dof"].(int) != 2 || math.Abs(st["residual_variance"].(float64)-5.0/28) > tol {
+		t.Errorf("dof %v residual variance %v, want 2 and 5/28", st["dof"], st["residual_variance"])
+	}
 	// a + b is the least-squares 17/14 (Σ i·y_i / Σ i²), and the
 	// pseudo-inverse steps leave a − b where it started.
 	th := rep.Samples[0].Theta
