@@ -347,5 +347,39 @@ func (m *Method) Report() (abi.Report, error) {
 		"failures":         s.Failures,
 		"out_of_support":   s.OutOfSupport,
 	}
+	if w := notConverged(s.Traces[best], iters[best], m.cfg.Iterations, best); w != "" {
+		rep.Extra["warnings"] = []string{w}
+	}
 	return rep, nil
+}
+
+// convergedRise is the rise of the log target over a run's last 10 % of
+// iterations above which the run is said not to have converged (nats).
+const convergedRise = 0.01
+
+// notConverged is a warning when the best start used all its iterations
+// and its log target still rose by more than convergedRise over their last
+// 10 % (its trace), else "": such a run ended "done" below its optimum
+// (audit 4: 25 nats below, still climbing).
+func notConverged(tr Trace, done, iterations, k int) string {
+	if done < iterations || len(tr.Iteration) < 2 {
+		return ""
+	}
+	last := len(tr.Iteration) - 1
+	from := -1
+	for i, it := range tr.Iteration {
+		if float64(it) >= 0.9*float64(done) {
+			from = i
+			break
+		}
+	}
+	if from < 0 || from == last {
+		from = last - 1 // the trace is too coarse: its last step
+	}
+	rise := tr.LogTarget[last] - tr.LogTarget[from]
+	if !(rise > convergedRise) {
+		return ""
+	}
+	return fmt.Sprintf("start %d's log target still rose by %.3g from iteration %d to its last, %d: not converged; raise iterations or lr, or reparameterise with [transform] (parameters of very different scales)",
+		k+1, rise, tr.Iteration[from], tr.Iteration[last])
 }

@@ -569,3 +569,20 @@ func TestMemoryBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// notConverged: a best start that used all its iterations while its log
+// target still rose by more than convergedRise over the last 10 % is
+// warned about; one that flattened, or stopped early, is not.
+func TestNotConvergedWarning(t *testing.T) {
+	rising := Trace{Iteration: []int{0, 500, 900, 950, 1000}, LogTarget: []float64{-300, -200, -195, -194.5, -194}}
+	if w := notConverged(rising, 1000, 1000, 0); w == "" || !strings.Contains(w, "start 1's log target still rose by 1 from iteration 900 to its last, 1000") {
+		t.Errorf("rising: %q", w)
+	}
+	flat := Trace{Iteration: []int{0, 500, 900, 1000}, LogTarget: []float64{-300, -168.42, -168.4101, -168.41}}
+	if w := notConverged(flat, 1000, 1000, 0); w != "" {
+		t.Errorf("flat: %q", w)
+	}
+	if w := notConverged(rising, 800, 1000, 0); w != "" {
+		t.Errorf("stopped early: %q", w)
+	}
+}
