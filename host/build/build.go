@@ -436,7 +436,11 @@ func compile(ctx context.Context, m *manifest.Manifest, lang, out string, opts O
 		} else if sdk := findSDK(dir); sdk != "" {
 			cmd = append(cmd, "-I", sdk, "-ffile-prefix-map="+sdk+"=sdk/c")
 		}
-		cmd = append(cmd, "-ffile-prefix-map="+dir+"=.", "-Wl,--strip-debug", "-o", out)
+		// The stack first, 1 MiB of it (as Rust's wasm32 target): by
+		// default wasm-ld puts a 64 KiB stack above the data, so a deep
+		// recursion or a large local array silently overwrote the
+		// plugin's globals (audit 4); first, an overflow traps.
+		cmd = append(cmd, "-ffile-prefix-map="+dir+"=.", "-Wl,--strip-debug", "-Wl,--stack-first", "-Wl,-z,stack-size=1048576", "-o", out)
 		for _, s := range srcs {
 			cmd = append(cmd, filepath.Base(s))
 		}

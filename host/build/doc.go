@@ -13,12 +13,15 @@
 // functions). A directory holding *.c files is a C plugin, built with
 //
 //	clang --target=wasm32-wasi -O2 -mexec-model=reactor -I <sdk/c> \
-//	      -ffile-prefix-map=<dir>=. -Wl,--strip-debug -o <wasm> *.c
+//	      -ffile-prefix-map=<dir>=. -Wl,--strip-debug \
+//	      -Wl,--stack-first -Wl,-z,stack-size=1048576 -o <wasm> *.c
 //
 // where <sdk/c> (kinfer.h) is found by walking up from the plugin
 // directory, or given in Options.Include (a copy of kinfer.h next to the
 // sources also works). --strip-debug drops the DWARF that wasi-libc's
-// archive carries (about 100 KB), keeping the name section.
+// archive carries (about 100 KB), keeping the name section. The 1 MiB
+// stack comes first in memory, so that an overflow traps instead of
+// writing over the static data (wasm-ld's default: 64 KiB above it).
 //
 // A directory holding lib.rs (or src/lib.rs) is a Rust plugin, built with
 // two rustc calls and no cargo (RustTarget, the standard library without

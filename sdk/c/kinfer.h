@@ -110,11 +110,14 @@
  * ---------------------------------------------------------------------------
  *
  *     clang --target=wasm32-wasi -O2 -mexec-model=reactor -I path/to/sdk/c \
- *           -o plugin.wasm plugin.c
+ *           -Wl,--stack-first -Wl,-z,stack-size=1048576 -o plugin.wasm plugin.c
  *
  * or `kinfer build DIR`, which uses these flags and pins the sha256 in
  * plugin.toml. -mexec-model=reactor makes the module export _initialize
  * (which runs C constructors) instead of _start; the host calls it first.
+ * The stack (1 MiB) comes first in memory: a stack overflow then traps,
+ * where wasm-ld's default (64 KiB above the static data) let a deep
+ * recursion or a large local array overwrite the plugin's globals.
  *
  * Include this header in exactly one .c file of a plugin; other files of the
  * same plugin may include it after  #define KINFER_NO_EXPORTS  to get the

@@ -329,6 +329,11 @@ func cases() []hcase {
 			files: modelStudy("wasi-write-loop", "wat/wasi-loop.wasm", "s = 2.0", gaussian, mh)},
 		{name: "wasi-clock-loop", code: 1, want: []string{"plugin wasi-clock-loop", "kinfer_model_eval", "exceeded its fuel budget"},
 			files: modelStudy("wasi-clock-loop", "wat/wasi-loop.wasm", "s = 3.0", gaussian, mh)},
+		// A C model with a 512 KiB local array and a 2 000-frame
+		// recursion: the 1 MiB stack that kinfer build puts first holds
+		// it, and nothing overwrites the plugin's globals (audit 4).
+		{name: "c-big-stack", code: 0, want: []string{"done"},
+			files: modelStudy("c-big-stack", "c/bigstack/bigstack.wasm", "", gaussian, mh)},
 		moduleCase("eval-log-then-trap", "wat/logtrap.wasm", 1, "plugin eval-log-then-trap", "kinfer_model_eval", "unreachable", `its last output: "abort: index 3 out of range at model.ts:12:7"`),
 		modeCase("eval-divide-by-zero", "div0", 1, "plugin eval-divide-by-zero", "kinfer_model_eval", "integer divide by zero"),
 		modeCase("eval-proc-exit", "exit", 1, "plugin eval-proc-exit", "kinfer_model_eval", "proc_exit(3)"),

@@ -15,7 +15,7 @@
  * Build (repository root):  go run ./cmd/kinfer build plugins/c/ligament
  * or by hand, in this directory:
  *   clang --target=wasm32-wasi -O2 -mexec-model=reactor -I ../../../sdk/c \
- *         -o ligament.wasm ligament.c
+ *         -Wl,--stack-first -Wl,-z,stack-size=1048576 -o ligament.wasm ligament.c
  */
 #define KINFER_MODEL
 #include "kinfer.h"
