@@ -38,6 +38,12 @@ func (m *doublingMemory) Reallocate(size uint64) []byte {
 		return m.buf
 	}
 	c := max(size, min(2*uint64(cap(m.buf)), m.max))
+	if c > m.max/2 {
+		// The next doubling would pass the maximum's half: take the
+		// maximum now, so that the old buffers stay below it (a
+		// maximum of 300 MiB grew 256 → 300 and held 3.1×: audit 4).
+		c = m.max
+	}
 	nb := make([]byte, size, c)
 	copy(nb, m.buf)
 	m.buf = nb
