@@ -35,6 +35,7 @@ func badU(u float64) bool { return !(u >= 0 && u <= 1) }
 type Uniform struct {
 	lo, hi float64
 	logPdf float64 // −log(hi − lo), computed once
+	wide   bool    // hi − lo overflows float64
 }
 
 // NewUniform returns uniform(lo, hi); lo and hi must be finite, lo < hi.
@@ -42,7 +43,13 @@ func NewUniform(lo, hi float64) (Uniform, error) {
 	if !finite(lo) || !finite(hi) || !(lo < hi) {
 		return Uniform{}, fmt.Errorf("prior: uniform wants finite lo < hi, got [%g, %g]", lo, hi)
 	}
-	return Uniform{lo: lo, hi: hi, logPdf: -math.Log(hi - lo)}, nil
+	w := hi - lo
+	if math.IsInf(w, 0) {
+		// Wider than float64 holds (−1e308 to 1e308): the width's log
+		// in halves (each draw and density was NaN; audit 4).
+		return Uniform{lo: lo, hi: hi, logPdf: -(math.Log(hi/2-lo/2) + math.Ln2), wide: true}, nil
+	}
+	return Uniform{lo: lo, hi: hi, logPdf: -math.Log(w)}, nil
 }
 
 // LogPdf implements Dist: −log(hi − lo) on [lo, hi].
@@ -60,6 +67,9 @@ func (d Uniform) DLogPdf(float64) float64 { return 0 }
 func (d Uniform) Quantile(u float64) float64 {
 	if badU(u) {
 		return math.NaN()
+	}
+	if d.wide {
+		return math.Min((1-u)*d.lo+u*d.hi, d.hi)
 	}
 	return math.Min(d.lo+u*(d.hi-d.lo), d.hi)
 }

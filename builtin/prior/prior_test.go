@@ -429,3 +429,23 @@ func TestTruncate(t *testing.T) {
 		}
 	}
 }
+
+// A uniform wider than float64 holds (hi − lo overflows): finite density
+// −log(2e308) = −(ln 1e308 + ln 2) and quantiles inside it, where each
+// draw and density was NaN (audit 4).
+func TestUniformWiderThanFloat64(t *testing.T) {
+	const tol = 1e-12
+	d, err := NewUniform(-1e308, 1e308)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := -(math.Log(1e308) + math.Ln2)
+	if lp := d.LogPdf(0); math.Abs(lp-want) > tol*math.Abs(want) {
+		t.Errorf("log pdf %v, want %v", lp, want)
+	}
+	for u, q := range map[float64]float64{0: -1e308, 0.5: 0, 1: 1e308, 0.75: 0.5e308} {
+		if got := d.Quantile(u); math.Abs(got-q) > tol*1e308 {
+			t.Errorf("Quantile(%v) = %v, want %v", u, got, q)
+		}
+	}
+}
