@@ -129,6 +129,20 @@ func Run(ctx context.Context, s *study.Study, dir string, o Options) (*Record, e
 	if int64(o.N)*int64(d) > MaxValues {
 		return nil, fmt.Errorf("design: n = %d points of %d parameters exceed %d coordinates in memory", o.N, d, MaxValues)
 	}
+	// design.csv's columns: its own three and the study's names, each
+	// once, or train reads the wrong one.
+	cols := map[string]string{"point": "design.csv's own column", "status": "design.csv's own column", "dataset": "design.csv's own column"}
+	for _, c := range []struct {
+		what  string
+		names []string
+	}{{"parameter", paramNames(s.Free)}, {"condition", columnNames(s.ModelInfo.Spec.Conditions)}, {"output", columnNames(s.ModelInfo.Spec.Outputs)}} {
+		for _, n := range c.names {
+			if other, ok := cols[n]; ok {
+				return nil, fmt.Errorf("design: %s %q has the name of %s: design.csv would hold two columns %q", c.what, n, other, n)
+			}
+			cols[n] = "a " + c.what
+		}
+	}
 	params := make([]abi.Param, d)
 	for j, p := range s.Free {
 		lo, hi := s.Priors[j].Support()
@@ -314,18 +328,30 @@ func header(s *study.Study) string {
 	b := []byte("point,status")
 	for _, p := range s.Free {
 		b = append(b, ',')
-		b = append(b, p.Name...)
+		b = appendField(b, p.Name)
 	}
 	b = append(b, ",dataset"...)
 	for _, c := range s.ModelInfo.Spec.Conditions {
 		b = append(b, ',')
-		b = append(b, c.Name...)
+		b = appendField(b, c.Name)
 	}
 	for _, c := range s.ModelInfo.Spec.Outputs {
 		b = append(b, ',')
-		b = append(b, c.Name...)
+		b = appendField(b, c.Name)
 	}
 	return string(append(b, '\n'))
+}
+
+// appendField appends a name as a CSV field, quoted (RFC 4180) when it
+// holds a comma, a quote or a line break: a name "y,z" shifted every column
+// after it (audit 4).
+func appendField(b []byte, s string) []byte {
+	if !strings.ContainsAny(s, ",\"\r\n") {
+		return append(b, s...)
+	}
+	b = append(b, '"')
+	b = append(b, strings.ReplaceAll(s, `"`, `""`)...)
+	return append(b, '"')
 }
 
 // appendRows writes one row per condition of ds for design point i; a
@@ -342,7 +368,7 @@ func appendRows(b []byte, s *study.Study, i int, theta []float64, ds *study.Data
 			b = strconv.AppendFloat(b, v, 'g', -1, 64)
 		}
 		b = append(b, ',')
-		b = append(b, ds.Name...)
+		b = appendField(b, ds.Name)
 		for j := range c {
 			b = append(b, ',')
 			b = strconv.AppendFloat(b, ds.X[r*c+j], 'g', -1, 64)
@@ -489,4 +515,20 @@ func sameRun(old, cur *Record) error {
 		old.ByStatus = map[string]int{}
 	}
 	return nil
+}
+
+func paramNames(ps []abi.Param) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.Name
+	}
+	return out
+}
+
+func columnNames(cs []abi.Column) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Name
+	}
+	return out
 }

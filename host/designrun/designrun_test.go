@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/host/dataset"
 	"math"
 	"os"
 	"path/filepath"
@@ -189,6 +190,21 @@ func TestPriorSpaceTruncated(t *testing.T) {
 	for pt, v := range seen {
 		if v < box.Lower || v > box.Upper {
 			t.Errorf("point %d: k = %v outside the recorded box", pt, v)
+		}
+	}
+}
+
+// Names with a comma, a quote or a line break are quoted in design.csv and
+// read back as themselves (a name "y,z" shifted every column after it;
+// audit 4).
+func TestDesignCSVQuotesNames(t *testing.T) {
+	for name, want := range map[string]string{"y": "y", "y,z": `"y,z"`, `a"b`: `"a""b"`, "l\nm": "\"l\nm\""} {
+		if got := string(appendField(nil, name)); got != want {
+			t.Errorf("%q: %s, want %s", name, got, want)
+		}
+		tb, err := dataset.Parse("d.csv", strings.NewReader("point,"+want+"\n0,1\n"))
+		if err != nil || len(tb.Columns) != 2 || tb.Columns[1] != name {
+			t.Errorf("%q read back as %q (%v)", name, tb.Columns, err)
 		}
 	}
 }
