@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kinfer/kinfer/internal/guesttext"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -480,7 +482,32 @@ func readRecord(path string) (*Record, error) {
 	if err := strictjson.Decode(b, &r, strictjson.Lenient); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if err := r.Check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	return &r, nil
+}
+
+// Check refuses a record whose text has control characters: a design
+// folder may come from elsewhere, and its model name reaches the terminal
+// in messages (an escape sequence would drive it; audit 4).
+func (r *Record) Check() error {
+	for _, f := range []struct{ key, v string }{{"study", r.Study}, {"model", r.Model}, {"model_version", r.ModelVer}, {"design", r.Kind}, {"space", r.Space}} {
+		if guesttext.Escape(f.v) != f.v {
+			return fmt.Errorf("%s \"%s\" has a control character or invalid UTF-8", f.key, guesttext.Escape(f.v))
+		}
+	}
+	for _, p := range r.Params {
+		if guesttext.Escape(p.Name) != p.Name || guesttext.Escape(p.Unit) != p.Unit {
+			return fmt.Errorf("parameter \"%s\" has a control character or invalid UTF-8", guesttext.Escape(p.Name))
+		}
+	}
+	for _, c := range append(slices.Clone(r.Conditions), r.Outputs...) {
+		if guesttext.Escape(c.Name) != c.Name || guesttext.Escape(c.Unit) != c.Unit {
+			return fmt.Errorf("column \"%s\" has a control character or invalid UTF-8", guesttext.Escape(c.Name))
+		}
+	}
+	return nil
 }
 
 // sameRun checks that a resumed run continues the same design of the same

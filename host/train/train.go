@@ -166,6 +166,9 @@ func ReadDesign(dir string) (*Design, error) {
 	if err := strictjson.Decode(b, &rec, strictjson.Lenient); err != nil {
 		return nil, fmt.Errorf("%s: %v", jp, err)
 	}
+	if err := rec.Check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", jp, err)
+	}
 	if !rec.Complete {
 		return nil, fmt.Errorf("%s: the design run is not complete (%d of %d points; continue it with kinfer design --resume)", jp, rec.Done, rec.N)
 	}

@@ -75,6 +75,12 @@ func TestReadDesign(t *testing.T) {
 
 func TestReadDesignRefuses(t *testing.T) {
 	cases := map[string]func(dir string){
+		// A received design folder's text reaches the terminal: control
+		// characters are refused (audit 4).
+		"model \"toy\\x1b[2J\" has a control character": func(dir string) {
+			b, _ := os.ReadFile(filepath.Join(dir, "design.json"))
+			os.WriteFile(filepath.Join(dir, "design.json"), []byte(strings.Replace(string(b), `"model":"toy"`, `"model":"toy\u001b[2J"`, 1)), 0o644)
+		},
 		"not complete": func(dir string) {
 			b, _ := os.ReadFile(filepath.Join(dir, "design.json"))
 			os.WriteFile(filepath.Join(dir, "design.json"), []byte(strings.Replace(string(b), `"complete":true`, `"complete":false`, 1)), 0o644)

@@ -145,6 +145,9 @@ func Decode(b []byte) ([]*Model, Provenance, error) {
 		return nil, Provenance{}, fmt.Errorf("kriging: %v", err)
 	}
 	p := f.Provenance
+	if err := p.Check(); err != nil {
+		return nil, p, fmt.Errorf("kriging: %w", err)
+	}
 	if f.Format != Format {
 		return nil, p, fmt.Errorf("kriging: format %q, want %q", f.Format, Format)
 	}

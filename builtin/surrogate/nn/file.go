@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"github.com/kinfer/kinfer/builtin/surrogate/internal/floatcode"
 	"github.com/kinfer/kinfer/builtin/surrogate/internal/savefile"
+	"github.com/kinfer/kinfer/internal/guesttext"
 	"io"
 	"math"
 	"os"
@@ -61,6 +62,27 @@ type Provenance struct {
 	ParamUpper   Floats   `json:"param_upper,omitempty"`
 	Design       string   `json:"design,omitempty"`
 	DesignSHA256 string   `json:"design_record_sha256,omitempty"`
+}
+
+// Check refuses provenance text with control characters (a received file
+// is untrusted: its model name and version reach the terminal in
+// messages, and an escape sequence would drive it; audit 4).
+func (p *Provenance) Check() error {
+	for _, f := range []struct{ key, v string }{{"kinfer_version", p.KinferVersion}, {"model", p.Model}, {"model_version", p.ModelVersion},
+		{"design", p.Design}, {"training_data_sha256", p.TrainingDataSHA256}, {"validation_data_sha256", p.ValidationSHA256},
+		{"model_sha256", p.ModelSHA256}, {"design_record_sha256", p.DesignSHA256}} {
+		if guesttext.Escape(f.v) != f.v {
+			return fmt.Errorf("provenance %s \"%s\" has a control character or invalid UTF-8", f.key, guesttext.Escape(f.v))
+		}
+	}
+	for _, l := range [][]string{p.InputUnits, p.OutputUnits} {
+		for _, v := range l {
+			if guesttext.Escape(v) != v {
+				return fmt.Errorf("provenance unit \"%s\" has a control character or invalid UTF-8", guesttext.Escape(v))
+			}
+		}
+	}
+	return nil
 }
 
 // Floats is a list of numbers in a surrogate file. JSON's null, which
@@ -270,6 +292,9 @@ func Decode(b []byte) (*Ensemble, Provenance, error) {
 		if !(e.InputLo[j] <= e.InputHi[j]) {
 			return nil, f.Provenance, fmt.Errorf("nn: training box of input %d is [%g, %g], want lo ≤ hi", j+1, e.InputLo[j], e.InputHi[j])
 		}
+	}
+	if err := f.Provenance.Check(); err != nil {
+		return nil, f.Provenance, fmt.Errorf("nn: %w", err)
 	}
 	return e, f.Provenance, nil
 }

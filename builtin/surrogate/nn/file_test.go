@@ -96,6 +96,9 @@ func TestLoadRefusesBadFiles(t *testing.T) {
  ]`, "sum"},
 		{"truncated", good[len(good)/2:], "", "unexpected end"},
 		{"unknown key", `"activation"`, `"bogus": 1, "activation"`, "unknown field"},
+		// Provenance text reaches the terminal: no control characters
+		// (audit 4: an escape sequence in "model" cleared the screen).
+		{"escape in provenance", `"kinfer_version": "`, `"model": "line\u001b[2J", "kinfer_version": "`, `provenance model "line\x1b[2J" has a control character`},
 	}
 	old := maxFileBytes
 	maxFileBytes = int64(len(good) / 2)
