@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"path/filepath"
 	"regexp"
@@ -203,6 +205,10 @@ func (m *Manifest) ReadWasm() ([]byte, error) {
 		return fmt.Errorf("plugin %s: %s: %s (wasm = %q in %s)", m.Name, m.Wasm, fmt.Sprintf(format, args...), m.Wasm, m.Path)
 	}
 	path, err := safefile.Inside(m.Dir, m.Wasm)
+	if errors.Is(err, fs.ErrNotExist) {
+		// The usual cause: a plugin made by kinfer new, not built yet.
+		return nil, fail("the module does not exist yet: build it with kinfer build %s", m.Dir)
+	}
 	if err != nil {
 		return nil, fail("%v", err)
 	}

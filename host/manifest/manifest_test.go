@@ -224,7 +224,7 @@ func TestModulePathRules(t *testing.T) {
 		}, `is a named pipe (FIFO), not a regular file`},
 		{"sub", func(dir string) { os.Mkdir(filepath.Join(dir, "sub"), 0o755) }, `is a directory, not a regular file`},
 		{"big.wasm", sparse("big.wasm", 2<<30, module), `has 2 GiB, more than the 256 MiB accepted`},
-		{"missing.wasm", nil, `no such file`},
+		{"missing.wasm", nil, `does not exist yet: build it with kinfer build`},
 		{"short.wasm", func(dir string) { os.WriteFile(filepath.Join(dir, "short.wasm"), []byte("\x00as"), 0o644) }, `not a WebAssembly binary (3 bytes`},
 		{"text.wasm", func(dir string) { os.WriteFile(filepath.Join(dir, "text.wasm"), []byte("#!/bin/sh\necho hi\n"), 0o644) }, `not a WebAssembly binary (it starts with "#!/b"`},
 		{"v2.wasm", func(dir string) {
