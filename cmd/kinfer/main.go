@@ -907,6 +907,17 @@ func cmdBuild(args []string, stdout, stderr io.Writer) error {
 	for _, n := range res.Notes {
 		fmt.Fprintf(stdout, "NOTE: %s\n", n)
 	}
+	// A module that builds but cannot describe itself (a spec typo, a
+	// function without its capability) is the author's to fix now, not
+	// at the first run (audit 4).
+	rt, err := newRuntime(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer rt.Close(ctx)
+	if _, err := loadPlugin(ctx, rt, res.Manifest); err != nil {
+		return fmt.Errorf("built %s, but it does not load: %w", res.Wasm, err)
+	}
 	return nil
 }
 

@@ -208,3 +208,23 @@ func TestCConfigureWithoutSettings(t *testing.T) {
 		t.Fatalf("certify: %v\n%s", err, out)
 	}
 }
+
+// kinfer build loads what it built: a module that cannot describe itself
+// (a spec typo) fails the build with the reason, not the first run
+// (audit 4).
+func TestBuildLoadsTheModule(t *testing.T) {
+	if _, err := build.Toolchain(build.LangC, build.Options{}); err != nil {
+		t.Skipf("no C toolchain: %v", err)
+	}
+	dir := filepath.Join(t.TempDir(), "demo")
+	if code, _, errs := kinfer(t, "new", "model", "demo", "--lang", "c", "--dir", dir); code != 0 {
+		t.Fatal(errs)
+	}
+	src := filepath.Join(dir, "demo.c")
+	b := string(mustRead(t, src))
+	must(t, os.WriteFile(src, []byte(strings.Replace(b, `\"upper\"`, `\"uper\"`, 1)), 0o644))
+	code, _, errs := kinfer(t, "build", dir)
+	if code == 0 || !strings.Contains(errs, "does not load") || !strings.Contains(errs, `unknown key "params[0].uper"`) {
+		t.Errorf("build of a module with a spec typo: exit %d\n%s", code, errs)
+	}
+}
