@@ -889,6 +889,9 @@ func cmdBuild(args []string, stdout, stderr io.Writer) error {
 	// every process it started, and removes the build's temporary files.
 	ctx, stop := interruptible(stderr, "stopping the compiler")
 	defer stop()
+	if st, err := os.Stat(pos[0]); err == nil && !st.IsDir() {
+		return usageError{fmt.Errorf("%s is a file: kinfer build takes the plugin's folder, the one holding its plugin.toml and sources", pos[0])}
+	}
 	res, err := build.BuildContext(ctx, pos[0], build.Options{})
 	if err != nil {
 		return err

@@ -228,3 +228,14 @@ func TestBuildLoadsTheModule(t *testing.T) {
 		t.Errorf("build of a module with a spec typo: exit %d\n%s", code, errs)
 	}
 }
+
+// The wrong file for the command is named as such (audit 4): run on a
+// plugin.toml, build on a file.
+func TestWrongFileForCommand(t *testing.T) {
+	if code, _, errs := kinfer(t, "run", "../../plugins/c/ligament/plugin.toml"); code == 0 || !strings.Contains(errs, "is a plugin (a module or its plugin.toml), not a study") {
+		t.Errorf("run plugin.toml: exit %d\n%s", code, errs)
+	}
+	if code, _, errs := kinfer(t, "build", "../../examples/quickstart/study.toml"); code == 0 || !strings.Contains(errs, "kinfer build takes the plugin's folder") {
+		t.Errorf("build study.toml: exit %d\n%s", code, errs)
+	}
+}

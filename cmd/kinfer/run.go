@@ -131,6 +131,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 	} else {
 		studyFile = pos[0]
+		if isModule(studyFile) || isManifest(studyFile) {
+			return fmt.Errorf("%s is a plugin (a module or its plugin.toml), not a study: a study names it in its [model], [[likelihood]] or [method] table (plugin = \"…/plugin.toml\"); kinfer new model NAME writes a plugin with a study beside it", studyFile)
+		}
 		sf, d, err := study.Decode(studyFile)
 		if err != nil {
 			return err
