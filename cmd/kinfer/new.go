@@ -196,7 +196,7 @@ abi = 1
 wasm = "[%.Wasm%]"
 
 [limits]
-memory_mib = 64              # a Go guest needs at least 8
+memory_mib = 64              # the most the module's memory may grow to (a Go guest needs at least 8)
 # fuel = 20000000000         # work per call (per point of a batch); the default
 `
 

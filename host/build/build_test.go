@@ -284,3 +284,12 @@ func TestCrateName(t *testing.T) {
 		}
 	}
 }
+
+// langVersion: a go line's language version (go 1.26 and 1.26.0 are one).
+func TestLangVersion(t *testing.T) {
+	for v, want := range map[string]string{"1.26": "1.26", "1.26.0": "1.26", "1.26rc1": "1.26", "1.22.3": "1.22", "": ""} {
+		if got := langVersion(v); got != want {
+			t.Errorf("langVersion(%q) = %q, want %q", v, got, want)
+		}
+	}
+}

@@ -180,9 +180,13 @@ func goOverlay(ctx context.Context, dir, tmp string, opts Options) (overlay, not
 			if gm.Go != "" {
 				was = "go " + gm.Go
 			}
-			note = fmt.Sprintf("%s says %s, older than the go %s the SDK needs: the build's overlay raised it to go %s "+
-				"(your file is unchanged), so the plugin was compiled with Go %s language semantics (e.g. per-iteration loop "+
-				"variables since Go 1.22); set go %s in go.mod to build the same way by hand", ge.GOMOD, was, gover, gover, gover, gover)
+			// go 1.26 and go 1.26.0 are one language version: raising
+			// one to the other changes nothing worth a note (audit 4).
+			if langVersion(gm.Go) != langVersion(gover) {
+				note = fmt.Sprintf("%s says %s, older than the go %s the SDK needs: the build's overlay raised it to go %s "+
+					"(your file is unchanged), so the plugin was compiled with Go %s language semantics (e.g. per-iteration loop "+
+					"variables since Go 1.22); set go %s in go.mod to build the same way by hand", ge.GOMOD, was, gover, gover, gover, gover)
+			}
 		}
 		if modText, err = run(ctx, dir, goEnv(), opts.goCmd(), append(edit, ge.GOMOD)...); err != nil {
 			return "", "", false, fmt.Errorf("%s: %v\n%s", ge.GOMOD, err, modText)
@@ -282,4 +286,18 @@ func importsSDK(root string) bool {
 // oldest.
 func goLess(a, b string) bool {
 	return version.Compare("go"+a, "go"+b) < 0
+}
+
+// langVersion is a go line's language version, its first two components
+// ("1.26.0" and "1.26" are both "1.26"; "" stays "").
+func langVersion(v string) string {
+	parts := strings.SplitN(v, ".", 3)
+	if len(parts) < 2 {
+		return v
+	}
+	minor := parts[1]
+	if i := strings.IndexFunc(minor, func(r rune) bool { return r < '0' || r > '9' }); i >= 0 {
+		minor = minor[:i] // 1.26rc1
+	}
+	return parts[0] + "." + minor
 }
