@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kinfer/kinfer/host/manifest"
 	"math"
 	"strings"
 	"time"
@@ -199,7 +200,26 @@ func (in *instance) close() {
 // fault builds an *Error for export e and marks the instance dead.
 func (in *instance) fault(e export, status abi.Status, err error, format string, args ...any) *Error {
 	in.dead = true
-	return &Error{Plugin: in.p.Manifest.Name, Export: e.String(), Status: status, Msg: fmt.Sprintf(format, args...), Err: err}
+	return &Error{Plugin: in.p.Manifest.Name, Export: e.String(), Status: status, Msg: in.memoryHint(fmt.Sprintf(format, args...)), Err: err}
+}
+
+// memoryHint adds to a message that says the guest ran out of memory (its
+// runtime's "fatal error: out of memory", a C malloc's failure it
+// reported) the limit it ran into and where to raise it (audit 4: nothing
+// pointed at memory_mib).
+func (in *instance) memoryHint(msg string) string {
+	if !strings.Contains(strings.ToLower(msg), "out of memory") || strings.Contains(msg, "memory_mib") {
+		return msg
+	}
+	mib := in.p.Manifest.Limits.MemoryMiB
+	if mib <= 0 {
+		mib = manifest.DefaultMemoryMiB
+	}
+	where := "its plugin.toml [limits]"
+	if in.p.Manifest.Path != "" {
+		where = in.p.Manifest.Path + " [limits]"
+	}
+	return fmt.Sprintf("%s (its memory is limited to memory_mib = %d MiB, %s: raise it if the plugin needs more)", msg, mib, where)
 }
 
 // malformed is the Trap of a guest that returned something the host cannot
@@ -390,7 +410,7 @@ func (in *instance) lastErrorOr() string {
 // refused is the error of a non-zero return from a configure or method
 // export: it names the plugin, the export, the code and the guest's message.
 func (in *instance) refused(e export, code int32) error {
-	return fmt.Errorf("plugin %s: %s returned %d: %s", in.p.Manifest.Name, e, code, in.lastErrorOr())
+	return fmt.Errorf("plugin %s: %s returned %d: %s", in.p.Manifest.Name, e, code, in.memoryHint(in.lastErrorOr()))
 }
 
 // buffer returns a host buffer of at least n bytes from kinfer_alloc,

@@ -3,6 +3,7 @@ package wasm
 import (
 	"context"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/kinfer/kinfer/abi"
@@ -38,5 +39,19 @@ func TestMemoryGrowthAllocatesAtMostTwice(t *testing.T) {
 	t.Logf("%d pages grown one at a time: %.1f MiB allocated (%.2f × memory_mib)", grown, float64(alloc)/(1<<20), float64(alloc)/(mib<<20))
 	if alloc > 2*mib<<20 {
 		t.Errorf("%d MiB allocated while growing to %d MiB, want at most 2×", alloc>>20, mib)
+	}
+}
+
+// A guest's out-of-memory message is followed by the limit it ran into and
+// where to raise it (audit 4: a Go guest's "fatal error: out of memory"
+// and a C method's "out of memory for 1e+06 points" named neither).
+func TestOutOfMemoryNamesTheLimit(t *testing.T) {
+	in := &instance{p: &Plugin{Manifest: testManifest("m", "model.wasm", abi.KindModel, 64, 0)}}
+	got := in.memoryHint(`trapped: wasm error: unreachable; its last output: "fatal error: out of memory"`)
+	if !strings.Contains(got, "memory_mib = 64 MiB") || !strings.Contains(got, "m.toml [limits]") {
+		t.Errorf("hint: %s", got)
+	}
+	if got := in.memoryHint("trapped: wasm error: unreachable"); strings.Contains(got, "memory_mib") {
+		t.Errorf("a hint without an out-of-memory message: %s", got)
 	}
 }
