@@ -10,6 +10,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -109,7 +110,10 @@ func BuildContext(ctx context.Context, dir string, opts Options) (_ Result, err 
 	if err != nil {
 		return Result{}, err
 	}
-	tmp := out + ".tmp"
+	// A temporary name of this process's: two builds of one folder at
+	// once (make -j) shared out + ".tmp" and one renamed it from under
+	// the other (audit 4).
+	tmp := fmt.Sprintf("%s.%d.tmp", out, os.Getpid())
 	res, err := compile(ctx, m, lang, tmp, opts)
 	if err != nil {
 		os.Remove(tmp)
@@ -121,9 +125,7 @@ func BuildContext(ctx context.Context, dir string, opts Options) (_ Result, err 
 	}
 	res.Wasm, res.Toolchain = out, tc
 	for i, a := range res.Command { // show the command as if it wrote out directly
-		if a == tmp || (filepath.IsAbs(a) && strings.HasSuffix(a, ".wasm.tmp")) {
-			res.Command[i] = strings.TrimSuffix(a, ".tmp")
-		}
+		res.Command[i] = strings.ReplaceAll(a, tmp, out)
 	}
 	if err := UpdateManifest(m.Path, res.SHA256, lang, tc); err != nil {
 		return res, err
@@ -253,6 +255,9 @@ func CheckContext(ctx context.Context, dir string, opts Options) (_ CheckResult,
 // load reads dir/plugin.toml and detects the plugin's language.
 func load(dir string) (*manifest.Manifest, string, error) {
 	m, err := manifest.Load(filepath.Join(dir, "plugin.toml"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, "", fmt.Errorf("%s has no plugin.toml: write one next to the sources (abi/ABI.md §9), or start from kinfer new model|likelihood|method NAME", dir)
+	}
 	if err != nil {
 		return nil, "", err
 	}
@@ -261,7 +266,7 @@ func load(dir string) (*manifest.Manifest, string, error) {
 		return nil, "", fmt.Errorf("plugin %s: %w", m.Name, err)
 	}
 	if m.Build != nil && m.Build.Lang != "" && m.Build.Lang != lang {
-		return nil, "", fmt.Errorf("%s: [build] lang = %q but %s holds a %s plugin", m.Path, m.Build.Lang, dir, lang)
+		return nil, "", fmt.Errorf("%s: [build] lang = %q but %s holds a %s plugin (ported to %s? delete the [build] table: kinfer build writes it again)", m.Path, m.Build.Lang, dir, lang, lang)
 	}
 	return m, lang, nil
 }
@@ -337,13 +342,13 @@ func toolchainFor(ctx context.Context, lang, dir string, opts Options) (string, 
 	case LangGo:
 		out, err := run(ctx, "", goEnv(), opts.goCmd(), "env", "GOVERSION")
 		if err != nil {
-			return "", fmt.Errorf("%w: %s: %v", ErrNoToolchain, opts.goCmd(), err)
+			return "", fmt.Errorf("%w: %s: %v (install Go 1.26 or later: https://go.dev/dl, or apt-get install golang-go where it is recent enough)", ErrNoToolchain, opts.goCmd(), err)
 		}
 		return strings.TrimSpace(out), nil
 	case LangC:
 		out, err := run(ctx, "", nil, opts.clangCmd(), "--version")
 		if err != nil {
-			return "", fmt.Errorf("%w: %s: %v", ErrNoToolchain, opts.clangCmd(), err)
+			return "", fmt.Errorf("%w: %s: %v (install it: apt-get install clang lld wasi-libc libclang-rt-14-dev-wasm32)", ErrNoToolchain, opts.clangCmd(), err)
 		}
 		version := strings.TrimSpace(strings.SplitN(out, "\n", 2)[0])
 		h := sha256.New()

@@ -234,8 +234,8 @@ func (m *Manifest) ReadWasm() ([]byte, error) {
 	}
 	if m.SHA256 != "" {
 		if got := SHA256(b); got != m.SHA256 {
-			return nil, fmt.Errorf("plugin %s (%s): sha256 mismatch for %s: manifest pins %s, file has %s",
-				m.Name, m.Path, m.Wasm, m.SHA256, got)
+			return nil, fmt.Errorf("plugin %s (%s): sha256 mismatch for %s: manifest pins %s, file has %s (rebuilt by hand? kinfer build %s pins the new module; or the module is not the one the manifest was written for)",
+				m.Name, m.Path, m.Wasm, m.SHA256, got, m.Dir)
 		}
 	}
 	return b, nil
