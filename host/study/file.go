@@ -65,7 +65,12 @@ type componentRef struct {
 func parseRef(d *tomlx.Decoded, table string, raw map[string]any, reserved ...string) (componentRef, error) {
 	r := componentRef{table: table, settings: map[string]any{}}
 	if raw == nil {
-		return r, &tomlx.Error{File: d.File, Key: table, Msg: fmt.Sprintf("missing [%s] table", strings.Split(table, ".")[0])}
+		name := strings.Split(table, ".")[0]
+		if d.Has(name) {
+			// [[method]] where [method] was meant (audit 4).
+			return r, &tomlx.Error{File: d.File, Line: d.Line(name), Key: table, Msg: fmt.Sprintf("[[%s]] is a list of tables: write [%s], with single brackets (a study has one)", name, name)}
+		}
+		return r, &tomlx.Error{File: d.File, Key: table, Msg: fmt.Sprintf("missing [%s] table", name)}
 	}
 	for k, v := range raw {
 		switch {

@@ -374,3 +374,12 @@ func TestPriorMostlyOutsideBoundsWarned(t *testing.T) {
 		}
 	}
 }
+
+// [[method]] where [method] was meant: the error says to write single
+// brackets, on the table's line (it said "missing [method] table").
+func TestDoubleBracketsForOneTable(t *testing.T) {
+	_, err := load(t, strings.Replace(base, "[method]", "[[method]]", 1))
+	if err == nil || !strings.Contains(err.Error(), "[[method]] is a list of tables: write [method], with single brackets") {
+		t.Errorf("err %v", err)
+	}
+}

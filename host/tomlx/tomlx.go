@@ -206,7 +206,12 @@ func convert(file string, err error) error {
 	// Type mismatches come as plain errors: "toml: line N (last key "k"): msg".
 	if m := typeErr.FindStringSubmatch(err.Error()); m != nil {
 		line, _ := strconv.Atoi(m[1])
-		return &Error{File: file, Line: line, Key: m[2], Msg: typeMsg(m[3])}
+		msg := typeMsg(m[3])
+		if strings.HasPrefix(msg, "want an array, got a table") {
+			// [data] where [[data]] was meant (audit 4).
+			msg += fmt.Sprintf(" (each entry of a list of tables is written [[%s]], with double brackets)", m[2])
+		}
+		return &Error{File: file, Line: line, Key: m[2], Msg: msg}
 	}
 	return &Error{File: file, Msg: strings.TrimPrefix(err.Error(), "toml: ")}
 }

@@ -96,3 +96,16 @@ func TestKeysAreCaseSensitive(t *testing.T) {
 		t.Errorf("exact keys, an untagged field and a map's own keys: %v", err)
 	}
 }
+
+// A single-bracket table where a list of tables is wanted says to write
+// the double brackets (audit 4).
+func TestSingleBracketsForAList(t *testing.T) {
+	var v struct {
+		Data []struct {
+			Name string `toml:"name"`
+		} `toml:"data"`
+	}
+	if _, err := Decode("s.toml", "[data]\nname = \"d\"\n", &v); err == nil || !strings.Contains(err.Error(), "written [[data]], with double brackets") {
+		t.Errorf("err %v", err)
+	}
+}
