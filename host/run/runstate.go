@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/kinfer/kinfer/host/study"
@@ -90,6 +91,10 @@ func ResumeInfo(dir string) (studyFile string, seed uint64, err error) {
 		return "", 0, fmt.Errorf("--resume: %s holds no kinfer run (no %s, no %s)", dir, StateFile, CheckpointFile)
 	}
 	again := fmt.Sprintf("run it again: kinfer run %s -o %s", st.StudyFile, dir)
+	if strings.Contains(st.Error, ErrAllFailed.Error()) {
+		// Running it again would fail the same way (audit 4).
+		return "", 0, fmt.Errorf("--resume: the run in %s ended because every evaluation failed (%s): fix the model, its settings or the prior, then run the study again", dir, st.Error)
+	}
 	how := "was stopped"
 	switch st.State {
 	case StateComplete:

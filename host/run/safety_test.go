@@ -361,4 +361,7 @@ func TestAllFailedIsAnError(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, CheckpointFile)); err == nil {
 		t.Error("a checkpoint is left: a resume would end the same way")
 	}
+	if _, _, err := ResumeInfo(dir); err == nil || !strings.Contains(err.Error(), "every evaluation failed") || !strings.Contains(err.Error(), "fix the model") {
+		t.Errorf("--resume: %v", err)
+	}
 }

@@ -762,10 +762,18 @@ func (t *Target) DerivativeFailures() string {
 // kinfer_last_error message; "" when none did or no plugin says.
 func (t *Target) EvaluationFailures() string {
 	type failer interface{ EvaluationFailures() string }
+	// A plugin is named by its manifest, as validate and its other
+	// errors name it (ABI.md §4), not by its spec's name.
+	name := func(c any, spec string) string {
+		if p, ok := c.(interface{ PluginName() string }); ok {
+			return p.PluginName()
+		}
+		return spec
+	}
 	var parts []string
 	if f, ok := t.S.Model.(failer); ok {
 		if n := f.EvaluationFailures(); n != "" {
-			parts = append(parts, "model "+t.S.ModelInfo.Spec.Name+": "+n)
+			parts = append(parts, "model "+name(t.S.Model, t.S.ModelInfo.Spec.Name)+": "+n)
 		}
 	}
 	seen := map[failer]bool{}
@@ -773,7 +781,7 @@ func (t *Target) EvaluationFailures() string {
 		if f, ok := term.Likelihood.(failer); ok && !seen[f] {
 			seen[f] = true
 			if n := f.EvaluationFailures(); n != "" {
-				parts = append(parts, "likelihood "+term.Component.Spec.Name+": "+n)
+				parts = append(parts, "likelihood "+name(term.Likelihood, term.Component.Spec.Name)+": "+n)
 			}
 		}
 	}

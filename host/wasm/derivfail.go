@@ -146,3 +146,7 @@ func (w *model) DerivativeFailures() string { return w.pool.p.deriv.note() }
 // (failed) or 2 (invalid), with the guest's last kinfer_last_error
 // message, or "" when there were none.
 func (w *model) EvaluationFailures() string { return w.pool.p.evals.note() }
+
+// PluginName is the manifest's name, which messages use (ABI.md §4: the
+// spec's may differ).
+func (w *model) PluginName() string { return w.pool.p.Manifest.Name }

@@ -51,6 +51,9 @@ type likelihood struct{ model model }
 // last kinfer_last_error message ("" for none).
 func (w *likelihood) EvaluationFailures() string { return w.model.EvaluationFailures() }
 
+// PluginName is the manifest's name.
+func (w *likelihood) PluginName() string { return w.model.PluginName() }
+
 type likGrad struct{ *likelihood }
 type likRes struct{ *likelihood }
 type likGradRes struct{ *likelihood }

@@ -348,7 +348,8 @@ func cases() []hcase {
 				// summary.json names the export, the row, the output and
 				// the value (audit 4: only "status non-finite").
 				b, _ := os.ReadFile(filepath.Join(dir, "out", "summary.json"))
-				if !strings.Contains(string(b), "kinfer_model_eval returned status 0 with non-finite outputs") || !strings.Contains(string(b), "output y: NaN") {
+				// … under the manifest's name (eval-nan), not the spec's (model).
+				if !strings.Contains(string(b), "model eval-nan: kinfer_model_eval returned status 0 with non-finite outputs") || !strings.Contains(string(b), "output y: NaN") {
 					t.Errorf("summary.json does not describe the non-finite outputs:\n%s", b)
 				}
 			}
