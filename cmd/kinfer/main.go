@@ -286,6 +286,10 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 	for _, m := range s.PriorWarnings {
 		fmt.Fprintf(w, "WARNING ([prior]): %s\n", m)
 	}
+	for _, c := range s.Certified {
+		name, _, _ := strings.Cut(c, ":")
+		fmt.Fprintf(w, "certified: %s (summary.json certified lists the checks)\n", guesttext.Escape(name))
+	}
 	if s.Transform != nil && (s.Method == "builtin:tmcmc" || s.Method == "builtin:metropolis") {
 		fmt.Fprintf(w, "WARNING ([transform] with the sampler %s): %s\n", s.Method, s.Transform.Note)
 	}

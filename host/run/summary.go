@@ -87,6 +87,9 @@ type Summary struct {
 	Transform         *TransformSummary   `json:"transform,omitempty"`
 	// PriorWarnings: priors the model's bounds cut for the most part.
 	PriorWarnings []string `json:"prior_warnings,omitempty"`
+	// Certified: the plugins certify = true checked before the run, with
+	// the checks they passed.
+	Certified []string `json:"certified,omitempty"`
 	// MemoryBudget is the budget the run planned within (bytes).
 	MemoryBudget int64       `json:"memory_budget"`
 	Provenance   *Provenance `json:"provenance"`
@@ -202,7 +205,7 @@ func summarize(s *study.Study, t *target.Target, workers int, rep abi.Report, sa
 		}
 		sum.Best = b
 	}
-	sum.PriorWarnings = s.PriorWarnings
+	sum.PriorWarnings, sum.Certified = s.PriorWarnings, s.Certified
 	if s.Transformed() {
 		ts := &TransformSummary{XBounds: map[string][2]F{}, Note: transformNote, Warnings: s.TransformWarnings}
 		for _, tr := range s.Transforms {

@@ -61,6 +61,12 @@ use = "metropolis"
 				t.Errorf("%s: err = %v", c.module, err)
 			}
 		}
+		if s != nil && c.wantErr == "" {
+			// The run's outputs say so (summary.json certified).
+			if len(s.Certified) != 1 || !strings.HasPrefix(s.Certified[0], "quad (model): kinfer_model_eval:") {
+				t.Errorf("Certified %q", s.Certified)
+			}
+		}
 		if s != nil {
 			s.Close()
 		}

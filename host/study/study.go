@@ -142,6 +142,9 @@ type Study struct {
 	// certs are the determinism checks asked for by certify = true,
 	// run once every component is loaded.
 	certs []func(ctx context.Context) error
+	// Certified lists the plugins certify = true checked, with the checks
+	// (summary.json certified; kinfer run prints them).
+	Certified []string
 	// dataLeft is what remains of MaxDataBytes while the study loads.
 	dataLeft int64
 }
@@ -297,9 +300,13 @@ func (s *Study) certifyLater(d *tomlx.Decoded, r componentRef, p *wasm.Plugin, v
 		if opts != nil {
 			opts(&o)
 		}
-		if _, err := p.Certify(ctx, o); err != nil {
+		c, err := p.Certify(ctx, o)
+		if err != nil {
 			return fmt.Errorf("%s: %w", keyAt(d, r.table+".certify"), err)
 		}
+		// A run's outputs say its plugin was certified, and how (audit 4:
+		// certify = true left no trace).
+		s.Certified = append(s.Certified, fmt.Sprintf("%s (%s): %s", p.Manifest.Name, r.table, strings.Join(c.Checks, "; ")))
 		return nil
 	})
 }
