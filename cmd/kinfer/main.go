@@ -286,6 +286,9 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 	for _, m := range s.PriorWarnings {
 		fmt.Fprintf(w, "WARNING ([prior]): %s\n", m)
 	}
+	for _, m := range s.BoundWarnings {
+		fmt.Fprintf(w, "WARNING (bounds): %s\n", m)
+	}
 	for _, c := range s.Certified {
 		name, _, _ := strings.Cut(c, ":")
 		fmt.Fprintf(w, "certified: %s (summary.json certified lists the checks)\n", guesttext.Escape(name))

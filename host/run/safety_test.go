@@ -365,3 +365,39 @@ func TestAllFailedIsAnError(t *testing.T) {
 		t.Errorf("--resume: %v", err)
 	}
 }
+
+// fixedSamples asks one prior draw, then reports samples at the given
+// points.
+type fixedSamples struct {
+	drawOnce
+	pts [][]float64
+}
+
+func (m *fixedSamples) Report() (abi.Report, error) {
+	var r abi.Report
+	for _, p := range m.pts {
+		r.Samples = append(r.Samples, abi.Sample{Theta: p})
+	}
+	return r, nil
+}
+
+// A posterior whose whole 5–95 % band lies against a bound is warned about
+// (audit 4: a spike on the model's bound passed as a result); one inside
+// is not.
+func TestBandAgainstBoundWarned(t *testing.T) {
+	s := loadQuickstart(t)
+	defer s.Close()
+	hi := s.Free[0].Upper
+	var pts [][]float64
+	for i := range 50 {
+		pts = append(pts, []float64{hi - 1e-3*float64(i), 0.01 * float64(i%5)})
+	}
+	s.Method = &fixedSamples{pts: pts}
+	sum, err := Run(context.Background(), s, Options{OutDir: t.TempDir(), Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.BoundWarnings) != 1 || !strings.Contains(sum.BoundWarnings[0], s.Free[0].Name+": the posterior's 5–95 % band") || !strings.Contains(sum.BoundWarnings[0], "upper bound") {
+		t.Errorf("warnings %q", sum.BoundWarnings)
+	}
+}

@@ -87,6 +87,8 @@ type Summary struct {
 	Transform         *TransformSummary   `json:"transform,omitempty"`
 	// PriorWarnings: priors the model's bounds cut for the most part.
 	PriorWarnings []string `json:"prior_warnings,omitempty"`
+	// BoundWarnings: parameters whose posterior band lies against a bound.
+	BoundWarnings []string `json:"bound_warnings,omitempty"`
 	// Certified: the plugins certify = true checked before the run, with
 	// the checks they passed.
 	Certified []string `json:"certified,omitempty"`
@@ -191,6 +193,21 @@ func summarize(s *study.Study, t *target.Target, workers int, rep abi.Report, sa
 		if len(col) > 0 {
 			st := stats.Summarize(col)
 			ps.Mean, ps.SD, ps.P05, ps.P50, ps.P95 = F(st.Mean), F(st.SD), F(st.P05), F(st.P50), F(st.P95)
+			// A sampler's whole central band against one bound: the bound,
+			// not the data, decides where the posterior is (audit 4: a
+			// prior cut by the model's bounds, the posterior a spike on
+			// the bound, no warning; levmar warns of its own).
+			if w := p.Upper - p.Lower; len(col) > 1 && !s.MethodInfo.Spec.Has(abi.CapLeastSquares) && w > 0 && !math.IsInf(w, 0) {
+				for _, b := range []struct {
+					side  string
+					value float64
+				}{{"lower", p.Lower}, {"upper", p.Upper}} {
+					if math.Abs(st.P05-b.value) <= 0.01*w && math.Abs(st.P95-b.value) <= 0.01*w {
+						sum.BoundWarnings = append(sum.BoundWarnings, fmt.Sprintf("%s: the posterior's 5–95 %% band [%.6g, %.6g] lies against the %s bound %g: the bound, not the data, decides it (widen the model's bounds or the prior if the data point beyond)",
+							p.Name, st.P05, st.P95, b.side, b.value))
+					}
+				}
+			}
 		}
 		sum.Params = append(sum.Params, ps)
 	}
