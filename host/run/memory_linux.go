@@ -2,6 +2,7 @@ package run
 
 import (
 	"os"
+	"path"
 	"strconv"
 	"strings"
 
@@ -44,17 +45,28 @@ func cgroupLimit() int64 {
 		if len(f) != 3 {
 			continue
 		}
-		var p string
+		var root, file string
 		switch {
 		case f[0] == "0" && f[1] == "": // v2
-			p = "/sys/fs/cgroup" + f[2] + "/memory.max"
+			root, file = "/sys/fs/cgroup", "memory.max"
 		case strings.Contains(","+f[1]+",", ",memory,"): // v1
-			p = "/sys/fs/cgroup/memory" + f[2] + "/memory.limit_in_bytes"
+			root, file = "/sys/fs/cgroup/memory", "memory.limit_in_bytes"
 		default:
 			continue
 		}
-		if v := readLimit(p); v > 0 {
-			return v
+		// The least limit of the cgroup and its ancestors (a systemd
+		// slice's MemoryMax bounds every cgroup under it).
+		least := int64(0)
+		for dir := path.Clean("/" + f[2]); ; dir = path.Dir(dir) {
+			if v := readLimit(root + dir + "/" + file); v > 0 && (least == 0 || v < least) {
+				least = v
+			}
+			if dir == "/" {
+				break
+			}
+		}
+		if least > 0 {
+			return least
 		}
 	}
 	return 0

@@ -702,6 +702,9 @@ func OutputTable(outs []OutputReport) string {
 			name = o.Name + " [" + o.Unit + "]"
 		}
 		nmae := fmt.Sprintf("%8.2f", o.NMAE)
+		if math.Abs(o.NMAE) >= 1e6 {
+			nmae = fmt.Sprintf("%8.3g", o.NMAE) // not 39 digits (audit 4)
+		}
 		if math.IsNaN(o.NMAE) || math.IsInf(o.NMAE, 0) {
 			nmae = fmt.Sprintf("%8s", "–")
 			constant = true

@@ -651,14 +651,22 @@ func (m *Method) warnings(accept float64, rhat []float64) []any {
 		w = append(w, fmt.Sprintf("acceptance rate %.3g after burn-in: the chains barely moved, so the samples are not a posterior sample; compare proposal_sd with the parameters' scales and the init_scale setting", accept))
 	}
 	if m.cfg.Chains > 1 {
-		var bad []string
+		var bad, none []string
 		for i, r := range rhat {
-			if !(r <= maxRHat) {
+			switch {
+			case math.IsNaN(r):
+				none = append(none, m.names[i])
+			case !(r <= maxRHat):
 				bad = append(bad, fmt.Sprintf("%s (%.3g)", m.names[i], r))
 			}
 		}
 		if len(bad) > 0 {
 			w = append(w, fmt.Sprintf("split-R̂ above %g for %s: the chains have not converged to one distribution; run longer (burn_in, samples) before using these samples", maxRHat, strings.Join(bad, ", ")))
+		}
+		if len(none) > 0 {
+			// NaN is not "above 1.1" (audit 4): too few draws to split, or
+			// chains that never moved.
+			w = append(w, fmt.Sprintf("split-R̂ could not be computed for %s (fewer than 4 kept draws per half chain, or chains that never moved): convergence is unchecked; run longer (samples)", strings.Join(none, ", ")))
 		}
 	}
 	return w

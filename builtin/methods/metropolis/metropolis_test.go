@@ -320,8 +320,9 @@ func TestWarnings(t *testing.T) {
 		t.Errorf("mixed chains: %v", w)
 	}
 	w := m.warnings(0, []float64{math.NaN(), 2.79})
-	if len(w) != 2 || !strings.Contains(w[0].(string), "acceptance rate 0 after burn-in") ||
-		!strings.Contains(w[1].(string), "split-R̂ above 1.1 for a (NaN), b (2.79)") {
+	if len(w) != 3 || !strings.Contains(w[0].(string), "acceptance rate 0 after burn-in") ||
+		!strings.Contains(w[1].(string), "split-R̂ above 1.1 for b (2.79)") ||
+		!strings.Contains(w[2].(string), "split-R̂ could not be computed for a") {
 		t.Errorf("stuck chains: %v", w)
 	}
 }

@@ -120,6 +120,11 @@ func New(e *nn.Ensemble, p nn.Provenance, settings []float64) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	if settings[1] == 1 {
+		if why := e.Float32Overflow(); why != "" {
+			return nil, fmt.Errorf("surrogate: weights = %q would round %s to infinity; keep float64", Settings[1].Choices[1], why)
+		}
+	}
 	md := &Model{e: e, fz: e.Freeze(settings[1] == 1), prov: p, spec: s, d: len(s.Params), c: len(s.Conditions), m: len(s.Outputs), extrapolate: settings[0] == 1,
 		inLo: e.InputLo, inHi: e.InputHi}
 	md.pool.New = func() any { return &buffers{} }

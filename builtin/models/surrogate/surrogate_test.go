@@ -298,3 +298,21 @@ func TestFloat32Weights(t *testing.T) {
 		t.Error("Kriging accepted weights = float32")
 	}
 }
+
+// weights = "float32" on a network with a weight beyond float32's range is
+// refused, naming it (rounded, it became +Inf and points went non-finite
+// silently; audit 4).
+func TestFloat32WeightOverflowRefused(t *testing.T) {
+	_, p := trained(t)
+	e, err := train("float64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Nets[0].W[1][2] = 1e39
+	if _, err := New(e, p, []float64{0, 1}); err == nil || !strings.Contains(err.Error(), "network 1, layer 2, weight 3 is 1e+39") {
+		t.Errorf("err %v", err)
+	}
+	if _, err := New(e, p, []float64{0, 0}); err != nil {
+		t.Errorf("float64: %v", err)
+	}
+}

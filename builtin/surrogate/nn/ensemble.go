@@ -287,7 +287,13 @@ type Frozen struct {
 // float32 too: nothing is rounded, the kernels widen each weight exactly
 // and sum in the same order, so the predictions are the float64 network's
 // bits and half the bytes are read.
+//
+// Rounding a weight beyond float32's range would make it ±Inf: Freeze
+// then keeps float64 (FreezeChecked says why).
 func (e *Ensemble) Freeze(f32 bool) *Frozen {
+	if f32 && e.float32Overflow() != "" {
+		f32 = false
+	}
 	f := &Frozen{e: e, pw: make([][]*dgemm.Packed, len(e.Nets)), float32: f32}
 	pack32 := f32 || e.Float32Exact()
 	for k, net := range e.Nets {
@@ -303,6 +309,23 @@ func (f *Frozen) Float32() bool { return f.float32 }
 // Packed32 reports whether the weights are packed in float32: rounded
 // (Float32) or, losslessly, because they were float32 values already.
 func (f *Frozen) Packed32() bool { return f.packed32 }
+
+// Float32Overflow names the first weight whose magnitude float32 cannot
+// hold (rounded, it would be ±Inf), or "" when there is none.
+func (e *Ensemble) Float32Overflow() string { return e.float32Overflow() }
+
+func (e *Ensemble) float32Overflow() string {
+	for k, n := range e.Nets {
+		for l, w := range n.W {
+			for i, v := range w {
+				if math.Abs(v) > math.MaxFloat32 {
+					return fmt.Sprintf("network %d, layer %d, weight %d is %g, beyond float32's range", k+1, l+1, i+1, v)
+				}
+			}
+		}
+	}
+	return ""
+}
 
 // Float32Exact reports whether every weight matrix entry of every member
 // is a float32 value (biases are not packed and stay float64).
