@@ -338,11 +338,18 @@ func quantityLines(report any) []string {
 		return nil
 	}
 	f := func(v any) string {
-		x, ok := v.(float64)
-		if !ok {
-			return "-"
+		switch x := v.(type) {
+		case float64:
+			return num6(run.F(x))
+		case int:
+			return strconv.Itoa(x) // a count in a report not (yet) decoded from JSON
+		case run.F:
+			return num6(x)
 		}
-		return num6(run.F(x))
+		if x := asJSONNumber(v); x != "" {
+			return x
+		}
+		return "-"
 	}
 	name := "quantity of interest"
 	if q, ok := mc["quantity"].(string); ok && q != "" {
@@ -977,4 +984,14 @@ func cmdAnalyze(args []string, stdout io.Writer) error {
 	fmt.Fprint(stdout, a.Text())
 	fmt.Fprintf(stdout, "written: %s\n", filepath.Join(pos[0], analyze.OutputFile))
 	return nil
+}
+
+// asJSONNumber is v as JSON when it is a number of another type (int64,
+// json.Number), else "".
+func asJSONNumber(v any) string {
+	switch x := v.(type) {
+	case int64, int32, uint64, json.Number:
+		return fmt.Sprint(x)
+	}
+	return ""
 }

@@ -109,3 +109,15 @@ func TestPropagationShowsQuantity(t *testing.T) {
 		}
 	}
 }
+
+// The console's quantity line prints the counts whatever their Go type in
+// the report (an int before JSON, a float after): a report with a
+// non-finite mean printed "- values, - failed draws" (audit 4).
+func TestQuantityLineCounts(t *testing.T) {
+	rep := map[string]any{"montecarlo": map[string]any{"quantity": "huge", "n": 200, "failed": 0, "mean": nil, "converged": false,
+		"percentiles": map[string]any{"p5": -1.5, "p50": 0.0, "p95": 1.5}}}
+	lines := strings.Join(quantityLines(rep), "\n")
+	if !strings.Contains(lines, "200 values, 0 failed draws") || !strings.Contains(lines, "mean -") {
+		t.Errorf("lines:\n%s", lines)
+	}
+}
