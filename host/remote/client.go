@@ -58,7 +58,9 @@ type Client struct {
 	declineOrder []string
 	recent       []evalMark // evaluations returned, for the throughput
 	stats        Stats
-	started      time.Time
+	// evalNotes, derivNotes: each worker's latest failure tallies.
+	evalNotes, derivNotes map[string]string
+	started               time.Time
 }
 
 type evalMark struct {
@@ -522,6 +524,7 @@ func (c *Client) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 				c.mu.Unlock()
 				continue
 			}
+			c.notes(worker, h.Get(hdrEvalFailures), h.Get(hdrDerivFailures))
 			if e := h.Get(hdrError); e != "" {
 				what := "failed on"
 				if h.Get(hdrRefused) != "" {
@@ -675,3 +678,52 @@ func (e *WorkerError) Error() string { return e.Msg }
 // Deterministic reports whether the fault would happen again on the same
 // inputs (a trap, an exhausted fuel budget), so that a resume is no use.
 func (e *WorkerError) Deterministic() bool { return e.deterministic }
+
+// notes keeps a worker's latest failure tallies (each is its whole run's
+// so far).
+func (c *Client) notes(worker, eval, deriv string) {
+	if eval == "" && deriv == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.evalNotes == nil {
+		c.evalNotes, c.derivNotes = map[string]string{}, map[string]string{}
+	}
+	if eval != "" {
+		c.evalNotes[worker] = eval
+	}
+	if deriv != "" {
+		c.derivNotes[worker] = deriv
+	}
+}
+
+// joinNotes is "on worker A: …; on worker B: …" in worker order.
+func joinNotes(m map[string]string) string {
+	ws := make([]string, 0, len(m))
+	for w := range m {
+		ws = append(ws, w)
+	}
+	sort.Strings(ws)
+	parts := make([]string, len(ws))
+	for i, w := range ws {
+		parts[i] = "on worker " + w + ": " + m[w]
+	}
+	return strings.Join(parts, "; ")
+}
+
+// EvaluationFailures are the workers' tallies of the plugins' failed
+// points with their kinfer_last_error (target.Target uses them for a
+// remote run, as a local run uses its plugins').
+func (c *Client) EvaluationFailures() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return joinNotes(c.evalNotes)
+}
+
+// DerivativeFailures is EvaluationFailures for the model's derivatives.
+func (c *Client) DerivativeFailures() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return joinNotes(c.derivNotes)
+}

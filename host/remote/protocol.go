@@ -55,6 +55,11 @@ const (
 	// hdrDeterministic marks an error result whose fault would happen
 	// again on the same inputs (a trap, an exhausted fuel budget).
 	hdrDeterministic = "Kinfer-Deterministic"
+	// hdrEvalFailures and hdrDerivFailures carry a worker's tallies of
+	// the plugin's failed points and derivatives, with its last
+	// kinfer_last_error (target.EvaluationFailures, DerivativeFailures).
+	hdrEvalFailures  = "Kinfer-Eval-Failures"
+	hdrDerivFailures = "Kinfer-Deriv-Failures"
 	// hdrDeclined marks a notice that a worker gave a chunk back because
 	// of its own limits (worker.go, declined): not an answer.
 	hdrDeclined = "Kinfer-Declined"

@@ -415,6 +415,30 @@ func TestDeclinesBesideABusyWorker(t *testing.T) {
 // and names the plugin's files by the run's paths, not by the worker's
 // cached copies (audit 4, newcomer #15).
 func TestRemoteTrapIsDeterministic(t *testing.T) {
+	_, err := remoteModelRun(t, "loop")
+	var det interface{ Deterministic() bool }
+	if err == nil || !strings.Contains(err.Error(), "exceeded its fuel budget") || !errors.As(err, &det) || !det.Deterministic() {
+		t.Fatalf("remote fuel fault: %v (deterministic: %v)", err, det != nil && det.Deterministic())
+	}
+	if strings.Contains(err.Error(), "bundles") || !strings.Contains(err.Error(), "model/plugin.toml") {
+		t.Errorf("the fault names the worker's copy, not the run's plugin.toml: %v", err)
+	}
+}
+
+// A plugin's failed points on a worker are reported with its
+// kinfer_last_error, as a local run reports them (audit 4: a remote run's
+// error and summary.json lost the reason).
+func TestRemoteFailuresNamed(t *testing.T) {
+	_, err := remoteModelRun(t, "failall")
+	if err == nil || !strings.Contains(err.Error(), "points failed in a plugin: on worker w0") || !strings.Contains(err.Error(), "model model: kinfer_model_eval returned 1 (failed)") ||
+		!strings.Contains(err.Error(), "model failed on purpose") {
+		t.Fatalf("remote run of a model failing every point: %v", err)
+	}
+}
+
+// remoteModelRun runs a Metropolis study of the hostile test model in
+// mode on one in-process worker.
+func remoteModelRun(t *testing.T, mode string) ([]byte, error) {
 	dir := t.TempDir()
 	wasmSrc, err := os.ReadFile("../../test/hostile/testdata/wat/model.wasm")
 	if err != nil {
@@ -424,7 +448,7 @@ func TestRemoteTrapIsDeterministic(t *testing.T) {
 		"model/model.wasm":  string(wasmSrc),
 		"model/plugin.toml": "name = \"model\"\nversion = \"1.0.0\"\nkind = \"model\"\nabi = 1\nwasm = \"model.wasm\"\n[limits]\nmemory_mib = 16\nfuel = 10_000_000\n",
 		"d.csv":             "x,y\n1,0.5\n2,1.0\n",
-		"study.toml": "name = \"trap\"\nseed = 1\n[model]\nplugin = \"model/plugin.toml\"\nmode = \"loop\"\n[[data]]\nname = \"d\"\nfile = \"d.csv\"\n" +
+		"study.toml": "name = \"trap\"\nseed = 1\n[model]\nplugin = \"model/plugin.toml\"\nmode = \"" + mode + "\"\n[[data]]\nname = \"d\"\nfile = \"d.csv\"\n" +
 			"[[likelihood]]\nuse = \"gaussian\"\nsigma = 1.0\n[prior]\na = { uniform = [0.0, 1.0] }\n[method]\nuse = \"metropolis\"\nchains = 2\nburn_in = 5\nsamples = 5\n",
 	}
 	for name, text := range files {
@@ -438,12 +462,6 @@ func TestRemoteTrapIsDeterministic(t *testing.T) {
 	defer srv.Shutdown()
 	cfg := testConfig(srv.ClientURL())
 	goWorkers(t, cfg, "w", 1)
-	_, _, err = remoteRun(t, cfg, filepath.Join(dir, "study.toml"), nil)
-	var det interface{ Deterministic() bool }
-	if err == nil || !strings.Contains(err.Error(), "exceeded its fuel budget") || !errors.As(err, &det) || !det.Deterministic() {
-		t.Fatalf("remote fuel fault: %v (deterministic: %v)", err, det != nil && det.Deterministic())
-	}
-	if strings.Contains(err.Error(), "bundles") || !strings.Contains(err.Error(), "model/plugin.toml") {
-		t.Errorf("the fault names the worker's copy, not the run's plugin.toml: %v", err)
-	}
+	b, _, err := remoteRun(t, cfg, filepath.Join(dir, "study.toml"), nil)
+	return b, err
 }

@@ -751,6 +751,9 @@ func (t *Target) termLogLik(sc *scratch, term *study.Term, y, gy []float64) (flo
 // kinfer_last_error message; "" when there were none or the model does
 // not say.
 func (t *Target) DerivativeFailures() string {
+	if r, ok := t.Remote.(interface{ DerivativeFailures() string }); ok {
+		return r.DerivativeFailures() // the workers' (the local plugin evaluated nothing)
+	}
 	if d, ok := t.S.Model.(interface{ DerivativeFailures() string }); ok {
 		return d.DerivativeFailures()
 	}
@@ -762,6 +765,9 @@ func (t *Target) DerivativeFailures() string {
 // kinfer_last_error message; "" when none did or no plugin says.
 func (t *Target) EvaluationFailures() string {
 	type failer interface{ EvaluationFailures() string }
+	if r, ok := t.Remote.(failer); ok {
+		return r.EvaluationFailures() // the workers' (the local plugin evaluated nothing)
+	}
 	// A plugin is named by its manifest, as validate and its other
 	// errors name it (ABI.md §4), not by its spec's name.
 	name := func(c any, spec string) string {
