@@ -143,6 +143,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		if dir = f.out; dir == "" {
+			// The name makes the folder: checked before the folder is
+			// made (a 300-byte name failed at mkdir; audit 4).
+			if err := study.CheckName(d, sf.Name); err != nil {
+				return err
+			}
 			dir = filepath.Join("out", sf.Name)
 		}
 		if multi {
