@@ -239,3 +239,17 @@ func TestWrongFileForCommand(t *testing.T) {
 		t.Errorf("build study.toml: exit %d\n%s", code, errs)
 	}
 }
+
+// A study whose name is too long for a folder is refused by its name check
+// before out/<name> is made (it failed at mkdir; audit 4).
+func TestRunChecksNameBeforeFolder(t *testing.T) {
+	dir := t.TempDir()
+	text := strings.Replace(string(mustRead(t, "../../examples/quickstart/study.toml")), `name = "ligament-quickstart"`, `name = "`+strings.Repeat("n", 300)+`"`, 1)
+	must(t, os.WriteFile(filepath.Join(dir, "study.toml"), []byte(text), 0o644))
+	cmd := exec.Command(kinferBin, "run", "study.toml")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "is longer than 200 bytes") {
+		t.Errorf("run: %v\n%s", err, out)
+	}
+}
