@@ -397,7 +397,7 @@ func TestBandAgainstBoundWarned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sum.BoundWarnings) != 1 || !strings.Contains(sum.BoundWarnings[0], s.Free[0].Name+": the posterior's 5–95 % band") || !strings.Contains(sum.BoundWarnings[0], "upper bound") {
+	if len(sum.BoundWarnings) != 1 || !strings.Contains(sum.BoundWarnings[0], s.Free[0].Name+": the samples' 5–95 % band") || !strings.Contains(sum.BoundWarnings[0], "upper bound") {
 		t.Errorf("warnings %q", sum.BoundWarnings)
 	}
 }

@@ -203,7 +203,7 @@ func summarize(s *study.Study, t *target.Target, workers int, rep abi.Report, sa
 					value float64
 				}{{"lower", p.Lower}, {"upper", p.Upper}} {
 					if math.Abs(st.P05-b.value) <= 0.01*w && math.Abs(st.P95-b.value) <= 0.01*w {
-						sum.BoundWarnings = append(sum.BoundWarnings, fmt.Sprintf("%s: the posterior's 5–95 %% band [%.6g, %.6g] lies against the %s bound %g: the bound, not the data, decides it (widen the model's bounds or the prior if the data point beyond)",
+						sum.BoundWarnings = append(sum.BoundWarnings, fmt.Sprintf("%s: the samples' 5–95 %% band [%.6g, %.6g] lies against the %s bound %g: the bound, not the data, decides it (widen the model's bounds or the prior if the data point beyond)",
 							p.Name, st.P05, st.P95, b.side, b.value))
 					}
 				}

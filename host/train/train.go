@@ -303,8 +303,9 @@ type KrigingOutput struct {
 	Objective   float64   `json:"objective"`
 	Evaluations int       `json:"likelihood_evaluations"`
 	FitSeconds  float64   `json:"fit_seconds"`
-	// Cond is the condition number of R at the fit (kriging.Info.Cond).
-	Cond float64 `json:"condition_number"`
+	// Cond is the condition number of R at the fit (kriging.Info.Cond);
+	// null in JSON when not finite (an estimate that overflowed).
+	Cond run.F `json:"condition_number"`
 }
 
 // illConditioned is the condition number of R above which a Kriging fit
@@ -507,7 +508,7 @@ func TrainKriging(ds *Design, o Options) ([]*kriging.Model, nn.Provenance, *Repo
 		ms = append(ms, m)
 		inf := m.Info()
 		rep.Kriging.Outputs = append(rep.Kriging.Outputs, KrigingOutput{Name: ds.OutNames[j], Theta: m.Theta(), Nugget: m.Nugget(),
-			Objective: inf.Objective, Evaluations: inf.Evaluations, FitSeconds: time.Since(t0).Seconds(), Cond: inf.Cond})
+			Objective: inf.Objective, Evaluations: inf.Evaluations, FitSeconds: time.Since(t0).Seconds(), Cond: run.F(inf.Cond)})
 
 	}
 	rep.TrainSeconds = time.Since(start).Seconds()
@@ -525,9 +526,9 @@ func TrainKriging(ds *Design, o Options) ([]*kriging.Model, nn.Provenance, *Repo
 		// sites then go far off (audit 4: force nMAE 685 %). Warned when
 		// the validation shows it (an output the regression captures
 		// exactly is right whatever R).
-		if (ko.Cond > illConditioned || math.IsNaN(ko.Cond)) && !(met[j].NMAE < 1) {
+		if c := float64(ko.Cond); (c > illConditioned || math.IsNaN(c)) && !(met[j].NMAE < 1) {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("output %s: the correlation matrix is nearly singular (condition number %.2g, θ %v) and the validation nMAE is %.3g %%: predictions between the training points go far off; train with --nugget 1e-6 or --estimate-nugget",
-				ko.Name, ko.Cond, roundAll(ko.Theta), met[j].NMAE))
+				ko.Name, float64(ko.Cond), roundAll(ko.Theta), met[j].NMAE))
 		}
 	}
 	prov := finish(ds, o, rep, met, trainData.N)

@@ -29,19 +29,22 @@ type failTally struct {
 	// one of them described (the first in sort order).
 	nonFinite map[export]int
 	nfWhat    map[export]string
+	nfAt      map[export][2]int // the described one's row and output
 }
 
 // addNonFinite tallies n points of export e returned with non-finite
-// outputs, what describing one.
-func (d *failTally) addNonFinite(e export, n int, what string) {
+// outputs, what describing one at (row, out): the one of least row, then
+// output, is kept, whatever the order of the calls.
+func (d *failTally) addNonFinite(e export, n, row, out int, what string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.nonFinite == nil {
-		d.nonFinite, d.nfWhat = map[export]int{}, map[export]string{}
+		d.nonFinite, d.nfWhat, d.nfAt = map[export]int{}, map[export]string{}, map[export][2]int{}
 	}
 	d.nonFinite[e] += n
-	if d.nfWhat[e] == "" || what < d.nfWhat[e] {
-		d.nfWhat[e] = what
+	at, seen := d.nfAt[e]
+	if !seen || row < at[0] || row == at[0] && out < at[1] || row == at[0] && out == at[1] && what < d.nfWhat[e] {
+		d.nfWhat[e], d.nfAt[e] = what, [2]int{row, out}
 	}
 }
 
@@ -130,7 +133,7 @@ func (d *failTally) note() string {
 	}
 	for e := export(0); e < numExports; e++ {
 		if n := d.nonFinite[e]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%s returned status 0 with non-finite outputs at %d of %d points (for example %s)", e, n, d.calls[e], d.nfWhat[e]))
+			parts = append(parts, fmt.Sprintf("%s returned status 0 with non-finite outputs in %d of %d evaluations (a point, or with rows_independent a block of its rows, each; for example %s)", e, n, d.calls[e], d.nfWhat[e]))
 		}
 	}
 	return strings.Join(parts, "; ")

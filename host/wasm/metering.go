@@ -66,7 +66,8 @@ func (f *meterFault) Error() string {
 // returns the first allowance, for the guest's fuel global.
 func (m *meterState) begin(fuel int64, timeout time.Duration) int64 {
 	// The wall clock is read at the first refill, not here: a short call
-	// (most calls) never reads it. The deadline so falls up to one
+	// (most calls) never reads it, unless it calls a host function (each
+	// is charged through refill, which reads it). The deadline so falls up to one
 	// allowance (about a millisecond of guest code) after timeout_ms.
 	m.budget, m.timeout, m.deadline = fuel, timeout, time.Time{}
 	first := int64(refillChunk)

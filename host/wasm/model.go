@@ -184,7 +184,7 @@ func (in *instance) modelEval(thetas [][]float64, x []float64, ys [][]float64, s
 	if err != nil {
 		return err
 	}
-	nf, what := 0, ""
+	nf, row, out, what := 0, 0, 0, ""
 	for i := 0; i < b; i++ {
 		if status[i] != abi.OK {
 			continue
@@ -196,29 +196,31 @@ func (in *instance) modelEval(thetas [][]float64, x []float64, ys [][]float64, s
 		if !finite {
 			status[i] = abi.NonFinite
 			if nf++; nf == 1 {
-				what = in.nonFiniteWhat(ys[i], m)
+				row, out, what = in.nonFiniteWhat(ys[i], m)
 			}
 		}
 	}
 	if nf > 0 {
-		in.p.evals.addNonFinite(e, nf, what)
+		in.p.evals.addNonFinite(e, nf, row, out, what)
 	}
 	return nil
 }
 
 // nonFiniteWhat describes the first NaN or ±Inf of a point's outputs y
-// (rows of m): its row, output name and value.
-func (in *instance) nonFiniteWhat(y []float64, m int) string {
+// (rows of m): its row among the rows of the call (a model with
+// rows_independent is called on blocks of a dataset's rows), output name
+// and value.
+func (in *instance) nonFiniteWhat(y []float64, m int) (row, out int, what string) {
 	for k, v := range y {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			name := fmt.Sprint(k % m)
 			if outs := in.p.Spec.Outputs; k%m < len(outs) {
 				name = guesttext.Escape(outs[k%m].Name)
 			}
-			return fmt.Sprintf("row %d, output %s: %v", k/m, name, v)
+			return k / m, k % m, fmt.Sprintf("output %s = %v in row %d of the %d rows of its call", name, v, k/m, len(y)/m)
 		}
 	}
-	return "?"
+	return 0, 0, "?"
 }
 
 // unsetStatuses pre-fills n point statuses at host-buffer offset off, so

@@ -199,7 +199,7 @@ func TestModelEvalBatch(t *testing.T) {
 	// and the non-finite one with its row, output and value, which the
 	// run adds to its errors and summary.json.
 	if n := m.(interface{ EvaluationFailures() string }).EvaluationFailures(); n != `kinfer_model_eval returned 1 (failed) at 1 and 2 (invalid) at 1 of 5; kinfer_last_error: "b above 9 (test)"; `+
-		`kinfer_model_eval returned status 0 with non-finite outputs at 1 of 5 points (for example row 0, output y1: NaN)` {
+		`kinfer_model_eval returned status 0 with non-finite outputs in 1 of 5 evaluations (a point, or with rows_independent a block of its rows, each; for example output y1 = NaN in row 0 of the 3 rows of its call)` {
 		t.Errorf("evaluation failures: %q", n)
 	}
 	for _, i := range []int{0, 4} {

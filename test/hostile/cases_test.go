@@ -349,7 +349,7 @@ func cases() []hcase {
 				// the value (audit 4: only "status non-finite").
 				b, _ := os.ReadFile(filepath.Join(dir, "out", "summary.json"))
 				// … under the manifest's name (eval-nan), not the spec's (model).
-				if !strings.Contains(string(b), "model eval-nan: kinfer_model_eval returned status 0 with non-finite outputs") || !strings.Contains(string(b), "output y: NaN") {
+				if !strings.Contains(string(b), "model eval-nan: kinfer_model_eval returned status 0 with non-finite outputs") || !strings.Contains(string(b), "output y = NaN in row 0") {
 					t.Errorf("summary.json does not describe the non-finite outputs:\n%s", b)
 				}
 			}
