@@ -125,6 +125,12 @@ func cli(args []string, stdout, stderr io.Writer) int {
 	}
 	var ue usageError
 	if errors.As(err, &ue) {
+		// The command's own synopsis, not all of kinfer's (30 lines
+		// after a one-line mistake: audit 4).
+		if h, ok := commandHelp[cmd]; ok {
+			fmt.Fprintf(stderr, "kinfer %s: %v\n\nusage: %s\n(kinfer %s --help lists its flags)\n", cmd, err, h[0], cmd)
+			return 2
+		}
 		fmt.Fprintf(stderr, "kinfer %s: %v\n\n%s", cmd, err, usage)
 		return 2
 	}
