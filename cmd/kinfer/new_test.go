@@ -184,22 +184,14 @@ func TestNewRefusesLongName(t *testing.T) {
 // the model ran uninitialised). The skeleton's model, scaled by a factor
 // plugin_configure sets, must still pass its test.
 func TestCConfigureWithoutSettings(t *testing.T) {
-	if _, err := build.Toolchain(build.LangC, build.Options{}); err != nil {
-		t.Skipf("no C toolchain: %v", err)
-	}
-	dir := filepath.Join(t.TempDir(), "demo")
-	if code, _, errs := kinfer(t, "new", "model", "demo", "--lang", "c", "--dir", dir); code != 0 {
-		t.Fatal(errs)
-	}
-	src := filepath.Join(dir, "demo.c")
-	b := string(mustRead(t, src))
 	const old = "int model_eval(const double *theta, int K, const double *x, double *y) {"
-	if !strings.Contains(b, old) || strings.Contains(b, "\"settings\"") {
-		t.Fatalf("the C skeleton changed: %s", src)
-	}
-	b = strings.Replace(b, old, "static double scale;\nint plugin_configure(const double *s, int n) { (void)s; (void)n; scale = 1; return 0; }\n"+old+
-		"\n  if (scale != 1) return kinfer_error(KINFER_FAILED, \"plugin_configure was never called\");", 1)
-	must(t, os.WriteFile(src, []byte(b), 0o644))
+	dir := editedCSkeleton(t, func(b string) string {
+		if strings.Contains(b, "\"settings\"") {
+			return b // the skeleton lists settings: not this test's case
+		}
+		return strings.Replace(b, old, "static double scale;\nint plugin_configure(const double *s, int n) { (void)s; (void)n; scale = 1; return 0; }\n"+old+
+			"\n  if (scale != 1) return kinfer_error(KINFER_FAILED, \"plugin_configure was never called\");", 1)
+	})
 	if out, err := exec.Command(kinferBin, "build", dir).CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
@@ -213,16 +205,7 @@ func TestCConfigureWithoutSettings(t *testing.T) {
 // (a spec typo) fails the build with the reason, not the first run
 // (audit 4).
 func TestBuildLoadsTheModule(t *testing.T) {
-	if _, err := build.Toolchain(build.LangC, build.Options{}); err != nil {
-		t.Skipf("no C toolchain: %v", err)
-	}
-	dir := filepath.Join(t.TempDir(), "demo")
-	if code, _, errs := kinfer(t, "new", "model", "demo", "--lang", "c", "--dir", dir); code != 0 {
-		t.Fatal(errs)
-	}
-	src := filepath.Join(dir, "demo.c")
-	b := string(mustRead(t, src))
-	must(t, os.WriteFile(src, []byte(strings.Replace(b, `\"upper\"`, `\"uper\"`, 1)), 0o644))
+	dir := editedCSkeleton(t, func(b string) string { return strings.Replace(b, `\"upper\"`, `\"uper\"`, 1) })
 	code, _, errs := kinfer(t, "build", dir)
 	if code == 0 || !strings.Contains(errs, "does not load") || !strings.Contains(errs, `unknown key "params[0].uper"`) {
 		t.Errorf("build of a module with a spec typo: exit %d\n%s", code, errs)
@@ -252,4 +235,27 @@ func TestRunChecksNameBeforeFolder(t *testing.T) {
 	if err == nil || !strings.Contains(string(out), "is longer than 200 bytes") {
 		t.Errorf("run: %v\n%s", err, out)
 	}
+}
+
+// editedCSkeleton makes the C model skeleton of kinfer new (skipping the
+// test without a C toolchain), changes its source with edit, which must
+// change something (the skeleton is as the test expects), and returns
+// its folder.
+func editedCSkeleton(t *testing.T, edit func(src string) string) string {
+	t.Helper()
+	if _, err := build.Toolchain(build.LangC, build.Options{}); err != nil {
+		t.Skipf("no C toolchain: %v", err)
+	}
+	dir := filepath.Join(t.TempDir(), "demo")
+	if code, _, errs := kinfer(t, "new", "model", "demo", "--lang", "c", "--dir", dir); code != 0 {
+		t.Fatal(errs)
+	}
+	src := filepath.Join(dir, "demo.c")
+	b := string(mustRead(t, src))
+	e := edit(b)
+	if e == b {
+		t.Fatalf("the C skeleton changed: the test's edit does not apply to %s", src)
+	}
+	must(t, os.WriteFile(src, []byte(e), 0o644))
+	return dir
 }
