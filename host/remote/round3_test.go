@@ -24,6 +24,8 @@ import (
 	"github.com/kinfer/kinfer/host/run"
 	"github.com/kinfer/kinfer/host/target"
 	"github.com/kinfer/kinfer/host/wasm"
+
+	"github.com/kinfer/kinfer/internal/syncbuf"
 )
 
 // A worker started with a relative cache directory (kinfer worker --cache
@@ -154,24 +156,6 @@ func TestSmallMaxPayloadUpload(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log writer safe for concurrent use.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // A server whose JetStream storage is full refuses the run's chunks: the
 // run says so on its log while it retries, then stops with the server's
 // error (it used to wait for ever without a word, its chunks never
@@ -180,7 +164,7 @@ func TestChunksRefusedByServer(t *testing.T) {
 	srv := startServerWith(t, func(o *server.Options) { o.JetStreamMaxStore = 1 << 20 })
 	cfg := testConfig(srv.ClientURL())
 	cfg.publishFor = 2 * time.Second
-	var log syncBuffer
+	var log syncbuf.Buffer
 	c, err := Dial(context.Background(), cfg, load(t, "../../examples/quickstart-tmcmc/study.toml"), nil, &log)
 	if err != nil {
 		t.Fatal(err)
@@ -238,7 +222,7 @@ func TestWorkerDropsGoneRun(t *testing.T) {
 		}
 	}
 	fillStore(t, c.js)
-	var log syncBuffer
+	var log syncbuf.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan struct{})
 	go func() {
@@ -310,7 +294,7 @@ func TestWorkerDeclinesOthersTake(t *testing.T) {
 	goWorker(t, cfg, WorkerOptions{Slots: 1, ID: "good"})
 	// The odd worker, with the default pauses, two slots.
 	stopSmall := goWorker(t, cfg, WorkerOptions{Slots: 2, ID: "small", MaxFileBytes: 100})
-	var log syncBuffer
+	var log syncbuf.Buffer
 	ls := load(t, path)
 	c, err := Dial(context.Background(), cfg, ls, nil, &log)
 	if err != nil {

@@ -1,7 +1,6 @@
 package wasm
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,31 +15,15 @@ import (
 
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/host/manifest"
+
+	"github.com/kinfer/kinfer/internal/syncbuf"
 )
 
 // The modules under testdata are built from testdata/testmod.c by
 // testdata/build.sh; see the comment at the top of testmod.c for what each
 // variant does.
 
-// syncBuffer is a concurrency-safe log sink for tests.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func newRT(t testing.TB, log *syncBuffer) *Runtime {
+func newRT(t testing.TB, log *syncbuf.Buffer) *Runtime {
 	t.Helper()
 	o := Options{CacheDir: "-"}
 	if log != nil {
@@ -860,7 +843,7 @@ func p(r *Runtime) *Plugin {
 }
 
 func TestSandbox(t *testing.T) {
-	var log syncBuffer
+	var log syncbuf.Buffer
 	r := newRT(t, &log)
 	pl := load(t, r, testManifest("wasi", "wasi.wasm", abi.KindModel, 0, 0))
 	if !pl.initFn {
@@ -948,7 +931,7 @@ func leU64(b []byte) uint64 {
 }
 
 func TestLogLines(t *testing.T) {
-	var buf syncBuffer
+	var buf syncbuf.Buffer
 	l := newPluginLog("p", &logMux{w: &buf})
 	w := &lineWriter{log: l}
 	long := strings.Repeat("x", 5000)
@@ -968,7 +951,7 @@ func TestLogLines(t *testing.T) {
 	// Guest control characters are escaped: a plugin's stdout cannot
 	// colour the terminal or forge a kinfer line with CR (the audit's
 	// "configured ESC[31mRED ESC[0m CR kinfer: fake line").
-	var esc syncBuffer
+	var esc syncbuf.Buffer
 	w = &lineWriter{log: newPluginLog("p", &logMux{w: &esc})}
 	fmt.Fprintf(w, "configured \x1b[31mRED\x1b[0m \r kinfer: fake line\n")
 	if got, want := esc.String(), "p: configured \\x1b[31mRED\\x1b[0m \\r kinfer: fake line\n"; got != want {
