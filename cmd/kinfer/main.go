@@ -397,16 +397,13 @@ func asJSONObject(v any) map[string]any {
 // of θ by the delta method (summary.json's transform.standard_errors_theta)
 // are shown instead, said so; without them the x ones are labelled.
 func standardErrors(report any, tr *run.TransformSummary) string {
-	ses := run.StandardErrors(report)
+	ses, ofTheta := run.ThetaStandardErrors(report, tr)
 	if len(ses) == 0 {
 		return ""
 	}
 	suffix := ""
 	if tr != nil {
-		if len(tr.StandardErrors) == len(ses) {
-			for i, e := range ses {
-				ses[i].Value = float64(tr.StandardErrors[e.Name])
-			}
+		if ofTheta {
 			suffix = " (of θ, carried from the method's x through [transform] by the delta method)"
 		} else {
 			suffix = " (of x, the coordinates the method explored through [transform], not of θ)"

@@ -410,17 +410,12 @@ func fitEstimates(s *study.Study, method string, best *run.Best, tr *run.Transfo
 		return nil, ""
 	}
 	none := fmt.Sprintf("%s is an optimiser: samples.csv holds its starts' end points, not posterior samples, so there is no posterior band to check the truth against", method)
-	ses := run.StandardErrors(report)
+	ses, ofTheta := run.ThetaStandardErrors(report, tr)
 	if !lsq || len(ses) == 0 || best == nil {
 		return nil, none
 	}
-	if tr != nil {
-		if len(tr.StandardErrors) != len(ses) {
-			return nil, none + " (the standard errors are of x, through [transform])"
-		}
-		for i, e := range ses {
-			ses[i].Value = float64(tr.StandardErrors[e.Name])
-		}
+	if !ofTheta {
+		return nil, none + " (the standard errors are of x, through [transform])"
 	}
 	est := map[string]Estimate{}
 	for _, e := range ses {

@@ -549,6 +549,25 @@ type StandardError struct {
 	AtBound bool
 }
 
+// ThetaStandardErrors are StandardErrors(report) as standard errors of
+// θ: with a [transform] (tr not nil) the method's are of x, and
+// summary.json's delta-method values (transform.standard_errors_theta)
+// replace them. ok is false when tr has no such values: the x ones are
+// returned, for a caller to label or refuse.
+func ThetaStandardErrors(report any, tr *TransformSummary) (ses []StandardError, ok bool) {
+	ses = StandardErrors(report)
+	if tr == nil {
+		return ses, true
+	}
+	if len(tr.StandardErrors) != len(ses) {
+		return ses, false
+	}
+	for i, e := range ses {
+		ses[i].Value = float64(tr.StandardErrors[e.Name])
+	}
+	return ses, true
+}
+
 // StandardErrors reads statistics.params, standard_errors and at_bound of
 // a method report as summary.json holds it (decoded, or as jsonSafe left
 // it); nil when it has none. The console and report.html print them.
