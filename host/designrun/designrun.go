@@ -493,17 +493,17 @@ func readRecord(path string) (*Record, error) {
 // in messages (an escape sequence would drive it; audit 4).
 func (r *Record) Check() error {
 	for _, f := range []struct{ key, v string }{{"study", r.Study}, {"model", r.Model}, {"model_version", r.ModelVer}, {"design", r.Kind}, {"space", r.Space}} {
-		if guesttext.Escape(f.v) != f.v {
+		if !guesttext.Clean(f.v) {
 			return fmt.Errorf("%s \"%s\" has a control character or invalid UTF-8", f.key, guesttext.Escape(f.v))
 		}
 	}
 	for _, p := range r.Params {
-		if guesttext.Escape(p.Name) != p.Name || guesttext.Escape(p.Unit) != p.Unit {
+		if !guesttext.Clean(p.Name) || !guesttext.Clean(p.Unit) {
 			return fmt.Errorf("parameter \"%s\" has a control character or invalid UTF-8", guesttext.Escape(p.Name))
 		}
 	}
 	for _, c := range append(slices.Clone(r.Conditions), r.Outputs...) {
-		if guesttext.Escape(c.Name) != c.Name || guesttext.Escape(c.Unit) != c.Unit {
+		if !guesttext.Clean(c.Name) || !guesttext.Clean(c.Unit) {
 			return fmt.Errorf("column \"%s\" has a control character or invalid UTF-8", guesttext.Escape(c.Name))
 		}
 	}

@@ -208,7 +208,7 @@ func (r *Runtime) Load(ctx context.Context, m *manifest.Manifest) (*Plugin, erro
 	// they are (ABI.md §8: plugins may be untrusted): no control
 	// characters (its list names are checked by Validate).
 	for _, f := range []struct{ key, v string }{{"name", p.Spec.Name}, {"version", p.Spec.Version}} {
-		if guesttext.Escape(f.v) != f.v {
+		if !guesttext.Clean(f.v) {
 			return nil, fmt.Errorf("plugin %s: kinfer_describe: spec %s %q has a control character or invalid UTF-8", name, f.key, f.v)
 		}
 	}

@@ -15,7 +15,7 @@ import (
 // text, including non-ASCII letters, is unchanged, so a clean message
 // comes back identical (and without allocating).
 func Escape(s string) string {
-	if clean(s) {
+	if Clean(s) {
 		return s
 	}
 	var b strings.Builder
@@ -43,8 +43,10 @@ func Escape(s string) string {
 	return b.String()
 }
 
-// clean reports whether s is valid UTF-8 without control characters.
-func clean(s string) bool {
+// Clean reports whether s is valid UTF-8 without control characters (nor
+// bidirectional controls): whether Escape returns it unchanged. A check of
+// untrusted text that must reach a terminal as it is.
+func Clean(s string) bool {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {

@@ -71,13 +71,13 @@ func (p *Provenance) Check() error {
 	for _, f := range []struct{ key, v string }{{"kinfer_version", p.KinferVersion}, {"model", p.Model}, {"model_version", p.ModelVersion},
 		{"design", p.Design}, {"training_data_sha256", p.TrainingDataSHA256}, {"validation_data_sha256", p.ValidationSHA256},
 		{"model_sha256", p.ModelSHA256}, {"design_record_sha256", p.DesignSHA256}} {
-		if guesttext.Escape(f.v) != f.v {
+		if !guesttext.Clean(f.v) {
 			return fmt.Errorf("provenance %s \"%s\" has a control character or invalid UTF-8", f.key, guesttext.Escape(f.v))
 		}
 	}
 	for _, l := range [][]string{p.InputUnits, p.OutputUnits} {
 		for _, v := range l {
-			if guesttext.Escape(v) != v {
+			if !guesttext.Clean(v) {
 				return fmt.Errorf("provenance unit \"%s\" has a control character or invalid UTF-8", guesttext.Escape(v))
 			}
 		}
