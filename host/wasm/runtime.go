@@ -191,7 +191,13 @@ func (r *Runtime) wazeroFor(ctx context.Context, pages uint32) (wazero.Runtime, 
 	w := wazero.NewRuntimeWithConfig(ctx, cfg)
 	// Host functions charge the calling guest's meter (hostcharge.go).
 	hctx := experimental.WithFunctionListenerFactory(ctx, hostCharge{})
-	if _, err := wasi_snapshot_preview1.Instantiate(hctx, w); err != nil {
+	wasi := w.NewHostModuleBuilder(wasi_snapshot_preview1.ModuleName)
+	wasi_snapshot_preview1.NewFunctionExporter().ExportFunctions(wasi)
+	wasi.NewFunctionBuilder().
+		WithGoModuleFunction(api.GoModuleFunc(fdFdstatGet), []api.ValueType{api.ValueTypeI32, api.ValueTypeI32}, []api.ValueType{api.ValueTypeI32}).
+		WithParameterNames("fd", "result.stat").
+		Export("fd_fdstat_get")
+	if _, err := wasi.Instantiate(hctx); err != nil {
 		_ = w.Close(ctx)
 		return nil, fmt.Errorf("wasm: instantiate WASI: %w", err)
 	}

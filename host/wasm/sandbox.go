@@ -3,12 +3,14 @@ package wasm
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"io"
 	"math/rand/v2"
 	"strings"
 	"sync"
 
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/kinfer/kinfer/internal/guesttext"
@@ -304,4 +306,46 @@ func withLog(ctx context.Context, l *pluginLog) context.Context {
 func logFrom(ctx context.Context) *pluginLog {
 	l, _ := ctx.Value(logKey{}).(*pluginLog)
 	return l
+}
+
+// WASI errno values and rights (WASI snapshot preview 1).
+const (
+	wasiErrnoBadf  = 8
+	wasiErrnoFault = 21
+
+	wasiFiletypeCharDevice = 2
+	wasiRightFdRead        = 1 << 1
+	wasiRightFdSetFlags    = 1 << 3
+	wasiRightFdWrite       = 1 << 6
+)
+
+// fdFdstatGet is WASI's fd_fdstat_get for a plugin, whose only open files
+// are the standard streams (no directory is preopened, ABI.md §8): it
+// reports descriptors 0–2 as character devices that cannot seek or tell,
+// i.e. terminals, and any other descriptor as EBADF. wazero reports a
+// stream that is not an *os.File as a block device, so C's stdio
+// (wasi-libc's isatty) buffered a plugin's stdout fully: printf lines
+// reached the plugin log late, in 1 KiB bursts, and the last ones (those
+// just before a trap) never (audit 5). As a terminal, stdout is line
+// buffered, and each printed line is one log line when it is printed.
+func fdFdstatGet(_ context.Context, mod api.Module, stack []uint64) {
+	fd, ptr := uint32(stack[0]), uint32(stack[1])
+	if fd > 2 {
+		stack[0] = wasiErrnoBadf
+		return
+	}
+	mem := mod.Memory()
+	if mem == nil {
+		stack[0] = wasiErrnoFault
+		return
+	}
+	buf, ok := mem.Read(ptr, 24)
+	if !ok {
+		stack[0] = wasiErrnoFault
+		return
+	}
+	clear(buf)
+	buf[0] = wasiFiletypeCharDevice                                                              // fs_filetype; fs_flags (u16 at 2) 0
+	binary.LittleEndian.PutUint64(buf[8:], wasiRightFdRead|wasiRightFdSetFlags|wasiRightFdWrite) // fs_rights_base
+	stack[0] = 0
 }

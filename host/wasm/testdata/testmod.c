@@ -192,6 +192,9 @@ static int special(double a, double b) {
 		fprintf(stderr, "hello stderr\n");
 		printf("partial");
 		fflush(stdout);
+		/* No flush: stdout is a terminal to the guest, so line buffered
+		 * (sandbox.go, fdFdstatGet), and this line is logged now. */
+		printf("\nafter flush\n");
 #endif
 	}
 	if (a == 556) klog((const char *)0xfffffff0, 100);
