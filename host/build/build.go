@@ -365,7 +365,15 @@ func toolchainFor(ctx context.Context, lang, dir string, opts Options) (string, 
 			}
 			h.Write(b)
 		}
-		return fmt.Sprintf("%s; wasi-sysroot %s", version, hex.EncodeToString(h.Sum(nil))[:12]), nil
+		tc := fmt.Sprintf("%s; wasi-sysroot %s", version, hex.EncodeToString(h.Sum(nil))[:12])
+		// clang runs binaryen's wasm-opt over an optimised wasm link when
+		// it finds one on PATH, which changes the module's bytes: recorded,
+		// so that a module is compared only with builds of the same chain.
+		if p, err := exec.LookPath("wasm-opt"); err == nil {
+			v, _ := run(ctx, "", nil, p, "--version")
+			tc += "; " + strings.TrimSpace(strings.SplitN(v, "\n", 2)[0])
+		}
+		return tc, nil
 	}
 	return "", fmt.Errorf("unknown plugin language %q", lang)
 }

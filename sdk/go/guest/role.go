@@ -11,10 +11,16 @@ import (
 // method for error messages. A capability without a Method is a
 // declaration (sigma_free, batch): SpecOf never adds it, only the author's
 // spec lists it.
+//
+// Refuses, when set, makes the spec's listing enough (rows_independent,
+// which has no export: ABI.md §4): Implements then refuses only a value
+// for which Refuses is true (a method that says no), not one without the
+// method.
 type Capability struct {
-	Name   abi.Capability
-	Has    func(v any) bool
-	Method string
+	Name    abi.Capability
+	Has     func(v any) bool
+	Method  string
+	Refuses func(v any) bool
 }
 
 // Role is what the role packages (model, likelihood, method) share: their
@@ -73,7 +79,14 @@ func (r Role) Implements(spec abi.Spec, v any) error {
 		return fmt.Errorf("%s: constructor returned a nil %s", spec.Name, r.Kind)
 	}
 	for _, name := range spec.Capabilities {
-		if c := r.capability(name); c != nil && !c.Has(v) {
+		c := r.capability(name)
+		switch {
+		case c == nil:
+		case c.Refuses != nil:
+			if c.Refuses(v) {
+				return fmt.Errorf("%s: spec lists capability %q but %T's %s method returns false", spec.Name, name, v, c.Method)
+			}
+		case !c.Has(v):
 			return fmt.Errorf("%s: spec lists capability %q but %T has no %s method", spec.Name, name, v, c.Method)
 		}
 	}

@@ -22,7 +22,7 @@ var srv *server
 var role = guest.Role{Kind: abi.KindModel, Caps: []guest.Capability{
 	{Name: abi.CapJacobian, Has: guest.Implementer[abi.Jacobian](), Method: "Jacobian"},
 	{Name: abi.CapVJP, Has: guest.Implementer[abi.VJP](), Method: "VJP"},
-	{Name: abi.CapRowsIndependent, Has: rowsIndependent, Method: "RowsIndependent"},
+	{Name: abi.CapRowsIndependent, Has: rowsIndependent, Method: "RowsIndependent", Refuses: rowsDependent},
 	{Name: abi.CapPullback, Has: guest.Implementer[abi.TapePullbacker](), Method: "EvalTape"},
 }}
 
@@ -31,6 +31,14 @@ var role = guest.Role{Kind: abi.KindModel, Caps: []guest.Capability{
 func rowsIndependent(v any) bool {
 	r, ok := v.(abi.RowsIndependent)
 	return ok && r.RowsIndependent()
+}
+
+// rowsDependent: the model's RowsIndependent method returns false. A spec
+// given to ServeNew may list rows_independent without the method (the
+// capability has no export, ABI.md §4), but not against it.
+func rowsDependent(v any) bool {
+	r, ok := v.(abi.RowsIndependent)
+	return ok && !r.RowsIndependent()
 }
 
 // Serve registers m, a model without settings, as the plugin's component.

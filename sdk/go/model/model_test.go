@@ -103,6 +103,30 @@ func TestStatusClampAndCapabilityCheck(t *testing.T) {
 	}
 }
 
+type linDependent struct{ lin }
+
+func (linDependent) RowsIndependent() bool { return false }
+
+// rows_independent has no export (ABI.md §4): a spec given to ServeNew may
+// declare it for a model without the method (audit 5: every configure
+// failed), but not for one whose method says the rows depend on each
+// other; Serve adds it only for a method that says yes.
+func TestRowsIndependentDeclared(t *testing.T) {
+	spec := lin{}.Spec()
+	spec.Capabilities = []abi.Capability{abi.CapRowsIndependent}
+	s := newServer(spec, func([]float64) (abi.Model, error) { return lin{}, nil })
+	if err := s.configure(nil); err != nil {
+		t.Fatalf("declared rows_independent, no method: %v", err)
+	}
+	s = newServer(spec, func([]float64) (abi.Model, error) { return linDependent{}, nil })
+	if err := s.configure(nil); err == nil || !strings.Contains(err.Error(), "RowsIndependent method returns false") {
+		t.Fatalf("declared rows_independent, method says no: %v", err)
+	}
+	if c := specOf(linDependent{}).Capabilities; len(c) != 0 {
+		t.Fatalf("Serve of a model whose RowsIndependent is false lists %v", c)
+	}
+}
+
 // linTape serves capability pullback: the tape is x itself.
 type linTape struct{ linVJP }
 
