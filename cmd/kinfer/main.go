@@ -695,7 +695,7 @@ func (s settingFlags) values(settings []abi.Setting) (map[string]float64, error)
 func cmdInspect(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
 	certify := fs.Bool("certify", false, "evaluate the same points on two fresh instances, in different orders and batch sizes, and fail if any result differs (a plugin whose results depend on call history or scheduling)")
-	data := fs.String("data", "", "with --certify: a CSV whose condition columns (named as the model's conditions) are the conditions to evaluate at (default: a grid 1..5 in every column)")
+	data := fs.String("data", "", "with --certify: a CSV whose condition columns (named as the model's conditions) are the conditions to evaluate at, its row count K for a model without conditions (default: a grid 1..5 in every column, 5 rows)")
 	points := fs.Int("points", 12, "with --certify: points to evaluate (batches for a method)")
 	outputs := fs.Int("outputs", 2, "with --certify: output columns a likelihood sees")
 	sets := settingFlags{}
@@ -742,7 +742,7 @@ func certifyPlugin(ctx context.Context, stdout io.Writer, p *wasm.Plugin, data s
 		return fmt.Errorf("--set: %w", err)
 	}
 	if data != "" {
-		if o.X, err = conditionsFrom(data, p.Spec); err != nil {
+		if o.X, o.Rows, err = conditionsFrom(data, p.Spec); err != nil {
 			return err
 		}
 	}
@@ -757,17 +757,18 @@ func certifyPlugin(ctx context.Context, stdout io.Writer, p *wasm.Plugin, data s
 	return nil
 }
 
-// conditionsFrom reads a model's condition columns (by name) from a CSV.
-func conditionsFrom(path string, spec abi.Spec) ([]float64, error) {
+// conditionsFrom reads a model's condition columns (by name) from a CSV,
+// and the number of rows (a model without conditions is called with them).
+func conditionsFrom(path string, spec abi.Spec) ([]float64, int, error) {
 	t, err := dataset.Read(path)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	c := len(spec.Conditions)
 	idx := make([]int, c)
 	for j, col := range spec.Conditions {
 		if idx[j] = slices.Index(t.Columns, col.Name); idx[j] < 0 {
-			return nil, fmt.Errorf("%s: no column %s (the model's condition %d); columns: %s", path, col.Name, j+1, strings.Join(t.Columns, ", "))
+			return nil, 0, fmt.Errorf("%s: no column %s (the model's condition %d); columns: %s", path, col.Name, j+1, strings.Join(t.Columns, ", "))
 		}
 	}
 	x := make([]float64, 0, len(t.Rows)*c)
@@ -776,7 +777,7 @@ func conditionsFrom(path string, spec abi.Spec) ([]float64, error) {
 			x = append(x, row[i])
 		}
 	}
-	return x, nil
+	return x, len(t.Rows), nil
 }
 
 func inspect(stdout io.Writer, p *wasm.Plugin) {

@@ -460,7 +460,7 @@ func (s *Study) loadModel(ctx context.Context, f *File, d *tomlx.Decoded, o Opti
 		}
 		s.certifyLater(d, r, p, vals, func(c *wasm.CertifyOptions) {
 			if len(s.Data) > 0 {
-				c.X = s.Data[0].X // the first dataset's conditions
+				c.X, c.Rows = s.Data[0].X, s.Data[0].K // the first dataset's conditions
 			}
 		})
 		s.closers = append(s.closers, m.(io.Closer))

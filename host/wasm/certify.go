@@ -21,6 +21,10 @@ type CertifyOptions struct {
 	// X holds a model's conditions (K×c, row-major), e.g. a dataset's; nil
 	// uses a grid: row r has the value r+1 in every column, K = 5.
 	X []float64
+	// Rows is K, the number of condition rows, for a model without
+	// conditions (c = 0), whose X is empty and cannot tell it: a dataset's
+	// row count. 0: 5.
+	Rows int
 	// Outputs is the number of output columns a likelihood sees (m); 0: 2.
 	Outputs int
 	// Points is the number of points evaluated (θ for a model, model
@@ -137,9 +141,14 @@ func (p *Plugin) certifyModel(ctx context.Context, o CertifyOptions, rng *rand.R
 			}
 		}
 	}
-	K := 1
+	// A model without conditions is still called with K rows (ABI.md
+	// §6.1), and may use the row index (audit 5: one row made
+	// rows_independent uncheckable).
+	K := o.Rows
 	if nc > 0 {
 		K = len(x) / nc
+	} else if K <= 0 {
+		K = 5
 	}
 	n := o.Points
 	thetas := make([][]float64, n)

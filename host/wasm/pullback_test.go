@@ -3,6 +3,7 @@ package wasm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -277,6 +278,21 @@ func TestCertifyRowsIndependent(t *testing.T) {
 		t.Fatalf("rows_lie.wasm: %v, want a rows_independent mismatch", err)
 	}
 	wantErr(t, err, "plugin rowslie", "ABI.md §4")
+
+	// A model without conditions is called with a dataset's K rows too;
+	// one that uses a row's place in the call is caught with the rows
+	// given (Rows), and by default (5 rows), not evaluated on one row only
+	// (audit 5: "certified", then a wrong fit).
+	for _, rows := range []int{0, 600} {
+		_, err = load(t, r, testManifest("nocond", "nocond_lie.wasm", abi.KindModel, 16, 0)).
+			Certify(context.Background(), CertifyOptions{Settings: []float64{1.5}, Seed: 4, Rows: rows})
+		if !errors.As(err, &dm) || !strings.Contains(err.Error(), "the rows are not independent") {
+			t.Fatalf("nocond_lie.wasm, Rows %d: %v, want a rows_independent mismatch", rows, err)
+		}
+		if want := fmt.Sprintf("with all %d rows", max(rows, 5)); !strings.Contains(err.Error(), want) {
+			t.Errorf("Rows %d: %v, want %q", rows, err, want)
+		}
+	}
 }
 
 // A Jacobian with the wrong sign in one column is refused even beside an

@@ -26,6 +26,8 @@
 //   NO_SKIP                 (with KIND_LIK) a missing observation (NaN) is
 //                           not skipped: logL is NaN
 //   ROWS_LIE                lists rows_independent, but y depends on K
+//   NOCOND                  no conditions; lists rows_independent, but row
+//                           k uses x = k + 1 (its index in the call)
 //   OFFSET_LIE              ∂y1/∂b of the wrong sign in the Jacobian, with
 //                           y2 offset by 1e6; lists only jacobian
 //   VJP_LIE                 a model whose VJP has the wrong sign on g[1]
@@ -140,7 +142,7 @@ static const char spec[] = "{\"kind\":\"method\",\"name\":\"grid\",\"version\":\
 #endif
 #if defined(NOCAPS)
 #define CAPS "[]"
-#elif defined(ROWS_LIE)
+#elif defined(ROWS_LIE) || defined(NOCOND)
 #define CAPS "[\"rows_independent\"]"
 #elif defined(OFFSET_LIE)
 #define CAPS "[\"jacobian\"]"
@@ -151,10 +153,15 @@ static const char spec[] = "{\"kind\":\"method\",\"name\":\"grid\",\"version\":\
 #else
 #define CAPS "[\"jacobian\",\"vjp\"]"
 #endif
+#ifdef NOCOND
+#define CONDS "[]"
+#else
+#define CONDS "[{\"name\":\"x\"}]"
+#endif
 static const char spec[] = "{" KINDKEY ":\"model\",\"name\":\"quad\",\"version\":\"1.0.0\","
 	PARAMS ":[{\"name\":\"a\",\"lower\":-1000,\"upper\":1000,\"default\":1},"
 	"{\"name\":\"b\",\"lower\":-10,\"upper\":10,\"default\":0}],"
-	"\"conditions\":[{\"name\":\"x\"}],\"outputs\":[{\"name\":\"y1\"},{\"name\":\"y2\"}],"
+	"\"conditions\":" CONDS ",\"outputs\":[{\"name\":\"y1\"},{\"name\":\"y2\"}],"
 	"\"settings\":[{\"name\":\"scale\",\"default\":1}],"
 	"\"capabilities\":" CAPS "}" TRAILER;
 #endif
@@ -242,8 +249,13 @@ EXPORT(kinfer_model_eval) int kinfer_model_eval(int b, const double *theta, int 
 		if (a < -500) { status[i] = 2; continue; }
 		if (bb > 9) { set_err("b above 9 (test)"); status[i] = 1; continue; }
 		for (int k = 0; k < K; k++) {
-			yi[2 * k] = scale * (a * x[k] + bb);
-			yi[2 * k + 1] = scale * a * x[k] * x[k];
+#ifdef NOCOND
+			double xk = k + 1; /* the lie: depends on the row's place in the call */
+#else
+			double xk = x[k];
+#endif
+			yi[2 * k] = scale * (a * xk + bb);
+			yi[2 * k + 1] = scale * a * xk * xk;
 #ifdef OFFSET_LIE
 			yi[2 * k + 1] += 1e6; /* a large output beside the lie */
 #endif
