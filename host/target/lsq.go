@@ -328,7 +328,10 @@ func (t *Target) pullBackRows(x, jac []float64) {
 // Finite-difference steps (Dennis & Schnabel 1996, Numerical Methods for
 // Unconstrained Optimization and Nonlinear Equations, Sec. 5.4 and
 // Algorithm A5.6.3; typical size as MATLAB's TypicalX = 1, capped by the
-// parameter's range): h_j = η·max(|x_j|, min(1, hi_j − lo_j)), with
+// parameter's range and its prior's interquartile range, so that a
+// parameter of size 1e-8 under a lognormal prior is not stepped by 1.5e-8
+// (audit 5: levmar stopped far from the optimum, standard errors 164×
+// off)): h_j = η·max(|x_j|, min(1, hi_j − lo_j, iqr_j)), with
 // η = √ε for forward and ∛ε for central differences (ε = 2⁻⁵², the error
 // of the two being then about √ε and ε^⅔ of the derivative's scale), the
 // step taken as (x_j + h_j) − x_j so that it is exact in floating point.
@@ -357,14 +360,14 @@ type fdCol struct {
 // h on one side near a bound). A step that would leave the bounds is taken
 // on the other side; where both sides are too close the step shrinks to
 // the larger room.
-func fdStep(x, lo, hi float64, central bool) (h [2]float64, n int) {
+func fdStep(x, lo, hi, iqr float64, central bool) (h [2]float64, n int) {
 	eta := fdEtaForward
 	if central {
 		eta = fdEtaCentral
 	}
-	typ := 1.0
-	if r := hi - lo; r < 1 {
-		typ = r
+	typ := min(1.0, hi-lo)
+	if iqr > 0 && iqr < typ {
+		typ = iqr
 	}
 	step := eta * math.Max(math.Abs(x), typ)
 	exact := func(s float64) float64 { return (x + s) - x }
@@ -431,6 +434,25 @@ func (t *Target) fdJacobians(ctx context.Context, xs [][]float64, res []abi.Resu
 	return evals, nil
 }
 
+// fdScales is the interquartile range of each method coordinate's prior
+// (Quantile(0.75) − Quantile(0.25)), a typical size for fdStep; 0 (none)
+// for a coordinate under [transform], whose prior is of θ, not of x.
+func (t *Target) fdScales(d int) []float64 {
+	t.fdOnce.Do(func() {
+		t.fdIQR = make([]float64, d)
+		for j := range d {
+			if j >= len(t.S.Priors) || j >= len(t.S.Free) || len(t.S.XParams) == d && t.S.XParams[j] != t.S.Free[j] {
+				continue
+			}
+			q := t.S.Priors[j]
+			if r := q.Quantile(0.75) - q.Quantile(0.25); r > 0 && !math.IsInf(r, 0) {
+				t.fdIQR[j] = r
+			}
+		}
+	})
+	return t.fdIQR
+}
+
 // fdGroup differences the points res[group].
 func (t *Target) fdGroup(ctx context.Context, xs [][]float64, res []abi.Result, group []int) (int, error) {
 	bounds := t.S.XParams
@@ -438,6 +460,7 @@ func (t *Target) fdGroup(ctx context.Context, xs [][]float64, res []abi.Result, 
 		bounds = t.S.Free
 	}
 	central := t.jacMode == "central-difference"
+	iqr := t.fdScales(len(bounds))
 	var cols []fdCol
 	var pts [][]float64
 	add := func(p, j int, h float64) int {
@@ -448,7 +471,7 @@ func (t *Target) fdGroup(ctx context.Context, xs [][]float64, res []abi.Result, 
 	}
 	for _, p := range group {
 		for j, b := range bounds {
-			h, n := fdStep(xs[p][j], b.Lower, b.Upper, central)
+			h, n := fdStep(xs[p][j], b.Lower, b.Upper, iqr[j], central)
 			c := fdCol{p: p, j: j, n: n, h: h}
 			for k := 0; k < n; k++ {
 				c.idx[k] = add(p, j, h[k])

@@ -244,28 +244,37 @@ func TestJacobianWorkersIdentical(t *testing.T) {
 // the upper bound; central steps ∛ε·…, one-sided (h, 2h) within h of a
 // bound; a range smaller than the step shrinks it to the room there is.
 func TestFDStepRule(t *testing.T) {
-	h, n := fdStep(5000, 2000, 12000, false)
+	h, n := fdStep(5000, 2000, 12000, 0, false)
 	if n != 1 || math.Abs(h[0]-fdEtaForward*5000) > 1e-3*fdEtaForward*5000 {
 		t.Fatalf("forward at 5000: %v", h[:n])
 	}
-	if h, _ := fdStep(12000, 2000, 12000, false); !(h[0] < 0) {
+	if h, _ := fdStep(12000, 2000, 12000, 0, false); !(h[0] < 0) {
 		t.Fatalf("forward at the upper bound steps %g, want backward", h[0])
 	}
-	if h, _ := fdStep(0, 0, 1e-4, false); math.Abs(h[0]-fdEtaForward*1e-4) > 1e-3*fdEtaForward*1e-4 {
+	if h, _ := fdStep(0, 0, 1e-4, 0, false); math.Abs(h[0]-fdEtaForward*1e-4) > 1e-3*fdEtaForward*1e-4 {
 		t.Fatalf("forward at 0 on a range 1e-4: %g, want √ε·1e-4", h[0])
 	}
-	if h, n := fdStep(0.1, -0.5, 0.4, true); n != 2 || h[0] != -h[1] || !(h[1] > 0) {
+	if h, n := fdStep(0.1, -0.5, 0.4, 0, true); n != 2 || h[0] != -h[1] || !(h[1] > 0) {
 		t.Fatalf("central inside: %v", h[:n])
 	}
-	if h, n := fdStep(-0.5, -0.5, 0.4, true); n != 2 || !(h[0] > 0 && h[1] > h[0]) {
+	if h, n := fdStep(-0.5, -0.5, 0.4, 0, true); n != 2 || !(h[0] > 0 && h[1] > h[0]) {
 		t.Fatalf("central at the lower bound: %v, want (h, 2h)", h[:n])
 	}
-	if h, n := fdStep(1000, 1000, 1000+1e-6, false); n != 1 || !(h[0] > 0 && h[0] <= 1e-6) {
+	if h, n := fdStep(1000, 1000, 1000+1e-6, 0, false); n != 1 || !(h[0] > 0 && h[0] <= 1e-6) {
 		t.Fatalf("forward on a range smaller than the step: %v", h[:n])
+	}
+	// A prior's interquartile range below 1 is the typical size: a
+	// parameter of size 1e-8 on a box of width 1e9 (a lognormal prior) is
+	// stepped by √ε·1.35e-8, not √ε·1 (audit 5).
+	if h, _ := fdStep(1e-8, 0, 1e9, 1.35e-8, false); math.Abs(h[0]-fdEtaForward*1.35e-8) > 1e-3*fdEtaForward*1.35e-8 {
+		t.Fatalf("forward at 1e-8 with an interquartile range 1.35e-8: %g, want √ε·1.35e-8", h[0])
+	}
+	if h, _ := fdStep(5000, 2000, 12000, 1e-3, false); math.Abs(h[0]-fdEtaForward*5000) > 1e-3*fdEtaForward*5000 {
+		t.Fatalf("forward at 5000 with an interquartile range 1e-3: %g, want √ε·5000 (|x| dominates)", h[0])
 	}
 	// Every step is exact: x + h − x == h.
 	for _, x := range []float64{0.1, 3.7, 12345.678, -0.3} {
-		h, n := fdStep(x, -1e5, 1e5, true)
+		h, n := fdStep(x, -1e5, 1e5, 0, true)
 		for k := 0; k < n; k++ {
 			if (x+h[k])-x != h[k] {
 				t.Fatalf("step %g at %g is not exact", h[k], x)
@@ -595,5 +604,72 @@ func TestDifferencesUseTheWorkers(t *testing.T) {
 		if got := most.Load(); int(got) != w {
 			t.Errorf("%d workers: at most %d evaluations at once, want %d", w, got, w)
 		}
+	}
+}
+
+// A parameter of size 1e-8 under a lognormal prior (its box (0, 1e9]):
+// difference steps scale with the prior's interquartile range, so forward
+// and central Jacobians agree with the analytic one. With the typical size
+// 1 of before, the forward step was 1.5 times the parameter and the central
+// one 600 times, and levmar stopped far from the optimum (audit 5: b1 9.03
+// for 10.24, b2's standard error 164 times too large).
+func TestJacobianSmallParameter(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("x,x2,y\n")
+	for i := range 14 {
+		x := 1e7 * float64(2*i+1) // y = b1 (1 − exp(−b2 x)), b2 ≈ 1e-8
+		fmt.Fprintf(&b, "%g,0,%.17g\n", x, 10*(1-math.Exp(-1e-8*x))+0.05*math.Sin(float64(i)))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "d.csv"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const toml = `name = "small"
+[model]
+use = "nist"
+problem = "Misra1a"
+[[data]]
+name = "d"
+file = "d.csv"
+[[likelihood]]
+use = "gaussian"
+sigma = 0.3
+[prior]
+b1 = { uniform = [1.0, 50.0] }
+b2 = { lognormal = [-18.42, 1.0] }
+[fixed]
+b3 = 0.0
+b4 = 0.0
+b5 = 0.0
+b6 = 0.0
+b7 = 0.0
+b8 = 0.0
+b9 = 0.0
+[method]
+use = "levmar"
+`
+	p := filepath.Join(dir, "s.toml")
+	if err := os.WriteFile(p, []byte(toml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := study.Load(context.Background(), p, study.Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	th := []float64{9, 1.1e-8}
+	ref := evalOne(t, withMode(s, study.JacobianAnalytic, 1), th, abi.WantJacobian)
+	if ref.Status != abi.OK || ref.Jacobian == nil {
+		t.Fatalf("analytic: status %v", ref.Status)
+	}
+	for _, c := range []struct {
+		mode string
+		tol  float64 // relative, per column: forward ≈ √ε·(curvature), central ≈ ε^⅔
+	}{{study.JacobianForward, 1e-5}, {study.JacobianCentral, 1e-8}} {
+		r := evalOne(t, withMode(s, c.mode, 1), th, abi.WantJacobian)
+		if r.Status != abi.OK || r.Jacobian == nil {
+			t.Fatalf("%s: status %v", c.mode, r.Status)
+		}
+		compareJac(t, c.mode, r.Jacobian, ref.Jacobian, 2, c.tol)
 	}
 }

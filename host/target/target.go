@@ -73,6 +73,11 @@ type Target struct {
 	truncOnce sync.Once
 	trunc     []func(u float64) float64
 
+	// fdIQR: each coordinate's prior interquartile range, a typical size
+	// for finite-difference steps (fdScales); made once.
+	fdOnce sync.Once
+	fdIQR  []float64
+
 	// Remote, when set, evaluates Evaluate's batches elsewhere (host/remote:
 	// worker processes reached through a NATS JetStream server) instead of
 	// on this process's workers. Tallies stay here.
