@@ -197,12 +197,21 @@ func summarize(s *study.Study, t *target.Target, workers int, rep abi.Report, sa
 			// not the data, decides where the posterior is (audit 4: a
 			// prior cut by the model's bounds, the posterior a spike on
 			// the bound, no warning; levmar warns of its own).
+			// The band must also pile against the bound (its near end
+			// closer to it than a tenth of its width), and the bound must
+			// cut the prior where its density is not zero: a well
+			// identified 0.096 ± 0.004 on a box [0, 1e9], or a lognormal
+			// prior's draws near its own 0, are not decided by the bound
+			// (audit 5: warned on every lognormal positive parameter).
 			if w := p.Upper - p.Lower; len(col) > 1 && !s.MethodInfo.Spec.Has(abi.CapLeastSquares) && w > 0 && !math.IsInf(w, 0) {
+				band := st.P95 - st.P05
 				for _, b := range []struct {
 					side  string
 					value float64
 				}{{"lower", p.Lower}, {"upper", p.Upper}} {
-					if math.Abs(st.P05-b.value) <= 0.01*w && math.Abs(st.P95-b.value) <= 0.01*w {
+					near := math.Min(math.Abs(st.P05-b.value), math.Abs(st.P95-b.value))
+					vanishes := j < len(s.Priors) && math.IsInf(s.Priors[j].LogPdf(b.value), -1)
+					if math.Abs(st.P05-b.value) <= 0.01*w && math.Abs(st.P95-b.value) <= 0.01*w && near <= 0.1*band && !vanishes {
 						sum.BoundWarnings = append(sum.BoundWarnings, fmt.Sprintf("%s: the samples' 5–95 %% band [%.6g, %.6g] lies against the %s bound %g: the bound, not the data, decides it (widen the model's bounds or the prior if the data point beyond)",
 							p.Name, st.P05, st.P95, b.side, b.value))
 					}
