@@ -425,7 +425,31 @@ func (in *instance) readOutputs(e export, base uint32, n1 string, o1 uint64, a [
 		return abi.Trap, err
 	}
 	if !f1 || !f2 {
+		in.tallyNonFinite(e, n1, a, n2, b)
 		return abi.NonFinite, nil
 	}
 	return abi.OK, nil
+}
+
+// tallyNonFinite records, for a model derivative export e that returned
+// status 0 with a NaN or ±Inf in its outputs (arrays n1 and n2), the
+// first such value, so that summary.json's derivative_failures names the
+// export (audit 5: a Jacobian of NaN at status 0 was told as "the export
+// failed, or a finite-difference step did", and named nowhere).
+func (in *instance) tallyNonFinite(e export, n1 string, a []float64, n2 string, b []float64) {
+	if !derivExport(e) {
+		return
+	}
+	for k, arr := range [][]float64{a, b} {
+		for i, v := range arr {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				name := n1
+				if k == 1 {
+					name = n2
+				}
+				in.p.deriv.addNonFinite(e, 1, k, i, fmt.Sprintf("%s[%d] = %v", name, i, v))
+				return
+			}
+		}
+	}
 }

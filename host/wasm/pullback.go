@@ -137,6 +137,7 @@ func (w *model) evalPullback(theta, x, y []float64) (abi.Pullback, abi.Status) {
 		}
 		if !finite {
 			// A point with a non-finite output has no gradient.
+			in.tallyNonFinite(e, "y", y, "", nil)
 			return abi.NonFinite, nil
 		}
 		tape := getTape(int(n))
@@ -217,6 +218,7 @@ func (p *pullback) Pull(v, g []float64) abi.Status {
 			return abi.Trap, err
 		}
 		if !finite {
+			in.tallyNonFinite(e, "g", g, "", nil)
 			return abi.NonFinite, nil
 		}
 		return abi.OK, nil

@@ -338,6 +338,11 @@ func TestCapabilities(t *testing.T) {
 	if st := j.Jacobian([]float64{999, 0}, x, y, jac); st != abi.NonFinite {
 		t.Errorf("Jacobian with Inf: status %v, want non-finite", st)
 	}
+	// Named in derivative_failures, with the value (audit 5: a Jacobian
+	// of NaN at status 0 was named nowhere).
+	if got := j.(interface{ DerivativeFailures() string }).DerivativeFailures(); !strings.Contains(got, "kinfer_model_jacobian returned status 0 with non-finite outputs in 1 of") || !strings.Contains(got, "jac[0] = +Inf") {
+		t.Errorf("derivative failures %q", got)
+	}
 	if st := j.Jacobian([]float64{-600, 0}, x, y, jac); st != abi.Invalid {
 		t.Errorf("Jacobian invalid: status %v", st)
 	}

@@ -264,7 +264,7 @@ func (m *Method) tellDraws(starts []int, results []abi.Result) error {
 			// The point itself was fine: its gradient is what failed (the
 			// model's VJP or Jacobian export returned a failed status, or a
 			// difference step did). The prior is not the cause.
-			errs = append(errs, fmt.Errorf("adam: start %d found no starting point with a gradient in %d prior draws: the last point's log target was computed (%g, status ok) but its gradient could not be (the model's gradient export failed there, or a finite-difference step did); summary.json counts gradient_failures", k, s.InitDraws[k], r.LogTarget()))
+			errs = append(errs, fmt.Errorf("adam: start %d found no starting point with a gradient in %d prior draws: the last point's log target was computed (%g, status ok) but its gradient could not be (the model's gradient export failed there or returned NaN or ±Inf, or a finite-difference step failed); summary.json counts gradient_failures, and derivative_failures names a plugin export that failed", k, s.InitDraws[k], r.LogTarget()))
 		} else if s.InitDraws[k] >= MaxInitDraws {
 			errs = append(errs, fmt.Errorf("adam: start %d found no starting point with a finite log target and a gradient in %d prior draws (last: status %v, log prior %g, log likelihood %g, gradient of %d values); check that the prior overlaps the region where the model succeeds", k, s.InitDraws[k], r.Status, r.LogPrior, r.LogLik, len(r.Grad)))
 		}

@@ -104,7 +104,7 @@ func noStart(method string, k, draws int, r abi.Result) error {
 		// The point itself was fine: its Jacobian is what failed (the
 		// model's Jacobian export returned a failed status, or a
 		// difference step failed). The prior is not the cause.
-		return fmt.Errorf("%s: start %d found no starting point with a Jacobian in %d points: the last point's residuals were computed (%d, status ok) but its Jacobian could not be (the model's Jacobian export failed there, or a finite-difference step did); summary.json counts jacobian_failures", method, k, draws, len(r.Residuals))
+		return fmt.Errorf("%s: start %d found no starting point with a Jacobian in %d points: the last point's residuals were computed (%d, status ok) but its Jacobian could not be (the model's Jacobian export failed there or returned NaN or ±Inf, or a finite-difference step failed); summary.json counts jacobian_failures, and derivative_failures names a plugin export that failed", method, k, draws, len(r.Residuals))
 	}
 	return fmt.Errorf("%s: start %d found no starting point with finite residuals and Jacobian in %d points (last: status %v, %d residuals, Jacobian of %d values); check the init points and that the prior overlaps the region where the model succeeds", method, k, draws, r.Status, len(r.Residuals), len(r.Jacobian))
 }
