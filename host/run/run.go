@@ -199,8 +199,10 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 	r.prog.done(r.t.Counts())
 
 	rep, repErr := s.Method.Report()
-	if repErr != nil && loopErr == nil {
-		loopErr = fmt.Errorf("method %s: report: %w", r.method(), repErr)
+	if repErr != nil {
+		// Also after a stop: a method that could not give its samples
+		// says why (audit 5: only "interrupted" was recorded).
+		loopErr = errors.Join(loopErr, fmt.Errorf("method %s: report: %w", r.method(), repErr))
 	}
 	samples := rep.Samples
 	var extra []string // the method's extra sample columns

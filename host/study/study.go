@@ -993,6 +993,13 @@ func (s *Study) loadMethod(ctx, ictx context.Context, f *File, d *tomlx.Decoded,
 			// interrupted: the stop must not wait for a method call.
 			ic.InterruptCalls(afterGrace(ictx, StopGrace))
 		}
+		if ls, ok := s.Method.(interface {
+			LimitAfterStop(context.Context, time.Duration)
+		}); ok {
+			// Its samples, report and state, read after a stop, get
+			// StopGrace each: the stop must not wait for them either.
+			ls.LimitAfterStop(ictx, StopGrace)
+		}
 		return nil
 	}
 	e, ok := builtin.Methods[r.use]

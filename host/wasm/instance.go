@@ -185,6 +185,11 @@ type instance struct {
 	arenaCap uint32
 
 	dead bool // faulted or closed: never call again
+
+	// wallCap, when > 0, caps the wall-clock limit of the next calls (a
+	// method's samples, report and save after the run's stop:
+	// method.LimitAfterStop).
+	wallCap time.Duration
 }
 
 func (in *instance) close() {
@@ -259,7 +264,12 @@ func (in *instance) callN(e export, points int, args ...uint64) (uint64, error) 
 	in.stack = [len(in.stack)]uint64{}
 	copy(in.stack[:], args)
 	if in.fuel != nil {
-		in.fuel.Set(uint64(in.meter.begin(scaled(in.p.fuel, points), time.Duration(scaled(int64(in.p.timeout), points)))))
+		timeout := time.Duration(scaled(int64(in.p.timeout), points))
+		if in.wallCap > 0 && (timeout == 0 || timeout > in.wallCap) {
+			timeout = in.wallCap
+		}
+		in.fuel.Set(uint64(in.meter.begin(scaled(in.p.fuel, points), timeout)))
+		in.meter.afterStop = in.wallCap > 0
 	}
 	in.rand.restart()
 	err := f.CallWithStack(in.callCtx, in.stack[:])

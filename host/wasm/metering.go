@@ -33,6 +33,9 @@ type meterState struct {
 	// stop, when set, interrupts this call too (a method's ask or tell,
 	// whose instance outlives the run's stop: method.InterruptCalls).
 	stop context.Context
+	// afterStop: the call's timeout is the grace of a stopped run
+	// (instance.wallCap), which its wall fault says.
+	afterStop bool
 }
 
 // meterFault is why the meter stopped a call.
@@ -42,6 +45,8 @@ type meterFault struct {
 	budget  int64
 	timeout time.Duration
 	cause   error // the context's cause, for interruptions
+	// afterStop: the timeout was the grace of a stopped run.
+	afterStop bool
 }
 
 type faultKind int
@@ -57,6 +62,9 @@ func (f *meterFault) Error() string {
 	case faultFuel:
 		return fmt.Sprintf("exceeded its fuel budget of %d", f.budget)
 	case faultWall:
+		if f.afterStop {
+			return fmt.Sprintf("did not finish within %d ms of the run's stop (wall clock; a stopped run waits no longer for a method's samples, report or state)", f.timeout.Milliseconds())
+		}
 		return fmt.Sprintf("exceeded timeout_ms=%d (wall clock)", f.timeout.Milliseconds())
 	}
 	return "interrupted: " + f.cause.Error()
@@ -101,7 +109,7 @@ func (m *meterState) refill(cur int64) (int64, error) {
 		if m.deadline.IsZero() {
 			m.deadline = now.Add(m.timeout)
 		} else if now.After(m.deadline) {
-			return 0, &meterFault{kind: faultWall, used: used, timeout: m.timeout}
+			return 0, &meterFault{kind: faultWall, used: used, timeout: m.timeout, afterStop: m.afterStop}
 		}
 	}
 	next := int64(refillChunk)

@@ -11,6 +11,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kinfer/kinfer/abi"
 )
@@ -84,6 +85,31 @@ type method struct {
 	// intr interrupts an ask or tell in progress when it is done
 	// (InterruptCalls); nil: they run to their end.
 	intr context.Context
+	// stopped and grace: once stopped is done, a samples, report or save
+	// call gets at most grace of wall time (LimitAfterStop).
+	stopped context.Context
+	grace   time.Duration
+}
+
+// LimitAfterStop bounds the method's samples, report and save calls made
+// after stop is done to grace of wall time each, whatever their fuel and
+// timeout_ms (scaled with the points told, ABI.md §8): a stopped run reads
+// what the method has, but a method cannot make its own Ctrl-C wait (audit
+// 5: 82 s after SIGINT, or up to the hour of an untrusted timeout_ms).
+func (w *method) LimitAfterStop(stop context.Context, grace time.Duration) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.stopped, w.grace = stop, grace
+}
+
+// capAfterStop applies LimitAfterStop to the calls until the returned
+// function is called.
+func (w *method) capAfterStop() func() {
+	if w.stopped == nil || w.stopped.Err() == nil {
+		return func() {}
+	}
+	w.in.wallCap = w.grace
+	return func() { w.in.wallCap = 0 }
 }
 
 // InterruptCalls makes ctx's end interrupt the method's ask, tell and done
@@ -630,6 +656,7 @@ func (w *method) Report() (abi.Report, error) {
 	}
 	in, d := w.in, w.d
 	var rep abi.Report
+	defer w.capAfterStop()()
 	span, err := in.callN(exMethodSamples, w.bookScale())
 	if err != nil {
 		return rep, w.check(err)
@@ -685,6 +712,7 @@ func (w methodCkpt) SaveState() ([]byte, error) {
 	if err := w.enter(); err != nil {
 		return nil, err
 	}
+	defer w.capAfterStop()()
 	span, err := w.in.callN(exMethodSave, w.bookScale())
 	if err != nil {
 		return nil, w.check(err)

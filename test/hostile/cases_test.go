@@ -420,6 +420,26 @@ func cases() []hcase {
 			return c
 		}(),
 
+		func() hcase {
+			// Never done, and its samples never return: after SIGINT the
+			// samples call gets StopGrace (500 ms), not its fuel scaled
+			// by the points told nor its timeout_ms of a minute (audit 5:
+			// 82 s, and the fault not recorded).
+			c := hcase{name: "samples-loop-after-sigint", code: 1, want: []string{"interrupted by SIGINT"},
+				files: methodFiles("samples-loop-after-sigint", "neverdoneloopsamples", "memory_mib = 16\ntimeout_ms = 60000")}
+			c.sig, c.delay = syscall.SIGINT, 1500*time.Millisecond
+			c.check = func(t *testing.T, dir string, r result) {
+				stopped(t, dir, r)
+				if r.elapsed > c.delay+3*time.Second {
+					t.Errorf("stopped %v after the start, signal at %v", r.elapsed, c.delay)
+				}
+				if e, _ := summary(t, dir)["error"].(string); !strings.Contains(e, "kinfer_method_samples did not finish within 500 ms of the run's stop") {
+					t.Errorf("summary.json error %q", e)
+				}
+			}
+			return c
+		}(),
+
 		// Manifests and module paths.
 		wasmCase("wasm-dev-zero", "/dev/zero", nil, "plugin.toml:5", `key "wasm"`, "wasm-dev-zero", "absolute path"),
 		wasmCase("wasm-fifo", "fifo.wasm", func(t *testing.T, dir string) { mkfifo("model/fifo.wasm")(t, dir) }, "plugin wasm-fifo", "fifo.wasm", "named pipe"),
