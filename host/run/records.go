@@ -71,6 +71,9 @@ const maxSeconds = 100 * 365.25 * 24 * 3600
 
 // checkCounts refuses tallies no run can have: negative counts, more
 // failures than evaluations, a non-finite or negative time.
+// maxTally bounds every tally a checkpoint may hold.
+const maxTally = 1 << 53
+
 func checkCounts(c *checkpoint) error {
 	n := c.Counts
 	for _, f := range []struct {
@@ -82,6 +85,11 @@ func checkCounts(c *checkpoint) error {
 		if f.v < 0 {
 			return fmt.Errorf("%s is %d, negative", f.name, f.v)
 		}
+		// No run counts 2^53 of anything; a larger tally would overflow
+		// when the resumed run adds its own (audit 5: negative counts).
+		if f.v > maxTally {
+			return fmt.Errorf("%s is %d, more than any run counts (2^53)", f.name, f.v)
+		}
 	}
 	known := map[string]bool{}
 	for st := abi.OK; st <= abi.OutOfSupport; st++ {
@@ -91,8 +99,8 @@ func checkCounts(c *checkpoint) error {
 		if !known[k] {
 			return fmt.Errorf("counts.ByStatus has the unknown status %q", k)
 		}
-		if v < 0 {
-			return fmt.Errorf("counts.ByStatus[%q] is %d, negative", k, v)
+		if v < 0 || v > maxTally {
+			return fmt.Errorf("counts.ByStatus[%q] is %d, outside [0, 2^53]", k, v)
 		}
 	}
 	if c.Best != nil && (c.Best.Status < abi.OK || c.Best.Status > abi.OutOfSupport) {

@@ -420,6 +420,30 @@ func (r *runner) evaluate(ctx context.Context, pts [][]float64, want abi.Want) (
 	return res, err
 }
 
+// checkBest evaluates a checkpoint's best point and refuses it unless its
+// status, log prior and log likelihood are that evaluation's (to 1e-9
+// relative: a least-squares method's log likelihood is summed from the
+// residuals).
+func (r *runner) checkBest(b abi.Result) error {
+	want := abi.WantLogTarget
+	if r.s.MethodInfo.Spec.Has(abi.CapLeastSquares) {
+		want |= abi.WantResiduals
+	}
+	res, err := r.t.Evaluate(context.Background(), [][]float64{b.Theta}, want)
+	if err != nil {
+		return fmt.Errorf("evaluating its best point: %w", err)
+	}
+	got := res[0]
+	same := func(a, b float64) bool {
+		return a == b || math.Abs(a-b) <= 1e-9*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
+	}
+	if got.Status != b.Status || !same(got.LogPrior, b.LogPrior) || !same(got.LogLik, b.LogLik) {
+		return fmt.Errorf("its best point %v has status %v, log prior %g and log likelihood %g, but evaluates to %v, %g and %g: the checkpoint was not written by this study",
+			b.Theta, b.Status, b.LogPrior, b.LogLik, got.Status, got.LogPrior, got.LogLik)
+	}
+	return nil
+}
+
 // better reports whether x beats the best point so far by the method's
 // objective: the log target, or for a least-squares method (which uses the
 // prior only as its box and for its starts) the log likelihood, C − ½‖r‖²
@@ -714,6 +738,15 @@ func (r *runner) resume() error {
 	}
 	if err := r.pcg.UnmarshalBinary(c.PriorRNG); err != nil {
 		return fmt.Errorf("checkpoint: prior stream: %w", err)
+	}
+	if c.Best != nil {
+		// The best point is evaluated again (before the tallies are
+		// restored, so it is not counted): a checkpoint is read as input,
+		// and a planted best (outside the bounds, log likelihood 1e300)
+		// once became the run's, and a next stage's start (audit 5).
+		if err := r.checkBest(*c.Best); err != nil {
+			return fmt.Errorf("%s: %w", filepath.Join(r.o.OutDir, CheckpointFile), err)
+		}
 	}
 	r.t.SetCounts(c.Counts)
 	if c.Best != nil {

@@ -328,13 +328,19 @@ func (t *Target) pullBackRows(x, jac []float64) {
 // Finite-difference steps (Dennis & Schnabel 1996, Numerical Methods for
 // Unconstrained Optimization and Nonlinear Equations, Sec. 5.4 and
 // Algorithm A5.6.3; typical size as MATLAB's TypicalX = 1, capped by the
-// parameter's range and its prior's interquartile range, so that a
-// parameter of size 1e-8 under a lognormal prior is not stepped by 1.5e-8
-// (audit 5: levmar stopped far from the optimum, standard errors 164×
-// off)): h_j = η·max(|x_j|, min(1, hi_j − lo_j, iqr_j)), with
+// parameter's range and by 100 times its prior's interquartile range, so
+// that a parameter of size 1e-8 under a lognormal prior is not stepped by
+// 1.5e-8 (audit 5: levmar stopped far from the optimum, standard errors
+// 164× off), while the steps of a parameter whose prior spreads over more
+// than 1/100 stay as they were): h_j = η·max(|x_j|, min(1, hi_j − lo_j,
+// 100·iqr_j)), with
 // η = √ε for forward and ∛ε for central differences (ε = 2⁻⁵², the error
 // of the two being then about √ε and ε^⅔ of the derivative's scale), the
 // step taken as (x_j + h_j) − x_j so that it is exact in floating point.
+// iqrScale: the typical size is at most iqrScale prior interquartile
+// ranges.
+const iqrScale = 100
+
 var (
 	fdEtaForward = math.Sqrt(0x1p-52)
 	fdEtaCentral = math.Cbrt(0x1p-52)
@@ -366,8 +372,8 @@ func fdStep(x, lo, hi, iqr float64, central bool) (h [2]float64, n int) {
 		eta = fdEtaCentral
 	}
 	typ := min(1.0, hi-lo)
-	if iqr > 0 && iqr < typ {
-		typ = iqr
+	if iqr > 0 && iqrScale*iqr < typ {
+		typ = iqrScale * iqr
 	}
 	step := eta * math.Max(math.Abs(x), typ)
 	exact := func(s float64) float64 { return (x + s) - x }

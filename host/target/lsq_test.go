@@ -263,11 +263,15 @@ func TestFDStepRule(t *testing.T) {
 	if h, n := fdStep(1000, 1000, 1000+1e-6, 0, false); n != 1 || !(h[0] > 0 && h[0] <= 1e-6) {
 		t.Fatalf("forward on a range smaller than the step: %v", h[:n])
 	}
-	// A prior's interquartile range below 1 is the typical size: a
+	// 100 prior interquartile ranges below 1 are the typical size: a
 	// parameter of size 1e-8 on a box of width 1e9 (a lognormal prior) is
-	// stepped by √ε·1.35e-8, not √ε·1 (audit 5).
-	if h, _ := fdStep(1e-8, 0, 1e9, 1.35e-8, false); math.Abs(h[0]-fdEtaForward*1.35e-8) > 1e-3*fdEtaForward*1.35e-8 {
-		t.Fatalf("forward at 1e-8 with an interquartile range 1.35e-8: %g, want √ε·1.35e-8", h[0])
+	// stepped by √ε·1.35e-6, not √ε·1 (audit 5); an interquartile range
+	// above 0.01 changes nothing.
+	if h, _ := fdStep(1e-8, 0, 1e9, 1.35e-8, false); math.Abs(h[0]-fdEtaForward*1.35e-6) > 1e-3*fdEtaForward*1.35e-6 {
+		t.Fatalf("forward at 1e-8 with an interquartile range 1.35e-8: %g, want √ε·1.35e-6", h[0])
+	}
+	if h, _ := fdStep(0, -0.2, 0.3, 0.25, false); math.Abs(h[0]-fdEtaForward*0.5) > 1e-3*fdEtaForward*0.5 {
+		t.Fatalf("forward at 0 on [-0.2, 0.3], interquartile range 0.25: %g, want √ε·0.5 (the range)", h[0])
 	}
 	if h, _ := fdStep(5000, 2000, 12000, 1e-3, false); math.Abs(h[0]-fdEtaForward*5000) > 1e-3*fdEtaForward*5000 {
 		t.Fatalf("forward at 5000 with an interquartile range 1e-3: %g, want √ε·5000 (|x| dominates)", h[0])
@@ -665,7 +669,7 @@ use = "levmar"
 	for _, c := range []struct {
 		mode string
 		tol  float64 // relative, per column: forward ≈ √ε·(curvature), central ≈ ε^⅔
-	}{{study.JacobianForward, 1e-5}, {study.JacobianCentral, 1e-8}} {
+	}{{study.JacobianForward, 1e-5}, {study.JacobianCentral, 1e-6}} {
 		r := evalOne(t, withMode(s, c.mode, 1), th, abi.WantJacobian)
 		if r.Status != abi.OK || r.Jacobian == nil {
 			t.Fatalf("%s: status %v", c.mode, r.Status)

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -330,6 +331,16 @@ func rundirCases() []hcase {
 		rundirCase("rundir-resume-starts-used-beyond", true, resume, 1, w("checkpoint.json", "starts_used is 7", "0 initial points"), setKey("out/checkpoint.json", "starts_used", 7)),
 		rundirCase("rundir-resume-counts-negative", true, resume, 1, w("checkpoint.json", "counts.Evaluations is -5"),
 			editJSON("out/checkpoint.json", func(_ string, r map[string]any) { r["counts"].(map[string]any)["Evaluations"] = -5 })),
+		// A tally that would overflow when the resumed run adds its own
+		// (audit 5: negative evaluation counts), and a planted best point
+		// that no evaluation gives (it became the run's best).
+		rundirCase("rundir-resume-counts-maxint64", true, resume, 1, w("checkpoint.json", "counts.Evaluations is 9223372036854775807", "2^53"),
+			editJSON("out/checkpoint.json", func(_ string, r map[string]any) { r["counts"].(map[string]any)["Evaluations"] = int64(math.MaxInt64) })),
+		rundirCase("rundir-resume-best-planted", true, resume, 1, w("checkpoint.json", "its best point", "evaluates to", "not written by this study"),
+			editJSON("out/checkpoint.json", func(_ string, r map[string]any) {
+				b := r["best"].(map[string]any)
+				b["LogLik"], b["LogPrior"] = 1e300, 0.0
+			})),
 		rundirCase("rundir-resume-wall-1e309", true, resume, 1, w("checkpoint.json", "wall_seconds"), func(t *testing.T, dir string) {
 			p := filepath.Join(dir, "out", "checkpoint.json")
 			b, _ := os.ReadFile(p)
