@@ -677,3 +677,38 @@ use = "levmar"
 		compareJac(t, c.mode, r.Jacobian, ref.Jacobian, 2, c.tol)
 	}
 }
+
+// A point with many outputs (rows × outputs) is evaluated in smaller
+// chunks, down to one point, so that a worker's scratch stays near
+// maxScratchOutputs values (audit 5: 8 points × 5.5 M rows × 2 outputs =
+// 704 MB per worker); the results do not depend on it.
+func TestChunkCapBoundsScratch(t *testing.T) {
+	spec := abi.Spec{Outputs: []abi.Column{{Name: "f"}, {Name: "e"}}}
+	for _, c := range []struct{ k, want int }{{1000, ChunkSize}, {300_000, 6}, {3_000_000, 1}} {
+		s := &study.Study{Data: []*study.Dataset{{K: c.k}}, ModelInfo: study.Component{Spec: spec}}
+		if got := chunkCap(s); got != c.want {
+			t.Errorf("%d rows of 2 outputs: chunk cap %d, want %d", c.k, got, c.want)
+		}
+	}
+	s := loadLSQ(t, "", lsqLigamentCSV(false))
+	var pts [][]float64
+	for i := range 40 {
+		pts = append(pts, []float64{2500 + 200*float64(i), -0.1 + 0.01*float64(i)})
+	}
+	ref, err := New(s, 2).Evaluate(context.Background(), pts, abi.WantLogTarget|abi.WantGradient)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := New(s, 2)
+	one.chunkCap = 1
+	got, err := one.Evaluate(context.Background(), pts, abi.WantLogTarget|abi.WantGradient)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range ref {
+		if math.Float64bits(got[i].LogLik) != math.Float64bits(ref[i].LogLik) || got[i].Status != ref[i].Status ||
+			math.Float64bits(got[i].Grad[0]) != math.Float64bits(ref[i].Grad[0]) {
+			t.Fatalf("point %d: chunks of one give %+v, of 8 %+v", i, got[i], ref[i])
+		}
+	}
+}

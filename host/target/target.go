@@ -27,6 +27,26 @@ const ChunkSize = 8
 // point's result does not depend on its chunk anyway (the determinism contract).
 func chunkSize(n int) int { return min(ChunkSize, max(1, (n+15)/16)) }
 
+// maxScratchOutputs bounds the model outputs a worker's scratch holds for
+// a chunk (32 MiB of float64): a study whose one point has more outputs
+// (many rows × many outputs) evaluates fewer points per chunk, down to
+// one, instead of holding ChunkSize copies per worker (audit 5: 5.5 M rows
+// took 704 MB of scratch per worker, past every bound).
+const maxScratchOutputs = 4 << 20
+
+// chunkCap is the most points a chunk of this study holds (1 ≤ … ≤
+// ChunkSize): maxScratchOutputs over one point's outputs, all datasets.
+func chunkCap(s *study.Study) int {
+	per := 0
+	for _, ds := range s.Data {
+		per += ds.K * len(s.ModelInfo.Spec.Outputs)
+	}
+	if per == 0 {
+		return ChunkSize
+	}
+	return max(1, min(ChunkSize, maxScratchOutputs/per))
+}
+
 // Counts tallies evaluations by status.
 type Counts struct {
 	Evaluations int            // points for which the model was called
@@ -64,8 +84,9 @@ type Target struct {
 	mu       sync.Mutex
 	counts   Counts
 
-	slots chan struct{} // one per worker: see rows.go
-	free  chan *scratch // scratches kept between calls: see rows.go
+	chunkCap int           // the most points of a chunk (chunkCap)
+	slots    chan struct{} // one per worker: see rows.go
+	free     chan *scratch // scratches kept between calls: see rows.go
 
 	// trunc holds, per free parameter, the prior cut to the bounds when it
 	// has so little mass inside them that its draws are by inversion
@@ -111,6 +132,7 @@ func New(s *study.Study, workers int) *Target {
 		t.gradMode = "analytic"
 	}
 	t.jacMode, t.lsq = t.jacobianMode(), newLSQLayout(s)
+	t.chunkCap = chunkCap(s)
 	return t
 }
 
@@ -377,7 +399,7 @@ func (t *Target) evaluate(ctx context.Context, points [][]float64, want abi.Want
 // the workers (each with its own scratch). It stops at the first error or
 // when ctx is done, and returns that error.
 func (t *Target) forChunks(ctx context.Context, n int, f func(sc *scratch, lo, hi int) error) error {
-	size := chunkSize(n)
+	size := min(chunkSize(n), t.chunkCap)
 	nChunks := (n + size - 1) / size
 	var next atomic.Int64
 	var firstErr error
@@ -430,16 +452,16 @@ type scratch struct {
 }
 
 func (t *Target) newScratch() *scratch {
-	sc := &scratch{st: make([]abi.Status, ChunkSize)}
+	sc := &scratch{st: make([]abi.Status, t.chunkCap)}
 	m := len(t.S.ModelInfo.Spec.Outputs)
 	sc.y = make([][][]float64, len(t.S.Data))
 	for d, ds := range t.S.Data {
-		sc.y[d] = make([][]float64, ChunkSize)
+		sc.y[d] = make([][]float64, t.chunkCap)
 		for i := range sc.y[d] {
 			sc.y[d][i] = make([]float64, ds.K*m)
 		}
 	}
-	sc.full = make([][]float64, ChunkSize)
+	sc.full = make([][]float64, t.chunkCap)
 	return sc
 }
 
