@@ -48,6 +48,7 @@ func cmdTrain(args []string, stdout io.Writer) error {
 	l2 := fs.Float64("l2", def.L2, "L2 factor on the kernels")
 	dropout := fs.Float64("dropout", def.Dropout, "dropout probability of the hidden layers during training")
 	delta := fs.Float64("huber-delta", def.HuberDelta, "δ of the Huber loss (Eq. 6) on normalised outputs")
+	budgetFlag := fs.String("memory-budget", "", "nn: memory the network may need to train and write, about 72 bytes per parameter, e.g. 8GiB (default: half the physical memory, at most 16 GiB)")
 	weights := fs.String("weights", def.Weights, "nn: precision the trained weight matrices are kept in: float32 (rounded once after the last epoch; predictions then read half the bytes with the bits of the float64 forward pass) or float64")
 	seed := fs.Uint64("seed", 1, "seed of the initial weights, shuffles, dropout and the holdout")
 	kind := fs.String("kind", "nn", "surrogate `KIND`: nn (a neural-network ensemble) or kriging (one DACE Kriging predictor per output, θ by maximum likelihood; the network flags do not apply)")
@@ -138,6 +139,9 @@ func cmdTrain(args []string, stdout io.Writer) error {
 		return nil
 	default:
 		return usageError{fmt.Errorf("--kind %q: want nn or kriging", *kind)}
+	}
+	if err := trainFits(cfg, ds.Data.In, ds.Data.Out, *budgetFlag); err != nil {
+		return err
 	}
 	what := fmt.Sprintf("%d networks", cfg.Members)
 	if cfg.Member > 0 {
@@ -382,4 +386,40 @@ func flagNames(err error) error {
 		return usageError{errors.New(out)}
 	}
 	return err
+}
+
+// bytesPerParam is what training and writing a network take per weight
+// or bias: the weights, their gradient, Adam's two moments and the best
+// epoch's copy (8 bytes each), and the file's base64 and its JSON buffer
+// (11 each); 2.3 GB were measured for 32.5 M parameters.
+const bytesPerParam = 72
+
+// trainFits refuses a network whose parameters (all members) would need
+// more memory than the budget (flag, default run.DefaultMemoryBudget),
+// before training, instead of exhausting memory when the file is written
+// (audit 5: a 5700×5700 network, inside the parameter bound, died with
+// "fatal error: out of memory" under a 4 GiB limit).
+func trainFits(cfg nn.Config, in, out int, flag string) error {
+	budget := run.DefaultMemoryBudget()
+	if flag != "" {
+		b, err := run.ParseBytes(flag)
+		if err != nil {
+			return usageError{fmt.Errorf("--memory-budget: %w", err)}
+		}
+		budget = b
+	}
+	sizes := append(append([]int{in}, cfg.Hidden...), out)
+	per := int64(0)
+	for l := 1; l < len(sizes); l++ {
+		per += int64(sizes[l-1])*int64(sizes[l]) + int64(sizes[l])
+	}
+	members := int64(cfg.Members)
+	if cfg.Member > 0 {
+		members = 1
+	}
+	if need := per * members * bytesPerParam; need > budget {
+		return fmt.Errorf("--hidden %s and --members %d: %d parameters need about %s to train and write (%d bytes each), more than the memory budget of %s (--memory-budget; default half the physical memory, lowered to the process's limits)",
+			joinInts(cfg.Hidden), cfg.Members, per*members, run.FormatBytes(need), bytesPerParam, run.FormatBytes(budget))
+	}
+	return nil
 }

@@ -156,6 +156,11 @@ func surrogateCases() []hcase {
 		// Each network within the bound, the ensemble 16 times over it
 		// (≈ 34 GB to train): once took the machine.
 		surrogateCase("train-64-members-4096x4096", designed(), []string{"train", "d", "-o", "s.json", "--members", "64", "--hidden", "4096,4096", "--epochs", "1"}, 1, "exceed"),
+		// A network inside the parameter bound whose training and file
+		// need more than the memory budget: refused before training
+		// (audit 5: "fatal error: out of memory" while writing the file).
+		surrogateCase("train-5700x5700-budget", designed(), append([]string{"train", "d", "-o", "s.json"}, strings.Fields("--hidden 5700,5700 --members 1 --epochs 1 --memory-budget 1GiB")...), 1,
+			"32529902 parameters need about 2.18 GiB", "more than the memory budget of 1 GiB"),
 		surrogateCase("train-points-negative", designed(), trainArgs("--points -3"), 2, "--points -3"),
 		surrogateCase("train-o-missing-folder", designed(), append(trainArgs(""), "-o", "nowhere/s.json"), 1, "nowhere"),
 		surrogateCase("train-o-folder", designed(), append(trainArgs(""), "-o", "d"), 1, "-o d is a folder"),
