@@ -3,6 +3,7 @@ package target
 import (
 	"errors"
 	"math"
+	"sync/atomic"
 
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/host/study"
@@ -27,6 +28,26 @@ import (
 // the rows beyond the outputs.
 const FusedMaxRows = 1 << 18
 
+// FusedMaxTapeBytes bounds the host memory of one point's pullbacks that
+// report it (a plugin's tape copies: abi.Pullback with TapeBytes), over
+// all its row blocks and datasets. A point past it is evaluated again on
+// the unfused path (Eval, then the VJP) instead: a plugin returning the
+// largest tape (64 MiB) for every block of 256 rows made the host hold
+// 64 MiB per block, 1.7 GB for 5 000 rows and an out-of-memory crash for
+// 100 000 (audit 5). Whether a point passes depends on the point alone.
+const FusedMaxTapeBytes = 128 << 20
+
+// errTapes: a point's pullbacks would exceed FusedMaxTapeBytes.
+var errTapes = errors.New("the point's tapes exceed FusedMaxTapeBytes")
+
+// tapeBytes is the host memory a pullback reports holding, or 0.
+func tapeBytes(pb abi.Pullback) int {
+	if tb, ok := pb.(interface{ TapeBytes() int }); ok {
+		return tb.TapeBytes()
+	}
+	return 0
+}
+
 // fused reports whether evalChunk takes the fused path.
 func (t *Target) fused(want abi.Want) bool {
 	if want&abi.WantGradient == 0 || want&(abi.WantResiduals|abi.WantJacobian|abi.WantOutputs) != 0 || t.gradMode != "analytic" {
@@ -43,14 +64,18 @@ func (t *Target) fused(want abi.Want) bool {
 }
 
 // evalChunkFused is evalChunk with gradients by pullbacks.
-func (t *Target) evalChunkFused(sc *scratch, pts [][]float64, res []abi.Result) error {
+func (t *Target) evalChunkFused(sc *scratch, pts [][]float64, res []abi.Result, want abi.Want) error {
 	for i, th := range pts {
 		res[i] = abi.Result{Theta: append([]float64(nil), th...), LogPrior: t.LogPrior(th), LogLik: math.Inf(-1)}
 		if math.IsInf(res[i].LogPrior, -1) {
 			res[i].Status = abi.OutOfSupport
 			continue
 		}
-		if err := t.evalPointFused(sc, th, &res[i]); err != nil {
+		err := t.evalPointFused(sc, th, &res[i])
+		if errors.Is(err, errTapes) {
+			err = t.evalChunkUnfused(sc, pts[i:i+1], res[i:i+1], want)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -91,9 +116,10 @@ func (t *Target) evalPointFused(sc *scratch, theta []float64, r *abi.Result) err
 		}
 	}()
 	status := abi.OK
+	var tape atomic.Int64 // the point's tape bytes, all datasets
 	for d, ds := range t.S.Data {
 		y := sc.y[d][0]
-		st, err := t.forwardPullback(full, ds, y, &ps[d])
+		st, err := t.forwardPullback(full, ds, y, &ps[d], &tape)
 		if err != nil {
 			return err
 		}
@@ -144,7 +170,7 @@ func (t *Target) evalPointFused(sc *scratch, theta []float64, r *abi.Result) err
 // forwardPullback evaluates the model on one dataset into y (K×m) keeping
 // the pullbacks in p; the status is the first block's, in row order, that
 // is not OK. A plugin fault (Timeout, Trap) is returned as an error.
-func (t *Target) forwardPullback(full []float64, ds *study.Dataset, y []float64, p *pulled) (abi.Status, error) {
+func (t *Target) forwardPullback(full []float64, ds *study.Dataset, y []float64, p *pulled, tape *atomic.Int64) (abi.Status, error) {
 	pb := t.S.Model.(abi.Pullbacker)
 	c := len(t.S.ModelInfo.Spec.Conditions)
 	m := len(t.S.ModelInfo.Spec.Outputs)
@@ -155,6 +181,9 @@ func (t *Target) forwardPullback(full []float64, ds *study.Dataset, y []float64,
 	p.pb = make([]abi.Pullback, nb)
 	bst := make([]abi.Status, nb)
 	t.forBlocks(nb, func(b int) {
+		if tape.Load() > FusedMaxTapeBytes {
+			return // the point goes to the unfused path anyway
+		}
 		lo, hi := 0, ds.K
 		if nb > 1 {
 			lo, hi = blockRows(ds.K, b)
@@ -163,7 +192,14 @@ func (t *Target) forwardPullback(full []float64, ds *study.Dataset, y []float64,
 		if bst[b] == abi.OK && p.pb[b] == nil {
 			bst[b] = abi.Failed // a broken promise: OK without a pullback
 		}
+		if p.pb[b] != nil && tape.Add(int64(tapeBytes(p.pb[b]))) > FusedMaxTapeBytes {
+			p.pb[b].Release()
+			p.pb[b] = nil
+		}
 	})
+	if tape.Load() > FusedMaxTapeBytes {
+		return abi.OK, errTapes
+	}
 	st := firstNotOK(bst)
 	if st == abi.Timeout || st == abi.Trap {
 		return st, fault(t.S.Model, st)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/kinfer/kinfer/abi"
@@ -235,5 +236,59 @@ func BenchmarkArmGradient10k(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// bigTape is the arm whose pullbacks say they hold 50 MiB each (a
+// plugin's tape copies: TapeBytes), counting its forward passes, releases
+// and VJP calls.
+type bigTape struct {
+	m                  *arm.Model
+	fwd, rel, vjpCalls *atomic.Int64
+}
+
+type bigPullback struct {
+	abi.Pullback
+	rel *atomic.Int64
+}
+
+func (b bigPullback) TapeBytes() int { return 50 << 20 }
+func (b bigPullback) Release()       { b.rel.Add(1); b.Pullback.Release() }
+
+func (u bigTape) Spec() abi.Spec                        { return u.m.Spec() }
+func (u bigTape) Eval(theta, x, y []float64) abi.Status { return u.m.Eval(theta, x, y) }
+func (u bigTape) VJP(theta, x, v, y, g []float64) abi.Status {
+	u.vjpCalls.Add(1)
+	return u.m.VJP(theta, x, v, y, g)
+}
+func (u bigTape) RowsIndependent() bool { return true }
+func (u bigTape) EvalPullback(theta, x, y []float64) (abi.Pullback, abi.Status) {
+	u.fwd.Add(1)
+	pb, st := u.m.EvalPullback(theta, x, y)
+	if pb == nil {
+		return nil, st
+	}
+	return bigPullback{pb, u.rel}, st
+}
+
+// A point whose pullbacks would hold more than FusedMaxTapeBytes (four
+// blocks of 50 MiB) is evaluated on the unfused path instead, with the
+// same results bit for bit, and every pullback it made is released
+// (audit 5: a plugin's 64 MiB tape per block of 256 rows took the host to
+// an out-of-memory crash).
+func TestFusedTapeBound(t *testing.T) {
+	s := armRowsStudy(t, 1000)
+	m := arm.NewModel(arm.DefaultDamping)
+	pts := armPoints(s, 3)
+	ref := evalAll(t, s, unfused{m}, 2, pts, abi.WantGradient)
+	for _, w := range []int{1, 2} {
+		bt := bigTape{m, new(atomic.Int64), new(atomic.Int64), new(atomic.Int64)}
+		sameResults(t, fmt.Sprintf("tape bound, %d workers", w), ref, evalAll(t, s, bt, w, pts, abi.WantGradient))
+		if bt.fwd.Load() != bt.rel.Load() {
+			t.Errorf("%d workers: %d forward passes, %d released", w, bt.fwd.Load(), bt.rel.Load())
+		}
+		if bt.vjpCalls.Load() == 0 {
+			t.Errorf("%d workers: no VJP call: the points were not evaluated on the unfused path", w)
+		}
 	}
 }

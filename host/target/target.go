@@ -478,8 +478,14 @@ func (sc *scratch) pointY(nData, j int) [][]float64 {
 
 func (t *Target) evalChunk(sc *scratch, pts [][]float64, res []abi.Result, want abi.Want) error {
 	if t.fused(want) {
-		return t.evalChunkFused(sc, pts, res)
+		return t.evalChunkFused(sc, pts, res, want)
 	}
+	return t.evalChunkUnfused(sc, pts, res, want)
+}
+
+// evalChunkUnfused is evalChunk without pullbacks: Eval, then the VJP
+// for gradients.
+func (t *Target) evalChunkUnfused(sc *scratch, pts [][]float64, res []abi.Result, want abi.Want) error {
 	// Prior first: points outside the support are not evaluated.
 	live := sc.full[:0]
 	idx := make([]int, 0, len(pts))
