@@ -417,6 +417,9 @@ func trainFits(cfg nn.Config, in, out int, flag string) error {
 	if cfg.Member > 0 {
 		members = 1
 	}
+	if per*int64(cfg.Members) > nn.MaxParams {
+		return nil // refused by the ensemble's own bound, with its message
+	}
 	if need := per * members * bytesPerParam; need > budget {
 		return fmt.Errorf("--hidden %s and --members %d: %d parameters need about %s to train and write (%d bytes each), more than the memory budget of %s (--memory-budget; default half the physical memory, lowered to the process's limits)",
 			joinInts(cfg.Hidden), cfg.Members, per*members, run.FormatBytes(need), bytesPerParam, run.FormatBytes(budget))

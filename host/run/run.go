@@ -300,6 +300,11 @@ func allFailed(method string, c target.Counts, note string) error {
 	return fmt.Errorf("method %s ended with %w (%d of %d: %s)%s", method, ErrAllFailed, c.Failed, c.Evaluations, strings.Join(st, ", "), note)
 }
 
+// ErrNotThisRun: a checkpoint whose content no run of this study wrote
+// (a best point that does not evaluate to itself, journal samples outside
+// the study's bounds); a resume would refuse it again.
+var ErrNotThisRun = errors.New("run the study again, into this -o or another")
+
 // ErrStateRefused: the method refused its saved state on --resume, which
 // it would do again: the run must start afresh.
 var ErrStateRefused = errors.New("the method cannot restore this checkpoint; run the study again, into this -o or another")
@@ -438,8 +443,8 @@ func (r *runner) checkBest(b abi.Result) error {
 		return a == b || math.Abs(a-b) <= 1e-9*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
 	}
 	if got.Status != b.Status || !same(got.LogPrior, b.LogPrior) || !same(got.LogLik, b.LogLik) {
-		return fmt.Errorf("its best point %v has status %v, log prior %g and log likelihood %g, but evaluates to %v, %g and %g: the checkpoint was not written by this study",
-			b.Theta, b.Status, b.LogPrior, b.LogLik, got.Status, got.LogPrior, got.LogLik)
+		return fmt.Errorf("its best point %v has status %v, log prior %g and log likelihood %g, but evaluates to %v, %g and %g: the checkpoint was not written by this study (%w)",
+			b.Theta, b.Status, b.LogPrior, b.LogLik, got.Status, got.LogPrior, got.LogLik, ErrNotThisRun)
 	}
 	return nil
 }
@@ -730,6 +735,16 @@ func (r *runner) resume() error {
 		var restored []abi.Sample
 		if r.jn, restored, err = openJournal(r.o.OutDir, len(s.XParams), c.JournalSamples, r.budget); err != nil {
 			return err
+		}
+		// Every journal sample is a point this study evaluated, so inside
+		// its bounds (audit 5: another study's journal and state, same d
+		// and seed, were resumed into a "complete" run outside the prior).
+		for i, smp := range restored {
+			for j, x := range smp.Theta {
+				if p := s.XParams[j]; !(x >= p.Lower && x <= p.Upper) {
+					return fmt.Errorf("--resume: sample %d of %s has %s = %g, outside the study's [%g, %g]: the journal is not this study's (%w)", i+1, JournalFile, p.Name, x, p.Lower, p.Upper, ErrNotThisRun)
+				}
+			}
 		}
 		if err := r.stream.RestoreSamples(restored); err != nil {
 			return fmt.Errorf("method %s: restore samples: %w", r.method(), err)

@@ -397,6 +397,22 @@ func rundirCases() []hcase {
 			return []byte(`{"format":1,"config":{"n":1000,"quantity":-1},"d":2,"seed":1,"draws":[[3000,0.01]],"values":[1],"log_prior":[0]}`)
 		})),
 		// samples.journal.
+		// A journal sample outside the study's bounds: no run of this study
+		// wrote it (audit 5: another study's journal and state were
+		// resumed into a "complete" run outside the prior).
+		rundirCase("rundir-resume-journal-foreign", true, resume, 1, w("sample 1 of samples.journal", "outside the study's", "the journal is not this study's"),
+			func(t *testing.T, dir string) {
+				f, err := os.OpenFile(filepath.Join(dir, "out", "samples.journal"), os.O_WRONLY, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				var b [8]byte
+				binary.LittleEndian.PutUint64(b[:], math.Float64bits(1e6))
+				if _, err := f.WriteAt(b[:], 16); err != nil { // the first sample's θ[0]
+					t.Fatal(err)
+				}
+			}),
 		rundirCase("rundir-resume-journal-fifo", true, resume, 1, w("samples.journal", "named pipe"), replaced("out/samples.journal", mkfifo("out/samples.journal"))),
 		rundirCase("rundir-resume-journal-link-out", true, resume, 1, w("samples.journal", "symbolic link"), func(t *testing.T, dir string) {
 			victim(t, dir)
