@@ -44,7 +44,7 @@ func cmdDesign(args []string, stdout io.Writer) error {
 		return err
 	}
 	defer rt.Close(context.Background())
-	s, err := study.Load(ctx, pos[0], study.Options{Workers: max(*workers, 1), Runtime: rt})
+	s, err := study.Load(ctx, pos[0], study.Options{Workers: max(*workers, 1), Runtime: rt, MemoryBudget: run.DefaultMemoryBudget()})
 	if err != nil {
 		return err
 	}

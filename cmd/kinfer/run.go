@@ -282,7 +282,11 @@ func execute(ctx context.Context, studyFile, dir string, lock *run.DirLock, seed
 		return nil, "", err
 	}
 	phase("loading %s", studyFile)
-	s, err := loadInterruptible(ctx, studyFile, study.Options{Workers: f.workers, Runtime: rt, Interrupt: ctx, Previous: f.previous})
+	planBudget := budget
+	if planBudget <= 0 {
+		planBudget = run.DefaultMemoryBudget()
+	}
+	s, err := loadInterruptible(ctx, studyFile, study.Options{Workers: f.workers, Runtime: rt, Interrupt: ctx, Previous: f.previous, MemoryBudget: planBudget})
 	if err != errAbandoned {
 		defer rt.Close(context.Background())
 	}

@@ -189,6 +189,22 @@ type Options struct {
 	// multi-stage study: the defaults, not a stage's result), so no start
 	// is made from them and none is checked against the priors.
 	PreviousGuessed bool
+	// MemoryBudget, when > 0, caps the instances of each plugin model or
+	// likelihood so that they take at most half of it (PluginGrowFactor ×
+	// memory_mib each): workers beyond share the instances, and results do
+	// not change (audit 5: 8 workers of a default-memory plugin took 1.7 GB
+	// under a 1 GiB budget, 12 crashed the host).
+	MemoryBudget int64
+}
+
+// pluginInstances is the number of instances of a plugin model or
+// likelihood of mib MiB of memory: o.Workers, capped by o.MemoryBudget.
+func (o Options) pluginInstances(mib int) int {
+	n := max(o.Workers, 1)
+	if o.MemoryBudget > 0 && mib > 0 {
+		n = min(n, max(1, int(o.MemoryBudget/2/(PluginGrowFactor*int64(mib)<<20))))
+	}
+	return n
 }
 
 // interrupt is o.Interrupt, or ctx when it is not set.
@@ -349,7 +365,7 @@ func (s *Study) plugin(ctx context.Context, d *tomlx.Decoded, r componentRef, ki
 	}
 	inst := 1 // a method runs on one instance; models and likelihoods on one per worker
 	if kind != abi.KindMethod {
-		inst = max(o.Workers, 1)
+		inst = o.pluginInstances(mib)
 	}
 	s.PluginMemory = append(s.PluginMemory, PluginMemory{Table: r.table, Name: m.Name, MiB: mib, Instances: inst})
 	return p, nil
@@ -454,7 +470,7 @@ func (s *Study) loadModel(ctx context.Context, f *File, d *tomlx.Decoded, o Opti
 		if err != nil {
 			return err
 		}
-		m, err := p.Model(ctx, vals, o.Workers)
+		m, err := p.Model(ctx, vals, o.pluginInstances(p.Manifest.Limits.MemoryMiB))
 		if err != nil {
 			return pluginSettingErr(d, "model", p.Spec, err)
 		}
@@ -805,7 +821,7 @@ func (s *Study) loadTerms(ctx context.Context, f *File, d *tomlx.Decoded, o Opti
 			if err != nil {
 				return err
 			}
-			if t.Likelihood, err = p.Likelihood(ctx, vals, len(t.Outputs), o.Workers); err != nil {
+			if t.Likelihood, err = p.Likelihood(ctx, vals, len(t.Outputs), o.pluginInstances(p.Manifest.Limits.MemoryMiB)); err != nil {
 				return pluginSettingErr(d, tbl, p.Spec, err)
 			}
 			m := len(t.Outputs)

@@ -383,3 +383,20 @@ func TestDoubleBracketsForOneTable(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 }
+
+// A plugin model or likelihood gets one instance per worker, but no more
+// than half the memory budget holds at PluginGrowFactor × memory_mib each
+// (audit 5: 8 workers of a 256 MiB plugin took 1.7 GB under a 1 GiB
+// budget); no budget, no cap.
+func TestPluginInstancesCappedByBudget(t *testing.T) {
+	for _, c := range []struct {
+		workers int
+		budget  int64
+		mib     int
+		want    int
+	}{{8, 1 << 30, 256, 1}, {8, 4 << 30, 256, 4}, {2, 12 << 30, 256, 2}, {8, 1 << 30, 16, 8}, {8, 0, 256, 8}, {3, 1 << 20, 256, 1}} {
+		if got := (Options{Workers: c.workers, MemoryBudget: c.budget}).pluginInstances(c.mib); got != c.want {
+			t.Errorf("%d workers, budget %d MiB, memory_mib %d: %d instances, want %d", c.workers, c.budget>>20, c.mib, got, c.want)
+		}
+	}
+}
