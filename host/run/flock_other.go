@@ -22,3 +22,6 @@ func isLoop(err error) bool { return false }
 // isReadOnly tells whether err is open's error for a file this user may
 // not write.
 func isReadOnly(err error) bool { return errors.Is(err, fs.ErrPermission) }
+
+// linkCount is 1 where hard links cannot be counted.
+func linkCount(os.FileInfo) uint64 { return 1 }

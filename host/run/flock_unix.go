@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -29,4 +30,13 @@ func isLoop(err error) bool { return errors.Is(err, unix.ELOOP) }
 // not write: no permission, or a read-only file system.
 func isReadOnly(err error) bool {
 	return errors.Is(err, fs.ErrPermission) || errors.Is(err, unix.EROFS)
+}
+
+// linkCount is the number of hard links of the file fi describes (1 where
+// it cannot be read).
+func linkCount(fi os.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
 }

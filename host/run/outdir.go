@@ -48,6 +48,10 @@ func LockDir(dir string) (*DirLock, error) {
 	if err := flock(f); err != nil {
 		return nil, lockedBy(dir, f, err)
 	}
+	if err := notOurs(p, f); err != nil {
+		f.Close()
+		return nil, err
+	}
 	if err := f.Truncate(0); err == nil {
 		_, err = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
@@ -60,6 +64,29 @@ func LockDir(dir string) (*DirLock, error) {
 		os.Remove(s)
 	}
 	return &DirLock{dir: dir, f: f}, nil
+}
+
+// notOurs refuses a lock file that is not kinfer's to overwrite: one with
+// other hard links (the pid would be written into a file elsewhere), or
+// one that holds something else than a pid (a study or data file named
+// kinfer.lock in the folder). Audit 5: both were emptied.
+func notOurs(p string, f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if n := linkCount(fi); n > 1 {
+		return fmt.Errorf("%s has %d hard links: it is another file's name too, and kinfer writes its pid into it; remove it or choose another directory", p, n)
+	}
+	if fi.Size() == 0 {
+		return nil
+	}
+	b := make([]byte, 32)
+	n, _ := f.ReadAt(b, 0)
+	if pid, err := strconv.Atoi(strings.TrimSpace(string(b[:n]))); fi.Size() > int64(len(b)) || err != nil || pid <= 0 {
+		return fmt.Errorf("%s holds something else than a process id (%d bytes): it is not a kinfer lock file, and kinfer would write over it; rename it or choose another directory", p, fi.Size())
+	}
+	return nil
 }
 
 // lockedBy is the error for dir whose lock file f another process holds

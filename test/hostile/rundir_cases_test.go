@@ -193,6 +193,16 @@ func victim(t *testing.T, dir string) {
 	os.WriteFile(filepath.Join(dir, "victim"), []byte("victim\n"), 0o644)
 }
 
+// hardlink makes name a hard link of target (both relative to the case's
+// folder).
+func hardlink(target, name string) func(t *testing.T, dir string) {
+	return func(t *testing.T, dir string) {
+		if err := os.Link(filepath.Join(dir, target), filepath.Join(dir, name)); err != nil {
+			t.Skip("no hard links:", err)
+		}
+	}
+}
+
 func victimUnchanged(t *testing.T, dir string, _ result) {
 	if b, _ := os.ReadFile(filepath.Join(dir, "victim")); string(b) != "victim\n" {
 		t.Errorf("the file outside the run directory was changed: %q", b)
@@ -513,6 +523,16 @@ func rundirCases() []hcase {
 		rundirCase("rundir-verify-memory-budget-1e18", false, verify, 0, w("identical", "re-run plans within"), setKey("out/summary.json", "memory_budget", int64(1e18))),
 		rundirCase("rundir-verify-lock-link-out", false, verify, 1, w("kinfer.lock", "symbolic link"), victim,
 			replaced("out/kinfer.lock", symlink("../victim", "out/kinfer.lock"))),
+		// The lock file as a hard link to a file elsewhere, or holding a
+		// user's file (a dataset named kinfer.lock): both were emptied,
+		// by run, report and analyze alike (audit 5).
+		rundirCase("rundir-resume-lock-hardlink-out", true, resume, 1, w("kinfer.lock", "has 2 hard links"), victim,
+			replaced("out/kinfer.lock", hardlink("victim", "out/kinfer.lock"))),
+		rundirCase("rundir-report-lock-hardlink-out", false, report, 1, w("kinfer.lock", "has 2 hard links"), victim,
+			replaced("out/kinfer.lock", hardlink("victim", "out/kinfer.lock"))),
+		rundirCase("rundir-resume-lock-foreign", true, resume, 1, w("kinfer.lock", "not a kinfer lock file"), func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, "out", "kinfer.lock"), []byte(pullTest), 0o644)
+		}),
 		// A design run's record (kinfer design's run directory): 5 million
 		// empty parameters (16 MB, within its cap) were ≈ 400 MB of
 		// abi.Param and more while the list grew.
@@ -523,7 +543,7 @@ func rundirCases() []hcase {
 	}
 	for i := range cs {
 		switch c := &cs[i]; {
-		case strings.HasSuffix(c.name, "-link-out"):
+		case strings.HasSuffix(c.name, "-link-out"), strings.HasSuffix(c.name, "-hardlink-out"):
 			c.check = victimUnchanged
 		case strings.HasSuffix(c.name, "-changed"):
 			c.check = kept
