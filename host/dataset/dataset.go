@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/kinfer/kinfer/host/safefile"
+	"github.com/kinfer/kinfer/internal/plainfloat"
 )
 
 // Bounds on a data file (docs/STUDY.md, "Datasets"): no file can make the
@@ -226,7 +227,7 @@ func parse(file string, r io.Reader, maxBytes int64, text bool) (*Table, error) 
 				row[j] = math.NaN()
 				continue
 			}
-			v, err := strconv.ParseFloat(s, 64)
+			v, err := plainfloat.Parse(s)
 			if err != nil {
 				if !text {
 					return nil, fmt.Errorf("%s:%d: column %q: %.60q is not a number", file, line, t.Columns[j], s)

@@ -180,3 +180,18 @@ func TestReadOutputBound(t *testing.T) {
 		t.Errorf("over the bound: %v", err)
 	}
 }
+
+// A cell in Go's literal syntax but no spreadsheet's, "2_9" or "0x1p3",
+// is not a number (audit 5: read as 29 and 8).
+func TestGoLiteralCellsRefused(t *testing.T) {
+	for _, cell := range []string{"2_9", "0x1p3", "1_000.5"} {
+		p := filepath.Join(t.TempDir(), "d.csv")
+		if err := os.WriteFile(p, []byte("x,y\n1,2\n"+cell+",3\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Read(p)
+		if err == nil || !strings.Contains(err.Error(), "d.csv:3") || !strings.Contains(err.Error(), "is not a number") {
+			t.Errorf("cell %q: %v, want line 3 refused", cell, err)
+		}
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"github.com/kinfer/kinfer/host/designrun"
 	"github.com/kinfer/kinfer/host/run"
 	"github.com/kinfer/kinfer/host/safefile"
+	"github.com/kinfer/kinfer/internal/plainfloat"
 	"github.com/kinfer/kinfer/internal/strictjson"
 )
 
@@ -234,7 +235,7 @@ func ReadDesign(dir string) (*Design, error) {
 			return nil, fmt.Errorf("%s:%d: more than %d values in memory", cp, line, MaxValues)
 		}
 		num := func(s string, col int) (float64, error) {
-			v, err := strconv.ParseFloat(s, 64)
+			v, err := plainfloat.Parse(s)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 				return 0, fmt.Errorf("%s:%d: column %q: %q is not a finite number", cp, line, want[col], s)
 			}

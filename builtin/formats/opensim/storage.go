@@ -9,6 +9,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/kinfer/kinfer/internal/plainfloat"
 )
 
 // MaxLineBytes bounds one line of a file (a header line, the labels, a row).
@@ -181,7 +183,7 @@ func parseNumber(s string) (float64, bool) {
 	if s == "" {
 		return math.NaN(), true
 	}
-	v, err := strconv.ParseFloat(s, 64)
+	v, err := plainfloat.Parse(s)
 	if err == nil {
 		return v, true
 	}

@@ -9,6 +9,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/kinfer/kinfer/internal/plainfloat"
 )
 
 // trcKeys are the keys of a .trc file's second line, in OpenSim's order.
@@ -129,7 +131,7 @@ func ReadTRC(file string, r io.Reader) (*TRC, error) {
 		}
 	}
 	num := func(k string) (float64, error) {
-		v, err := strconv.ParseFloat(kv[k], 64)
+		v, err := plainfloat.Parse(kv[k])
 		if err != nil {
 			return 0, l.errorf("bad header: %s = %q is not a number", k, kv[k])
 		}
@@ -232,7 +234,7 @@ func ReadTRC(file string, r io.Reader) (*TRC, error) {
 		if err != nil {
 			return nil, l.errorf("column \"Frame#\": %.60q is not a frame number", f[0])
 		}
-		tm, err := strconv.ParseFloat(strings.TrimSpace(f[1]), 64)
+		tm, err := plainfloat.Parse(strings.TrimSpace(f[1]))
 		if err != nil {
 			return nil, l.errorf("column \"Time\": %.60q is not a number", f[1])
 		}
