@@ -161,7 +161,12 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 	}
 	tbl, err := dataset.ReadOutput(filepath.Join(dir, "samples.csv"), max(budget, dataset.MaxTableBytes))
 	if err != nil {
-		return nil, fmt.Errorf("%w (kinfer analyze --memory-budget raises the memory it may take)", err)
+		if errors.Is(err, dataset.ErrTooManyRows) {
+			// Only a table past the memory budget is lifted by a larger one
+			// (audit 5: the hint came with a FIFO, a missing file, a long line).
+			return nil, fmt.Errorf("%w (kinfer analyze --memory-budget raises the memory it may take)", err)
+		}
+		return nil, err
 	}
 	names := make([]string, len(s.Free))
 	for i, p := range s.Free {

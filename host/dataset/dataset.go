@@ -16,6 +16,10 @@ import (
 	"github.com/kinfer/kinfer/internal/plainfloat"
 )
 
+// ErrTooManyRows: a table past the memory it may take (the message's
+// bytes); a larger bound (a memory budget) lifts it.
+var ErrTooManyRows = errors.New("more rows than kinfer holds in memory")
+
 // Bounds on a data file (docs/STUDY.md, "Datasets"): no file can make the
 // host hold more than MaxTableBytes for its table, plus one line.
 const (
@@ -213,8 +217,8 @@ func parse(file string, r io.Reader, maxBytes int64, text bool) (*Table, error) 
 		}
 		line, _ := cr.FieldPos(0)
 		if TableBytes(len(t.Rows)+1, ncol) > maxBytes {
-			return nil, fmt.Errorf("%s:%d: more rows than kinfer holds in memory: %d rows of %d columns would take %s, more than the %s accepted (8 bytes per value, %d per row)",
-				file, line, len(t.Rows)+1, ncol, safefile.Bytes(TableBytes(len(t.Rows)+1, ncol)), safefile.Bytes(maxBytes), RowOverhead)
+			return nil, fmt.Errorf("%s:%d: %w: %d rows of %d columns would take %s, more than the %s accepted (8 bytes per value, %d per row)",
+				file, line, ErrTooManyRows, len(t.Rows)+1, ncol, safefile.Bytes(TableBytes(len(t.Rows)+1, ncol)), safefile.Bytes(maxBytes), RowOverhead)
 		}
 		if cap(chunk)-len(chunk) < ncol {
 			chunk = make([]float64, 0, max(ncol, 1<<16))

@@ -349,7 +349,10 @@ func (r *Report) traceRows(n int, o Options) (chains, show int, steps []int) {
 // file has another number, the rows are chosen again for that number.
 func (r *Report) readSamples(o Options) error {
 	path := filepath.Join(r.Dir, "samples.csv")
-	if st, err := os.Stat(path); err != nil || st.Size() == 0 {
+	// Only a missing or empty regular file has no samples: a named pipe or
+	// a device (/dev/zero) in its place is named by scan's refusal (audit
+	// 5: "no samples").
+	if st, err := os.Stat(path); err != nil && errors.Is(err, fs.ErrNotExist) || err == nil && st.Mode().IsRegular() && st.Size() == 0 {
 		return errors.New("no samples")
 	}
 	n := max(r.Summary.Samples, 0) // the record's count; the file's is checked below

@@ -504,6 +504,21 @@ func rundirCases() []hcase {
 		rundirCase("rundir-analyze-summary-list-bomb", false, []string{"analyze", "out"}, 1, w("summary.json", "per byte"),
 			insertText("out/summary.json", `"method_report": `, `{"stages": [`+strings.TrimSuffix(strings.Repeat("{},", 1_000_000), ",")+`]}, "x": `)),
 		rundirCase("rundir-analyze-samples-fifo", false, []string{"analyze", "out"}, 1, w("samples.csv", "named pipe"), replaced("out/samples.csv", mkfifo("out/samples.csv"))),
+		// kinfer report names a pipe or a device in samples.csv's place
+		// (audit 5: "no samples"); analyze gives no --memory-budget hint
+		// for what no budget lifts.
+		rundirCase("rundir-report-samples-fifo", false, report, 0, w("samples.csv", "named pipe"), replaced("out/samples.csv", mkfifo("out/samples.csv"))),
+		rundirCase("rundir-report-samples-dev-zero", false, report, 0, w("samples.csv", "character device"), replaced("out/samples.csv", symlink("/dev/zero", "out/samples.csv"))),
+		func() hcase {
+			c := rundirCase("rundir-analyze-samples-missing", false, []string{"analyze", "out"}, 1, w("samples.csv", "no such file"),
+				func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, "out", "samples.csv")) })
+			c.check = func(t *testing.T, dir string, r result) {
+				if strings.Contains(r.stderr, "--memory-budget") {
+					t.Errorf("a missing samples.csv hints at --memory-budget: %s", r.stderr)
+				}
+			}
+			return c
+		}(),
 
 		// kinfer run --verify: inputs named by the record (hashing
 		// /dev/zero or a named pipe never ended), sample files (compared
