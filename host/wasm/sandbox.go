@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -113,7 +115,17 @@ type pluginLog struct {
 	name string
 	mux  *logMux // nil: discard
 	buf  sync.Pool
+	// written counts the bytes shown; past maxLogBytes the plugin's
+	// further lines are dropped, with one notice.
+	written atomic.Int64
 }
+
+// maxLogBytes bounds what one plugin may write to the log over a run (its
+// lines as shown): a plugin logging 4 KB lines in a loop wrote 29 GB in
+// 60 s with --verbose, and the terminal's slowness turned its
+// deterministic fuel fault into a wall-clock timeout (audit 5). Its fuel
+// still pays for every line it writes.
+const maxLogBytes = 16 << 20
 
 func newPluginLog(name string, mux *logMux) *pluginLog {
 	return &pluginLog{name: name, mux: mux}
@@ -138,9 +150,20 @@ func (l *pluginLog) line(b []byte) {
 	// drive the terminal or forge kinfer's lines (ABI.md §7, §8).
 	out = append(out, guesttext.Escape(string(b))...)
 	out = append(out, '\n')
-	l.mux.mu.Lock()
-	_, _ = l.mux.w.Write(out)
-	l.mux.mu.Unlock()
+	n := int64(len(out))
+	if w := l.written.Add(n); w > maxLogBytes {
+		if w-n <= maxLogBytes { // the line that crosses the bound
+			out = append(out[:0], l.name...)
+			out = append(out, fmt.Sprintf(": (log of %s past %d MiB: its further lines are not shown)\n", l.name, maxLogBytes>>20)...)
+		} else {
+			out = out[:0]
+		}
+	}
+	if len(out) > 0 {
+		l.mux.mu.Lock()
+		_, _ = l.mux.w.Write(out)
+		l.mux.mu.Unlock()
+	}
 	*bp = out
 	l.buf.Put(bp)
 }

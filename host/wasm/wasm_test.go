@@ -963,6 +963,21 @@ func TestLogLines(t *testing.T) {
 	if got, want := esc.String(), "p: configured \\x1b[31mRED\\x1b[0m \\r kinfer: fake line\n"; got != want {
 		t.Errorf("log = %q, want %q", got, want)
 	}
+
+	// Past maxLogBytes a plugin's lines are dropped, after one notice
+	// (audit 5: 29 GB in 60 s with --verbose).
+	var flood syncbuf.Buffer
+	fl := newPluginLog("p", &logMux{w: &flood})
+	line := []byte(strings.Repeat("A", 4000))
+	for range maxLogBytes/4000 + 100 {
+		fl.line(line)
+	}
+	if got := len(flood.String()); got > maxLogBytes+4096 {
+		t.Errorf("%d bytes logged, bound %d", got, maxLogBytes)
+	}
+	if got := flood.String(); strings.Count(got, "further lines are not shown") != 1 || !strings.HasSuffix(got, "further lines are not shown)\n") {
+		t.Errorf("the log does not end with one notice: %.200q", got[max(0, len(got)-200):])
+	}
 }
 
 func TestScanModule(t *testing.T) {
