@@ -1,6 +1,7 @@
 package wasm
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -1186,5 +1187,59 @@ func TestDecodeSpecRefusesOutputSetting(t *testing.T) {
 	wantErr(t, err, `setting "quantity": unknown key "output" (not part of ABI version 1)`)
 	if _, err := decodeSpec([]byte(strings.Replace(spec, `,"output":true`, ``, 1))); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// bigCodeModule is a module of n functions () -> () whose bodies hold
+// pairs × (i32.const 0; drop), with a memory.
+func bigCodeModule(n, pairs int) []byte {
+	leb := func(b []byte, v uint64) []byte {
+		for {
+			c := byte(v & 0x7f)
+			v >>= 7
+			if v == 0 {
+				return append(b, c)
+			}
+			b = append(b, c|0x80)
+		}
+	}
+	sec := func(out []byte, id byte, body []byte) []byte {
+		return append(leb(append(out, id), uint64(len(body))), body...)
+	}
+	mod := []byte("\x00asm\x01\x00\x00\x00")
+	mod = sec(mod, 1, []byte{1, 0x60, 0, 0})
+	fn := leb(nil, uint64(n))
+	for range n {
+		fn = append(fn, 0)
+	}
+	mod = sec(mod, 3, fn)
+	mod = sec(mod, 5, []byte{1, 0, 1})
+	body := append([]byte{0}, bytes.Repeat([]byte{0x41, 0, 0x1a}, pairs)...)
+	body = append(body, 0x0b)
+	code := leb(nil, uint64(n))
+	for range n {
+		code = append(leb(code, uint64(len(body))), body...)
+	}
+	return sec(mod, 10, code)
+}
+
+// A module whose code would take the host gigabytes to compile is refused
+// before compiling, by name (audit 5: a 60 MB module crashed the host;
+// ~55 bytes of host memory per byte of code).
+func TestCodeBoundRefused(t *testing.T) {
+	dir := t.TempDir()
+	r := newRT(t, nil)
+	for _, c := range []struct {
+		name     string
+		n, pairs int
+		want     string
+	}{{"bigbody", 1, (MaxCodeBytes + 3) / 3, "MiB of code"}, {"manyfuncs", MaxFunctions + 1, 1, fmt.Sprintf("%d functions", MaxFunctions+1)}} {
+		if err := os.WriteFile(filepath.Join(dir, c.name+".wasm"), bigCodeModule(c.n, c.pairs), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m := testManifest(c.name, c.name+".wasm", abi.KindModel, 16, 0)
+		m.Dir, m.Path = dir, filepath.Join(dir, c.name+".toml")
+		_, err := r.Load(context.Background(), m)
+		wantErr(t, err, "plugin "+c.name, c.want, "at most")
 	}
 }

@@ -15,6 +15,10 @@ type Info struct {
 	MemMin    uint64 // pages
 	MemMax    uint64 // pages; valid when MemHasMax
 	MemHasMax bool
+	// CodeBytes is the size of the code section (the function bodies);
+	// Functions the number of bodies.
+	CodeBytes uint64
+	Functions uint64
 }
 
 // Import is one import of a module.
@@ -72,6 +76,11 @@ func Scan(b []byte) (*Info, error) {
 		case secImport:
 			if err := scanImports(s, info); err != nil {
 				return nil, fmt.Errorf("import section: %w", scanErr(err))
+			}
+		case secCode:
+			info.CodeBytes = size
+			if info.Functions, err = s.uleb(64); err != nil {
+				return nil, fmt.Errorf("code section: %w", scanErr(err))
 			}
 		case secMemory:
 			n, err := s.uleb(64)
