@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -256,6 +257,26 @@ func TestMemoryBudgetRefusals(t *testing.T) {
 		!strings.Contains(err.Error(), "batch of 1000000 points") || !strings.Contains(err.Error(), "memory budget of 64 MiB") {
 		t.Fatalf("huge draw: %v", err)
 	}
+}
+
+// The first batch counts what the run already holds: a batch that fits
+// the budget alone is refused when the live heap (here 96 MiB of ballast,
+// as a method's own arrays would be) and it do not fit together (audit 5:
+// tmcmc's plan and its first batch each fit, and peaked at 1.7× the
+// budget).
+func TestFirstBatchCountsLiveHeap(t *testing.T) {
+	ballast := make([]byte, 96<<20)
+	for i := range ballast {
+		ballast[i] = byte(i)
+	}
+	s := loadQuickstart(t)
+	defer s.Close()
+	s.Method = &drawMany{n: 1000}
+	_, err := Run(context.Background(), s, Options{OutDir: t.TempDir(), Workers: 1, MemoryBudget: 128 << 20})
+	if err == nil || !strings.Contains(err.Error(), "first batch of 1000 points") || !strings.Contains(err.Error(), "the run already holds") {
+		t.Fatalf("run: %v", err)
+	}
+	runtime.KeepAlive(ballast)
 }
 
 // drawMany asks for n prior draws and never finishes.
