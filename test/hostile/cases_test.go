@@ -492,10 +492,12 @@ func cases() []hcase {
 		studyCase("study-typo", strings.Replace(ligamentStudy("d.csv", ""), "chains = 2", "chians = 2", 1), 1, "study.toml:22", `key "method.chians"`),
 		// memory_mib = 4096 is allowed without trust, but 2 workers' instances
 		// of it took ≈ 23 GB of host memory: charged against the budget.
+		// The workers share as many instances as half the budget holds (one
+		// at least); one that alone exceeds the budget is refused.
 		func() hcase {
 			c := manifestCase("plugin-memory-over-budget", manifest("plugin-memory-over-budget", "model", "model.wasm", "memory_mib = 4096\ntimeout_ms = 300\nfuel = 10_000_000"),
-				"plugin plugin-memory-over-budget: memory_mib 4096 × 2 instances", "more than the memory budget of 8 GiB")
-			c.args = []string{"run", "study.toml", "-o", "out", "--workers", "2", "--memory-budget", "8GiB"}
+				"plugin plugin-memory-over-budget: memory_mib 4096 × 1 instances", "more than the memory budget of 4 GiB")
+			c.args = []string{"run", "study.toml", "-o", "out", "--workers", "2", "--memory-budget", "4GiB"}
 			return c
 		}(),
 		// A built-in evaluation of an hour (line's cost_ms): the first
