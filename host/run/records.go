@@ -69,11 +69,12 @@ func StateLimit(budget int64) int64 {
 // limit (292 years), which a run's wall time is added to.
 const maxSeconds = 100 * 365.25 * 24 * 3600
 
-// checkCounts refuses tallies no run can have: negative counts, more
-// failures than evaluations, a non-finite or negative time.
 // maxTally bounds every tally a checkpoint may hold.
 const maxTally = 1 << 53
 
+// checkCounts refuses tallies no run can have: negative counts or counts
+// above maxTally, more failures than evaluations, a non-finite or
+// negative time.
 func checkCounts(c *checkpoint) error {
 	n := c.Counts
 	for _, f := range []struct {

@@ -151,7 +151,7 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 	if err := r.preflight(); err != nil {
 		return nil, err
 	}
-	setupErr := r.setup()
+	setupErr := r.setup(ctx)
 	if setupErr != nil && o.Resume {
 		// A refused resume leaves the stopped run's files as they were.
 		r.jn.close()
@@ -202,9 +202,11 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 	r.prog.done(r.t.Counts())
 
 	rep, repErr := s.Method.Report()
-	if repErr != nil {
+	if repErr != nil && !errors.Is(loopErr, repErr) {
 		// Also after a stop: a method that could not give its samples
-		// says why (audit 5: only "interrupted" was recorded).
+		// says why (audit 5: only "interrupted" was recorded); not the
+		// fault that already ended the loop, which a faulted plugin
+		// method's Report returns again.
 		loopErr = errors.Join(loopErr, fmt.Errorf("method %s: report: %w", r.method(), repErr))
 	}
 	samples := rep.Samples
@@ -432,12 +434,12 @@ func (r *runner) evaluate(ctx context.Context, pts [][]float64, want abi.Want) (
 // status, log prior and log likelihood are that evaluation's (to 1e-9
 // relative: a least-squares method's log likelihood is summed from the
 // residuals).
-func (r *runner) checkBest(b abi.Result) error {
+func (r *runner) checkBest(ctx context.Context, b abi.Result) error {
 	want := abi.WantLogTarget
 	if r.s.MethodInfo.Spec.Has(abi.CapLeastSquares) {
 		want |= abi.WantResiduals
 	}
-	res, err := r.t.Evaluate(context.Background(), [][]float64{b.Theta}, want)
+	res, err := r.t.Evaluate(ctx, [][]float64{b.Theta}, want)
 	if err != nil {
 		return fmt.Errorf("evaluating its best point: %w", err)
 	}
@@ -568,7 +570,7 @@ func (e *initError) Unwrap() error { return e.error }
 
 // setup initialises the method and either restores it from the checkpoint
 // (Options.Resume) or starts a new run in OutDir.
-func (r *runner) setup() error {
+func (r *runner) setup(ctx context.Context) error {
 	s := r.s
 	// Init before anything in the directory changes: a method refusing its
 	// problem leaves a previous run's results and checkpoint as they were.
@@ -576,7 +578,7 @@ func (r *runner) setup() error {
 		return &initError{err}
 	}
 	if r.o.Resume {
-		return r.resume()
+		return r.resume(ctx)
 	}
 	// A new run in this directory: the previous run's checkpoint is not
 	// this run's.
@@ -742,7 +744,7 @@ func (r *runner) save(completed int, rs []byte, used int) error {
 
 // resume restores the method, the journal and the host state from OutDir's
 // checkpoint.
-func (r *runner) resume() error {
+func (r *runner) resume(ctx context.Context) error {
 	s := r.s
 	if r.cp == nil {
 		return fmt.Errorf("--resume: method %s cannot save its state", r.method())
@@ -791,7 +793,7 @@ func (r *runner) resume() error {
 		// restored, so it is not counted): a checkpoint is read as input,
 		// and a planted best (outside the bounds, log likelihood 1e300)
 		// once became the run's, and a next stage's start (audit 5).
-		if err := r.checkBest(*c.Best); err != nil {
+		if err := r.checkBest(ctx, *c.Best); err != nil {
 			return fmt.Errorf("%s: %w", filepath.Join(r.o.OutDir, CheckpointFile), err)
 		}
 	}

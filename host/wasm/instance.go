@@ -265,11 +265,12 @@ func (in *instance) callN(e export, points int, args ...uint64) (uint64, error) 
 	copy(in.stack[:], args)
 	if in.fuel != nil {
 		timeout := time.Duration(scaled(int64(in.p.timeout), points))
-		if in.wallCap > 0 && (timeout == 0 || timeout > in.wallCap) {
+		capped := in.wallCap > 0 && (timeout == 0 || timeout > in.wallCap)
+		if capped {
 			timeout = in.wallCap
 		}
 		in.fuel.Set(uint64(in.meter.begin(scaled(in.p.fuel, points), timeout)))
-		in.meter.afterStop = in.wallCap > 0
+		in.meter.afterStop = capped
 	}
 	in.rand.restart()
 	err := f.CallWithStack(in.callCtx, in.stack[:])

@@ -59,10 +59,6 @@ type Plugin struct {
 // pagesPerMiB is the number of 64 KiB wasm pages in a MiB.
 const pagesPerMiB = 16
 
-// Load reads and verifies the plugin's module (manifest.ReadWasm checks the
-// sha256 pin), checks its imports and memory, compiles it, instantiates it
-// once to check kinfer_abi_version and read kinfer_describe, and checks that
-// every export its spec needs is present with the ABI v1 signature.
 // Bounds of a plugin's code (Load): a Go plugin has about 2 MB of code in 2 000 functions, and compiling takes about 55 bytes per byte of code.
 const (
 	MaxCodeBytes = 12 << 20
@@ -77,6 +73,10 @@ func byteSize(n uint64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
+// Load reads and verifies the plugin's module (manifest.ReadWasm checks the
+// sha256 pin), checks its imports and memory, compiles it, instantiates it
+// once to check kinfer_abi_version and read kinfer_describe, and checks that
+// every export its spec needs is present with the ABI v1 signature.
 func (r *Runtime) Load(ctx context.Context, m *manifest.Manifest) (*Plugin, error) {
 	if m == nil {
 		return nil, errors.New("wasm: nil manifest")

@@ -229,11 +229,11 @@ func (p *pullback) Pull(v, g []float64) abi.Status {
 	return st
 }
 
-// Release hands the tape back for reuse (abi.Pullback).
 // TapeBytes is the host memory the pullback's tape copy holds (the host's
 // fused path bounds a point's total: host/target).
 func (p *pullback) TapeBytes() int { return 8 * len(p.tape) }
 
+// Release hands the tape back for reuse (abi.Pullback).
 func (p *pullback) Release() {
 	if p.tape != nil {
 		t := p.tape[:0]

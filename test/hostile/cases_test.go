@@ -261,7 +261,17 @@ func cases() []hcase {
 		likCase("likelihood-loop", "loop", mh, 1, timeout("likelihood-loop", "kinfer_likelihood_eval")...),
 		likCase("likelihood-grad-loop", "loopgrad", adam, 1, timeout("likelihood-grad-loop", "kinfer_likelihood_grad")...),
 		methodCase("method-init-loop", "loopinit", 1, timeout("method-init-loop", "kinfer_method_init")...),
-		methodCase("method-ask-loop", "loopask", 1, timeout("method-ask-loop", "kinfer_method_ask")...),
+		func() hcase {
+			// The fault is told once, not again as the report's (review of
+			// audit 5's fixes: a faulted method's Report returns it again).
+			c := methodCase("method-ask-loop", "loopask", 1, timeout("method-ask-loop", "kinfer_method_ask")...)
+			c.check = func(t *testing.T, dir string, r result) {
+				if strings.Contains(r.stderr, "report:") {
+					t.Errorf("the fault is told twice:\n%s", r.stderr)
+				}
+			}
+			return c
+		}(),
 		methodCase("method-tell-loop", "looptell", 1, timeout("method-tell-loop", "kinfer_method_tell")...),
 		methodCase("method-done-loop", "loopdone", 1, timeout("method-done-loop", "kinfer_method_done")...),
 		methodCase("method-samples-loop", "loopsamples", 1, timeout("method-samples-loop", "kinfer_method_samples")...),
