@@ -66,6 +66,10 @@ func LockDir(dir string) (*DirLock, error) {
 	return &DirLock{dir: dir, f: f}, nil
 }
 
+// errNotOurs marks notOurs's refusals: a reader (LockToRead) takes such a
+// lock file read-only instead, writing nothing into it.
+var errNotOurs = errors.New("not a lock file kinfer may write")
+
 // notOurs refuses a lock file that is not kinfer's to overwrite: one with
 // other hard links (the pid would be written into a file elsewhere), or
 // one that holds something else than a pid (a study or data file named
@@ -76,7 +80,7 @@ func notOurs(p string, f *os.File) error {
 		return err
 	}
 	if n := linkCount(fi); n > 1 {
-		return fmt.Errorf("%s has %d hard links: it is another file's name too, and kinfer writes its pid into it; remove it or choose another directory", p, n)
+		return fmt.Errorf("%s has %d hard links: it is another file's name too, and kinfer writes its pid into it; remove it or choose another directory (%w)", p, n, errNotOurs)
 	}
 	if fi.Size() == 0 {
 		return nil
@@ -84,7 +88,7 @@ func notOurs(p string, f *os.File) error {
 	b := make([]byte, 32)
 	n, _ := f.ReadAt(b, 0)
 	if pid, err := strconv.Atoi(strings.TrimSpace(string(b[:n]))); fi.Size() > int64(len(b)) || err != nil || pid <= 0 {
-		return fmt.Errorf("%s holds something else than a process id (%d bytes): it is not a kinfer lock file, and kinfer would write over it; rename it or choose another directory", p, fi.Size())
+		return fmt.Errorf("%s holds something else than a process id (%d bytes): it is not a kinfer lock file, and kinfer would write over it; rename it or choose another directory (%w)", p, fi.Size(), errNotOurs)
 	}
 	return nil
 }
@@ -115,7 +119,9 @@ var lockDir = LockDir
 // run creates it first), and the lock returned holds nothing.
 func LockToRead(dir string) (*DirLock, error) {
 	l, err := lockDir(dir)
-	if err == nil || errors.Is(err, ErrLocked) || !isReadOnly(err) {
+	// A lock file kinfer may not write (a hard link, as in a cp -al or
+	// rsync --link-dest snapshot of run folders) is taken read-only too.
+	if err == nil || errors.Is(err, ErrLocked) || !isReadOnly(err) && !errors.Is(err, errNotOurs) {
 		return l, err
 	}
 	f, oerr := openRegular(filepath.Join(dir, LockFile), os.O_RDONLY)
