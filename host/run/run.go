@@ -221,6 +221,11 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 				samples = nil
 				break
 			}
+			if err := r.inBounds(i+1, smp); err != nil {
+				loopErr = errors.Join(loopErr, err)
+				samples = nil
+				break
+			}
 		}
 		if err := checkColumns(s, extra, samples); err != nil {
 			loopErr = errors.Join(loopErr, fmt.Errorf("method %s: %w", r.method(), err))
@@ -690,6 +695,19 @@ func batchBytes(s *study.Study, n int, want abi.Want) int64 {
 	return int64(n) * per
 }
 
+// inBounds refuses sample k (counted from 1) outside the study's bounds
+// (the method's coordinates): a sample is a point of the target, so one
+// outside comes from a method state no run of this study made (audit 5:
+// another study's state, resumed, gave a complete run outside the prior).
+func (r *runner) inBounds(k int, x abi.Sample) error {
+	for j, v := range x.Theta {
+		if p := r.s.XParams[j]; !(v >= p.Lower && v <= p.Upper) {
+			return fmt.Errorf("method %s: sample %d has %s = %g, outside the study's [%g, %g] (a method state from another study?) (%w)", r.method(), k, p.Name, v, p.Lower, p.Upper, ErrNotThisRun)
+		}
+	}
+	return nil
+}
+
 // take appends a streaming method's new samples to the journal.
 func (r *runner) take() error {
 	if r.stream == nil {
@@ -700,6 +718,9 @@ func (r *runner) take() error {
 	for i, x := range smp {
 		if len(x.Theta) != d {
 			return fmt.Errorf("method %s: sample %d has %d values, want %d", r.method(), len(r.taken)+i+1, len(x.Theta), d)
+		}
+		if err := r.inBounds(len(r.taken)+i+1, x); err != nil {
+			return err
 		}
 	}
 	if err := r.jn.append(smp); err != nil {

@@ -439,7 +439,7 @@ func TestBandAgainstBoundWarned(t *testing.T) {
 
 	// Piled against a lower bound where the prior's density vanishes (a
 	// lognormal's 0): the prior, not a cut, puts them there.
-	s.Free[0].Lower = 0
+	s.Free[0].Lower, s.XParams[0].Lower = 0, 0
 	pts = pts[:0]
 	for i := range 50 {
 		pts = append(pts, []float64{1e-5 + 1e-3*float64(i), 0.01 * float64(i%5)})

@@ -406,6 +406,18 @@ func rundirCases() []hcase {
 		rundirCase("rundir-resume-state-other-method", true, resume, 1, w("metropolis"), editState(func(*testing.T, []byte) []byte {
 			return []byte(`{"format":1,"config":{"n":1000,"quantity":-1},"d":2,"seed":1,"draws":[[3000,0.01]],"values":[1],"log_prior":[0]}`)
 		})),
+		// A method state whose chains stand outside the study's bounds (as
+		// another study's would): its samples are refused as they come,
+		// not written (audit 5).
+		rundirCase("rundir-resume-state-foreign-chains", true, resume, 1, w("method metropolis: sample", "outside the study's", "a method state from another study"),
+			editState(func(t *testing.T, b []byte) []byte {
+				i := bytes.Index(b, []byte(`"x":[[`))
+				j := bytes.IndexByte(b[i:], ',')
+				if i < 0 || j < 0 {
+					t.Fatalf("no chain positions in the state: %.200s", b)
+				}
+				return append(append(append([]byte(nil), b[:i+6]...), "1e6"...), b[i+j:]...)
+			})),
 		// samples.journal.
 		// A journal sample outside the study's bounds: no run of this study
 		// wrote it (audit 5: another study's journal and state were
