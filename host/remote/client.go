@@ -106,7 +106,12 @@ func Dial(ctx context.Context, cfg Config, s *study.Study, previous map[string]f
 			c.Close()
 		}
 	}()
-	_, obs, err := cfg.ensure(ctx, js)
+	// Creating the streams writes to the server's disk: 30 s, not
+	// JetStream's default 5 s, which a loaded server (a CI machine running
+	// every test at once) once exceeded.
+	ectx, ecancel := context.WithTimeout(ctx, ensureTimeout)
+	_, obs, err := cfg.ensure(ectx, js)
+	ecancel()
 	if err != nil {
 		return nil, err
 	}

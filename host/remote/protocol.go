@@ -194,6 +194,9 @@ func (c Config) connect(retryFirst bool) (*nats.Conn, jetstream.JetStream, error
 	return nc, js, nil
 }
 
+// ensureTimeout bounds Config.ensure.
+const ensureTimeout = 30 * time.Second
+
 // ensure creates (or updates to this Config) the streams, the worker
 // consumer and the object store.
 func (c Config) ensure(ctx context.Context, js jetstream.JetStream) (jetstream.Consumer, jetstream.ObjectStore, error) {

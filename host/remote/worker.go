@@ -217,7 +217,7 @@ func Work(ctx context.Context, cfg Config, o WorkerOptions) error {
 	}
 	defer w.nc.Close()
 	for {
-		ectx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		ectx, cancel := context.WithTimeout(ctx, ensureTimeout)
 		w.cons, w.obs, err = cfg.ensure(ectx, w.js)
 		cancel()
 		if err == nil {
