@@ -148,17 +148,17 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 				dir, strings.Join(changed, "\n  "))
 		}
 	}
-	s, err := study.Load(ctx, sum.StudyFile, study.Options{Workers: max(o.Workers, 1), Runtime: o.Runtime, Previous: o.Previous})
+	budget := o.MemoryBudget
+	if budget <= 0 {
+		budget = run.DefaultMemoryBudget()
+	}
+	s, err := study.Load(ctx, sum.StudyFile, study.Options{Workers: max(o.Workers, 1), Runtime: o.Runtime, Previous: o.Previous, MemoryBudget: budget})
 	if err != nil {
 		return nil, fmt.Errorf("analyze: reloading the run's study: %w", err)
 	}
 	defer s.Close()
 	// The run's own samples may exceed a data file's bound (a run holds
 	// them within its memory budget): read within this one's.
-	budget := o.MemoryBudget
-	if budget <= 0 {
-		budget = run.DefaultMemoryBudget()
-	}
 	tbl, err := dataset.ReadOutput(filepath.Join(dir, "samples.csv"), max(budget, dataset.MaxTableBytes))
 	if err != nil {
 		if errors.Is(err, dataset.ErrTooManyRows) {

@@ -19,6 +19,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/host/run"
 	"github.com/kinfer/kinfer/host/study"
 	"github.com/kinfer/kinfer/host/target"
 	"github.com/kinfer/kinfer/host/wasm"
@@ -676,7 +677,7 @@ func (w *worker) load(ctx context.Context, sum string) (*study.Study, error) {
 			return nil, declined{err}
 		}
 	}
-	s, err := study.Load(ctx, path, study.Options{Workers: w.o.Slots, Runtime: w.rt, Interrupt: ctx, Previous: b.Previous})
+	s, err := study.Load(ctx, path, study.Options{Workers: w.o.Slots, Runtime: w.rt, Interrupt: ctx, Previous: b.Previous, MemoryBudget: run.DefaultMemoryBudget()})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err

@@ -158,7 +158,7 @@ func Build(ctx context.Context, dir string, o Options) (*Report, error) {
 		// be the run's, and a study names data and plugins to load.
 		r.note("the study %s is not the one the run recorded (unreadable, or its sha256 differs from the provenance's): no prior densities and no model fit", r.Summary.StudyFile)
 	} else if s == nil && o.Runtime != nil && r.Summary.StudyFile != "" {
-		s, err = study.Load(ctx, r.Summary.StudyFile, study.Options{Workers: o.Workers, Runtime: o.Runtime, Previous: o.Previous})
+		s, err = study.Load(ctx, r.Summary.StudyFile, study.Options{Workers: o.Workers, Runtime: o.Runtime, Previous: o.Previous, MemoryBudget: run.DefaultMemoryBudget()})
 		if err != nil {
 			r.note("the study %s did not load again (%v): no prior densities and no model fit", r.Summary.StudyFile, err)
 			s = nil

@@ -90,8 +90,9 @@ func (r *Runtime) Load(ctx context.Context, m *manifest.Manifest) (*Plugin, erro
 	if err != nil {
 		return nil, fmt.Errorf("plugin %s: %s: %w", name, m.Wasm, err)
 	}
-	// Compiling takes about 55 bytes of host memory per byte of code, and
-	// a few KB per function, before the plugin runs: bounded (audit 5: a
+	// Compiling takes about 55 bytes of host memory per byte of code (up
+	// to 340 per instruction: meter.MaxInstructions bounds those), and a
+	// few KB per function, before the plugin runs: bounded (audit 5: a
 	// 60 MB module, within the file's bound, crashed the host compiling).
 	if info.CodeBytes > MaxCodeBytes || info.Functions > MaxFunctions {
 		return nil, fmt.Errorf("plugin %s: %s has %d functions in %s of code; a plugin may have at most %d functions and %d MiB of code (compiling takes about 55 bytes of host memory per byte)",

@@ -38,6 +38,9 @@ func (m *module) rewriteCode(body []byte, refill, fuelGlobal uint32) ([]byte, er
 		if err != nil {
 			return nil, &Error{Section: "code", Func: i, Offset: start + f.at, Err: err}
 		}
+		if f.total > MaxInstructions {
+			return nil, &Error{Section: "code", Func: i, Offset: start, Err: fmt.Errorf("more than %d instructions in the module (compiling takes up to about 340 bytes of host memory per instruction)", MaxInstructions)}
+		}
 		out = appendULEB(out, uint64(len(nb)))
 		out = append(out, nb...)
 	}
@@ -124,6 +127,7 @@ type funcWriter struct {
 	fuelGlobal uint32 // index of the fuel global
 
 	at      int     // offset of the instruction being read, for errors
+	total   int64   // instructions of the module so far (MaxInstructions)
 	weights []int64 // per scope in order of opening: the function, then each loop
 	scopes  []int   // open meter scopes (indices into weights)
 	blocks  []bool  // open blocks; true for a loop (its scope is on scopes)
@@ -209,6 +213,7 @@ func (f *funcWriter) weigh(r *reader, locals uint32) error {
 			return err
 		}
 		f.weights[f.scopes[len(f.scopes)-1]]++
+		f.total++
 		if opening && in.op == opLoop {
 			f.leading = true
 		}

@@ -28,6 +28,13 @@ const (
 	// BulkShift: a bulk memory or table operation of n bytes or elements
 	// charges n >> BulkShift units.
 	BulkShift = 6
+	// MaxInstructions bounds the instructions of a module: wazero's
+	// optimising compiler takes up to about 340 bytes of host memory per
+	// instruction (one-byte instructions; about 115 for a Go plugin's
+	// code), so 3 million take at most about 1 GB. kinfer's Go plugins
+	// have 1.0–1.2 million (audit 5: a 12.5 MB module of i32.eqz, under
+	// the code-size bound, crashed the host compiling).
+	MaxInstructions = 3_000_000
 )
 
 // Section ids (WebAssembly 2.0, 5.5.2).
