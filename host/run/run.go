@@ -131,6 +131,7 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 	if r.budget <= 0 {
 		r.budget = DefaultMemoryBudget()
 	}
+	r.t.LimitFused(r.budget)
 	r.t.Remote = o.Remote
 	r.prog = newProgress(o.Progress, r.start)
 	if st, ok := o.Remote.(interface{ Status() string }); ok {

@@ -37,6 +37,17 @@ const FusedMaxRows = 1 << 18
 // 100 000 (audit 5). Whether a point passes depends on the point alone.
 const FusedMaxTapeBytes = 128 << 20
 
+// LimitFused bounds the points on the fused path at once so that their
+// pullbacks (at most FusedMaxTapeBytes each that report their size) take
+// at most a quarter of budget: workers beyond wait for a slot (recheck of
+// audit 5: 64 workers held 128 MiB each under a 1 GiB budget). Results do
+// not change; budget ≤ 0 sets no bound.
+func (t *Target) LimitFused(budget int64) {
+	if k := int(budget / 4 / FusedMaxTapeBytes); budget > 0 && k < t.Workers {
+		t.fusedSem = make(chan struct{}, max(1, k))
+	}
+}
+
 // errTapes: a point's pullbacks would exceed FusedMaxTapeBytes.
 var errTapes = errors.New("the point's tapes exceed FusedMaxTapeBytes")
 
@@ -71,7 +82,13 @@ func (t *Target) evalChunkFused(sc *scratch, pts [][]float64, res []abi.Result, 
 			res[i].Status = abi.OutOfSupport
 			continue
 		}
+		if t.fusedSem != nil {
+			t.fusedSem <- struct{}{}
+		}
 		err := t.evalPointFused(sc, th, &res[i])
+		if t.fusedSem != nil {
+			<-t.fusedSem
+		}
 		if errors.Is(err, errTapes) {
 			err = t.evalChunkUnfused(sc, pts[i:i+1], res[i:i+1], want)
 		}

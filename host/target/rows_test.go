@@ -292,3 +292,65 @@ func TestFusedTapeBound(t *testing.T) {
 		}
 	}
 }
+
+// LimitFused: under a budget whose quarter holds one point's largest
+// tapes, the points on the fused path run one at a time, with the same
+// results bit for bit (recheck of audit 5: 64 workers held 128 MiB of
+// tapes each under a 1 GiB budget).
+func TestLimitFusedSerialises(t *testing.T) {
+	s := armRowsStudy(t, 1000)
+	m := arm.NewModel(arm.DefaultDamping)
+	pts := armPoints(s, 3)
+	ref := evalAll(t, s, m, 3, pts, abi.WantGradient)
+	c := &concurrency{m: m}
+	s.Model = c
+	tg := target.New(s, 3)
+	tg.LimitFused(4 * target.FusedMaxTapeBytes)
+	got, err := tg.Evaluate(context.Background(), pts, abi.WantGradient)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameResults(t, "fused, limited", ref, got)
+	// One point at a time holds at most its four blocks' pullbacks (1000
+	// rows in blocks of 256); three points at once would hold up to 12.
+	if c.max.Load() > 4 {
+		t.Errorf("%d pullbacks held at once, want at most one point's 4", c.max.Load())
+	}
+	if c.calls.Load() == 0 {
+		t.Error("the fused path was not taken")
+	}
+}
+
+// concurrency is the arm counting the forward passes (EvalPullback) held
+// at once, until their pullbacks are released.
+type concurrency struct {
+	m                *arm.Model
+	live, max, calls atomic.Int64
+}
+
+type liveRelease struct {
+	abi.Pullback
+	c *concurrency
+}
+
+func (l liveRelease) Release() { l.c.live.Add(-1); l.Pullback.Release() }
+
+func (u *concurrency) RowsIndependent() bool                      { return true }
+func (u *concurrency) Spec() abi.Spec                             { return u.m.Spec() }
+func (u *concurrency) Eval(theta, x, y []float64) abi.Status      { return u.m.Eval(theta, x, y) }
+func (u *concurrency) VJP(theta, x, v, y, g []float64) abi.Status { return u.m.VJP(theta, x, v, y, g) }
+func (u *concurrency) EvalPullback(theta, x, y []float64) (abi.Pullback, abi.Status) {
+	u.calls.Add(1)
+	pb, st := u.m.EvalPullback(theta, x, y)
+	if pb == nil {
+		return nil, st
+	}
+	n := u.live.Add(1)
+	for {
+		old := u.max.Load()
+		if n <= old || u.max.CompareAndSwap(old, n) {
+			break
+		}
+	}
+	return liveRelease{pb, u}, st
+}

@@ -85,6 +85,7 @@ type Target struct {
 	counts   Counts
 
 	chunkCap int           // the most points of a chunk (chunkCap)
+	fusedSem chan struct{} // points on the fused path at once (LimitFused); nil: no bound
 	slots    chan struct{} // one per worker: see rows.go
 	free     chan *scratch // scratches kept between calls: see rows.go
 

@@ -19,6 +19,11 @@ type pool struct {
 	ctx      context.Context
 	settings []float64
 	sem      chan struct{} // one token per checked-out instance
+	// tapes: one token per pullback-based VJP in progress (vjpOrPull),
+	// as many as instances, so that the tape copies held between a
+	// forward pass and its pullback number at most the instances (recheck
+	// of audit 5: 64 workers each held one).
+	tapes chan struct{}
 
 	mu     sync.Mutex
 	idle   []*instance
@@ -36,6 +41,7 @@ func newPool(ctx context.Context, p *Plugin, settings []float64, workers int) (*
 		ctx:      withLog(ctx, p.log),
 		settings: append([]float64(nil), settings...),
 		sem:      make(chan struct{}, workers),
+		tapes:    make(chan struct{}, workers),
 	}
 	// One instance now, so that a refused configuration is reported here.
 	in, err := p.newConfigured(pl.ctx, pl.settings)

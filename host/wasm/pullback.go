@@ -62,6 +62,8 @@ func (w *model) vjpOrPull(theta, x, v, y, g []float64) abi.Status {
 	if len(v) != K*w.m || len(g) != w.d {
 		panic(fmt.Sprintf("wasm: plugin %s: v has length %d (want K·m = %d), g %d (want %d)", w.pool.p.Manifest.Name, len(v), K*w.m, len(g), w.d))
 	}
+	w.pool.tapes <- struct{}{}
+	defer func() { <-w.pool.tapes }()
 	pb, st := w.evalPullback(theta, x, y)
 	if st != abi.OK {
 		return st
