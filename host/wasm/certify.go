@@ -43,6 +43,10 @@ type CertifyOptions struct {
 	Params []abi.Param
 }
 
+// certifyBlock is the block of rows the host evaluates a rows_independent
+// model by (host/target.RowBlock), which certification also compares.
+const certifyBlock = 256
+
 // Certificate is what Certify checked.
 type Certificate struct {
 	Plugin string
@@ -257,30 +261,44 @@ func (p *Plugin) certifyModel(ctx context.Context, o CertifyOptions, rng *rand.R
 	}
 	if p.Spec.Has(abi.CapRowsIndependent) && K > 1 {
 		// ABI.md §4: any contiguous block of rows gives exactly those rows'
-		// outputs; here each row alone, on the second instance.
+		// outputs; here, on the second instance, each row alone, the
+		// blocks the host evaluates (certifyBlock rows) and blocks of a
+		// drawn size (recheck of audit 5: a model lying only for blocks of
+		// 2–39 rows, or of 256, was certified).
 		checked := 0
+		sizes := []int{1, certifyBlock, 2 + rng.IntN(38)}
 		for i, th := range thetas {
 			if s0[i] != abi.OK || checked == 4 {
 				continue
 			}
 			checked++
-			yr := make([]float64, m)
-			for r := range K {
-				st := b.Eval(th, x[r*nc:(r+1)*nc], yr)
-				if st == abi.Timeout || st == abi.Trap {
-					return b.(abi.Faulter).Fault()
+			for _, size := range sizes {
+				if size >= K && size > 1 {
+					continue // the whole call, compared above
 				}
-				if st != abi.OK {
-					return &DerivativeMismatchError{p.Manifest.Name, exModelEval.String() + " (rows_independent)", i,
-						fmt.Sprintf("row %d alone gives status %v, all %d rows together ok", r, st, K)}
-				}
-				if k := sameBits(yr, y0[i][r*m:(r+1)*m]); k >= 0 {
-					return &DerivativeMismatchError{p.Manifest.Name, exModelEval.String() + " (rows_independent)", i,
-						fmt.Sprintf("row %d alone gives y[%d] = %v, %v with all %d rows: the rows are not independent", r, k, yr[k], y0[i][r*m+k], K)}
+				yr := make([]float64, size*m)
+				for lo := 0; lo < K; lo += size {
+					hi := min(lo+size, K)
+					st := b.Eval(th, x[lo*nc:hi*nc], yr[:(hi-lo)*m])
+					if st == abi.Timeout || st == abi.Trap {
+						return b.(abi.Faulter).Fault()
+					}
+					what := fmt.Sprintf("rows %d–%d alone", lo, hi-1)
+					if hi-lo == 1 {
+						what = fmt.Sprintf("row %d alone", lo)
+					}
+					if st != abi.OK {
+						return &DerivativeMismatchError{p.Manifest.Name, exModelEval.String() + " (rows_independent)", i,
+							fmt.Sprintf("%s give status %v, all %d rows together ok", what, st, K)}
+					}
+					if k := sameBits(yr[:(hi-lo)*m], y0[i][lo*m:hi*m]); k >= 0 {
+						return &DerivativeMismatchError{p.Manifest.Name, exModelEval.String() + " (rows_independent)", i,
+							fmt.Sprintf("%s give y[%d] = %v, %v with all %d rows: the rows are not independent", what, lo*m+k, yr[k], y0[i][lo*m+k], K)}
+					}
 				}
 			}
 		}
-		c.Checks = append(c.Checks, fmt.Sprintf("rows_independent: every row of %d points evaluated alone gives the bits of all %d rows together", checked, K))
+		c.Checks = append(c.Checks, fmt.Sprintf("rows_independent: for %d points, every row alone, and blocks of %d and %d rows, give the bits of all %d rows together", checked, certifyBlock, sizes[2], K))
 	}
 	if _, j := a.(abi.Jacobian); j || isVJP(a) {
 		msg, err := p.certifyDerivatives(a, thetas, x, K, y0, s0, rng)

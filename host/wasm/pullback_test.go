@@ -279,6 +279,18 @@ func TestCertifyRowsIndependent(t *testing.T) {
 	}
 	wantErr(t, err, "plugin rowslie", "ABI.md §4")
 
+	// A model that lies only in calls of the host's block of 256 rows is
+	// caught on 600 rows (recheck of audit 5: certified).
+	x600 := make([]float64, 600)
+	for i := range x600 {
+		x600[i] = float64(i%7) + 0.5
+	}
+	_, err = load(t, r, testManifest("blocklie", "block_lie.wasm", abi.KindModel, 16, 0)).
+		Certify(context.Background(), CertifyOptions{Settings: []float64{1.5}, Seed: 4, X: x600})
+	if !errors.As(err, &dm) || !strings.Contains(err.Error(), "rows 0–255 alone") {
+		t.Fatalf("block_lie.wasm: %v, want a mismatch of rows 0–255", err)
+	}
+
 	// A model without conditions is called with a dataset's K rows too;
 	// one that uses a row's place in the call is caught with the rows
 	// given (Rows), and by default (5 rows), not evaluated on one row only

@@ -26,6 +26,8 @@
 //   NO_SKIP                 (with KIND_LIK) a missing observation (NaN) is
 //                           not skipped: logL is NaN
 //   ROWS_LIE                lists rows_independent, but y depends on K
+//   BLOCK_LIE               lists rows_independent, but y differs in calls
+//                           of exactly 256 rows (the host's blocks)
 //   NOCOND                  no conditions; lists rows_independent, but row
 //                           k uses x = k + 1 (its index in the call)
 //   OFFSET_LIE              ∂y1/∂b of the wrong sign in the Jacobian, with
@@ -142,7 +144,7 @@ static const char spec[] = "{\"kind\":\"method\",\"name\":\"grid\",\"version\":\
 #endif
 #if defined(NOCAPS)
 #define CAPS "[]"
-#elif defined(ROWS_LIE) || defined(NOCOND)
+#elif defined(ROWS_LIE) || defined(NOCOND) || defined(BLOCK_LIE)
 #define CAPS "[\"rows_independent\"]"
 #elif defined(OFFSET_LIE)
 #define CAPS "[\"jacobian\"]"
@@ -264,6 +266,10 @@ EXPORT(kinfer_model_eval) int kinfer_model_eval(int b, const double *theta, int 
 #ifdef ROWS_LIE
 		/* claims rows_independent, but every row depends on K */
 		for (int k = 0; k < 2 * K; k++) yi[k] += 1e-3 * K;
+#endif
+#ifdef BLOCK_LIE
+		/* claims rows_independent, but lies in calls of 256 rows only */
+		if (K == 256) yi[0] += 1;
 #endif
 #ifdef STATEFUL
 		/* depends on call history: what kinfer inspect --certify catches */
