@@ -595,27 +595,14 @@ func TestLeavesChargedByCallers(t *testing.T) {
 // MB of one-byte instructions, under the code-size bound, took gigabytes
 // to compile).
 func TestMaxInstructions(t *testing.T) {
-	leb := func(b []byte, v uint64) []byte {
-		for {
-			c := byte(v & 0x7f)
-			v >>= 7
-			if v == 0 {
-				return append(b, c)
-			}
-			b = append(b, c|0x80)
-		}
-	}
-	sec := func(out []byte, id byte, body []byte) []byte {
-		return append(leb(append(out, id), uint64(len(body))), body...)
-	}
 	// One function: i32.const 0, then i32.eqz MaxInstructions times,
 	// drop, end.
 	body := append([]byte{0, 0x41, 0}, bytes.Repeat([]byte{0x45}, MaxInstructions)...)
 	body = append(body, 0x1a, 0x0b)
 	mod := []byte("\x00asm\x01\x00\x00\x00")
-	mod = sec(mod, 1, []byte{1, 0x60, 0, 0})
-	mod = sec(mod, 3, []byte{1, 0})
-	mod = sec(mod, 10, append(leb(leb(nil, 1), uint64(len(body))), body...))
+	mod = appendSection(mod, 1, []byte{1, 0x60, 0, 0})
+	mod = appendSection(mod, 3, []byte{1, 0})
+	mod = appendSection(mod, 10, append(appendULEB(appendULEB(nil, 1), uint64(len(body))), body...))
 	_, err := Instrument(mod)
 	var e *Error
 	if !errors.As(err, &e) || e.Func != 0 || !strings.Contains(err.Error(), fmt.Sprintf("more than %d instructions", MaxInstructions)) {
