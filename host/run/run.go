@@ -617,7 +617,8 @@ func (r *runner) checkBatch(b abi.Batch) error {
 			return fmt.Errorf("method %s: point %d has %d values, want %d", r.method(), i, len(p), d)
 		}
 	}
-	if need := batchBytes(s, n, b.Want); need > r.budget {
+	need := batchBytes(s, n, b.Want)
+	if need > r.budget {
 		return fmt.Errorf("method %s asked for a batch of %d points whose evaluation needs about %s, more than the memory budget of %s",
 			r.method(), n, FormatBytes(need), FormatBytes(r.budget))
 	}
@@ -630,16 +631,18 @@ func (r *runner) checkBatch(b abi.Batch) error {
 		// would make a refusal depend on when the collector last ran.
 		r.heapChecked = true
 		live := liveHeap()
-		if need := batchBytes(s, n, b.Want) + mcmcGCFactor*live; need > r.budget {
+		if need+gcFactor*live > r.budget {
 			return fmt.Errorf("method %s asked for a first batch of %d points whose evaluation needs about %s besides the %s the run already holds (twice, for the collector), more than the memory budget of %s: lower the method's settings or raise --memory-budget",
-				r.method(), n, FormatBytes(batchBytes(s, n, b.Want)), FormatBytes(live), FormatBytes(r.budget))
+				r.method(), n, FormatBytes(need), FormatBytes(live), FormatBytes(r.budget))
 		}
 	}
 	return nil
 }
 
-// mcmcGCFactor is the collector's headroom (as mcmc.GCFactor).
-const mcmcGCFactor = 2
+// gcFactor is the collector's headroom: the heap grows to twice what was
+// live before a collection (as mcmc.GCFactor, which host/run cannot
+// import).
+const gcFactor = 2
 
 // liveHeap is the heap that was live after the last collection, in bytes
 // (runtime/metrics), after a collection now.
@@ -689,7 +692,7 @@ func batchBytes(s *study.Study, n int, want abi.Want) int64 {
 	if want&abi.WantOutputs != 0 {
 		per += 8 * ym
 	}
-	per *= 2
+	per *= gcFactor
 	if per > 0 && int64(n) > math.MaxInt64/per {
 		return math.MaxInt64
 	}
