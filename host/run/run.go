@@ -704,12 +704,22 @@ func batchBytes(s *study.Study, n int, want abi.Want) int64 {
 // outside comes from a method state no run of this study made (audit 5:
 // another study's state, resumed, gave a complete run outside the prior).
 func (r *runner) inBounds(k int, x abi.Sample) error {
-	for j, v := range x.Theta {
-		if p := r.s.XParams[j]; !(v >= p.Lower && v <= p.Upper) {
-			return fmt.Errorf("method %s: sample %d has %s = %g, outside the study's [%g, %g] (a method state from another study?) (%w)", r.method(), k, p.Name, v, p.Lower, p.Upper, ErrNotThisRun)
-		}
+	if j := r.outside(x.Theta); j >= 0 {
+		p := r.s.XParams[j]
+		return fmt.Errorf("method %s: sample %d has %s = %g, outside the study's [%g, %g] (a method state from another study?) (%w)", r.method(), k, p.Name, x.Theta[j], p.Lower, p.Upper, ErrNotThisRun)
 	}
 	return nil
+}
+
+// outside is the index of the first value of θ outside the study's
+// bounds (the method's coordinates), or −1.
+func (r *runner) outside(theta []float64) int {
+	for j, v := range theta {
+		if p := r.s.XParams[j]; !(v >= p.Lower && v <= p.Upper) {
+			return j
+		}
+	}
+	return -1
 }
 
 // take appends a streaming method's new samples to the journal.
@@ -799,10 +809,9 @@ func (r *runner) resume(ctx context.Context) error {
 		// its bounds (audit 5: another study's journal and state, same d
 		// and seed, were resumed into a "complete" run outside the prior).
 		for i, smp := range restored {
-			for j, x := range smp.Theta {
-				if p := s.XParams[j]; !(x >= p.Lower && x <= p.Upper) {
-					return fmt.Errorf("--resume: sample %d of %s has %s = %g, outside the study's [%g, %g]: the journal is not this study's (%w)", i+1, JournalFile, p.Name, x, p.Lower, p.Upper, ErrNotThisRun)
-				}
+			if j := r.outside(smp.Theta); j >= 0 {
+				p := s.XParams[j]
+				return fmt.Errorf("--resume: sample %d of %s has %s = %g, outside the study's [%g, %g]: the journal is not this study's (%w)", i+1, JournalFile, p.Name, smp.Theta[j], p.Lower, p.Upper, ErrNotThisRun)
 			}
 		}
 		if err := r.stream.RestoreSamples(restored); err != nil {
