@@ -408,11 +408,7 @@ func trainFits(cfg nn.Config, in, out int, flag string) error {
 		}
 		budget = b
 	}
-	sizes := append(append([]int{in}, cfg.Hidden...), out)
-	per := int64(0)
-	for l := 1; l < len(sizes); l++ {
-		per += int64(sizes[l-1])*int64(sizes[l]) + int64(sizes[l])
-	}
+	per := nn.ParamsOf(append(append([]int{in}, cfg.Hidden...), out))
 	members := int64(cfg.Members)
 	if cfg.Member > 0 {
 		members = 1

@@ -117,11 +117,8 @@ func Train(cfg Config, train, val *Data) (*Ensemble, error) {
 	// The whole ensemble must be one a file can hold (Read's bound), also
 	// when only one member is trained here (combine joins them): 64
 	// networks of 4096×4096 would need ≈ 34 GB with Adam's moments.
-	per := 0
-	for l := 1; l < len(sizes); l++ {
-		per += sizes[l-1]*sizes[l] + sizes[l]
-	}
-	if int64(per)*int64(cfg.Members) > MaxParams {
+	per := ParamsOf(sizes)
+	if per*int64(cfg.Members) > MaxParams {
 		return nil, fmt.Errorf("nn: %d members of %d parameters each exceed the %d parameters an ensemble may have", cfg.Members, per, MaxParams)
 	}
 	norm := &Net{}

@@ -32,10 +32,14 @@ type Net struct {
 func (n *Net) NumLayers() int { return len(n.Sizes) - 1 }
 
 // NumParams is the number of weights and biases.
-func (n *Net) NumParams() int {
-	p := 0
-	for l := 0; l < n.NumLayers(); l++ {
-		p += n.Sizes[l]*n.Sizes[l+1] + n.Sizes[l+1]
+func (n *Net) NumParams() int { return int(ParamsOf(n.Sizes)) }
+
+// ParamsOf is the number of weights and biases of a network of layer
+// sizes (input, hidden…, output).
+func ParamsOf(sizes []int) int64 {
+	p := int64(0)
+	for l := 1; l < len(sizes); l++ {
+		p += int64(sizes[l-1])*int64(sizes[l]) + int64(sizes[l])
 	}
 	return p
 }
