@@ -19,6 +19,7 @@ import (
 
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/host/manifest"
+	"github.com/kinfer/kinfer/host/safefile"
 	"github.com/kinfer/kinfer/host/wasm/meter"
 	"github.com/kinfer/kinfer/internal/guesttext"
 	"github.com/tetratelabs/wazero"
@@ -65,14 +66,6 @@ const (
 	MaxFunctions = 200_000
 )
 
-// byteSize renders n bytes for a message.
-func byteSize(n uint64) string {
-	if n >= 1<<20 {
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
-
 // Load reads and verifies the plugin's module (manifest.ReadWasm checks the
 // sha256 pin), checks its imports and memory, compiles it, instantiates it
 // once to check kinfer_abi_version and read kinfer_describe, and checks that
@@ -96,7 +89,7 @@ func (r *Runtime) Load(ctx context.Context, m *manifest.Manifest) (*Plugin, erro
 	// 60 MB module, within the file's bound, crashed the host compiling).
 	if info.CodeBytes > MaxCodeBytes || info.Functions > MaxFunctions {
 		return nil, fmt.Errorf("plugin %s: %s has %d functions in %s of code; a plugin may have at most %d functions and %d MiB of code (compiling takes about 55 bytes of host memory per byte)",
-			name, m.Wasm, info.Functions, byteSize(info.CodeBytes), MaxFunctions, MaxCodeBytes>>20)
+			name, m.Wasm, info.Functions, safefile.Bytes(int64(info.CodeBytes)), MaxFunctions, MaxCodeBytes>>20)
 	}
 	p := &Plugin{
 		Manifest: m,
