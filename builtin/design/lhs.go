@@ -1,6 +1,7 @@
 package design
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -22,7 +23,13 @@ type LHSOptions struct {
 	// Iterations is the number of proposed swaps (default 20·n; each
 	// costs O(n·d)).
 	Iterations int
+	// Done, when it is closed, stops the maximin search (about a minute at
+	// n = 10 000): LatinHypercube then returns ErrStopped. nil: never.
+	Done <-chan struct{}
 }
+
+// ErrStopped is LatinHypercube's error when LHSOptions.Done stopped it.
+var ErrStopped = errors.New("design: the latin hypercube's maximin search was stopped")
 
 // LatinHypercube returns an n-point Latin hypercube in [0,1)^d: in every
 // coordinate each of the n intervals [k/n, (k+1)/n) holds exactly one
@@ -56,14 +63,18 @@ func LatinHypercube(n, d int, seed uint64, opt LHSOptions) ([][]float64, error) 
 		}
 	}
 	if opt.Maximin && n > 2 {
-		maximin(pts, rng, opt.P, opt.Iterations)
+		if !maximin(pts, rng, opt.P, opt.Iterations, opt.Done) {
+			return nil, ErrStopped
+		}
 	}
 	return pts, nil
 }
 
 // maximin is a greedy random-swap search on φ_p^p. Distances are divided
-// by the initial smallest one so that d^{−p} stays representable.
-func maximin(pts [][]float64, rng *rand.Rand, p float64, iters int) {
+// by the initial smallest one so that d^{−p} stays representable. It
+// returns false when done was closed before the search ended (checked
+// every 64 swaps, each O(n·d)).
+func maximin(pts [][]float64, rng *rand.Rand, p float64, iters int, done <-chan struct{}) bool {
 	n, d := len(pts), len(pts[0])
 	c := MinDistance(pts)
 	if c == 0 {
@@ -102,7 +113,14 @@ func maximin(pts [][]float64, rng *rand.Rand, p float64, iters int) {
 		}
 		return s
 	}
-	for range iters {
+	for it := range iters {
+		if it%64 == 0 && done != nil {
+			select {
+			case <-done:
+				return false
+			default:
+			}
+		}
 		i, j, k := rng.IntN(n), rng.IntN(n), rng.IntN(d)
 		if i == j {
 			continue
@@ -113,6 +131,7 @@ func maximin(pts [][]float64, rng *rand.Rand, p float64, iters int) {
 			pts[i][k], pts[j][k] = pts[j][k], pts[i][k]
 		}
 	}
+	return true
 }
 
 // MinDistance is the smallest Euclidean distance between two points.

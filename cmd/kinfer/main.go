@@ -56,6 +56,7 @@ usage:
   kinfer list
   kinfer build PLUGIN_DIR              (Go, C, Rust or AssemblyScript, in any folder: the guest SDKs are carried in kinfer)
   kinfer build --print-header          (the C header kinfer.h)
+  kinfer build --print-sdk LANG        (an SDK's sources: c, go, rust, assemblyscript)
   kinfer new model|likelihood|method NAME [--lang go|c|rust|assemblyscript]
                                        (a plugin folder that builds, a study that runs it, test.sh)
   kinfer version
@@ -165,7 +166,7 @@ var commandHelp = map[string][2]string{
 	"report": {"kinfer report RUN_DIR [-o FILE] [--figures DIR]",
 		"Writes one self-contained report.html of a run: the study, provenance, diagnostics and every figure that\napplies to its method (posterior histograms with priors, corner plot, TMCMC stages, traces, loss curves,\nmodel fit). kinfer run writes it at the end of every run unless --no-report."},
 	"list": {"kinfer list", "Lists the builtin models, likelihoods and methods with their parameters and settings."},
-	"build": {"kinfer build PLUGIN_DIR | kinfer build --print-header",
+	"build": {"kinfer build PLUGIN_DIR | kinfer build --print-header | kinfer build --print-sdk LANG",
 		"Builds a Go, C, Rust or AssemblyScript plugin folder into the module its plugin.toml names (key wasm)\nand writes the module's sha256 into plugin.toml."},
 	"version": {"kinfer version", "Prints kinfer's version, ABI version, Go toolchain, VCS revision, wazero version and platform."},
 }
@@ -882,12 +883,51 @@ func cmdList(w io.Writer) error {
 	return nil
 }
 
+// sdkDirs are the folders of each language's SDK in kinfersdk.SDK.
+var sdkDirs = map[string]string{"c": "sdk/c", "go": "sdk/go", "rust": "sdk/rust", "assemblyscript": "sdk/assemblyscript"}
+
+// printSDKSources writes the embedded SDK sources of lang, tests left
+// out, each after a comment line naming its path (audit 6: the Rust and
+// AssemblyScript APIs could be read only in the repository).
+func printSDKSources(w io.Writer, lang string) error {
+	dir, ok := sdkDirs[lang]
+	if !ok {
+		return usageError{fmt.Errorf("--print-sdk %q: want c, go, rust or assemblyscript", lang)}
+	}
+	comment := "//"
+	return iofs.WalkDir(kinfersdk.SDK, dir, func(path string, d iofs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		b, err := iofs.ReadFile(kinfersdk.SDK, path)
+		if err != nil {
+			return err
+		}
+		c := comment
+		if strings.HasSuffix(path, ".json") || strings.HasSuffix(path, ".toml") {
+			c = "#" // not valid in JSON either, but plain to read
+		}
+		if _, err := fmt.Fprintf(w, "%s ---- %s ----\n", c, path); err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	})
+}
+
 func cmdBuild(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("build", flag.ContinueOnError)
 	header := fs.Bool("print-header", false, "print the C header kinfer.h this binary carries (and builds C plugins with when their\nfolder has none) instead of building; kinfer build --print-header > kinfer.h to read it or for an editor")
+	printSDK := fs.String("print-sdk", "", "print the sources of the SDK this binary carries for a language (c, go, rust or assemblyscript),\neach file after a line naming it, instead of building: the API a plugin compiles against")
 	pos, err := parse(fs, args, -1)
 	if err != nil {
 		return err
+	}
+	if *printSDK != "" {
+		if len(pos) != 0 || *header {
+			return usageError{fmt.Errorf("--print-sdk takes no PLUGIN_DIR and no --print-header")}
+		}
+		return printSDKSources(stdout, *printSDK)
 	}
 	if *header {
 		if len(pos) != 0 {

@@ -136,6 +136,40 @@ func TestBuildPrintHeader(t *testing.T) {
 	}
 }
 
+// kinfer build --print-sdk LANG prints each of the SDK's files (tests
+// left out) after a line naming it, as in the repository (audit 6: the
+// Rust and AssemblyScript APIs were not readable from the binary).
+func TestBuildPrintSDK(t *testing.T) {
+	for lang, files := range map[string][]string{
+		"rust":           {"sdk/rust/Cargo.toml", "sdk/rust/src/lib.rs"},
+		"assemblyscript": {"sdk/assemblyscript/common.ts", "sdk/assemblyscript/index.ts", "sdk/assemblyscript/likelihood.ts", "sdk/assemblyscript/method.ts", "sdk/assemblyscript/model.ts", "sdk/assemblyscript/package.json"},
+		"c":              {"sdk/c/kinfer.h"},
+	} {
+		code, out, errs := kinfer(t, "build", "--print-sdk", lang)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", lang, code, errs)
+		}
+		want := ""
+		for _, f := range files {
+			c := "//"
+			if strings.HasSuffix(f, ".toml") || strings.HasSuffix(f, ".json") {
+				c = "#"
+			}
+			want += c + " ---- " + f + " ----\n" + string(mustRead(t, "../../"+f))
+		}
+		if out != want {
+			t.Errorf("%s: %d bytes, want the %d files' %d", lang, len(out), len(files), len(want))
+		}
+	}
+	code, out, _ := kinfer(t, "build", "--print-sdk", "go")
+	if code != 0 || !strings.Contains(out, "// ---- sdk/go/model/model.go ----\n") || strings.Contains(out, "_test.go") {
+		t.Errorf("go: exit %d, or model.go missing, or a test file printed", code)
+	}
+	if code, _, errs := kinfer(t, "build", "--print-sdk", "fortran"); code != 2 || !strings.Contains(errs, "want c, go, rust or assemblyscript") {
+		t.Errorf("an unknown language: exit %d, %s", code, errs)
+	}
+}
+
 func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {

@@ -310,7 +310,7 @@ func execute(ctx context.Context, studyFile, dir string, lock *run.DirLock, seed
 	}
 	if f.everySet && !run.CanCheckpoint(s.Method) {
 		return nil, "", fmt.Errorf("--checkpoint-every: method %s (%s) cannot save its state (its spec has no %q capability), so no checkpoint can be written; run without --checkpoint-every (the run then has no checkpoints and cannot be resumed)",
-			s.MethodInfo.Spec.Name, s.MethodInfo.Ref, "checkpoint")
+			s.MethodInfo.Label(), s.MethodInfo.Ref, "checkpoint")
 	}
 	if seed >= 0 {
 		s.Seed = uint64(seed)
@@ -334,6 +334,9 @@ func execute(ctx context.Context, studyFile, dir string, lock *run.DirLock, seed
 		phase("running method %s on %d workers into %s", s.MethodInfo.Ref, f.workers, dir)
 	}
 	sum, err := run.Run(ctx, s, o)
+	if run.IsInitRefusal(err) {
+		return nil, "", err // nothing ran, nothing was written: the error alone
+	}
 	if sum == nil || f.noReport || ctx.Err() != nil {
 		return sum, "", err
 	}

@@ -83,8 +83,9 @@ type Record struct {
 	WallSeconds float64        `json:"wall_seconds"`
 }
 
-// Points returns the n design points in the unit cube.
-func Points(kind string, n, d int, seed uint64) ([][]float64, error) {
+// Points returns the n design points in the unit cube. Cancelling ctx
+// stops lhs-maximin's search (the others take no time worth stopping).
+func Points(ctx context.Context, kind string, n, d int, seed uint64) ([][]float64, error) {
 	switch kind {
 	case "sobol", "sobol-owen":
 		s, err := design.NewSobol(d, kind == "sobol-owen", seed)
@@ -101,7 +102,11 @@ func Points(kind string, n, d int, seed uint64) ([][]float64, error) {
 	case "hammersley":
 		return design.Hammersley(n, d)
 	case "lhs", "lhs-maximin":
-		return design.LatinHypercube(n, d, seed, design.LHSOptions{Maximin: kind == "lhs-maximin"})
+		pts, err := design.LatinHypercube(n, d, seed, design.LHSOptions{Maximin: kind == "lhs-maximin", Done: ctx.Done()})
+		if errors.Is(err, design.ErrStopped) && ctx.Err() != nil {
+			return nil, fmt.Errorf("%w (%w)", err, context.Cause(ctx))
+		}
+		return pts, err
 	}
 	return nil, fmt.Errorf("design %q: want one of %v", kind, Kinds)
 }
@@ -182,7 +187,7 @@ func Run(ctx context.Context, s *study.Study, dir string, o Options) (*Record, e
 			}
 		}
 	}
-	u, err := Points(o.Kind, o.N, d, o.Seed)
+	u, err := Points(ctx, o.Kind, o.N, d, o.Seed)
 	if err != nil {
 		return nil, err
 	}

@@ -252,29 +252,104 @@ func materialize(ctx context.Context, obs jetstream.ObjectStore, cache, sum stri
 		if !filepath.IsLocal(filepath.FromSlash(f.Path)) {
 			return nil, "", refusal{fmt.Errorf("study bundle %s: file path %q leaves the bundle", sum, f.Path)}
 		}
-		data, err := fetchVerified(ctx, obs, cache, f.SHA256, f.Size)
-		if err != nil {
+		if err := fetchFile(ctx, obs, cache, f.SHA256, f.Size, p); err != nil {
 			return nil, "", fmt.Errorf("%s %s: %w", f.Role, f.Path, err)
-		}
-		if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, data) {
-			continue
-		}
-		// This worker's own cache trouble (a full disk, permissions): the
-		// chunk goes to another worker.
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			return nil, "", declined{fmt.Errorf("this worker's cache: %w", err)}
-		}
-		tmp := p + ".tmp" + newRunID()
-		if err := os.WriteFile(tmp, data, 0o600); err != nil {
-			os.Remove(tmp)
-			return nil, "", declined{fmt.Errorf("this worker's cache: %w", err)}
-		}
-		if err := os.Rename(tmp, p); err != nil {
-			os.Remove(tmp)
-			return nil, "", declined{fmt.Errorf("this worker's cache: %w", err)}
 		}
 	}
 	return &b, filepath.Join(dir, filepath.FromSlash(b.Study)), nil
+}
+
+// fetchFile makes dst hold object sum (at most max bytes), verified: kept
+// when it already does, else linked or copied from the cache's copy
+// (cache/objects/<sum>), else streamed from the object store through a
+// temporary file beside dst while its digest is computed, then renamed
+// into place and linked into the cache. The worker's memory does not grow
+// with the file (audit 6: files were read whole into memory, so a bundle
+// carrying a 900 MB file its study never reads took a worker to 2.3 GB).
+// Trouble with the worker's own disk is a decline (another worker may
+// take the chunk), a wrong object the bundle's refusal.
+func fetchFile(ctx context.Context, obs jetstream.ObjectStore, cache, sum string, max int64, dst string) error {
+	if _, err := hex.DecodeString(sum); err != nil || len(sum) != 64 {
+		return refusal{fmt.Errorf("%q is not a sha256", sum)}
+	}
+	if got, err := run.FileSHA256(dst); err == nil && got == sum {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+		return declined{fmt.Errorf("this worker's cache: %w", err)}
+	}
+	tmp := dst + ".tmp" + newRunID()
+	defer os.Remove(tmp) // gone after a rename; a failure leaves nothing
+	cached := filepath.Join(cache, "objects", sum)
+	if st, err := os.Lstat(cached); err == nil && st.Mode().IsRegular() && st.Size() <= max {
+		if got, err := run.FileSHA256(cached); err == nil && got == sum {
+			if os.Link(cached, tmp) == nil || copyFile(cached, tmp) == nil {
+				if err := os.Rename(tmp, dst); err != nil {
+					return declined{fmt.Errorf("this worker's cache: %w", err)}
+				}
+				return nil
+			}
+		}
+	}
+	obj, err := obs.Get(ctx, sum)
+	if errors.Is(err, jetstream.ErrObjectNotFound) {
+		return refusal{fmt.Errorf("object %s is not on the server", sum)}
+	}
+	if err != nil {
+		return fmt.Errorf("object %s: %w", sum, err)
+	}
+	defer obj.Close()
+	if info, err := obj.Info(); err == nil && info.Size > uint64(max) {
+		return refusal{fmt.Errorf("object %s: %d bytes, more than the %d expected", sum, info.Size, max)}
+	}
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return declined{fmt.Errorf("this worker's cache: %w", err)}
+	}
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(obj, max+1))
+	if cerr := f.Close(); err == nil && cerr != nil {
+		return declined{fmt.Errorf("this worker's cache: %w", cerr)}
+	}
+	if err != nil {
+		return fmt.Errorf("object %s: %w", sum, err)
+	}
+	if n > max {
+		return refusal{fmt.Errorf("object %s: more than the %d bytes expected", sum, max)}
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != sum {
+		return refusal{fmt.Errorf("object %s: content has sha256 %s", sum, got)}
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		return declined{fmt.Errorf("this worker's cache: %w", err)}
+	}
+	// The cache's copy is best effort: a link, and nothing left behind.
+	if os.MkdirAll(filepath.Dir(cached), 0o700) == nil {
+		ctmp := cached + ".tmp" + newRunID()
+		if os.Link(dst, ctmp) != nil || os.Rename(ctmp, cached) != nil {
+			os.Remove(ctmp)
+		}
+	}
+	return nil
+}
+
+// copyFile copies the regular file src to a new file dst (0600).
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		os.Remove(dst)
+		return err
+	}
+	return out.Close()
 }
 
 // maxBundleBytes bounds a bundle's JSON (a study's file list).
@@ -335,7 +410,7 @@ func checkPinned(s *study.Study, b *Bundle, dir string) error {
 
 // checkRefs checks, before anything is loaded or executed, that every file
 // the study at studyPath names (plugin manifests, the modules they name,
-// datasets, the init file) lies inside dir and is one of the bundle's
+// a surrogate model's file, datasets, the init file) lies inside dir and is one of the bundle's
 // files with the bundle's digest. A run checks its own study with it (dir
 // the bundle's root) and a worker the study it fetched.
 func checkRefs(studyPath string, b *Bundle, dir string) error {
@@ -382,6 +457,11 @@ func checkRefs(studyPath string, b *Bundle, dir string) error {
 		}
 	}
 	plugin("[model]", f.Model)
+	if p, ok := f.Model["file"].(string); ok {
+		// A surrogate model's file (audit 6: a worker opened and decoded
+		// any file of its own, /etc/shadow, and sent back why it failed).
+		pinned("[model] file", p, sdir)
+	}
 	for _, l := range f.Likelihood {
 		plugin("[[likelihood]]", l)
 	}

@@ -58,8 +58,10 @@ type Client struct {
 	declineOrder []string
 	recent       []evalMark // evaluations returned, for the throughput
 	stats        Stats
-	// evalNotes, derivNotes: each worker's latest failure tallies.
+	// evalNotes, derivNotes: each worker's latest failure tallies (of at
+	// most maxNoteWorkers workers; notesLeftOut says others had some).
 	evalNotes, derivNotes map[string]string
+	notesLeftOut          bool
 	started               time.Time
 }
 
@@ -388,6 +390,7 @@ func (c *Client) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 	size = min(size, fitPoints(per, payloadLimit(c.maxBytes)))
 	nChunks := (n + size - 1) / size
 	subj := workPrefix + c.run
+	published := time.Now()
 	// Publish asynchronously, then make sure each chunk is stored.
 	msgs := make([]*nats.Msg, nChunks)
 	futs := make([]jetstream.PubAckFuture, nChunks)
@@ -541,7 +544,7 @@ func (c *Client) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 			lo, hi := k*size, min((k+1)*size, n)
 			rs, jev, secs, err := decodeResults(m.Data(), want)
 			if err == nil {
-				err = c.checkResults(rs, points[lo:hi], want, jev, secs)
+				err = c.checkResults(rs, points[lo:hi], want, jev, secs, time.Since(published))
 			}
 			if err != nil {
 				return nil, tally, fmt.Errorf("remote run: worker %s: chunk %d of batch %d: %w", worker, k+1, batch, err)
@@ -598,7 +601,13 @@ func printable(s string, max int) string {
 // point itself bit for bit, a known status, Grad of d values,
 // Residuals of R, Jacobian of len(Residuals)·d, where present, and
 // Outputs of O exactly for an OK point of a batch that wants them.
-func (c *Client) checkResults(rs []abi.Result, pts [][]float64, want abi.Want, jev int, secs float64) error {
+//
+// The model time secs must also be possible: no point's model calls can
+// have taken longer than the time since the batch was published (wall),
+// so secs ≤ points × (wall + 1 s). A larger value, finite or not, would
+// make summary.json's model_seconds wrap around (audit 6: 1.7e308 s per
+// chunk gave −9.2e9 s).
+func (c *Client) checkResults(rs []abi.Result, pts [][]float64, want abi.Want, jev int, secs float64, wall time.Duration) error {
 	if len(rs) != len(pts) {
 		return fmt.Errorf("%d results for %d points", len(rs), len(pts))
 	}
@@ -608,6 +617,9 @@ func (c *Client) checkResults(rs []abi.Result, pts [][]float64, want abi.Want, j
 	}
 	if math.IsNaN(secs) || math.IsInf(secs, 0) || secs < 0 {
 		return fmt.Errorf("model time %v s", secs)
+	}
+	if most := float64(len(pts)) * (wall.Seconds() + 1); secs > most {
+		return fmt.Errorf("model time %g s for %d points, more than they can have taken in the %.3g s since the batch was published", secs, len(pts), wall.Seconds())
 	}
 	for i, r := range rs {
 		bad := func(format string, args ...any) error {
@@ -686,6 +698,12 @@ func (e *WorkerError) Deterministic() bool { return e.deterministic }
 
 // notes keeps a worker's latest failure tallies (each is its whole run's
 // so far).
+//
+// Both are bounded, as anything a result carries: each note to
+// maxErrorText bytes, printable, and the notes to maxNoteWorkers worker
+// names, later names left out (audit 6: a forged 60 KB note under a new
+// name per chunk grew the run to out of memory, and summary.json to
+// 168 MB).
 func (c *Client) notes(worker, eval, deriv string) {
 	if eval == "" && deriv == "" {
 		return
@@ -695,12 +713,32 @@ func (c *Client) notes(worker, eval, deriv string) {
 	if c.evalNotes == nil {
 		c.evalNotes, c.derivNotes = map[string]string{}, map[string]string{}
 	}
-	if eval != "" {
-		c.evalNotes[worker] = eval
+	for _, n := range []struct {
+		m map[string]string
+		v string
+	}{{c.evalNotes, eval}, {c.derivNotes, deriv}} {
+		if n.v == "" {
+			continue
+		}
+		if _, ok := n.m[worker]; !ok && len(n.m) >= maxNoteWorkers {
+			c.notesLeftOut = true
+			continue
+		}
+		n.m[worker] = printable(n.v, maxErrorText)
 	}
-	if deriv != "" {
-		c.derivNotes[worker] = deriv
+}
+
+// maxNoteWorkers bounds the workers whose failure notes a run keeps.
+const maxNoteWorkers = 32
+
+// joinNotes is "on worker A: …; on worker B: …" in worker order, and a
+// last part when the notes of more workers were left out.
+func (c *Client) joinNotes(m map[string]string) string {
+	s := joinNotes(m)
+	if c.notesLeftOut && s != "" {
+		s += fmt.Sprintf("; (the notes of workers beyond the first %d are left out)", maxNoteWorkers)
 	}
+	return s
 }
 
 // joinNotes is "on worker A: …; on worker B: …" in worker order.
@@ -723,12 +761,12 @@ func joinNotes(m map[string]string) string {
 func (c *Client) EvaluationFailures() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return joinNotes(c.evalNotes)
+	return c.joinNotes(c.evalNotes)
 }
 
 // DerivativeFailures is EvaluationFailures for the model's derivatives.
 func (c *Client) DerivativeFailures() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return joinNotes(c.derivNotes)
+	return c.joinNotes(c.derivNotes)
 }

@@ -10,6 +10,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -257,12 +258,12 @@ func TestCheckResults(t *testing.T) {
 		}
 	}
 	all := abi.WantLogTarget | abi.WantGradient | abi.WantResiduals | abi.WantJacobian
-	if err := c.checkResults(good(), pts, all, 4, 0.5); err != nil {
+	if err := c.checkResults(good(), pts, all, 4, 0.5, time.Second); err != nil {
 		t.Fatalf("honest results: %v", err)
 	}
 	withOutputs := good()
 	withOutputs[0].Outputs = []float64{1, 2, 3, 4}
-	if err := c.checkResults(withOutputs, pts, all|abi.WantOutputs, 4, 0.5); err != nil {
+	if err := c.checkResults(withOutputs, pts, all|abi.WantOutputs, 4, 0.5, time.Second); err != nil {
 		t.Fatalf("honest results with outputs: %v", err)
 	}
 	for _, tc := range []struct {
@@ -288,6 +289,10 @@ func TestCheckResults(t *testing.T) {
 		{"ok with a NaN residual", func(rs []abi.Result) []abi.Result { rs[0].Residuals[2] = math.NaN(); return rs }, all, 0, 0},
 		{"NaN seconds", func(rs []abi.Result) []abi.Result { return rs }, all, 0, math.NaN()},
 		{"negative seconds", func(rs []abi.Result) []abi.Result { return rs }, all, 0, -1},
+		// Finite but impossible: more than the points' time since the batch
+		// was published (1 s here); summary.json's sum wrapped (audit 6).
+		{"1.7e308 seconds", func(rs []abi.Result) []abi.Result { return rs }, all, 0, 1.7e308},
+		{"seconds beyond the wall time", func(rs []abi.Result) []abi.Result { return rs }, all, 0, float64(len(pts))*2 + 0.01},
 		{"outputs unasked", func(rs []abi.Result) []abi.Result { rs[0].Outputs = make([]float64, 4); return rs }, all, 0, 0},
 		{"outputs missing", func(rs []abi.Result) []abi.Result { return rs }, all | abi.WantOutputs, 0, 0},
 		{"outputs length", func(rs []abi.Result) []abi.Result { rs[0].Outputs = make([]float64, 3); return rs }, all | abi.WantOutputs, 0, 0},
@@ -297,7 +302,7 @@ func TestCheckResults(t *testing.T) {
 		}, all | abi.WantOutputs, 0, 0},
 		{"ok with a NaN output", func(rs []abi.Result) []abi.Result { rs[0].Outputs = []float64{0, math.NaN(), 0, 0}; return rs }, all | abi.WantOutputs, 0, 0},
 	} {
-		if err := c.checkResults(tc.change(good()), pts, tc.want, tc.jev, tc.secs); err == nil {
+		if err := c.checkResults(tc.change(good()), pts, tc.want, tc.jev, tc.secs, time.Second); err == nil {
 			t.Errorf("%s: accepted", tc.name)
 		}
 	}
@@ -589,5 +594,121 @@ func TestCacheFailureLeavesNoTemporary(t *testing.T) {
 		if e.Name() != sum {
 			t.Errorf("left in the cache: %s", e.Name())
 		}
+	}
+}
+
+// A result's failure notes are bounded: each to maxErrorText bytes, and
+// the run keeps those of maxNoteWorkers workers (audit 6: a forged 60 KB
+// note under a new worker name per chunk ran a run out of memory).
+func TestNotesBounded(t *testing.T) {
+	c := &Client{}
+	big := strings.Repeat("E", 60_000)
+	for i := range 3 * maxNoteWorkers {
+		c.notes(fmt.Sprintf("evil%d#0", i), big+"\x1b[2J", big)
+	}
+	for _, s := range []string{c.EvaluationFailures(), c.DerivativeFailures()} {
+		if n := strings.Count(s, "on worker "); n != maxNoteWorkers {
+			t.Errorf("%d workers' notes kept, want %d", n, maxNoteWorkers)
+		}
+		if len(s) > maxNoteWorkers*(maxErrorText+100)+200 || strings.Contains(s, "\x1b") {
+			t.Errorf("notes of %d bytes, or with an escape sequence", len(s))
+		}
+		if !strings.HasSuffix(s, fmt.Sprintf("(the notes of workers beyond the first %d are left out)", maxNoteWorkers)) {
+			t.Errorf("no word of the workers left out: …%s", s[max(0, len(s)-120):])
+		}
+	}
+	// A worker already noted keeps its latest note.
+	c.notes("evil0#0", "1 failed", "")
+	if !strings.Contains(c.EvaluationFailures(), "on worker evil0#0: 1 failed;") {
+		t.Error("a known worker's new note was not kept")
+	}
+}
+
+// A shipped study's surrogate file must be one of the bundle's files, like
+// its plugins and datasets: a worker refuses it before opening it (audit 6:
+// `file = "/etc/shadow"` was opened and decoded, and the decode error sent
+// back to the publisher).
+func TestSurrogateFileOutsideBundleRefused(t *testing.T) {
+	dir := t.TempDir()
+	data := "length_mm,force_N\n1,2\n"
+	if err := os.WriteFile(filepath.Join(dir, "d.csv"), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(data))
+	for _, c := range []struct{ file, want string }{
+		{"/etc/passwd", "[model] file /etc/passwd: a remote run needs paths relative"},
+		{"other.json", "is not in the run's bundle"},
+		{"../../x.json", "is outside the study's files"},
+	} {
+		text := fmt.Sprintf("name = \"s\"\nseed = 1\n[model]\nuse = \"surrogate\"\nfile = %q\n[[data]]\nname = \"d\"\nfile = \"d.csv\"\n[method]\nuse = \"metropolis\"\n", c.file)
+		path := filepath.Join(dir, "study.toml")
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ssum := sha256.Sum256([]byte(text))
+		b := &Bundle{Study: "study.toml", Files: []BundleFile{
+			{Role: "study", Path: "study.toml", SHA256: hex.EncodeToString(ssum[:])},
+			{Role: "dataset", Path: "d.csv", SHA256: hex.EncodeToString(sum[:])},
+		}}
+		if err := checkRefs(path, b, dir); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("file = %q: %v, want %q", c.file, err, c.want)
+		}
+	}
+}
+
+// A bundle's file is streamed to its place, verified, and linked into the
+// cache (audit 6: files were read whole into memory): the cache's copy
+// serves a later bundle after the object is gone from the store; a cache
+// copy altered on disk is not used; an object whose content is not its
+// name is refused and leaves nothing; the cache's place taken by a folder
+// leaves no temporary file.
+func TestFetchFileStreamsAndVerifies(t *testing.T) {
+	c, cfg := hostileRig(t)
+	ctx := context.Background()
+	_, obs, _ := cfg.ensure(ctx, c.js)
+	sum := putHuge(t, obs)
+	cache := t.TempDir()
+	want := make([]byte, 2<<20)
+	want[0] = 42
+	dst := filepath.Join(cache, "bundles", "b1", "d.bin")
+	if err := fetchFile(ctx, obs, cache, sum, 2<<20, dst); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(dst); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("fetched %d bytes, %v", len(got), err)
+	}
+	if err := fetchFile(ctx, obs, cache, sum, 1<<20, filepath.Join(cache, "small")); err == nil || !strings.Contains(err.Error(), "more than the 1048576") {
+		t.Errorf("an object above its size: %v", err)
+	}
+	if err := obs.Delete(ctx, sum); err != nil {
+		t.Fatal(err)
+	}
+	dst2 := filepath.Join(cache, "bundles", "b2", "d.bin")
+	if err := fetchFile(ctx, obs, cache, sum, 2<<20, dst2); err != nil {
+		t.Fatalf("from the cache: %v", err)
+	}
+	if got, _ := os.ReadFile(dst2); !bytes.Equal(got, want) {
+		t.Error("the cache's copy differs")
+	}
+	// An altered cache copy (it is a link of the bundle files: alter all).
+	if err := os.WriteFile(filepath.Join(cache, "objects", sum), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dst3 := filepath.Join(cache, "bundles", "b3", "d.bin")
+	if err := fetchFile(ctx, obs, cache, sum, 2<<20, dst3); err == nil || !strings.Contains(err.Error(), "not on the server") {
+		t.Errorf("an altered cache copy, the object gone: %v", err)
+	}
+	// An object stored under another content's name.
+	lie := strings.Repeat("ab", 32)
+	if _, err := obs.PutBytes(ctx, lie, []byte("not that")); err != nil {
+		t.Fatal(err)
+	}
+	dst4 := filepath.Join(cache, "bundles", "b4", "d.bin")
+	if err := fetchFile(ctx, obs, cache, lie, 100, dst4); err == nil || !strings.Contains(err.Error(), "content has sha256") {
+		t.Errorf("a lying object: %v", err)
+	}
+	ents, _ := os.ReadDir(filepath.Dir(dst4))
+	if len(ents) != 0 {
+		t.Errorf("left after a refused object: %v", ents)
 	}
 }

@@ -99,7 +99,7 @@ type runner struct {
 	lastSave  time.Time
 }
 
-func (r *runner) method() string { return r.s.MethodInfo.Spec.Name }
+func (r *runner) method() string { return r.s.MethodInfo.Label() }
 
 // Run runs s's method to completion and writes summary.json and
 // samples.csv into o.OutDir, which it holds locked. On a plugin fault or
@@ -165,7 +165,7 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 		// nothing is written, so a previous run in the directory stays.
 		sum := summarize(s, r.t, o.Workers, abi.Report{}, nil, r.best, time.Since(r.start))
 		sum.MemoryBudget, sum.Error = r.budget, ie.Error()
-		return sum, ie.error
+		return sum, ie
 	}
 	// They described the previous samples: a run with --no-report, or one
 	// interrupted before its report, must not leave them beside its own.
@@ -540,6 +540,14 @@ func (r *runner) loop(ctx context.Context) (err error, stoppedInEval bool, rngAt
 			}
 		}
 	}
+	// A plugin method's Done is true also after a fault in
+	// kinfer_method_done (a value other than 0 or 1): name that call, not
+	// the report that returns the fault again (audit 6).
+	if f, ok := s.Method.(interface{ Fault() error }); ok {
+		if err := f.Fault(); err != nil {
+			return fmt.Errorf("method %s: done: %w", r.method(), err), false, rngAtAsk, startsAtAsk
+		}
+	}
 	return nil, false, rngAtAsk, startsAtAsk
 }
 
@@ -564,7 +572,7 @@ func InitMethod(s *study.Study, t *target.Target, budget int64) error {
 	p := abi.Problem{Params: s.XParams, Seed: s.Seed, MemoryBudget: budget, Residuals: R, Observations: s.ObservedResiduals(), Starts: starts,
 		OutputNames: outs, OutputRows: t.OutputRows(), Likelihoods: len(s.Terms), PriorBox: s.PriorBox()}
 	if err := s.Method.Init(p); err != nil {
-		return fmt.Errorf("method %s: init: %w", s.MethodInfo.Spec.Name, err)
+		return fmt.Errorf("method %s: init: %w", s.MethodInfo.Label(), err)
 	}
 	return nil
 }
@@ -573,6 +581,16 @@ func InitMethod(s *study.Study, t *target.Target, budget int64) error {
 type initError struct{ error }
 
 func (e *initError) Unwrap() error { return e.error }
+
+// IsInitRefusal reports whether err is a method's refusal of its problem
+// at Init (settings beyond the memory budget, annealing's unbounded box):
+// nothing was evaluated and nothing written, so there is no partial
+// result to print or report (audit 6: "STOPPED (partial results)" and a
+// failed report for such a run).
+func IsInitRefusal(err error) bool {
+	var ie *initError
+	return errors.As(err, &ie)
+}
 
 // setup initialises the method and either restores it from the checkpoint
 // (Options.Resume) or starts a new run in OutDir.

@@ -122,7 +122,7 @@ func (s *Study) checkPriorDraws(f *File, d *tomlx.Decoded) error {
 	if f.Init == "" || !s.MethodInfo.Spec.NeedsPriorDraws() {
 		return nil
 	}
-	return d.Errorf("init", "method %q draws its points from the prior (a TMCMC population and its evidence, a Monte Carlo propagation need genuine prior draws), so it takes no initial points: remove init", s.MethodInfo.Spec.Name)
+	return d.Errorf("init", "method %q draws its points from the prior (a TMCMC population and its evidence, a Monte Carlo propagation need genuine prior draws), so it takes no initial points: remove init", s.MethodInfo.Label())
 }
 
 // checkPropagation refuses a study without [[likelihood]] unless its

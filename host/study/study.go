@@ -25,8 +25,21 @@ import (
 // Component is a resolved model, likelihood or method: where it came from
 // and its self-description.
 type Component struct {
-	Ref  string // "builtin:NAME" or the plugin manifest path
+	Ref string // "builtin:NAME" or the plugin manifest path
+	// Name labels the component in messages: a plugin's manifest name
+	// (ABI.md §4: logs and summaries use the manifest's), a built-in's
+	// name.
+	Name string
 	Spec abi.Spec
+}
+
+// Label is c's name in messages: Name, or the spec's name when Name is
+// not set.
+func (c Component) Label() string {
+	if c.Name != "" {
+		return c.Name
+	}
+	return c.Spec.Name
 }
 
 // Dataset is one [[data]] table resolved against the model.
@@ -480,7 +493,7 @@ func (s *Study) loadModel(ctx context.Context, f *File, d *tomlx.Decoded, o Opti
 			}
 		})
 		s.closers = append(s.closers, m.(io.Closer))
-		s.Model, s.ModelInfo = m, Component{Ref: s.resolvePath(r.plugin), Spec: p.Spec}
+		s.Model, s.ModelInfo = m, Component{Ref: s.resolvePath(r.plugin), Name: p.Manifest.Name, Spec: p.Spec}
 		return nil
 	}
 	if r.use == SurrogateUse {
@@ -498,7 +511,7 @@ func (s *Study) loadModel(ctx context.Context, f *File, d *tomlx.Decoded, o Opti
 	if err != nil {
 		return settingErr(d, "model", e.Spec, err)
 	}
-	s.Model, s.ModelInfo = m, Component{Ref: "builtin:" + r.use, Spec: e.Spec}
+	s.Model, s.ModelInfo = m, Component{Ref: "builtin:" + r.use, Name: r.use, Spec: e.Spec}
 	return nil
 }
 
@@ -827,7 +840,7 @@ func (s *Study) loadTerms(ctx context.Context, f *File, d *tomlx.Decoded, o Opti
 			m := len(t.Outputs)
 			s.certifyLater(d, r, p, vals, func(c *wasm.CertifyOptions) { c.Outputs = m })
 			s.closers = append(s.closers, t.Likelihood.(io.Closer))
-			spec, t.Component = p.Spec, Component{Ref: s.resolvePath(r.plugin), Spec: p.Spec}
+			spec, t.Component = p.Spec, Component{Ref: s.resolvePath(r.plugin), Name: p.Manifest.Name, Spec: p.Spec}
 		} else {
 			e, ok := builtin.Likelihoods[r.use]
 			if !ok {
@@ -840,7 +853,7 @@ func (s *Study) loadTerms(ctx context.Context, f *File, d *tomlx.Decoded, o Opti
 			if t.Likelihood, err = e.New(vals); err != nil {
 				return settingErr(d, tbl, e.Spec, err)
 			}
-			spec, t.Component = e.Spec, Component{Ref: "builtin:" + r.use, Spec: e.Spec}
+			spec, t.Component = e.Spec, Component{Ref: "builtin:" + r.use, Name: r.use, Spec: e.Spec}
 		}
 		t.Name = spec.Name + ":" + ds.Name
 		if t.Sigma, err = sigmaFor(d, tbl+".sigma", raw["sigma"], t, !spec.Has(abi.CapSigmaFree)); err != nil {
@@ -1003,7 +1016,7 @@ func (s *Study) loadMethod(ctx, ictx context.Context, f *File, d *tomlx.Decoded,
 			}
 		})
 		s.closers = append(s.closers, s.Method.(io.Closer))
-		s.MethodInfo = Component{Ref: s.resolvePath(r.plugin), Spec: p.Spec}
+		s.MethodInfo = Component{Ref: s.resolvePath(r.plugin), Name: p.Manifest.Name, Spec: p.Spec}
 		if ic, ok := s.Method.(interface{ InterruptCalls(context.Context) }); ok {
 			// An ask or tell still running StopGrace after the stop is
 			// interrupted: the stop must not wait for a method call.
@@ -1029,7 +1042,7 @@ func (s *Study) loadMethod(ctx, ictx context.Context, f *File, d *tomlx.Decoded,
 	if s.Method, err = e.New(vals); err != nil {
 		return settingErr(d, "method", e.Spec, err)
 	}
-	s.MethodInfo = Component{Ref: "builtin:" + r.use, Spec: e.Spec}
+	s.MethodInfo = Component{Ref: "builtin:" + r.use, Name: r.use, Spec: e.Spec}
 	return nil
 }
 

@@ -94,7 +94,7 @@ func (s *Study) loadSurrogate(d *tomlx.Decoded, r componentRef) error {
 	if err != nil {
 		return settingErr(d, "model", spec, err)
 	}
-	s.Model, s.ModelInfo = m, Component{Ref: SurrogatePrefix + path, Spec: spec}
+	s.Model, s.ModelInfo = m, Component{Ref: SurrogatePrefix + path, Name: spec.Name, Spec: spec}
 	return nil
 }
 

@@ -254,10 +254,10 @@ func (p *Plugin) certifyModel(ctx context.Context, o CertifyOptions, rng *rand.R
 			st := mdl.(abi.VJP).VJP(thetas[i], x, v, y, g)
 			return append(y, g...), st
 		}
-		if err := p.certifyPairs(exModelVJP, a, b, n, vjp); err != nil {
+		if err := p.certifyPairs(p.vjpExport(), a, b, n, vjp); err != nil {
 			return err
 		}
-		c.Checks = append(c.Checks, fmt.Sprintf("%s: %d points on two instances in opposite orders: identical", exModelVJP, n))
+		c.Checks = append(c.Checks, fmt.Sprintf("%s: %d points on two instances in opposite orders: identical", p.vjpExport(), n))
 	}
 	if p.Spec.Has(abi.CapRowsIndependent) && K > 1 {
 		// ABI.md §4: any contiguous block of rows gives exactly those rows'
@@ -496,6 +496,17 @@ func firstFault(ms ...abi.Model) error {
 
 // certifyPairs evaluates f at points 0..n−1 on a and n−1..0 on b and
 // compares the results.
+// vjpExport is the export behind the model's VJP: kinfer_model_vjp, or
+// for a model listing only pullback the host's VJP (forward, then
+// pullback), whose g is kinfer_model_pullback's (audit 6: certify said
+// "kinfer_model_vjp … identical" for a model without that export).
+func (p *Plugin) vjpExport() export {
+	if p.exported[exModelVJP] && p.Spec.Has(abi.CapVJP) {
+		return exModelVJP
+	}
+	return exModelPullback
+}
+
 func (p *Plugin) certifyPairs(e export, a, b any, n int, f func(mdl abi.Model, i int) ([]float64, abi.Status)) error {
 	ra, sa := make([][]float64, n), make([]abi.Status, n)
 	for i := 0; i < n; i++ {
@@ -890,12 +901,7 @@ func (p *Plugin) certifyDerivatives(a abi.Model, thetas [][]float64, x []float64
 	}
 	jm, hasJ := a.(abi.Jacobian)
 	vm, hasV := a.(abi.VJP)
-	// A model listing only pullback gets the host's VJP (forward, then
-	// pullback): a wrong g is its pullback's.
-	vjpName := exModelVJP.String()
-	if !p.exported[exModelVJP] || !p.Spec.Has(abi.CapVJP) {
-		vjpName = exModelPullback.String()
-	}
+	vjpName := p.vjpExport().String()
 	worst, compared := 0.0, 0
 	evalOK, jFailed, vFailed := 0, map[abi.Status]int{}, map[abi.Status]int{}
 	for i, th := range thetas {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/tetratelabs/wazero/experimental"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -610,6 +609,29 @@ func (p *Plugin) checkSettings(k abi.Kind, settings []float64) error {
 	return nil
 }
 
+// trailing returns an error when b, decoded by dec up to the end of its
+// first value, has more than white space after it. It names the first
+// such byte and its offset, and a NUL byte as what it most likely is: a C
+// string's terminator counted in the span's length (audit 6: `sizeof
+// spec` instead of `sizeof spec - 1` got "data after the object").
+func trailing(b []byte, dec *json.Decoder) error {
+	off := int(dec.InputOffset())
+	for off < len(b) && (b[off] == ' ' || b[off] == '\t' || b[off] == '\n' || b[off] == '\r') {
+		off++ // JSON's white space
+	}
+	if off >= len(b) {
+		return nil
+	}
+	if b[off] == 0 {
+		return fmt.Errorf("a NUL byte at offset %d, after the object (%d bytes): the span's length counts the C string's terminator; give the length without it (sizeof s - 1, or strlen(s))", off, len(b))
+	}
+	rest := b[off:]
+	if len(rest) > 16 {
+		rest = rest[:16]
+	}
+	return fmt.Errorf("data after the object at offset %d (of %d bytes): %q", off, len(b), rest)
+}
+
 // decodeSpec decodes the self-description strictly: unknown keys, keys
 // that differ from the schema only in case (encoding/json would accept
 // them), duplicate keys and trailing data are errors.
@@ -626,8 +648,8 @@ func decodeSpec(b []byte) (abi.Spec, error) {
 	if err := dec.Decode(&s); err != nil {
 		return s, fmt.Errorf("invalid JSON: %w", err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return s, errors.New("invalid JSON: data after the object")
+	if err := trailing(b, dec); err != nil {
+		return s, fmt.Errorf("invalid JSON: %w", err)
 	}
 	for _, st := range s.Settings {
 		if st.Output {

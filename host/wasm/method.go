@@ -699,8 +699,8 @@ func (w *method) Report() (abi.Report, error) {
 			}
 			return rep, w.check(in.malformed(exMethodReport, "returned an invalid report: %v", err))
 		}
-		if _, err := dec.Token(); err != io.EOF {
-			return rep, w.check(in.malformed(exMethodReport, "returned an invalid report: data after the JSON object"))
+		if err := trailing(js, dec); err != nil {
+			return rep, w.check(in.malformed(exMethodReport, "returned an invalid report: %v", err))
 		}
 	}
 	return rep, nil

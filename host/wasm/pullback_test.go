@@ -197,6 +197,18 @@ func TestCertifyPullback(t *testing.T) {
 	if !found {
 		t.Fatalf("no pullback check in %q", cert.Checks)
 	}
+	// A model listing only pullback: the host's VJP is forward then
+	// pullback, and its determinism check names kinfer_model_pullback, not
+	// an export the model does not have (audit 6).
+	only, err := load(t, r, testManifest("quadonly", "pullback_only.wasm", abi.KindModel, 16, 0)).
+		Certify(context.Background(), CertifyOptions{Settings: []float64{1.5}, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(only.Checks, "\n")
+	if strings.Contains(all, "kinfer_model_vjp") || !strings.Contains(all, "kinfer_model_pullback: 12 points on two instances in opposite orders: identical") {
+		t.Errorf("pullback-only model's checks: %q", only.Checks)
+	}
 	for _, c := range []struct{ file, want string }{
 		{"pullback_lie.wasm", "g[1] = "},
 		{"pullback_liey.wasm", "kinfer_model_forward gives y[0] = "},

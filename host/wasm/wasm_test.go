@@ -1243,3 +1243,24 @@ func TestCodeBoundRefused(t *testing.T) {
 		wantErr(t, err, "plugin "+c.name, c.want, "at most")
 	}
 }
+
+// Trailing data after a self-description is refused with its offset, and
+// a NUL byte there is named as a C terminator counted in the span's length
+// (audit 6: `sizeof spec` gave only "data after the object").
+func TestSpecTrailingData(t *testing.T) {
+	const spec = `{"kind":"model","name":"m","version":"1","params":[{"name":"a","lower":0,"upper":1}],"outputs":[{"name":"y"}]}`
+	if _, err := decodeSpec([]byte(spec + "\n")); err != nil {
+		t.Errorf("a trailing newline: %v", err)
+	}
+	for _, c := range []struct{ tail, want string }{
+		{"\x00", fmt.Sprintf("a NUL byte at offset %d, after the object (%d bytes): the span's length counts the C string's terminator", len(spec), len(spec)+1)},
+		{" \x00", fmt.Sprintf("a NUL byte at offset %d", len(spec)+1)},
+		{" {}", fmt.Sprintf(`data after the object at offset %d (of %d bytes): "{}"`, len(spec)+1, len(spec)+3)},
+		{"x", fmt.Sprintf(`data after the object at offset %d`, len(spec))},
+	} {
+		_, err := decodeSpec([]byte(spec + c.tail))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("tail %q: %v, want %q", c.tail, err, c.want)
+		}
+	}
+}

@@ -414,6 +414,9 @@ func cases() []hcase {
 		methodCase("draw-2e24-points", "draw16m", 1, "plugin draw-2e24-points", "kinfer_method_ask", "n=16777216", "want 1..1048576"),
 		methodCase("empty-batch", "empty", 1, "plugin empty-batch", "kinfer_method_ask", "n=0"),
 		methodCase("bad-want-bits", "wantbits", 1, "plugin bad-want-bits", "kinfer_method_ask", "want=0x5"),
+		// done returning 7 (C's "true") is a fault of done, named so, not of
+		// the report that returns it again (audit 6).
+		methodCase("done-returns-7", "done7", 1, "method done-returns-7: done: plugin done-returns-7: kinfer_method_done returned 7 (want 0 or 1)"),
 		methodCase("bad-batch-mode", "badmode", 1, "plugin bad-batch-mode", "kinfer_method_ask", "mode 5"),
 		methodCase("tell-returns-error", "tellerr", 1, "plugin tell-returns-error", "kinfer_method_tell returned 5", "tell refused on purpose"),
 		func() hcase {

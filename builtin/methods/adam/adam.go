@@ -296,8 +296,8 @@ func (m *Method) trace(k int) {
 
 // Report implements abi.Method.
 func (m *Method) Report() (abi.Report, error) {
-	if !m.Done() {
-		return abi.Report{}, errors.New("adam: Report before the run is done")
+	if !m.inited {
+		return abi.Report{}, errors.New("adam: Report before Init")
 	}
 	s := &m.st
 	n := m.cfg.Starts
@@ -306,18 +306,33 @@ func (m *Method) Report() (abi.Report, error) {
 	iters := make([]int, n)
 	stalled := make([]bool, n)
 	halvings := make([]int, n)
-	best := 0
+	best := -1
 	initDraws := 0
 	for k, run := range s.Runs {
+		if k < len(s.InitDraws) {
+			initDraws += s.InitDraws[k]
+		}
+		if run == nil || run.Good == nil {
+			// No usable point yet (a run stopped early): no row.
+			final[k] = math.NaN()
+			continue
+		}
+		iters[k], stalled[k], halvings[k] = run.GoodT, run.Stalled, run.TotalHalvings
 		rep.Samples = append(rep.Samples, abi.Sample{
 			Theta: append([]float64(nil), run.Good...), LogPrior: run.GoodLogPrior, LogLik: run.GoodLogLik,
 		})
 		final[k] = run.GoodLogPrior + run.GoodLogLik
-		iters[k], stalled[k], halvings[k] = run.GoodT, run.Stalled, run.TotalHalvings
-		if final[k] > final[best] {
+		if best < 0 || final[k] > final[best] {
 			best = k
 		}
-		initDraws += s.InitDraws[k]
+	}
+	bestLT := math.NaN()
+	if best >= 0 {
+		bestLT = final[best]
+	}
+	var bestStart any = best // null when no start has a usable point (stopped early)
+	if best < 0 {
+		bestStart = nil
 	}
 	traces := make([]any, n)
 	for k, tr := range s.Traces {
@@ -338,8 +353,8 @@ func (m *Method) Report() (abi.Report, error) {
 		"iterations_done":  iters,
 		"stalled":          stalled,
 		"step_halvings":    halvings,
-		"best_start":       best,
-		"best_log_target":  mcmc.JSONNum(final[best]),
+		"best_start":       bestStart,
+		"best_log_target":  mcmc.JSONNum(bestLT),
 		"trace_every":      m.cfg.TraceEvery,
 		"trajectory":       traces,
 		"init_draws":       initDraws,
@@ -347,8 +362,20 @@ func (m *Method) Report() (abi.Report, error) {
 		"failures":         s.Failures,
 		"out_of_support":   s.OutOfSupport,
 	}
-	if w := notConverged(s.Traces[best], iters[best], m.cfg.Iterations, best); w != "" {
-		rep.Extra["warnings"] = []string{w}
+	var warn []string
+	if best >= 0 {
+		if w := notConverged(s.Traces[best], iters[best], m.cfg.Iterations, best); w != "" {
+			warn = append(warn, w)
+		}
+	}
+	if !m.Done() {
+		// Stopped early (Ctrl-C, a fault; ABI.md §6.3: a method answers
+		// in any state after init): each start's last usable iterate.
+		rep.Extra["stopped"] = true
+		warn = append(warn, fmt.Sprintf("the run stopped before every start made its %d iterations (iterations_done per start): the rows are the starts' last usable iterates so far, not optima", m.cfg.Iterations))
+	}
+	if len(warn) > 0 {
+		rep.Extra["warnings"] = warn
 	}
 	return rep, nil
 }

@@ -586,3 +586,10 @@ func TestNotConvergedWarning(t *testing.T) {
 		t.Errorf("stopped early: %q", w)
 	}
 }
+
+// A run stopped early still gets a report: each start's last usable
+// iterate, "stopped" (ABI.md §6.3; audit 6). wallTarget has a failing
+// prior draw and a start that stalls.
+func TestReportWhenStopped(t *testing.T) {
+	conformance.CheckStoppedReport(t, func() abi.Method { return newMethod(t, 0.5, 26, 3) }, wallTarget(), 3, 40)
+}

@@ -638,12 +638,13 @@ func (m *Method) trace() {
 
 // Report implements abi.Method.
 func (m *Method) Report() (abi.Report, error) {
-	if !m.Done() {
-		return abi.Report{}, errors.New("anneal: Report before the run is done")
+	if !m.inited {
+		return abi.Report{}, errors.New("anneal: Report before Init")
 	}
 	s := &m.st
-	rep := abi.Report{
-		Samples: []abi.Sample{{Theta: append([]float64(nil), s.Best...), LogPrior: s.BestLogPrior, LogLik: s.BestLogLik}},
+	var rep abi.Report
+	if s.Best != nil { // nil only in a run stopped before its first usable point
+		rep.Samples = []abi.Sample{{Theta: append([]float64(nil), s.Best...), LogPrior: s.BestLogPrior, LogLik: s.BestLogLik}}
 	}
 	trajectory := map[string]any{
 		"iteration":       s.Trace.Iteration,
@@ -654,8 +655,8 @@ func (m *Method) Report() (abi.Report, error) {
 		trajectory["best_theta"] = s.Trace.BestTheta
 	}
 	rep.Extra = map[string]any{
-		"best_value":          s.EBest,
-		"best_log_target":     -s.EBest,
+		"best_value":          mcmc.JSONNum(s.EBest),
+		"best_log_target":     mcmc.JSONNum(-s.EBest),
 		"iterations":          s.Iteration,
 		"restarts":            s.Restarts,
 		"evaluations":         s.Evaluations,
@@ -679,6 +680,12 @@ func (m *Method) Report() (abi.Report, error) {
 		"trace_every":         m.cfg.TraceEvery,
 		"trace_theta":         m.cfg.TraceTheta,
 		"trajectory":          trajectory,
+	}
+	if !m.Done() {
+		// Stopped early (Ctrl-C, a fault; ABI.md §6.3: a method answers
+		// in any state after init): the best point so far.
+		rep.Extra["stopped"] = true
+		rep.Extra["warnings"] = []string{fmt.Sprintf("the run stopped after %d of maxiter = %d iterations: the row is the best point so far, not the search's result", s.Iteration, m.cfg.MaxIter)}
 	}
 	return rep, nil
 }

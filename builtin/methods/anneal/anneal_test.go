@@ -588,3 +588,9 @@ func TestMemoryBudget(t *testing.T) {
 		t.Fatal("Init accepted 10⁹ trace points within the default budget")
 	}
 }
+
+// A run stopped early still gets a report: the best point so far,
+// "stopped" (ABI.md §6.3; audit 6). Seed 3: the first prior draw fails.
+func TestReportWhenStopped(t *testing.T) {
+	conformance.CheckStoppedReport(t, func() abi.Method { return newMethod(t, plateauOpts()) }, plateauTarget(), 3, 60)
+}

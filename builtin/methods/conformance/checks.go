@@ -307,8 +307,8 @@ func CheckExtra(tb testing.TB, extra map[string]any, keys ...string) {
 // Init(target.Problem(seed)), Tell without an Ask fails and the first batch
 // asks for draw prior draws (no points) with want; Tell with draw+1
 // results, or with draw points of a wrong dimension, fails; and so does
-// Report before the method is done. It leaves m with its first batch
-// pending.
+// Report before the method is done (which must answer). It leaves m with
+// its first batch pending.
 func CheckProtocolStart(tb testing.TB, m abi.Method, target Target, seed uint64, draw int, want abi.Want) {
 	tb.Helper()
 	if _, err := m.Ask(); err == nil {
@@ -338,7 +338,50 @@ func CheckProtocolStart(tb testing.TB, m abi.Method, target Target, seed uint64,
 	if err := m.Tell(bad); err == nil {
 		tb.Error("Tell with points of the wrong dimension succeeded")
 	}
-	if _, err := m.Report(); err == nil {
-		tb.Error("Report before done succeeded")
+	// ABI.md §6.3: a method answers report in any state after init (a
+	// run stopped early), here with its first batch pending.
+	if rep, err := m.Report(); err != nil || rep.Extra["stopped"] != true {
+		tb.Errorf("Report before done: %v, stopped = %v; want an answer that says stopped", err, rep.Extra["stopped"])
+	}
+}
+
+// CheckStoppedReport checks ABI.md §6.3's "a method MUST answer [samples
+// and report] in any state after init": after Init and after each of the
+// first steps ask/tell rounds (a run stopped by Ctrl-C or a fault), Report
+// answers without an error, says "stopped" in Extra while the method is
+// not done, and every sample it gives has the problem's dimension with
+// finite values and a finite log target (audit 6: every built-in method
+// refused, and summary.json lost its method report).
+func CheckStoppedReport(tb testing.TB, newMethod func() abi.Method, target Target, seed uint64, steps int) {
+	tb.Helper()
+	m := newMethod()
+	h := NewHost(target, seed)
+	if err := m.Init(target.Problem(seed)); err != nil {
+		tb.Fatalf("init: %v", err)
+	}
+	d := len(target.Params)
+	for i := 0; i <= steps && !m.Done(); i++ {
+		rep, err := m.Report()
+		if err != nil {
+			tb.Fatalf("report after %d rounds, not done: %v", i, err)
+		}
+		if rep.Extra["stopped"] != true {
+			tb.Errorf("report after %d rounds, not done: Extra[stopped] = %v, want true", i, rep.Extra["stopped"])
+		}
+		for k, s := range rep.Samples {
+			ok := len(s.Theta) == d && !math.IsNaN(s.LogPrior+s.LogLik) && !math.IsInf(s.LogPrior+s.LogLik, 0)
+			for _, x := range s.Theta {
+				ok = ok && !math.IsNaN(x) && !math.IsInf(x, 0)
+			}
+			if !ok {
+				tb.Errorf("report after %d rounds: sample %d is %+v (d = %d)", i, k, s, d)
+			}
+		}
+		if _, err := json.Marshal(rep.Extra); err != nil {
+			tb.Errorf("report after %d rounds: Extra does not encode: %v", i, err)
+		}
+		if err := h.Step(m); err != nil {
+			tb.Fatalf("round %d: %v", i+1, err)
+		}
 	}
 }

@@ -193,14 +193,21 @@ func (m *Method) Tell(results []abi.Result) error {
 // start, in start order; Extra the settings, per-start outcomes and the
 // statistics of the best start (lsq.Stats).
 func (m *Method) Report() (abi.Report, error) {
-	if !m.Done() {
-		return abi.Report{}, errors.New("levmar: Report before the run is done")
+	if !m.inited {
+		return abi.Report{}, errors.New("levmar: Report before Init")
 	}
 	s := &m.st
-	outs := make([]lsq.Outcome, len(s.Runs))
+	var outs []lsq.Outcome
 	for k, r := range s.Runs {
-		outs[k] = lsq.Outcome{X: r.X, Fac: r.Fac, LogPrior: r.LogPrior, LogLik: r.LogLik, Reason: r.Reason,
-			Iter: r.Iter, Evals: r.Evals, Failures: r.Failures, Trace: r.Trace}
+		if r == nil {
+			continue // no usable point yet (a run stopped early)
+		}
+		reason := r.Reason
+		if !r.Done {
+			reason = lsq.Stopped
+		}
+		outs = append(outs, lsq.Outcome{Start: k, X: r.X, Fac: r.Fac, LogPrior: r.LogPrior, LogLik: r.LogLik, Reason: reason,
+			Iter: r.Iter, Evals: r.Evals, Failures: r.Failures, Trace: r.Trace})
 	}
 	settings := map[string]any{
 		"ftol":            m.cfg.Ftol,
@@ -211,5 +218,5 @@ func (m *Method) Report() (abi.Report, error) {
 		"scale":           Spec.Settings[6].Choices[m.cfg.Scale],
 		"rcond":           m.cfg.Rcond,
 	}
-	return lsq.Report(outs, settings, m.cfg.Rcond, m.obs, m.names, m.bounds, s.InitDraws, s.Counts), nil
+	return lsq.Report(outs, settings, m.cfg.Rcond, m.obs, m.names, m.bounds, s.InitDraws, s.Counts, !m.Done()), nil
 }

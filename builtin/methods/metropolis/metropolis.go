@@ -566,8 +566,8 @@ func (m *Method) adapt(alphaMean float64) {
 
 // Report implements abi.Method.
 func (m *Method) Report() (abi.Report, error) {
-	if !m.Done() {
-		return abi.Report{}, errors.New("metropolis: Report before the run is done")
+	if !m.inited {
+		return abi.Report{}, errors.New("metropolis: Report before Init")
 	}
 	if m.keptFrom != 0 {
 		return abi.Report{}, fmt.Errorf("metropolis: Report without the draws of the first %d kept steps (RestoreSamples after LoadState)", m.keptFrom)
@@ -602,9 +602,12 @@ func (m *Method) Report() (abi.Report, error) {
 		rhat[i] = stats.SplitRHat(col)
 		ess[i] = stats.ESS(col)
 		// Σᵢᵢ = Σⱼ L²ᵢⱼ
-		v := 0.0
-		for j := 0; j <= i; j++ {
-			v += s.Chol[i*d+j] * s.Chol[i*d+j]
+		v := math.NaN() // no proposal yet (a run stopped before its chains started)
+		if len(s.Chol) == d*d {
+			v = 0
+			for j := 0; j <= i; j++ {
+				v += s.Chol[i*d+j] * s.Chol[i*d+j]
+			}
 		}
 		psd[i] = math.Sqrt(lambda * v)
 	}
@@ -619,7 +622,7 @@ func (m *Method) Report() (abi.Report, error) {
 		"thin":                    m.cfg.Thin,
 		"acceptance_rate":         mcmc.JSONNum(rate(accKept, c*s.ProposedKept)),
 		"acceptance_per_chain":    mcmc.JSONList(perChain),
-		"burn_in_acceptance_rate": mcmc.JSONNum(rate(accBurn, c*m.cfg.BurnIn)),
+		"burn_in_acceptance_rate": mcmc.JSONNum(rate(accBurn, c*min(s.Step, m.cfg.BurnIn))),
 		"proposal_scale":          mcmc.JSONNum(lambda),
 		"proposal_sd":             mcmc.JSONList(psd),
 		"init_draws":              initDraws,
@@ -628,7 +631,15 @@ func (m *Method) Report() (abi.Report, error) {
 		"rhat":                    mcmc.JSONList(rhat),
 		"ess":                     mcmc.JSONList(ess),
 	}
-	if w := m.warnings(rate(accKept, c*s.ProposedKept), rhat); len(w) > 0 {
+	w := m.warnings(rate(accKept, c*s.ProposedKept), rhat)
+	if !m.Done() {
+		// Stopped early (Ctrl-C, a fault): the draws kept so far
+		// (ABI.md §6.3: a method answers in any state after init).
+		rep.Extra["stopped"] = true
+		rep.Extra["steps_done"] = s.Step
+		w = append(w, fmt.Sprintf("the run stopped after %d of %d steps per chain (%d of them burn-in): the statistics are of the draws kept so far", s.Step, m.totalSteps(), m.cfg.BurnIn))
+	}
+	if len(w) > 0 {
 		rep.Extra["warnings"] = w
 	}
 	return rep, nil
@@ -647,7 +658,7 @@ const (
 // run prints them (docs/OUTPUTS.md, method_report.warnings).
 func (m *Method) warnings(accept float64, rhat []float64) []any {
 	var w []any
-	if !(accept >= minAccept) {
+	if m.st.ProposedKept > 0 && !(accept >= minAccept) { // none yet: stopped in burn-in
 		w = append(w, fmt.Sprintf("acceptance rate %.3g after burn-in: the chains barely moved, so the samples are not a posterior sample; compare proposal_sd with the parameters' scales and the init_scale setting", accept))
 	}
 	if m.cfg.Chains > 1 {

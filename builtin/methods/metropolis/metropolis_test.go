@@ -319,6 +319,10 @@ func TestWarnings(t *testing.T) {
 	if w := m.warnings(0.25, []float64{1.01, 1.002}); len(w) != 0 {
 		t.Errorf("mixed chains: %v", w)
 	}
+	if w := m.warnings(math.NaN(), []float64{1.01, 1.002}); len(w) != 0 {
+		t.Errorf("stopped in burn-in, nothing kept yet: %v", w)
+	}
+	m.st.ProposedKept = 100
 	w := m.warnings(0, []float64{math.NaN(), 2.79})
 	if len(w) != 3 || !strings.Contains(w[0].(string), "acceptance rate 0 after burn-in") ||
 		!strings.Contains(w[1].(string), "split-R̂ above 1.1 for b (2.79)") ||
@@ -405,4 +409,11 @@ func TestStartProposalFromPriorBox(t *testing.T) {
 			t.Errorf("s0[%d] = %g, want init_scale × the prior box's width = %g", i, s0, want)
 		}
 	}
+}
+
+// A run stopped early (Ctrl-C, a fault) still gets a report: the draws
+// kept so far, "stopped", through burn-in (none kept) and after
+// (ABI.md §6.3; audit 6). FailingTarget forces re-draws and failures.
+func TestReportWhenStopped(t *testing.T) {
+	conformance.CheckStoppedReport(t, func() abi.Method { return newMethod(t, 4, 30, 20, 1) }, conformance.FailingTarget(), 11, 45)
 }

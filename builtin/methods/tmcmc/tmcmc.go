@@ -702,10 +702,16 @@ func clampBeta(lb float64) float64 {
 // it returns the report (samples from the last tempered distribution) and
 // an error saying so.
 func (m *Method) Report() (abi.Report, error) {
-	if !m.Done() {
-		return abi.Report{}, errors.New("tmcmc: Report before the run is done")
+	if !m.inited {
+		return abi.Report{}, errors.New("tmcmc: Report before Init")
 	}
 	s := &m.st
+	if s.Phase == phaseDraw {
+		// Stopped before the prior population was evaluated: no samples
+		// and no stage yet (ABI.md §6.3: a method answers in any state).
+		return abi.Report{Extra: map[string]any{"stopped": true, "stages": []any{},
+			"chains": m.cfg.Chains, "init_failures": s.InitFailures}}, nil
+	}
 	n, d := m.cfg.Chains, s.D
 	var rep abi.Report
 	rep.Samples = make([]abi.Sample, n)
@@ -765,6 +771,23 @@ func (m *Method) Report() (abi.Report, error) {
 		// With chains = 2 the evidence came out 129 nats off with a
 		// standard error of 0.71, and the posterior a single point.
 		warnings = append(warnings, fmt.Sprintf("the final population descends from only %d of the %d prior draws (%d distinct samples): the posterior and the log evidence (and its standard error) are unreliable; raise chains", lineages, n, len(distinct)))
+	}
+	if !m.Done() {
+		// Stopped early (Ctrl-C, a fault): the population as it stands,
+		// a sample of the tempered posterior prior·L^q, and no evidence.
+		rep.Extra["stopped"] = true
+		// Before the first stage's resampling the population still holds
+		// the prior draws that failed (log likelihood −∞, weight 0).
+		kept := rep.Samples[:0]
+		for _, smp := range rep.Samples {
+			if mcmc.Finite(smp.LogPrior + smp.LogLik) {
+				kept = append(kept, smp)
+			}
+		}
+		rep.Samples = kept
+		rep.Extra["log_evidence"], rep.Extra["log_evidence_se"] = nil, nil
+		rep.Extra["log_evidence_se_stagewise"], rep.Extra["log_evidence_se_lineage"] = nil, nil
+		warnings = append(warnings, fmt.Sprintf("the run stopped at q = %.6g, before q = 1: the samples are from the tempered posterior prior·L^q, not the posterior, and there is no log evidence", s.Q))
 	}
 	if warnings != nil {
 		rep.Extra["warnings"] = warnings

@@ -644,3 +644,10 @@ func TestFewLineagesWarning(t *testing.T) {
 		}
 	}
 }
+
+// A run stopped early still gets a report: before the prior population
+// (no samples), then the population at the current q with "stopped" and
+// no evidence (ABI.md §6.3; audit 6).
+func TestReportWhenStopped(t *testing.T) {
+	conformance.CheckStoppedReport(t, func() abi.Method { return newMethod(t, 40, 4, Bartsoen) }, conformance.FailingTarget(), 11, 30)
+}

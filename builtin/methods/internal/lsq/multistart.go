@@ -109,8 +109,13 @@ func noStart(method string, k, draws int, r abi.Result) error {
 	return fmt.Errorf("%s: start %d found no starting point with finite residuals and Jacobian in %d points (last: status %v, %d residuals, Jacobian of %d values); check the init points and that the prior overlaps the region where the model succeeds", method, k, draws, r.Status, len(r.Residuals), len(r.Jacobian))
 }
 
+// Stopped is the exit reason of a start whose run had not ended when the
+// whole run stopped (Ctrl-C, a fault): its row is its current iterate.
+const Stopped = "stopped"
+
 // Outcome is where one start's run ended.
 type Outcome struct {
+	Start int // the start's index
 	// X is the final iterate, Fac its factorisation, LogPrior and LogLik
 	// its values from the host.
 	X                []float64
@@ -131,9 +136,21 @@ func (o Outcome) Cost() float64 { return 0.5 * o.Fac.RNorm * o.Fac.RNorm }
 // the parameters) of the best start, the first of the lowest cost.
 // initDraws are the points each start tried, c the counts of the run; obs
 // is the number of observations among the residuals (Setup.Observations).
-func Report(outs []Outcome, settings map[string]any, rcond float64, obs int, names []string, bounds mcmc.Bounds, initDraws []int, c multistart.Counts) abi.Report {
+// stopped says the run stopped early (ABI.md §6.3: a method answers in any
+// state after init): outs then hold the starts that have a point, a
+// start's row its current iterate (reason Stopped unless it had ended),
+// and Extra says "stopped".
+func Report(outs []Outcome, settings map[string]any, rcond float64, obs int, names []string, bounds mcmc.Bounds, initDraws []int, c multistart.Counts, stopped bool) abi.Report {
 	n := len(outs)
 	var rep abi.Report
+	if n == 0 {
+		rep.Extra = map[string]any{"starts": 0, "stopped": stopped, "evaluations": c.Evaluations,
+			"failures": c.Failures, "out_of_support": c.OutOfSupport}
+		for k, v := range settings {
+			rep.Extra[k] = v
+		}
+		return rep
+	}
 	costs := make([]any, n)
 	reasons := make([]string, n)
 	iters, evals, fails := make([]int, n), make([]int, n), make([]int, n)
@@ -182,7 +199,7 @@ func Report(outs []Outcome, settings map[string]any, rcond float64, obs int, nam
 		"evaluations_per_start": evals,
 		"failures_per_start":    fails,
 		"trace_cost":            traces,
-		"best_start":            best,
+		"best_start":            outs[best].Start,
 		"best":                  map[string]any{"theta": b.X, "exit_reason": b.Reason, "iterations": b.Iter, "evaluations": b.Evals, "jacobian_evaluations": b.Evals},
 		"statistics":            js,
 		"init_draws":            draws,
@@ -202,8 +219,14 @@ func Report(outs []Outcome, settings map[string]any, rcond float64, obs int, nam
 	if len(at) > 0 {
 		warn = append(warn, fmt.Sprintf("%s ended on a bound: the standard errors assume an optimum inside the bounds", strings.Join(at, ", ")))
 	}
-	if b.Reason == "max_evaluations" || b.Reason == "max_iterations" || b.Reason == "stalled" {
+	if b.Reason == "max_evaluations" || b.Reason == "max_iterations" || b.Reason == "stalled" || b.Reason == Stopped {
 		warn = append(warn, fmt.Sprintf("the best start stopped with %q, not by a convergence test: the point may not be a minimum", b.Reason))
+	}
+	if stopped {
+		rep.Extra["stopped"] = true
+		if len(outs) < len(initDraws) {
+			warn = append(warn, fmt.Sprintf("the run stopped before %d of the %d starts had a usable point: they have no row (best_start is an index among all the starts)", len(initDraws)-len(outs), len(initDraws)))
+		}
 	}
 	if len(warn) > 0 {
 		rep.Extra["warnings"] = warn

@@ -82,6 +82,7 @@ func Check(t *testing.T, s Suite) {
 		{"MultiStart", testMultiStart},
 		{"DeterminismAndResume", testDeterminismAndResume},
 		{"Protocol", testProtocol},
+		{"StoppedReport", testStoppedReport},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.test(t, s) })
 	}
@@ -508,4 +509,36 @@ func testDeterminismAndResume(t *testing.T, s Suite) {
 func testProtocol(t *testing.T, s Suite) {
 	m := s.with("starts", 2)
 	conformance.CheckProtocolStart(t, m, rosenbrock(), 1, 2, abi.WantResiduals|abi.WantJacobian)
+}
+
+// A run stopped early still gets a report: the current iterate of every
+// start that has a point, reason "stopped", and the statistics there
+// (ABI.md §6.3; audit 6: the report was refused and summary.json lost it).
+func testStoppedReport(t *testing.T, s Suite) {
+	c := conformance.Conjugate2D()
+	conformance.CheckStoppedReport(t, func() abi.Method { return s.with("starts", 2) }, c.Target, 7, 6)
+	// Stopped after one round: each start's row is its first point.
+	m := s.with("starts", 2)
+	h := conformance.NewHost(c.Target, 7)
+	if err := m.Init(c.Target.Problem(7)); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Step(m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Done() {
+		t.Skip("done after one round")
+	}
+	rep, err := m.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Samples) != 2 {
+		t.Fatalf("%d rows after one round, want one per start: %v", len(rep.Samples), rep.Extra)
+	}
+	for k, r := range rep.Extra["exit_reason"].([]string) {
+		if r != "stopped" {
+			t.Errorf("start %d: exit reason %q, want stopped", k, r)
+		}
+	}
 }

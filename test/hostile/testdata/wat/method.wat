@@ -16,7 +16,7 @@
   ;; 8192: state = batches, nsamples (i32 each), then the samples (d+2 f64
   ;; per row); 262144: scratch for the deep report.
   (data (i32.const 512) "{\"evil\":true}\00")
-  (data (i32.const 1024) "{\"kind\":\"method\",\"name\":\"method\",\"version\":\"1.0.0\",\"doc\":\"hostile test method\",\"settings\":[{\"name\":\"mode\",\"choices\":[\"ok\",\"loopinit\",\"loopask\",\"looptell\",\"loopdone\",\"loopsamples\",\"loopreport\",\"loopsave\",\"headeroob\",\"pointsoob\",\"samplesoob\",\"reportoob\",\"saveoob\",\"reporthuge\",\"points2e25\",\"draw1e9\",\"draw16m\",\"empty\",\"neverdone\",\"tellerr\",\"savehuge\",\"savereal\",\"reportdeep\",\"wantbits\",\"badmode\",\"samplesbig\",\"samplesnan\",\"samplesout\",\"samplesinf\",\"neverdoneloopsamples\"]}],\"capabilities\":[\"checkpoint\"]}\00")
+  (data (i32.const 1024) "{\"kind\":\"method\",\"name\":\"method\",\"version\":\"1.0.0\",\"doc\":\"hostile test method\",\"settings\":[{\"name\":\"mode\",\"choices\":[\"ok\",\"loopinit\",\"loopask\",\"looptell\",\"loopdone\",\"loopsamples\",\"loopreport\",\"loopsave\",\"headeroob\",\"pointsoob\",\"samplesoob\",\"reportoob\",\"saveoob\",\"reporthuge\",\"points2e25\",\"draw1e9\",\"draw16m\",\"empty\",\"neverdone\",\"tellerr\",\"savehuge\",\"savereal\",\"reportdeep\",\"wantbits\",\"badmode\",\"samplesbig\",\"samplesnan\",\"samplesout\",\"samplesinf\",\"neverdoneloopsamples\",\"done7\"]}],\"capabilities\":[\"checkpoint\"]}\00")
   (data (i32.const 4096) "tell refused on purpose (mode tellerr)\00")
 
   (func $strlen (param $p i32) (result i32)
@@ -106,6 +106,7 @@
     (if (call $is (i32.const 4)) (then (call $loop)))
     (if (call $is (i32.const 18)) (then (return (i32.const 0))))
     (if (call $is (i32.const 29)) (then (return (i32.const 0))))
+    (if (call $is (i32.const 30)) (then (return (i32.const 7)))) ;; C's "true", not 1
     (i32.ge_u (global.get $batches) (i32.const 3)))
 
   (func (export "kinfer_method_samples") (result i64)
