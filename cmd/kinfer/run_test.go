@@ -76,9 +76,14 @@ func TestHugeSettingsRefused(t *testing.T) {
 	if code != 1 || !strings.Contains(e, "chains × samples = 100000 × 100000000") || !strings.Contains(e, "more than the memory budget of") {
 		t.Fatalf("exit %d: %s", code, e)
 	}
-	code, _, e = kinfer(t, "run", "../../examples/quickstart/study.toml", "-o", filepath.Join(dir, "q"), "--memory-budget", "1MiB")
+	code, out, e := kinfer(t, "run", "../../examples/quickstart/study.toml", "-o", filepath.Join(dir, "q"), "--memory-budget", "1MiB")
 	if code != 1 || !strings.Contains(e, "more than the memory budget of 1 MiB") {
 		t.Fatalf("--memory-budget 1MiB: exit %d: %s", code, e)
+	}
+	// A refusal at the method's Init ran nothing and wrote nothing: the
+	// error alone, no "STOPPED (partial results)" and no report (audit 6).
+	if strings.Contains(out, "STOPPED") || strings.Contains(e, "report.html") {
+		t.Errorf("an Init refusal printed a run's summary or tried its report:\n%s%s", out, e)
 	}
 	if code, _, e := kinfer(t, "run", "../../examples/quickstart/study.toml", "--memory-budget", "lots"); code != 2 || !strings.Contains(e, "not a size") {
 		t.Fatalf("--memory-budget lots: exit %d: %s", code, e)
