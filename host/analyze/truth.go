@@ -147,6 +147,13 @@ type TruthReport struct {
 	Params  []TruthParam `json:"params"`
 	// Skipped are the free parameters the file gives no truth for.
 	Skipped []string `json:"skipped"`
+	// Unchecked are the free parameters that have a truth but no band to
+	// check it against, each with the reason (a least-squares estimate on
+	// a bound or without a standard error; an optimiser's end points).
+	Unchecked []string `json:"unchecked,omitempty"`
+	// theta is the truth of every free parameter in the study's order,
+	// nil unless the file gives them all (then AtTruth is computed).
+	theta []float64
 	// Fixed are truth keys naming parameters the study fixes (not sampled).
 	Fixed []FixedTruth `json:"fixed,omitempty"`
 	// AtTruth is the log target at the truth, when every free parameter
@@ -242,17 +249,30 @@ func checkTruth(file string, truths []TruthValue, free, all []abi.Param, base []
 		return nil, fmt.Errorf("%s:%d: %q is not a parameter of the run's model (parameters: %s)", file, tv.Line, tv.Name, strings.Join(names, ", "))
 	}
 	col := make([]float64, len(samples))
+	r.theta = make([]float64, len(free))
 	for j, p := range free {
 		t, ok := given[p.Name]
-		if !ok || r.Basis == "none" {
+		if !ok {
 			r.Skipped = append(r.Skipped, p.Name)
+			r.theta = nil
+			continue
+		}
+		if r.theta != nil {
+			r.theta[j] = t
+		}
+		if r.Basis == "none" {
+			r.Unchecked = append(r.Unchecked, p.Name+" (no band: "+r.Note+")")
 			continue
 		}
 		var c analysis.Truth
 		if r.Basis == "standard errors" {
 			e, ok := est[p.Name]
-			if !ok || !(e.SE > 0) || math.IsInf(e.SE, 0) || e.AtBound {
-				r.Skipped = append(r.Skipped, p.Name+" (no usable standard error)")
+			switch {
+			case ok && e.AtBound:
+				r.Unchecked = append(r.Unchecked, p.Name+" (its estimate is on a bound, where the standard error does not hold)")
+				continue
+			case !ok || !(e.SE > 0) || math.IsInf(e.SE, 0):
+				r.Unchecked = append(r.Unchecked, p.Name+" (no usable standard error)")
 				continue
 			}
 			z := distuv.UnitNormal.Quantile(analysis.SpreadHigh)
@@ -277,6 +297,14 @@ func checkTruth(file string, truths []TruthValue, free, all []abi.Param, base []
 	return r, nil
 }
 
+// atTruthText is the line of the log target at the truth, if any.
+func (r *TruthReport) atTruthText(b *strings.Builder) {
+	if at := r.AtTruth; at != nil {
+		fmt.Fprintf(b, "log target at the truth: %.6g (%s; log prior %.6g, log likelihood %.6g), above %.1f %% of the samples' (their largest %.6g)\n",
+			at.LogTarget, at.Status, at.LogPrior, at.LogLikelihood, 100*at.SamplesBelow, at.SamplesMax)
+	}
+}
+
 // text renders the truth check for the terminal.
 func (r *TruthReport) text(b *strings.Builder) {
 	w := ""
@@ -285,6 +313,7 @@ func (r *TruthReport) text(b *strings.Builder) {
 	}
 	if r.Basis == "none" {
 		fmt.Fprintf(b, "\ntruth (%s): not checked: %s\n", r.File, r.Note)
+		r.atTruthText(b)
 		return
 	}
 	if r.Basis == "standard errors" {
@@ -310,10 +339,10 @@ func (r *TruthReport) text(b *strings.Builder) {
 	if len(r.Skipped) > 0 {
 		fmt.Fprintf(b, "skipped (no truth given): %s\n", strings.Join(r.Skipped, ", "))
 	}
-	if at := r.AtTruth; at != nil {
-		fmt.Fprintf(b, "log target at the truth: %.6g (%s; log prior %.6g, log likelihood %.6g), above %.1f %% of the samples' (their largest %.6g)\n",
-			at.LogTarget, at.Status, at.LogPrior, at.LogLikelihood, 100*at.SamplesBelow, at.SamplesMax)
+	if len(r.Unchecked) > 0 {
+		fmt.Fprintf(b, "not checked: %s\n", strings.Join(r.Unchecked, ", "))
 	}
+	r.atTruthText(b)
 	for _, f := range r.Fixed {
 		fmt.Fprintf(b, "not sampled (fixed in the study): %s, truth %.6g, fixed at %.6g\n", f.Name, f.Truth, f.Fixed)
 	}

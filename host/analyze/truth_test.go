@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
@@ -104,8 +105,19 @@ func TestCheckTruthLeastSquares(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Basis != "standard errors" || r.Checked != 1 || r.Inside != 1 || len(r.Skipped) != 1 {
+	// b has a truth but no band: not checked, and not "no truth given";
+	// every parameter has a truth, so the log target at the truth is
+	// computed (audit 6).
+	if r.Basis != "standard errors" || r.Checked != 1 || r.Inside != 1 || len(r.Skipped) != 0 ||
+		!reflect.DeepEqual(r.Unchecked, []string{"b (no usable standard error)"}) || !reflect.DeepEqual(r.theta, []float64{4, 2}) {
 		t.Fatalf("%+v", r)
+	}
+	est["b"] = Estimate{Value: 1, SE: 0.1, AtBound: true}
+	if r, _ := checkTruth("t.json", tv, all, all, []float64{0, 0}, samples, nil, est, ""); !reflect.DeepEqual(r.Unchecked, []string{"b (its estimate is on a bound, where the standard error does not hold)"}) {
+		t.Errorf("on a bound: %+v", r)
+	}
+	if r, _ := checkTruth("t.json", tv[:1], all, all, []float64{0, 0}, samples, nil, est, ""); !reflect.DeepEqual(r.Skipped, []string{"b"}) || r.theta != nil {
+		t.Errorf("b without a truth: %+v", r)
 	}
 	p := r.Params[0]
 	if math.Abs(p.Percentile-0.8413447460685429) > tol || math.Abs(p.P05-(3-1.6448536269514722)) > tol || math.Abs(p.P95-(3+1.6448536269514722)) > tol {
@@ -119,7 +131,7 @@ func TestCheckTruthLeastSquares(t *testing.T) {
 	r, _ = checkTruth("t.json", tv, all, all, []float64{0, 0}, samples, nil, nil, "builtin:adam is an optimiser")
 	b.Reset()
 	r.text(&b)
-	if r.Basis != "none" || r.Checked != 0 || !strings.Contains(b.String(), "not checked: builtin:adam is an optimiser") {
+	if r.Basis != "none" || r.Checked != 0 || !strings.Contains(b.String(), "not checked: builtin:adam is an optimiser") || len(r.Skipped) != 0 || r.theta == nil {
 		t.Errorf("no band: %+v\n%s", r, b.String())
 	}
 }
