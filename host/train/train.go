@@ -183,6 +183,12 @@ func ReadDesign(dir string) (*Design, error) {
 	rh := sha256.Sum256(b) // the bytes read: no second, unchecked open
 	ds.RecordSHA = hex.EncodeToString(rh[:])
 	for _, p := range rec.Params {
+		// The box is the surrogate's training box: a study refuses a
+		// surrogate whose box is not one (audit 6: lower > upper trained,
+		// and every study then refused the file).
+		if !(p.Lower < p.Upper) || math.IsInf(p.Lower, 0) || math.IsInf(p.Upper, 0) {
+			return nil, fmt.Errorf("%s: param %q has bounds [%g, %g]: want finite lower < upper (a damaged record)", jp, p.Name, p.Lower, p.Upper)
+		}
 		ds.InNames, ds.InUnits = append(ds.InNames, p.Name), append(ds.InUnits, p.Unit)
 	}
 	for _, c := range rec.Conditions {
@@ -249,6 +255,13 @@ func ReadDesign(dir string) (*Design, error) {
 			v, err := num(fields[col], col)
 			if err != nil {
 				return nil, err
+			}
+			if j < d {
+				// kinfer design puts every point inside the recorded box.
+				p := rec.Params[j]
+				if slack := 1e-9 * (p.Upper - p.Lower); v < p.Lower-slack || v > p.Upper+slack {
+					return nil, fmt.Errorf("%s:%d: column %q: %g is outside the box [%g, %g] design.json records (a damaged record)", cp, line, want[col], v, p.Lower, p.Upper)
+				}
 			}
 			ds.Data.X = append(ds.Data.X, v)
 		}

@@ -123,6 +123,16 @@ func TestReadDesignRefuses(t *testing.T) {
 			os.Remove(filepath.Join(dir, "design.json"))
 			os.Mkdir(filepath.Join(dir, "design.json"), 0o755)
 		},
+		// A box that is not one trained, and every study then refused the
+		// surrogate (audit 6); a point outside the recorded box.
+		`param "a" has bounds [9000, 1]: want finite lower < upper`: func(dir string) {
+			b, _ := os.ReadFile(filepath.Join(dir, "design.json"))
+			os.WriteFile(filepath.Join(dir, "design.json"), []byte(strings.Replace(string(b), `"lower":0,"upper":1`, `"lower":9000,"upper":1`, 1)), 0o644)
+		},
+		`design.csv:2: column "b": -3.5 is outside the box [-1, 1]`: func(dir string) {
+			b, _ := os.ReadFile(filepath.Join(dir, "design.csv"))
+			os.WriteFile(filepath.Join(dir, "design.csv"), []byte(strings.Replace(string(b), "0,ok,0,-0.5,d,0,", "0,ok,0,-3.5,d,0,", 1)), 0o644)
+		},
 	}
 	for want, spoil := range cases {
 		dir := t.TempDir()
