@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/internal/strictjson"
 )
 
 // Limits on what a method may return, beyond the memory bounds checks.
@@ -692,15 +693,27 @@ func (w *method) Report() (abi.Report, error) {
 		if err := checkDepth(js, maxJSONDepth); err != nil {
 			return rep, w.check(in.malformed(exMethodReport, "returned an invalid report: %v", err))
 		}
+		// The syntax and trailing bytes first, without decoding values.
 		dec := json.NewDecoder(bytes.NewReader(js))
-		if err := dec.Decode(&rep.Extra); err != nil || rep.Extra == nil {
-			if err == nil {
-				err = errors.New("not a JSON object")
-			}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
 			return rep, w.check(in.malformed(exMethodReport, "returned an invalid report: %v", err))
 		}
 		if err := trailing(js, dec); err != nil {
 			return rep, w.check(in.malformed(exMethodReport, "returned an invalid report: %v", err))
+		}
+		if raw[0] != '{' { // Decode skipped the white space
+			return rep, w.check(in.malformed(exMethodReport, "returned an invalid report: not a JSON object"))
+		}
+		// Then the values, within the bounds summary.json's readers apply
+		// (kinfer report, --verify): a report within 16 MiB whose values
+		// decode to far more (5.6 M empty objects) took the run past 1 GB
+		// and wrote a summary.json that kinfer itself refused (audit 6).
+		if err := strictjson.Decode(js, &rep.Extra, strictjson.Lenient); err != nil || rep.Extra == nil {
+			if err == nil {
+				err = errors.New("not a JSON object")
+			}
+			return rep, w.check(in.malformed(exMethodReport, "returned a report kinfer cannot keep in summary.json: %v", err))
 		}
 	}
 	return rep, nil

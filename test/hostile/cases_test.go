@@ -326,6 +326,10 @@ func cases() []hcase {
 		{name: "describe-nested-100000", code: 1, want: []string{"plugin describe-nested-100000", "kinfer_describe", "deep|depth|nest"},
 			files: modelStudy("describe-nested-100000", "wat/describe-deep.wasm", "", gaussian, mh)},
 		methodCase("report-nested-100000", "reportdeep", 1, "plugin report-nested-100000", "kinfer_method_report", "deep|depth|nest"),
+		// 15 MB, within the 16 MiB bound, of 5 M empty objects: it decoded
+		// past 1 GB and wrote a summary.json kinfer then refused (audit 6).
+		{name: "report-5m-values", code: 1, want: []string{"plugin report-5m-values", "kinfer_method_report", "cannot keep in summary.json", "more than 1048576 values"},
+			files: methodFiles("report-5m-values", "reportbomb", "memory_mib = 100\ntimeout_ms = 5000\nfuel = 10_000_000_000")},
 
 		// Traps and malformed results.
 		modeCase("eval-unreachable", "unreachable", 1, "plugin eval-unreachable", "kinfer_model_eval", "unreachable"),

@@ -16,7 +16,7 @@
   ;; 8192: state = batches, nsamples (i32 each), then the samples (d+2 f64
   ;; per row); 262144: scratch for the deep report.
   (data (i32.const 512) "{\"evil\":true}\00")
-  (data (i32.const 1024) "{\"kind\":\"method\",\"name\":\"method\",\"version\":\"1.0.0\",\"doc\":\"hostile test method\",\"settings\":[{\"name\":\"mode\",\"choices\":[\"ok\",\"loopinit\",\"loopask\",\"looptell\",\"loopdone\",\"loopsamples\",\"loopreport\",\"loopsave\",\"headeroob\",\"pointsoob\",\"samplesoob\",\"reportoob\",\"saveoob\",\"reporthuge\",\"points2e25\",\"draw1e9\",\"draw16m\",\"empty\",\"neverdone\",\"tellerr\",\"savehuge\",\"savereal\",\"reportdeep\",\"wantbits\",\"badmode\",\"samplesbig\",\"samplesnan\",\"samplesout\",\"samplesinf\",\"neverdoneloopsamples\",\"done7\"]}],\"capabilities\":[\"checkpoint\"]}\00")
+  (data (i32.const 1024) "{\"kind\":\"method\",\"name\":\"method\",\"version\":\"1.0.0\",\"doc\":\"hostile test method\",\"settings\":[{\"name\":\"mode\",\"choices\":[\"ok\",\"loopinit\",\"loopask\",\"looptell\",\"loopdone\",\"loopsamples\",\"loopreport\",\"loopsave\",\"headeroob\",\"pointsoob\",\"samplesoob\",\"reportoob\",\"saveoob\",\"reporthuge\",\"points2e25\",\"draw1e9\",\"draw16m\",\"empty\",\"neverdone\",\"tellerr\",\"savehuge\",\"savereal\",\"reportdeep\",\"wantbits\",\"badmode\",\"samplesbig\",\"samplesnan\",\"samplesout\",\"samplesinf\",\"neverdoneloopsamples\",\"done7\",\"reportbomb\"]}],\"capabilities\":[\"checkpoint\"]}\00")
   (data (i32.const 4096) "tell refused on purpose (mode tellerr)\00")
 
   (func $strlen (param $p i32) (result i32)
@@ -128,7 +128,7 @@
     (call $pack (i32.const 8200) (global.get $nsamples)))
 
   (func (export "kinfer_method_report") (result i64)
-    (local $i i32)
+    (local $i i32) (local $p i32)
     (if (call $is (i32.const 6)) (then (call $loop)))
     (if (call $is (i32.const 11)) (then (return (call $pack (i32.const 0xffffff00) (i32.const 1000)))))
     (if (call $is (i32.const 13)) (then (return (call $pack (i32.const 0) (i32.const 300000000)))))
@@ -140,6 +140,22 @@
         (memory.fill (i32.const 362148) (i32.const 0x5d) (i32.const 100000))
         (i32.store8 (i32.const 462148) (i32.const 0x7d))
         (return (call $pack (i32.const 262143) (i32.const 200006)))))
+    (if (call $is (i32.const 31)) ;; {"x":[{},{},… 5 000 000 times …,0]}: 15 MB, 5 M values
+      (then
+        (local.set $p (call $big (i32.const 256)))
+        (i32.store (local.get $p) (i32.const 0x2278_227b))                      ;; {"x"
+        (i32.store16 (i32.add (local.get $p) (i32.const 4)) (i32.const 0x5b3a)) ;; :[
+        (local.set $i (i32.const 0))
+        (block $done
+          (loop $next
+            (br_if $done (i32.ge_u (local.get $i) (i32.const 5000000)))
+            (i32.store16 (i32.add (local.get $p) (i32.add (i32.const 6) (i32.mul (local.get $i) (i32.const 3)))) (i32.const 0x7d7b)) ;; {}
+            (i32.store8 (i32.add (local.get $p) (i32.add (i32.const 8) (i32.mul (local.get $i) (i32.const 3)))) (i32.const 0x2c))   ;; ,
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (br $next)))
+        (i32.store16 (i32.add (local.get $p) (i32.const 15000006)) (i32.const 0x5d30)) ;; 0]
+        (i32.store8 (i32.add (local.get $p) (i32.const 15000008)) (i32.const 0x7d))    ;; }
+        (return (call $pack (local.get $p) (i32.const 15000009)))))
     (call $pack (i32.const 512) (call $strlen (i32.const 512))))
 
   ;; The state is batches, nsamples and the samples, contiguous from 8192.
