@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -711,4 +712,38 @@ func TestFetchFileStreamsAndVerifies(t *testing.T) {
 	if len(ents) != 0 {
 		t.Errorf("left after a refused object: %v", ents)
 	}
+}
+
+// A worker whose server is not there says so while it waits, and its
+// error on a stop names the server it never reached (audit 6: a wrong
+// port gave no word, then "is JetStream enabled on the server?").
+func TestWorkerNamesUnreachableServer(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
+	defer cancel()
+	var log syncBuffer
+	err := Work(ctx, Config{URL: "nats://127.0.0.1:1"}, WorkerOptions{Slots: 1, CacheDir: t.TempDir(), Runtime: wasm.Options{CacheDir: "-"}, Log: &log})
+	if err == nil || !strings.Contains(err.Error(), "NATS server nats://127.0.0.1:1: not reached in") {
+		t.Errorf("error %v", err)
+	}
+	if !strings.Contains(log.String(), "waiting for the NATS server nats://127.0.0.1:1: not reached in 2s (is a server listening there?)") {
+		t.Errorf("log %q", log.String())
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the worker's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -217,6 +217,20 @@ func Work(ctx context.Context, cfg Config, o WorkerOptions) error {
 		return err
 	}
 	defer w.nc.Close()
+	// The server may not be up yet (the worker retries for ever), or the
+	// URL is wrong: say so while waiting, and name it on a stop (audit 6:
+	// a wrong port gave no word, then "is JetStream enabled?").
+	for start, next := time.Now(), 2*time.Second; !w.nc.IsConnected(); {
+		if time.Since(start) >= next {
+			w.logf("waiting for the NATS server %s: not reached in %.0fs (is a server listening there?); retrying", cfg.PublicURL(), time.Since(start).Seconds())
+			next += 10 * time.Second
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("NATS server %s: not reached in %.0fs: %w", cfg.PublicURL(), time.Since(start).Seconds(), context.Cause(ctx))
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 	for {
 		ectx, cancel := context.WithTimeout(ctx, ensureTimeout)
 		w.cons, w.obs, err = cfg.ensure(ectx, w.js)
