@@ -44,7 +44,9 @@ type WorkerOptions struct {
 	// Ready, if set, is called once the worker is connected and pulling.
 	Ready func()
 	// MaxStudies bounds the studies kept loaded (default 4); the least
-	// recently used is closed.
+	// recently used is closed before another is loaded. They share the
+	// memory budget (run.DefaultMemoryBudget): each study's plugin
+	// instances are capped by its MaxStudies-th part.
 	MaxStudies int
 	// TrustPlugins lets a run's study lift the sandbox's limits for a
 	// plugin (trusted = true in its table: no timeout, no fuel budget,
@@ -661,12 +663,14 @@ func (w *worker) evict() {
 		}
 		l := w.studies[old]
 		delete(w.studies, old)
-		go func() {
-			<-l.ready
-			if l.s != nil {
-				l.s.Close()
-			}
-		}()
+		// Idle (busy 0) means loaded and ready: close it now, before the
+		// next study loads, so that at most MaxStudies hold instances
+		// (audit 6: closed in the background, a fifth study's instances
+		// came on top of four).
+		<-l.ready
+		if l.s != nil {
+			l.s.Close()
+		}
 	}
 }
 
@@ -691,7 +695,11 @@ func (w *worker) load(ctx context.Context, sum string) (*study.Study, error) {
 			return nil, declined{err}
 		}
 	}
-	s, err := study.Load(ctx, path, study.Options{Workers: w.o.Slots, Runtime: w.rt, Interrupt: ctx, Previous: b.Previous, MemoryBudget: run.DefaultMemoryBudget()})
+	// The loaded studies share the budget: a plugin's instances are capped
+	// by half of each one's part (audit 6: capped per study, five bundles
+	// of a 240 MiB model ran a worker out of memory).
+	s, err := study.Load(ctx, path, study.Options{Workers: w.o.Slots, Runtime: w.rt, Interrupt: ctx, Previous: b.Previous,
+		MemoryBudget: run.DefaultMemoryBudget() / int64(w.o.MaxStudies)})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err
