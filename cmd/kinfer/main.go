@@ -272,36 +272,19 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 	} else {
 		fmt.Fprintf(w, "outputs: none written to %s\n", dir)
 	}
-	if (s.DerivativeFailures != "" || s.JacobianFailures > 0 || s.GradientFailures > 0) && s.Complete {
-		// A stopped run's error already carries it. Without a message the
-		// failures were finite-difference steps or a built-in model's.
-		why := s.DerivativeFailures
-		if why == "" {
-			why = "a difference step or the model's derivative failed (summary.json jacobian_failures, gradient_failures)"
+	for _, wn := range s.Warnings() {
+		switch wn.About {
+		case "":
+			fmt.Fprintf(w, "WARNING: %s\n", wn.Text)
+		case "method " + s.Method:
+			fmt.Fprintf(w, "WARNING (%s): %s\n", wn.About, guesttext.Escape(wn.Text))
+		default:
+			fmt.Fprintf(w, "WARNING (%s): %s\n", wn.About, wn.Text)
 		}
-		fmt.Fprintf(w, "WARNING: %d Jacobians and %d gradients could not be computed at points of status ok: %s\n",
-			s.JacobianFailures, s.GradientFailures, why)
-	}
-	for _, m := range methodWarnings(s.MethodReport) {
-		fmt.Fprintf(w, "WARNING (method %s): %s\n", s.Method, guesttext.Escape(m))
-	}
-	if s.Transform != nil {
-		for _, m := range s.Transform.Warnings {
-			fmt.Fprintf(w, "WARNING ([transform]): %s\n", m)
-		}
-	}
-	for _, m := range s.PriorWarnings {
-		fmt.Fprintf(w, "WARNING ([prior]): %s\n", m)
-	}
-	for _, m := range s.BoundWarnings {
-		fmt.Fprintf(w, "WARNING (bounds): %s\n", m)
 	}
 	for _, c := range s.Certified {
 		name, _, _ := strings.Cut(c, ":")
 		fmt.Fprintf(w, "certified: %s (summary.json certified lists the checks)\n", guesttext.Escape(name))
-	}
-	if s.Transform != nil && (s.Method == "builtin:tmcmc" || s.Method == "builtin:metropolis") {
-		fmt.Fprintf(w, "WARNING ([transform] with the sampler %s): %s\n", s.Method, s.Transform.Note)
 	}
 }
 
@@ -431,20 +414,6 @@ func num6(f run.F) string {
 		return "-"
 	}
 	return strconv.FormatFloat(x, 'g', 6, 64)
-}
-
-// methodWarnings are the strings of a method report's "warnings" list (a
-// method says there what a user must not miss, e.g. a biased variant).
-func methodWarnings(report any) []string {
-	m, _ := report.(map[string]any)
-	ws, _ := m["warnings"].([]any)
-	var out []string
-	for _, w := range ws {
-		if s, ok := w.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // isManifest tells a plugin.toml from a study by its top-level keys.

@@ -224,7 +224,15 @@ func (r *Report) HTML(w io.Writer) error {
 	if !s.Complete {
 		pg.Status = s.Status()
 	}
-	pg.Warnings = warnings(r.report)
+	// The warnings kinfer run prints (run.Summary.Warnings): a reader of
+	// the report must not miss them either (audit 6: a sampler's run under
+	// [transform] was shown as the posterior of θ without a word).
+	for _, wn := range s.Warnings() {
+		if wn.About != "" {
+			wn.Text = "(" + wn.About + ") " + wn.Text
+		}
+		pg.Warnings = append(pg.Warnings, wn.Text)
+	}
 	pg.Run = []kv{
 		{"study file", s.StudyFile}, {"model", s.Model}, {"method", s.Method},
 		{"likelihoods", strings.Join(s.Likelihoods, "; ")},
@@ -310,16 +318,6 @@ func fixed(m map[string]float64) string {
 	return strings.Join(parts, ", ")
 }
 
-func warnings(report map[string]any) []string {
-	ws, _ := report["warnings"].([]any)
-	var out []string
-	for _, w := range ws {
-		if s, ok := w.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
-}
 
 // perParamLists are the method-report lists that hold one value per free
 // parameter, in samples.csv's order: Metropolis's (builtin and the

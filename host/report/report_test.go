@@ -474,3 +474,34 @@ func TestFigureFileNames(t *testing.T) {
 		t.Errorf("long names: %q (%d bytes), %q", a, len(a), b)
 	}
 }
+
+// The report shows the warnings kinfer run prints, not only the method's:
+// a sampler's run under [transform] is not the posterior of θ, and a
+// prior the bounds cut (audit 6: report.html said neither).
+func TestReportShowsRunWarnings(t *testing.T) {
+	dir := writeRun(t, "metropolis", `{"chains": 3, "warnings": ["the method's own"]}`, 50)
+	p := filepath.Join(dir, "summary.json")
+	b, _ := os.ReadFile(p)
+	b = []byte(strings.Replace(string(b), `"complete": false`, `"complete": false, "prior_warnings": ["k: the bounds keep 0.6 % of its prior"],
+  "transform": {"transforms": [], "x_bounds": {}, "note": "the draws are not the posterior of theta"}`, 1))
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Build(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h strings.Builder
+	if err := r.HTML(&h); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"WARNING: (method builtin:metropolis) the method&#39;s own",
+		"WARNING: ([prior]) k: the bounds keep 0.6 % of its prior",
+		"WARNING: ([transform] with the sampler builtin:metropolis) the draws are not the posterior of theta",
+	} {
+		if !strings.Contains(h.String(), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}

@@ -610,3 +610,63 @@ func StandardErrors(report any) []StandardError {
 	}
 	return out
 }
+
+// Warning is one thing a reader of a run must not miss: what it is about
+// ("method builtin:tmcmc", "[transform]", "[prior]", "bounds", "") and
+// its text (a method's is the plugin's, unescaped).
+type Warning struct{ About, Text string }
+
+// Warnings are the run's warnings in the order kinfer run prints them
+// after its table and report.html shows them at its top: derivatives that
+// failed at points of status ok (in a complete run; a stopped run's error
+// carries them), the method report's "warnings", the transform's, the
+// priors' and the bounds', and the note of a sampler run under
+// [transform] (its samples are not the posterior of θ). One list, so the
+// terminal and the report cannot disagree (audit 6: the report showed
+// the method's warnings alone).
+func (s *Summary) Warnings() []Warning {
+	var ws []Warning
+	if (s.DerivativeFailures != "" || s.JacobianFailures > 0 || s.GradientFailures > 0) && s.Complete {
+		// Without a message the failures were finite-difference steps or
+		// a built-in model's.
+		why := s.DerivativeFailures
+		if why == "" {
+			why = "a difference step or the model's derivative failed (summary.json jacobian_failures, gradient_failures)"
+		}
+		ws = append(ws, Warning{"", fmt.Sprintf("%d Jacobians and %d gradients could not be computed at points of status ok: %s",
+			s.JacobianFailures, s.GradientFailures, why)})
+	}
+	for _, m := range MethodWarnings(s.MethodReport) {
+		ws = append(ws, Warning{"method " + s.Method, m})
+	}
+	if s.Transform != nil {
+		for _, m := range s.Transform.Warnings {
+			ws = append(ws, Warning{"[transform]", m})
+		}
+	}
+	for _, m := range s.PriorWarnings {
+		ws = append(ws, Warning{"[prior]", m})
+	}
+	for _, m := range s.BoundWarnings {
+		ws = append(ws, Warning{"bounds", m})
+	}
+	if s.Transform != nil && (s.Method == "builtin:tmcmc" || s.Method == "builtin:metropolis") {
+		ws = append(ws, Warning{"[transform] with the sampler " + s.Method, s.Transform.Note})
+	}
+	return ws
+}
+
+// MethodWarnings are the strings of a method report's "warnings" list (a
+// method says there what a user must not miss, e.g. a biased variant).
+func MethodWarnings(report any) []string {
+	m, _ := report.(map[string]any)
+	ws, _ := m["warnings"].([]any)
+	var out []string
+	for _, w := range ws {
+		if s, ok := w.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
