@@ -318,7 +318,6 @@ func fixed(m map[string]float64) string {
 	return strings.Join(parts, ", ")
 }
 
-
 // perParamLists are the method-report lists that hold one value per free
 // parameter, in samples.csv's order: Metropolis's (builtin and the
 // plugin of plugins/go/metropolis) split-R̂, ESS and proposal scale. A

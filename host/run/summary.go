@@ -669,4 +669,3 @@ func MethodWarnings(report any) []string {
 	}
 	return out
 }
-
