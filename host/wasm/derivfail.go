@@ -70,6 +70,9 @@ func (in *instance) derivStatus(e export, v int32) (abi.Status, error) {
 		msg = in.lastError()
 	}
 	in.p.deriv.add(e, st, msg)
+	// The call also evaluated the point's values: evaluation_failures
+	// counts it for the values' non-finite tally (tallyNonFinite).
+	in.p.evals.addAll(e, []abi.Status{abi.OK}, "")
 	return st, nil
 }
 

@@ -436,6 +436,11 @@ func (in *instance) readOutputs(e export, base uint32, n1 string, o1 uint64, a [
 // first such value, so that summary.json's derivative_failures names the
 // export (audit 5: a Jacobian of NaN at status 0 was told as "the export
 // failed, or a finite-difference step did", and named nowhere).
+//
+// A NaN or ±Inf in the values y themselves is the point's value failing,
+// not its derivative: it is tallied with the evaluation failures (audit
+// 6: under adam, a pullback model's NaN values were reported as "0
+// Jacobians and 0 gradients could not be computed … 405 of 902").
 func (in *instance) tallyNonFinite(e export, n1 string, a []float64, n2 string, b []float64) {
 	if !derivExport(e) {
 		return
@@ -447,7 +452,11 @@ func (in *instance) tallyNonFinite(e export, n1 string, a []float64, n2 string, 
 				if k == 1 {
 					name = n2
 				}
-				in.p.deriv.addNonFinite(e, 1, k, i, fmt.Sprintf("%s[%d] = %v", name, i, v))
+				tally := &in.p.deriv
+				if name == "y" {
+					tally = &in.p.evals
+				}
+				tally.addNonFinite(e, 1, k, i, fmt.Sprintf("%s[%d] = %v", name, i, v))
 				return
 			}
 		}

@@ -347,6 +347,21 @@ func TestCapabilities(t *testing.T) {
 	if st := j.Jacobian([]float64{-600, 0}, x, y, jac); st != abi.Invalid {
 		t.Errorf("Jacobian invalid: status %v", st)
 	}
+	// Non-finite values (a·x overflows at x = 2), a finite Jacobian: the
+	// point's value failed, not its derivative, so evaluation_failures
+	// names it and derivative_failures does not (audit 7: under adam a
+	// pullback model's NaN values read "0 Jacobians and 0 gradients could
+	// not be computed … 405 of 902").
+	if st := j.Jacobian([]float64{1e308, 0}, x, y, jac); st != abi.NonFinite {
+		t.Errorf("Jacobian with overflowing values: status %v, want non-finite", st)
+	}
+	ev := j.(interface{ EvaluationFailures() string }).EvaluationFailures()
+	if !strings.Contains(ev, "kinfer_model_jacobian returned status 0 with non-finite outputs in 1 of") || !strings.Contains(ev, "y[1] = +Inf") {
+		t.Errorf("evaluation failures %q", ev)
+	}
+	if got := j.(interface{ DerivativeFailures() string }).DerivativeFailures(); !strings.Contains(got, "non-finite outputs in 1 of") || strings.Contains(got, "y[") {
+		t.Errorf("derivative failures after a value failure: %q", got)
+	}
 }
 
 func isBatch(m abi.Model) bool   { _, ok := m.(abi.BatchModel); return ok }
