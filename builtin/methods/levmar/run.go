@@ -64,6 +64,12 @@ type Run struct {
 	Evals      int `json:"evals"`
 	Failures   int `json:"failures"`
 	ConsecFail int `json:"consec_fail"`
+	// OpenLower and OpenUpper mark the bounds found to be open: a trial
+	// projected onto one came back out of the prior's support (a
+	// lognormal's 0). A step is then held short of such a bound
+	// (openBoundKeep). Nil until one is found.
+	OpenLower []bool `json:"open_lower,omitempty"`
+	OpenUpper []bool `json:"open_upper,omitempty"`
 	// Trace is the cost ½‖r‖² of every iterate, from the start.
 	Trace  []float64 `json:"trace"`
 	Done   bool      `json:"done"`
@@ -243,7 +249,14 @@ func (run *Run) propose(c Config, b mcmc.Bounds) {
 	run.Fac.Unscale(sub, pt, step)
 	trial := grow(&run.trialBuf, p)
 	for j := range trial {
-		trial[j] = math.Max(b.Lower[j], math.Min(b.Upper[j], run.X[j]+step[j]))
+		lo, hi := b.Lower[j], b.Upper[j]
+		if run.OpenLower != nil && run.OpenLower[j] {
+			lo += openBoundKeep * (run.X[j] - lo)
+		}
+		if run.OpenUpper != nil && run.OpenUpper[j] {
+			hi -= openBoundKeep * (hi - run.X[j])
+		}
+		trial[j] = math.Max(lo, math.Min(hi, run.X[j]+step[j]))
 	}
 	// The step actually taken, in the free scaled coordinates.
 	pnorm := 0.0
@@ -259,6 +272,33 @@ func (run *Run) propose(c Config, b mcmc.Bounds) {
 	prered, dir := sub.Reduction(pt)
 	f2 := run.Fac.RNorm * run.Fac.RNorm
 	run.Trial, run.PNorm, run.Prered, run.Dirder = trial, pnorm, prered/f2, dir/f2
+}
+
+// openBoundKeep is the share of the distance to an open bound that a step
+// keeps: the trial stops at x − (1 − openBoundKeep)·(x − bound), the
+// fraction-to-the-boundary rule of interior-point methods (Nocedal &
+// Wright 2006, Numerical Optimization, Eq. 19.9, τ = 0.995), so an
+// iterate can approach the bound geometrically but never land on it.
+const openBoundKeep = 0.005
+
+// markOpen marks the bounds the out-of-support Trial sits on while the
+// iterate does not: the prior's density is zero there, so the projection
+// onto the box must stop short of them (audit 7: levmar's steps onto a
+// lognormal parameter's bound 0 were all refused, and it reported
+// convergence at 30 000 times the minimum cost).
+func (run *Run) markOpen(b mcmc.Bounds) {
+	for j, t := range run.Trial {
+		lo := t == b.Lower[j] && run.X[j] > b.Lower[j]
+		hi := t == b.Upper[j] && run.X[j] < b.Upper[j]
+		if !lo && !hi {
+			continue
+		}
+		if run.OpenLower == nil {
+			run.OpenLower, run.OpenUpper = make([]bool, len(run.X)), make([]bool, len(run.X))
+		}
+		run.OpenLower[j] = run.OpenLower[j] || lo
+		run.OpenUpper[j] = run.OpenUpper[j] || hi
+	}
 }
 
 // grow returns *buf resized to n (contents unspecified), reallocating it
@@ -287,6 +327,9 @@ func (run *Run) Observe(r abi.Result, c Config, b mcmc.Bounds) {
 	fnorm := run.Fac.RNorm
 	fnorm1 := math.Inf(1)
 	ok := usable(r, run.Trial, b)
+	if r.Status == abi.OutOfSupport {
+		run.markOpen(b)
+	}
 	if ok {
 		s := 0.0
 		for _, v := range r.Residuals {
