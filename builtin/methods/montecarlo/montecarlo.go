@@ -390,6 +390,11 @@ func (m *Method) Report() (abi.Report, error) {
 	if m.st.Failed > 0 {
 		warn = append(warn, fmt.Sprintf("%d of %d draws failed and are left out: the statistics are of the draws the model could evaluate", m.st.Failed, m.st.Failed+len(m.st.Values)))
 	}
+	if !m.st.Done {
+		// Stopped early (Ctrl-C, a fault; ABI.md §6.3): the draws so far.
+		rep.Extra["stopped"] = true
+		warn = append(warn, fmt.Sprintf("the run stopped after %d of at least %d draws: the statistics are of the draws so far, and the stopping rule was not applied", len(m.st.Values)+m.st.Failed, m.cfg.MinSamples))
+	}
 	if len(warn) > 0 {
 		rep.Extra["warnings"] = warn
 	}

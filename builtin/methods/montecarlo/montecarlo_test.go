@@ -419,3 +419,32 @@ func TestRuleMeanZero(t *testing.T) {
 		t.Errorf("±1: %v %v", ok, dev)
 	}
 }
+
+// A run stopped early reports the draws so far with stopped: true and a
+// warning, as every built-in method does (audit 7: montecarlo gave
+// neither).
+func TestReportWhenStopped(t *testing.T) {
+	m, _ := New(defaults())
+	if err := m.Init(problem(3)); err != nil {
+		t.Fatal(err)
+	}
+	h := &fakeHost{rng: rand.New(rand.NewPCG(5, 6)), d: 3, q: func(th []float64) float64 { return th[0] * (1 + th[1]) }}
+	b, err := m.Ask()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Tell(h.eval(b)); err != nil {
+		t.Fatal(err)
+	}
+	if m.Done() {
+		t.Fatal("done after one batch: the test needs a stopped run")
+	}
+	rep, err := m.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, _ := rep.Extra["warnings"].([]any)
+	if rep.Extra["stopped"] != true || len(ws) == 0 || !strings.Contains(ws[len(ws)-1].(string), "the run stopped after") || len(rep.Samples) != b.Len() {
+		t.Errorf("stopped report: stopped=%v, warnings %v, %d samples for %d draws", rep.Extra["stopped"], ws, len(rep.Samples), b.Len())
+	}
+}
