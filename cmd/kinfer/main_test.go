@@ -361,6 +361,26 @@ func TestAnalyzeQuickstart(t *testing.T) {
 	if len(a.Predictive) != 1 || a.Predictive[0].N != 41 || a.Predictive[0].MAE < 4.2 || a.Predictive[0].MAE > 11.7 {
 		t.Fatalf("predictive %+v", a.Predictive)
 	}
+	// The same run marked as stopped: its samples are a partial result,
+	// and analyze says so first, in analysis.json too (audit 7: a TMCMC
+	// run stopped at q = 0.0066 passed a truth check without a word).
+	var raw map[string]any
+	if err := json.Unmarshal(mustRead(t, filepath.Join(dir, "summary.json")), &raw); err != nil {
+		t.Fatal(err)
+	}
+	raw["complete"], raw["error"] = false, "interrupted by a test"
+	b, _ := json.Marshal(raw)
+	if err := os.WriteFile(filepath.Join(dir, "summary.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = kinfer(t, "analyze", dir, "--predictive", "20")
+	if code != 0 || !strings.HasPrefix(out, "WARNING: the run did not complete (interrupted by a test): its samples are the method's partial result, not a posterior sample") {
+		t.Fatalf("analyze of a stopped run: %d %s %s", code, out, errs)
+	}
+	var st struct{ Stopped bool }
+	if json.Unmarshal(mustRead(t, filepath.Join(dir, "analysis.json")), &st); !st.Stopped {
+		t.Error("analysis.json of a stopped run lacks stopped: true")
+	}
 }
 
 // A CI-sized knee Bayesian parameter estimation (issue 3) on synthetic

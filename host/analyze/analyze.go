@@ -18,6 +18,7 @@ import (
 	"github.com/kinfer/kinfer/host/run"
 	"github.com/kinfer/kinfer/host/study"
 	"github.com/kinfer/kinfer/host/wasm"
+	"github.com/kinfer/kinfer/internal/guesttext"
 )
 
 // OutputFile is the analysis written next to the run's outputs.
@@ -75,6 +76,12 @@ type Analysis struct {
 	Inputs []run.Input `json:"inputs,omitempty"`
 	// Truth is the check against known true values (--truth FILE).
 	Truth *TruthReport `json:"truth,omitempty"`
+	// Stopped says the run did not complete (summary.json complete
+	// false): its samples are a partial result, not a posterior sample,
+	// and the note says which (audit 7: a TMCMC run stopped at q = 0.0066
+	// passed a truth check with nothing to say so).
+	Stopped     bool   `json:"stopped,omitempty"`
+	StoppedNote string `json:"stopped_note,omitempty"`
 }
 
 // StageChange summarises one TMCMC stage's per-parameter CDF RMSE.
@@ -119,6 +126,8 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 		Method    string                `json:"method"`
 		Best      *run.Best             `json:"best"`
 		Transform *run.TransformSummary `json:"transform"`
+		Complete  bool                  `json:"complete"`
+		Error     string                `json:"error"`
 	}
 	var raw struct {
 		MethodReport any `json:"method_report"`
@@ -136,7 +145,7 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 		}
 		return nil, fmt.Errorf("analyze: %w", err)
 	}
-	if truths != nil {
+	if truths != nil || !sum.Complete {
 		_ = run.ReadRecord(filepath.Join(dir, "summary.json"), run.MaxSummaryBytes, &raw)
 	}
 	// The analysis reloads the study, its data and its plugins: inputs
@@ -182,6 +191,13 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 		samples[i] = flat[i*d : (i+1)*d]
 	}
 	a := &Analysis{Study: s.Name, Samples: len(samples)}
+	if !sum.Complete {
+		a.Stopped = true
+		a.StoppedNote = "the run did not complete (" + sum.Error + "): its samples are the method's partial result, not a posterior sample"
+		if ws := run.MethodWarnings(raw.MethodReport); len(ws) > 0 {
+			a.StoppedNote += "; the method says: " + strings.Join(ws, "; ")
+		}
+	}
 	if sum.Provenance != nil {
 		a.Inputs = sum.Provenance.Inputs
 	}
@@ -276,6 +292,9 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 // Text renders the analysis as a table for the terminal.
 func (a *Analysis) Text() string {
 	var b strings.Builder
+	if a.Stopped {
+		fmt.Fprintf(&b, "WARNING: %s\n", guesttext.Escape(a.StoppedNote))
+	}
 	fmt.Fprintf(&b, "%s: %d samples\n\n%-16s %12s %12s %12s %9s\n", a.Study, a.Samples, "param", "p05", "p95", "spread", "of prior")
 	for _, p := range a.Params {
 		rel := "-"
