@@ -864,6 +864,23 @@ func printSDKSources(w io.Writer, lang string) error {
 		return usageError{fmt.Errorf("--print-sdk %q: want c, go, rust or assemblyscript", lang)}
 	}
 	comment := "//"
+	dirs := []string{dir}
+	if lang == "go" {
+		// A Go plugin compiles against the abi package's types as well
+		// (abi.Spec, abi.Method, abi.Problem, …; audit 7).
+		dirs = []string{"abi", dir}
+	}
+	for _, dir := range dirs {
+		if err := printSDKDir(w, dir, comment); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// printSDKDir writes the embedded files under dir, tests left out, each
+// after a comment line naming its path.
+func printSDKDir(w io.Writer, dir, comment string) error {
 	return iofs.WalkDir(kinfersdk.SDK, dir, func(path string, d iofs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || strings.HasSuffix(path, "_test.go") {
 			return err

@@ -162,8 +162,8 @@ func TestBuildPrintSDK(t *testing.T) {
 		}
 	}
 	code, out, _ := kinfer(t, "build", "--print-sdk", "go")
-	if code != 0 || !strings.Contains(out, "// ---- sdk/go/model/model.go ----\n") || strings.Contains(out, "_test.go") {
-		t.Errorf("go: exit %d, or model.go missing, or a test file printed", code)
+	if code != 0 || !strings.Contains(out, "// ---- sdk/go/model/model.go ----\n") || !strings.Contains(out, "// ---- abi/contracts.go ----\n") || strings.Contains(out, "_test.go") {
+		t.Errorf("go: exit %d, or model.go or the abi package missing, or a test file printed", code)
 	}
 	if code, _, errs := kinfer(t, "build", "--print-sdk", "fortran"); code != 2 || !strings.Contains(errs, "want c, go, rust or assemblyscript") {
 		t.Errorf("an unknown language: exit %d, %s", code, errs)

@@ -159,7 +159,7 @@ func (p *Plugin) certifyModel(ctx context.Context, o CertifyOptions, rng *rand.R
 	for i := range thetas {
 		thetas[i] = make([]float64, d)
 		for j, q := range p.Spec.Params {
-			thetas[i][j] = q.Lower + (q.Upper-q.Lower)*rng.Float64()
+			thetas[i][j] = inBox(q, rng.Float64())
 		}
 	}
 	a, err := p.Model(ctx, o.Settings, 1)
@@ -1002,6 +1002,17 @@ func (p *Plugin) certifyDerivatives(a abi.Model, thetas [][]float64, x []float64
 		vjpTol, compared, worst, certFDTol), nil
 }
 
+// inBox is the point at u ∈ [0, 1) of q's bounds: lower + u·(upper −
+// lower), or, for finite bounds more than MaxFloat64 apart (ABI.md §4
+// allows [−1e308, 1e308]), (1 − u)·lower + u·upper, which stays finite
+// (audit 7: certify gave such a model θ = +Inf).
+func inBox(q abi.Param, u float64) float64 {
+	if w := q.Upper - q.Lower; !math.IsInf(w, 0) {
+		return q.Lower + w*u
+	}
+	return (1-u)*q.Lower + u*q.Upper
+}
+
 // centralDifferences is ∂y/∂θ (n×d) by central differences of eval at θ
 // (where eval gave y) with steps certFDStep·(upper − lower), one-sided at
 // a bound, and each entry's noise (n×d), measured: the difference from
@@ -1030,6 +1041,9 @@ func (p *Plugin) centralDifferences(a abi.Model, th, x, y []float64) ([]float64,
 	d1, d2 := make([]float64, n), make([]float64, n)
 	for j, q := range p.Spec.Params {
 		h := certFDStep * (q.Upper - q.Lower)
+		if math.IsInf(h, 0) { // finite bounds more than MaxFloat64 apart
+			h = certFDStep*q.Upper - certFDStep*q.Lower
+		}
 		w, ok1 := diff(j, h, q, d1)
 		_, ok2 := diff(j, 2*h, q, d2)
 		if !ok1 || !ok2 {

@@ -119,3 +119,20 @@ func TestCertifyMethodResume(t *testing.T) {
 		}
 	}
 }
+
+// Certify's points lie in the box, finite, also for finite bounds more
+// than MaxFloat64 apart (ABI.md §4 allows [−1e308, 1e308]; audit 7: the
+// model was given θ = +Inf), and are lower + u·(upper − lower) to the bit
+// for ordinary bounds.
+func TestInBoxFinite(t *testing.T) {
+	wide := abi.Param{Lower: -1e308, Upper: 1e308}
+	for _, u := range []float64{0, 1e-300, 0.25, 0.5, 0.999999} {
+		if v := inBox(wide, u); math.IsInf(v, 0) || math.IsNaN(v) || v < wide.Lower || v > wide.Upper {
+			t.Errorf("u = %g: %v", u, v)
+		}
+		k := abi.Param{Lower: 2000, Upper: 12000}
+		if v := inBox(k, u); v != 2000+10000*u {
+			t.Errorf("k, u = %g: %v", u, v)
+		}
+	}
+}

@@ -248,7 +248,7 @@ func (in *instance) readStatuses(e export, off uint32, status []abi.Status) erro
 	for i := range status {
 		v := int32(binary.LittleEndian.Uint32(sv[4*i:]))
 		if uint32(v) == statusUnset {
-			return in.malformed(e, "returned 0 without writing the status of point %d", i)
+			return in.malformed(e, "returned 0 without writing the status of point %d (it holds the host's 0xFFFFFFFF: unwritten, or written as -1, which is not a status; a guest returns only 0, 1 or 2)", i)
 		}
 		if status[i], err = in.guestStatus(e, v, i); err != nil {
 			return err
