@@ -505,7 +505,14 @@ func (r *runner) loop(ctx context.Context) (err error, stoppedInEval bool, rngAt
 		res, err := r.evaluate(ctx, pts, b.Want)
 		if err != nil {
 			if ctx.Err() != nil {
-				err = fmt.Errorf("%w (%v)", context.Cause(ctx), err)
+				if err.Error() == context.Canceled.Error() {
+					// Stopped between calls: nothing more to say than the
+					// stop (audit 7: "interrupted by SIGINT (context
+					// canceled)").
+					err = context.Cause(ctx)
+				} else {
+					err = fmt.Errorf("%w (%v)", context.Cause(ctx), err)
+				}
 			}
 			return err, true, rngAtAsk, startsAtAsk
 		}
