@@ -497,7 +497,7 @@ func (s *Study) loadModel(ctx context.Context, f *File, d *tomlx.Decoded, o Opti
 		return nil
 	}
 	if r.use == SurrogateUse {
-		return s.loadSurrogate(d, r)
+		return s.loadSurrogate(d, r, o.MemoryBudget)
 	}
 	e, ok := builtin.Models[r.use]
 	if !ok {

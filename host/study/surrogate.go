@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -28,7 +29,12 @@ const SurrogateUse = "surrogate"
 // is the file's absolute path.
 const SurrogatePrefix = "surrogate:"
 
-func (s *Study) loadSurrogate(d *tomlx.Decoded, r componentRef) error {
+// SurrogateLoadFactor bounds the memory loading a surrogate file takes,
+// per byte of the file: about 1.8 for an ensemble (its weights decode
+// straight from the text; docs/OUTPUTS.md), 2 with a margin.
+const SurrogateLoadFactor = 2
+
+func (s *Study) loadSurrogate(d *tomlx.Decoded, r componentRef, budget int64) error {
 	str := func(key string, required bool) (string, error) {
 		v, ok := r.settings[key]
 		if !ok {
@@ -60,6 +66,13 @@ func (s *Study) loadSurrogate(d *tomlx.Decoded, r componentRef) error {
 	path, err := filepath.Abs(s.resolvePath(file))
 	if err != nil {
 		return d.Errorf("model.file", "%v", err)
+	}
+	// Charged to the memory budget before it is read, as a plugin's
+	// instances are (audit 7: bundles of a 178 MB network kept a worker at
+	// 1.35 GB, and under an address-space limit it died out of memory).
+	if st, err := os.Stat(path); err == nil && budget > 0 && SurrogateLoadFactor*st.Size() > budget {
+		return d.Errorf("model.file", "%s: a surrogate file of %s needs about %s of memory to load, more than the memory budget of %s (kinfer run --memory-budget; a worker gives each of the studies it keeps loaded a quarter of its budget)",
+			path, safefile.Bytes(st.Size()), safefile.Bytes(SurrogateLoadFactor*st.Size()), safefile.Bytes(budget))
 	}
 	b, err := safefile.ReadFile(path, surrogate.MaxFileBytes)
 	if err != nil {

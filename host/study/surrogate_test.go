@@ -187,3 +187,28 @@ func TestNameListBounded(t *testing.T) {
 		t.Errorf("%q", nameList(names[:3]))
 	}
 }
+
+// A surrogate file is charged to the memory budget before it is read:
+// one needing more (about twice its size) is refused naming the study's
+// key (audit 7: bundles of a 178 MB network kept a worker at 1.35 GB).
+func TestSurrogateMemoryBudget(t *testing.T) {
+	dir := t.TempDir()
+	writeToy(t, dir)
+	os.WriteFile(filepath.Join(dir, "d.csv"), []byte(surrCSV), 0o644)
+	p := filepath.Join(dir, "study.toml")
+	os.WriteFile(p, []byte(surrStudy), 0o644)
+	st, err := os.Stat(filepath.Join(dir, "toy.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load(context.Background(), p, Options{Workers: 1, MemoryBudget: st.Size()})
+	if err == nil || !strings.Contains(err.Error(), `key "model.file"`) || !strings.Contains(err.Error(), "more than the memory budget") {
+		t.Fatalf("a budget of the file's size: %v", err)
+	}
+	s, err := Load(context.Background(), p, Options{Workers: 1, MemoryBudget: SurrogateLoadFactor * st.Size()})
+	if err != nil {
+		t.Fatalf("a budget of twice the file: %v", err)
+	}
+	s.Close()
+}
+
