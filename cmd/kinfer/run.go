@@ -390,7 +390,7 @@ func explain(ctx context.Context, err error, dir string) error {
 		err = fmt.Errorf("%v; partial results written to %s", context.Cause(ctx), dir)
 	}
 	var we interface{ Deterministic() bool } // a plugin fault, local (wasm.Error) or on a worker (remote.WorkerError)
-	if errors.As(err, &we) && we.Deterministic() || errors.Is(err, run.ErrOtherInputs) || errors.Is(err, run.ErrStateRefused) || errors.Is(err, run.ErrNotThisRun) || errors.Is(err, run.ErrAllFailed) {
+	if errors.As(err, &we) && we.Deterministic() || errors.Is(err, run.ErrOtherInputs) || errors.Is(err, run.ErrStateRefused) || errors.Is(err, run.ErrNotThisRun) || errors.Is(err, run.ErrBadCheckpoint) || errors.Is(err, run.ErrAllFailed) {
 		return err // running again would stop the same way
 	}
 	if _, serr := os.Stat(filepath.Join(dir, run.CheckpointFile)); serr == nil {

@@ -320,6 +320,11 @@ var ErrNotThisRun = errors.New("run the study again, into this -o or another")
 // it would do again: the run must start afresh.
 var ErrStateRefused = errors.New("the method cannot restore this checkpoint; run the study again, into this -o or another")
 
+// ErrBadCheckpoint: the checkpoint or its journal is damaged or
+// inconsistent (a tally out of range, a journal shorter than its count):
+// resuming again fails the same way, so no --resume hint (audit 7).
+var ErrBadCheckpoint = errors.New("the checkpoint cannot be resumed; run the study again, into this -o or another")
+
 // outputFiles are the files a run writes into its directory.
 var outputFiles = []string{"summary.json", "samples.csv", ParquetFile, StateFile, CheckpointFile, JournalFile, AnalysisFile, ReportFile, StagesFile, "stage_start.json"}
 
@@ -811,7 +816,10 @@ func (r *runner) resume(ctx context.Context) error {
 	}
 	c, st, err := readCheckpoint(r.o.OutDir, s, r.hash, r.budget)
 	if err != nil {
-		return err
+		if errors.Is(err, ErrOtherInputs) || errors.Is(err, ErrNotThisRun) {
+			return err
+		}
+		return fmt.Errorf("%w (%w)", err, ErrBadCheckpoint)
 	}
 	if err := r.cp.LoadState(st); err != nil {
 		var we interface{ Deterministic() bool }
@@ -824,11 +832,11 @@ func (r *runner) resume(ctx context.Context) error {
 	}
 	if r.stream != nil {
 		if c.JournalSamples < 0 {
-			return fmt.Errorf("--resume: %s has no sample journal, but method %s streams its samples", CheckpointFile, r.method())
+			return fmt.Errorf("--resume: %s has journal_samples = %d, no sample journal, but method %s streams its samples (%w)", CheckpointFile, c.JournalSamples, r.method(), ErrBadCheckpoint)
 		}
 		var restored []abi.Sample
 		if r.jn, restored, err = openJournal(r.o.OutDir, len(s.XParams), c.JournalSamples, r.budget); err != nil {
-			return err
+			return fmt.Errorf("%w (%w)", err, ErrBadCheckpoint)
 		}
 		// Every journal sample is a point this study evaluated, so inside
 		// its bounds (audit 5: another study's journal and state, same d

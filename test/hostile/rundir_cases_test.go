@@ -308,6 +308,17 @@ func rundirCase(name string, stopped bool, args []string, code int, want []strin
 	}}
 }
 
+// noResumeHint adds to c the check that its output does not advise
+// --resume (a refusal that a resume would meet again).
+func noResumeHint(c hcase) hcase {
+	c.check = func(t *testing.T, _ string, r result) {
+		if strings.Contains(r.stderr+r.stdout, "kinfer run --resume") {
+			t.Errorf("a refused resume advises --resume again:\n%s", r.stderr)
+		}
+	}
+	return c
+}
+
 func rundirCases() []hcase {
 	resume := []string{"run", "--resume", "out", "--no-report"}
 	report := []string{"report", "out"}
@@ -368,7 +379,9 @@ func rundirCases() []hcase {
 		rundirCase("rundir-resume-wall-1e308", true, resume, 1, w("checkpoint.json", "wall_seconds is 1e+308"), setKey("out/checkpoint.json", "wall_seconds", 1e308)),
 		rundirCase("rundir-resume-best-status-99", true, resume, 1, w("checkpoint.json", "best.Status is 99"),
 			editJSON("out/checkpoint.json", func(_ string, r map[string]any) { r["best"].(map[string]any)["Status"] = 99 })),
-		rundirCase("rundir-resume-journal-samples-1e12", true, resume, 1, w("samples.journal", "memory budget"), setKey("out/checkpoint.json", "journal_samples", 1e12)),
+		// A count the journal file cannot hold: refused as damaged, not as
+		// "more than the memory budget" (audit 7), and no --resume hint.
+		noResumeHint(rundirCase("rundir-resume-journal-samples-1e12", true, resume, 1, w("samples.journal", "the checkpoint needs", "run the study again"), setKey("out/checkpoint.json", "journal_samples", 1e12))),
 		// Path tricks in the name of the method state file.
 		rundirCase("rundir-resume-state-dot-dot", true, resume, 1, w("checkpoint.json", `bad method state file "../../etc/passwd"`), setKey("out/checkpoint.json", "method_state_file", "../../etc/passwd")),
 		rundirCase("rundir-resume-state-absolute", true, resume, 1, w("checkpoint.json", `bad method state file "/etc/passwd"`), setKey("out/checkpoint.json", "method_state_file", "/etc/passwd")),
@@ -458,6 +471,14 @@ func rundirCases() []hcase {
 				}
 			}),
 		rundirCase("rundir-resume-journal-fifo", true, resume, 1, w("samples.journal", "named pipe"), replaced("out/samples.journal", mkfifo("out/samples.journal"))),
+		// A negative journal count, a negative tally: the checkpoint is
+		// damaged, said so, with no --resume hint (audit 7: "no sample
+		// journal", then "kinfer run --resume DIR", the command that had
+		// just failed).
+		noResumeHint(rundirCase("rundir-resume-journal-count-negative", true, resume, 1, w("journal_samples = -1", "run the study again"),
+			setKey("out/checkpoint.json", "journal_samples", -1))),
+		noResumeHint(rundirCase("rundir-resume-counts-negative-no-hint", true, resume, 1, w("counts.Evaluations is -5", "run the study again"),
+			editJSON("out/checkpoint.json", func(_ string, r map[string]any) { r["counts"].(map[string]any)["Evaluations"] = -5 }))),
 		rundirCase("rundir-resume-journal-link-out", true, resume, 1, w("samples.journal", "symbolic link"), func(t *testing.T, dir string) {
 			victim(t, dir)
 		}, replaced("out/samples.journal", symlink("../victim", "out/samples.journal"))),
