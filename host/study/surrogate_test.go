@@ -211,4 +211,3 @@ func TestSurrogateMemoryBudget(t *testing.T) {
 	}
 	s.Close()
 }
-
