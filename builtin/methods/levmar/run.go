@@ -286,18 +286,27 @@ const openBoundKeep = 0.005
 // onto the box must stop short of them (audit 7: levmar's steps onto a
 // lognormal parameter's bound 0 were all refused, and it reported
 // convergence at 30 000 times the minimum cost).
+//
+// When the trial was pushed onto several bounds at once, the one at
+// fault cannot be told from the status alone: each is tried, one at a
+// time, by the bounds' order. A bound that was not open costs only a step
+// held short of it (the iterate still approaches it geometrically).
 func (run *Run) markOpen(b mcmc.Bounds) {
 	for j, t := range run.Trial {
-		lo := t == b.Lower[j] && run.X[j] > b.Lower[j]
-		hi := t == b.Upper[j] && run.X[j] < b.Upper[j]
+		lo := t == b.Lower[j] && run.X[j] > b.Lower[j] && !(run.OpenLower != nil && run.OpenLower[j])
+		hi := t == b.Upper[j] && run.X[j] < b.Upper[j] && !(run.OpenUpper != nil && run.OpenUpper[j])
 		if !lo && !hi {
 			continue
 		}
 		if run.OpenLower == nil {
-			run.OpenLower, run.OpenUpper = make([]bool, len(run.X)), make([]bool, len(run.X))
+			run.OpenLower = make([]bool, len(run.X))
+		}
+		if run.OpenUpper == nil {
+			run.OpenUpper = make([]bool, len(run.X))
 		}
 		run.OpenLower[j] = run.OpenLower[j] || lo
 		run.OpenUpper[j] = run.OpenUpper[j] || hi
+		return // one bound per out-of-support trial
 	}
 }
 
@@ -421,6 +430,10 @@ func (run *Run) Observe(r abi.Result, c Config, b mcmc.Bounds) {
 // checkShape verifies a decoded run for d parameters.
 func (run *Run) checkShape(d int) bool {
 	if run == nil || len(run.X) != d || len(run.D) != d || run.Fac == nil {
+		return false
+	}
+	// The open-bound marks: none, or one of each per parameter.
+	if (run.OpenLower == nil) != (run.OpenUpper == nil) || run.OpenLower != nil && (len(run.OpenLower) != d || len(run.OpenUpper) != d) {
 		return false
 	}
 	f := run.Fac
