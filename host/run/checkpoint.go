@@ -249,7 +249,7 @@ func readCheckpoint(dir string, s *study.Study, hash string, budget int64) (*che
 	if err != nil {
 		var tl *safefile.TooLarge
 		if errors.As(err, &tl) {
-			return nil, nil, fmt.Errorf("checkpoint: method state: %w (a quarter of the memory budget of %s; a larger --memory-budget reads more)", err, FormatBytes(budget))
+			return nil, nil, fmt.Errorf("checkpoint: method state: %w (a quarter of the memory budget of %s; a larger --memory-budget reads more)%w", err, FormatBytes(budget), errOverBudget)
 		}
 		return nil, nil, fmt.Errorf("checkpoint: method state: %w", err)
 	}

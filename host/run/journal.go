@@ -95,7 +95,7 @@ func openJournal(dir string, d, n int, budget int64) (*journal, []abi.Sample, er
 		return fail("holds %d bytes, the checkpoint needs %d (%d samples)", st.Size(), size, n)
 	}
 	if need := journalBytes(n, d); need > budget {
-		return fail("its %d samples need about %s in memory, more than the memory budget of %s", n, FormatBytes(need), FormatBytes(budget))
+		return fail("its %d samples need about %s in memory, more than the memory budget of %s (a larger --memory-budget reads more)%w", n, FormatBytes(need), FormatBytes(budget), errOverBudget)
 	}
 	samples := make([]abi.Sample, 0, min(n, 1<<20))
 	r := bufio.NewReaderSize(f, 1<<16)

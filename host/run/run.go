@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -319,6 +320,16 @@ var ErrNotThisRun = errors.New("run the study again, into this -o or another")
 // ErrStateRefused: the method refused its saved state on --resume, which
 // it would do again: the run must start afresh.
 var ErrStateRefused = errors.New("the method cannot restore this checkpoint; run the study again, into this -o or another")
+
+// errOverBudget marks a checkpoint refused only for the memory budget
+// (its text is empty, it only tags): a larger --memory-budget resumes it.
+var errOverBudget = errors.New("")
+
+// resumable reports whether a refused checkpoint might resume after all:
+// refused for the memory budget or a permission, not for its content.
+func resumable(err error) bool {
+	return errors.Is(err, errOverBudget) || errors.Is(err, fs.ErrPermission)
+}
 
 // ErrBadCheckpoint: the checkpoint or its journal is damaged or
 // inconsistent (a tally out of range, a journal shorter than its count):
@@ -816,7 +827,7 @@ func (r *runner) resume(ctx context.Context) error {
 	}
 	c, st, err := readCheckpoint(r.o.OutDir, s, r.hash, r.budget)
 	if err != nil {
-		if errors.Is(err, ErrOtherInputs) || errors.Is(err, ErrNotThisRun) {
+		if errors.Is(err, ErrOtherInputs) || errors.Is(err, ErrNotThisRun) || resumable(err) {
 			return err
 		}
 		return fmt.Errorf("%w (%w)", err, ErrBadCheckpoint)
@@ -836,6 +847,9 @@ func (r *runner) resume(ctx context.Context) error {
 		}
 		var restored []abi.Sample
 		if r.jn, restored, err = openJournal(r.o.OutDir, len(s.XParams), c.JournalSamples, r.budget); err != nil {
+			if resumable(err) {
+				return err
+			}
 			return fmt.Errorf("%w (%w)", err, ErrBadCheckpoint)
 		}
 		// Every journal sample is a point this study evaluated, so inside
