@@ -59,10 +59,11 @@ type Client struct {
 	recent       []evalMark // evaluations returned, for the throughput
 	stats        Stats
 	// evalNotes, derivNotes: each worker's latest failure tallies (of at
-	// most maxNoteWorkers workers; notesLeftOut says others had some).
-	evalNotes, derivNotes map[string]string
-	notesLeftOut          bool
-	started               time.Time
+	// most maxNoteWorkers workers; evalLeftOut, derivLeftOut say others
+	// had some).
+	evalNotes, derivNotes     map[string]string
+	evalLeftOut, derivLeftOut bool
+	started                   time.Time
 }
 
 type evalMark struct {
@@ -714,14 +715,15 @@ func (c *Client) notes(worker, eval, deriv string) {
 		c.evalNotes, c.derivNotes = map[string]string{}, map[string]string{}
 	}
 	for _, n := range []struct {
-		m map[string]string
-		v string
-	}{{c.evalNotes, eval}, {c.derivNotes, deriv}} {
+		m       map[string]string
+		v       string
+		leftOut *bool
+	}{{c.evalNotes, eval, &c.evalLeftOut}, {c.derivNotes, deriv, &c.derivLeftOut}} {
 		if n.v == "" {
 			continue
 		}
 		if _, ok := n.m[worker]; !ok && len(n.m) >= maxNoteWorkers {
-			c.notesLeftOut = true
+			*n.leftOut = true
 			continue
 		}
 		n.m[worker] = printable(n.v, maxErrorText)
@@ -733,9 +735,9 @@ const maxNoteWorkers = 32
 
 // joinNotes is "on worker A: …; on worker B: …" in worker order, and a
 // last part when the notes of more workers were left out.
-func (c *Client) joinNotes(m map[string]string) string {
+func (c *Client) joinNotes(m map[string]string, leftOut bool) string {
 	s := joinNotes(m)
-	if c.notesLeftOut && s != "" {
+	if leftOut && s != "" {
 		s += fmt.Sprintf("; (the notes of workers beyond the first %d are left out)", maxNoteWorkers)
 	}
 	return s
@@ -761,12 +763,12 @@ func joinNotes(m map[string]string) string {
 func (c *Client) EvaluationFailures() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.joinNotes(c.evalNotes)
+	return c.joinNotes(c.evalNotes, c.evalLeftOut)
 }
 
 // DerivativeFailures is EvaluationFailures for the model's derivatives.
 func (c *Client) DerivativeFailures() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.joinNotes(c.derivNotes)
+	return c.joinNotes(c.derivNotes, c.derivLeftOut)
 }

@@ -618,6 +618,15 @@ func TestNotesBounded(t *testing.T) {
 			t.Errorf("no word of the workers left out: …%s", s[max(0, len(s)-120):])
 		}
 	}
+	// Only the map that overflowed says so (review).
+	c2 := &Client{}
+	for i := range maxNoteWorkers + 1 {
+		c2.notes(fmt.Sprintf("w%d#0", i), "e", "")
+	}
+	c2.notes("w0#0", "", "d")
+	if strings.Contains(c2.DerivativeFailures(), "left out") || !strings.Contains(c2.EvaluationFailures(), "left out") {
+		t.Errorf("left-out notes: eval %q, deriv %q", c2.EvaluationFailures(), c2.DerivativeFailures())
+	}
 	// A worker already noted keeps its latest note.
 	c.notes("evil0#0", "1 failed", "")
 	if !strings.Contains(c.EvaluationFailures(), "on worker evil0#0: 1 failed;") {

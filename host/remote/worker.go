@@ -645,6 +645,10 @@ func (w *worker) release(l *loaded) {
 	w.mu.Lock()
 	l.busy--
 	l.used = time.Now()
+	// A study loaded while every other was busy is one too many until
+	// one of them is idle: close it now (review: it lasted until another
+	// bundle came).
+	w.evict()
 	w.mu.Unlock()
 }
 

@@ -379,6 +379,12 @@ func (m *Method) Report() (abi.Report, error) {
 	if m.st.Done && len(m.st.Values) == 0 {
 		return abi.Report{}, fmt.Errorf("montecarlo: every one of the %d draws failed, so there is no value to propagate; see summary.json's status_counts and the model's messages (--verbose)", m.st.Failed)
 	}
+	if len(m.st.Values) == 0 {
+		// Stopped before any value: no statistics (they would all be NaN,
+		// which JSON cannot hold; review).
+		return abi.Report{Samples: samples, Extra: map[string]any{"stopped": true, "warnings": []any{
+			fmt.Sprintf("the run stopped before any value was computed (%d draws failed)", m.st.Failed)}}}, nil
+	}
 	s := Summarise(m.st.Values, m.st.Failed, m.cfg.Window, m.cfg.Tol)
 	s.Converged = m.st.Converged
 	s.Quantity, s.Condition = m.name, m.cfg.Condition

@@ -428,6 +428,15 @@ func TestReportWhenStopped(t *testing.T) {
 	if err := m.Init(problem(3)); err != nil {
 		t.Fatal(err)
 	}
+	// Before any value: stopped, and JSON can hold the report (review:
+	// its statistics were NaN).
+	rep0, err := m.Report()
+	if err != nil || rep0.Extra["stopped"] != true {
+		t.Fatalf("report right after Init: %v %v", rep0.Extra, err)
+	}
+	if _, err := json.Marshal(rep0.Extra); err != nil {
+		t.Errorf("report right after Init does not encode: %v", err)
+	}
 	h := &fakeHost{rng: rand.New(rand.NewPCG(5, 6)), d: 3, q: func(th []float64) float64 { return th[0] * (1 + th[1]) }}
 	b, err := m.Ask()
 	if err != nil {
