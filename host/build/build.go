@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/kinfer/kinfer/host/manifest"
+	"github.com/kinfer/kinfer/host/safefile"
 )
 
 // Languages a plugin directory may be written in.
@@ -102,6 +103,13 @@ func BuildContext(ctx context.Context, dir string, opts Options) (_ Result, err 
 	out := m.WasmPath()
 	if fi, err := os.Stat(filepath.Dir(out)); err != nil || !fi.IsDir() {
 		return Result{}, fmt.Errorf("%s: wasm = %q: the folder %s does not exist (kinfer build does not create it); create it or name a module in an existing folder", m.Path, m.Wasm, filepath.Dir(out))
+	}
+	// The module's folder, its links resolved, must be the plugin's or
+	// inside it (ABI.md §9), as the host requires when it loads the
+	// manifest: a folder link leading out made the build replace a module
+	// outside, then the host refused the manifest it had pinned (audit 8).
+	if _, err := safefile.Inside(m.Dir, filepath.Dir(filepath.FromSlash(m.Wasm))); err != nil {
+		return Result{}, fmt.Errorf("%s: wasm = %q: %w; kinfer build writes the module only inside the plugin's folder", m.Path, m.Wasm, err)
 	}
 	if err := checkOutput(m, out); err != nil {
 		return Result{}, err

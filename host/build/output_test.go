@@ -90,3 +90,26 @@ func TestCheckOutputAllowsModules(t *testing.T) {
 func manifestIn(dir, wasm string) *manifest.Manifest {
 	return &manifest.Manifest{Name: "twice", Wasm: wasm, Path: filepath.Join(dir, "plugin.toml"), Dir: dir}
 }
+
+// A module whose folder is a symbolic link leading out of the plugin's
+// folder is refused before anything is compiled, and the module outside
+// is left as it was (audit 8: the build replaced it, then the host
+// refused the manifest it had pinned).
+func TestBuildRefusesFolderLinkOut(t *testing.T) {
+	root := t.TempDir()
+	dir, outside := filepath.Join(root, "plugin"), filepath.Join(root, "outside")
+	must(t, os.MkdirAll(dir, 0o755))
+	must(t, os.MkdirAll(outside, 0o755))
+	victim := filepath.Join(outside, "v.wasm")
+	must(t, os.WriteFile(victim, []byte("\x00asm\x01\x00\x00\x00"), 0o644))
+	must(t, os.Symlink("../outside", filepath.Join(dir, "sub")))
+	must(t, os.WriteFile(filepath.Join(dir, "twice.c"), []byte("int x;\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "plugin.toml"), []byte(strings.Replace(cManifest, `wasm = "twice.wasm"`, `wasm = "sub/v.wasm"`, 1)), 0o644))
+	_, err := Build(dir, Options{})
+	if err == nil || !strings.Contains(err.Error(), "through a symbolic link") || !strings.Contains(err.Error(), "only inside the plugin's folder") {
+		t.Errorf("error %v", err)
+	}
+	if b := mustReadFile(t, victim); string(b) != "\x00asm\x01\x00\x00\x00" {
+		t.Error("the module outside the plugin's folder was replaced")
+	}
+}
