@@ -28,6 +28,53 @@ type stageRecord struct {
 	Theta     map[string]float64 `json:"theta"`
 }
 
+// stagesNotOverInputs refuses a multi-stage study whose outputs would
+// replace one of its inputs before any stage runs, as a single run's
+// (run.NotOverInputs): a stage's folder DIR/stage<i>-<name> holding an
+// earlier stage's study or data under an output's name (samples.csv), or
+// DIR/stages.json being the multi-stage file or a stage's study (audit 8:
+// stage 2's samples.csv replaced stage 1's measured data).
+func stagesNotOverInputs(studyFile string, sf *study.File, dir string) error {
+	ins := []run.Input{{Role: "multi-stage study", Path: studyFile}}
+	base := filepath.Dir(studyFile)
+	abs := func(from, p string) string {
+		if filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(from, p)
+	}
+	for i, st := range sf.Stages {
+		path := abs(base, st)
+		ins = append(ins, run.Input{Role: fmt.Sprintf("stage %d study", i+1), Path: path})
+		f, _, err := study.Decode(path)
+		if err != nil {
+			continue // the stage's own load reports it
+		}
+		sdir := filepath.Dir(path)
+		for _, d := range f.Data {
+			if d.File != "" {
+				ins = append(ins, run.Input{Role: fmt.Sprintf("stage %d data %s", i+1, d.Name), Path: abs(sdir, d.File)})
+			}
+		}
+		if f.Init != "" {
+			ins = append(ins, run.Input{Role: fmt.Sprintf("stage %d init", i+1), Path: abs(sdir, f.Init)})
+		}
+		for _, m := range append([]map[string]any{f.Model, f.Method}, f.Likelihood...) {
+			if p, ok := m["plugin"].(string); ok {
+				ins = append(ins, run.Input{Role: fmt.Sprintf("stage %d plugin manifest", i+1), Path: abs(sdir, p)})
+			}
+		}
+	}
+	for i, st := range sf.Stages {
+		name := strings.TrimSuffix(filepath.Base(st), filepath.Ext(st))
+		sdir := filepath.Join(dir, fmt.Sprintf("stage%d-%s", i+1, name))
+		if err := run.NotOverInputs(sdir, run.OutputFiles(), ins); err != nil {
+			return fmt.Errorf("stage %d (%s): %w", i+1, st, err)
+		}
+	}
+	return run.NotOverInputs(dir, []string{StagesFile}, ins)
+}
+
 // runStages runs a multi-stage study (docs/STUDY.md, "Multi-stage
 // studies"): stage i's study file runs into DIR/stage<i>-<file name>,
 // starting from the best θ of stage i−1, whose values also fix every
@@ -43,6 +90,9 @@ func runStages(ctx context.Context, studyFile string, sf *study.File, dir string
 		return err
 	}
 	base := filepath.Dir(studyFile)
+	if err := stagesNotOverInputs(studyFile, sf, dir); err != nil {
+		return err
+	}
 	var prev map[string]float64
 	var records []stageRecord
 	for i, st := range sf.Stages {

@@ -230,3 +230,34 @@ func TestStageReusedWhenItUsedNothingOfTheStageBefore(t *testing.T) {
 		t.Fatalf("inh.toml uses stage 1's b (left out) and a (its start): exit %d\n%s", code, stderr)
 	}
 }
+
+// A multi-stage study whose outputs would replace one of its inputs is
+// refused before any stage runs, the inputs left as they were: stage 2's
+// folder holding stage 1's data under the name samples.csv, and a
+// multi-stage file named stages.json in -o (audit 8: stage 2's samples
+// replaced stage 1's measured data).
+func TestStagesNotOverInputs(t *testing.T) {
+	dir := t.TempDir()
+	data := mustRead(t, "../../examples/quickstart/force_length.csv")
+	study := strings.Replace(string(mustRead(t, "../../examples/quickstart/study.toml")), "samples = 5000", "samples = 50", 1)
+	must(t, os.MkdirAll(filepath.Join(dir, "stage2-x"), 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, "stage2-x", "samples.csv"), data, 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "stage2-x", "s1.toml"), []byte(strings.Replace(study, "force_length.csv", "samples.csv", 1)), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "x.toml"), []byte(study), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "force_length.csv"), data, 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "cal.toml"), []byte("name = \"cal\"\nstages = [\"stage2-x/s1.toml\", \"x.toml\"]\n"), 0o644))
+	code, _, e := kinfer(t, "run", filepath.Join(dir, "cal.toml"), "-o", dir, "--no-report")
+	if code != 1 || !strings.Contains(e, "stage 2 (x.toml): the outputs would write samples.csv over the stage 1 data") {
+		t.Errorf("exit %d: %s", code, e)
+	}
+	if b := mustRead(t, filepath.Join(dir, "stage2-x", "samples.csv")); string(b) != string(data) {
+		t.Error("stage 1's data was replaced")
+	}
+	d4 := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(d4, "s1.toml"), []byte(study), 0o644))
+	must(t, os.WriteFile(filepath.Join(d4, "force_length.csv"), data, 0o644))
+	must(t, os.WriteFile(filepath.Join(d4, "stages.json"), []byte("name = \"cal\"\nstages = [\"s1.toml\"]\n"), 0o644))
+	if code, _, e := kinfer(t, "run", filepath.Join(d4, "stages.json"), "-o", d4, "--no-report"); code != 1 || !strings.Contains(e, "the outputs would write stages.json over the multi-stage study") {
+		t.Errorf("a multi-stage file named stages.json: exit %d: %s", code, e)
+	}
+}

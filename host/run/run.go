@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -338,6 +339,9 @@ var ErrBadCheckpoint = errors.New("the checkpoint cannot be resumed; run the stu
 
 // outputFiles are the files a run writes into its directory.
 var outputFiles = []string{"summary.json", "samples.csv", ParquetFile, StateFile, CheckpointFile, JournalFile, AnalysisFile, ReportFile, StagesFile, "stage_start.json"}
+
+// OutputFiles are the names of the files a run writes into its directory.
+func OutputFiles() []string { return slices.Clone(outputFiles) }
 
 // NotOverInputs refuses a command whose outputs, the files names in dir,
 // would replace one of its inputs ins: a dataset named samples.csv in the
