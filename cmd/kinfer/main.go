@@ -503,7 +503,7 @@ func validateStages(ctx context.Context, rt *wasm.Runtime, path string, sf *stud
 			p = filepath.Join(filepath.Dir(path), st)
 		}
 		fmt.Fprintf(stdout, "stage %d: ", i+1)
-		s, err := study.Load(ctx, p, study.Options{Workers: 1, Runtime: rt, Previous: prev, PreviousGuessed: prev != nil})
+		s, err := study.Load(ctx, p, study.Options{Workers: 1, Runtime: rt, Previous: prev, PreviousGuessed: prev != nil, MemoryBudget: run.DefaultMemoryBudget()})
 		if err != nil {
 			return fmt.Errorf("stage %d (%s): %w", i+1, st, err)
 		}
@@ -526,7 +526,7 @@ func validateStages(ctx context.Context, rt *wasm.Runtime, path string, sf *stud
 }
 
 func validateStudy(ctx context.Context, rt *wasm.Runtime, path string, prev map[string]float64, stdout io.Writer) error {
-	s, err := study.Load(ctx, path, study.Options{Workers: 1, Runtime: rt, Previous: prev})
+	s, err := study.Load(ctx, path, study.Options{Workers: 1, Runtime: rt, Previous: prev, MemoryBudget: run.DefaultMemoryBudget()})
 	if err != nil {
 		return err
 	}

@@ -73,3 +73,29 @@ use = "metropolis"
 		rt.Close(context.Background())
 	}
 }
+
+// Certification runs two instances of the plugin: with a memory_mib above
+// the default, they are charged to the memory budget before they run, and
+// a study over it is refused naming the key (audit 8: refused for its
+// budget only after certification had taken 2.9 GB).
+func TestCertifyChargedToBudget(t *testing.T) {
+	dir := t.TempDir()
+	bin, err := os.ReadFile(filepath.Join("..", "wasm", "testdata", "model.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "quad.wasm"), bin, 0o644)
+	os.WriteFile(filepath.Join(dir, "plugin.toml"), []byte("name = \"quad\"\nversion = \"1\"\nkind = \"model\"\nabi = 1\nwasm = \"quad.wasm\"\n[limits]\nmemory_mib = 4096\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "d.csv"), []byte("x,y1\n1,2\n2,3\n3,5\n"), 0o644)
+	p := filepath.Join(dir, "study.toml")
+	os.WriteFile(p, []byte("name = \"c\"\n[model]\nplugin = \"plugin.toml\"\ncertify = true\n[[data]]\nname = \"d\"\nfile = \"d.csv\"\n[[likelihood]]\nuse = \"gaussian\"\ndata = \"d\"\nsigma = { y1 = 1.0 }\n[prior]\na = { uniform = [-2.0, 2.0] }\nb = { uniform = [-1.0, 1.0] }\n[method]\nuse = \"metropolis\"\n"), 0o644)
+	rt, err := wasm.NewRuntime(context.Background(), wasm.Options{CacheDir: "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close(context.Background())
+	_, err = Load(context.Background(), p, Options{Workers: 1, Runtime: rt, MemoryBudget: 300 << 20})
+	if err == nil || !strings.Contains(err.Error(), `key "model.certify"`) || !strings.Contains(err.Error(), "certifying plugin quad takes two instances of up to memory_mib 4096") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -160,6 +160,9 @@ type Study struct {
 	Certified []string
 	// dataLeft is what remains of MaxDataBytes while the study loads.
 	dataLeft int64
+	// budget is Options.MemoryBudget (0: none), which certification is
+	// charged to.
+	budget int64
 }
 
 // MaxDataBytes bounds the memory of a study's data: its tables (including
@@ -258,7 +261,7 @@ func Load(ctx context.Context, path string, o Options) (_ *Study, err error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Study{Path: path, Dir: filepath.Dir(path), Name: f.Name, Seed: 1, dataLeft: maxDataBytes}
+	s := &Study{Path: path, Dir: filepath.Dir(path), Name: f.Name, Seed: 1, dataLeft: maxDataBytes, budget: o.MemoryBudget}
 	defer func() {
 		if err != nil {
 			s.Close()
@@ -325,6 +328,13 @@ func (s *Study) certifyLater(d *tomlx.Decoded, r componentRef, p *wasm.Plugin, v
 		return
 	}
 	s.certs = append(s.certs, func(ctx context.Context) error {
+		// Certification runs two instances of the plugin: charged to the
+		// memory budget first, as the run's instances are (audit 8: a
+		// study refused for its budget had first taken 2.9 GB certifying).
+		if need := 2 * PluginGrowFactor * int64(p.Manifest.Limits.MemoryMiB) << 20; s.budget > 0 && p.Manifest.Limits.MemoryMiB > manifest.DefaultMemoryMiB && need > s.budget {
+			return fmt.Errorf("%s: certifying plugin %s takes two instances of up to memory_mib %d each (×%d, since a growing memory is copied), about %s, more than the memory budget of %s: lower memory_mib or raise --memory-budget",
+				keyAt(d, r.table+".certify"), p.Manifest.Name, p.Manifest.Limits.MemoryMiB, PluginGrowFactor, safefile.Bytes(need), safefile.Bytes(s.budget))
+		}
 		o := wasm.CertifyOptions{Settings: vals, Seed: s.Seed}
 		if opts != nil {
 			opts(&o)
