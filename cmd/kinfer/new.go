@@ -100,8 +100,10 @@ func cmdNew(args []string, stdout io.Writer) error {
 		names = append(names, f.name)
 	}
 	fmt.Fprintf(stdout, "wrote %s/: %s\n", out, strings.Join(names, ", "))
+	// Quoted for a POSIX shell: the lines are meant to be pasted (audit 8:
+	// a folder with a space split, one with $(…) would have run it).
 	fmt.Fprintf(stdout, "next:\n  kinfer build %s\n  kinfer run %s\n  sh %s   (build, run and check against truth.json)\n",
-		out, filepath.Join(out, "study.toml"), filepath.Join(out, "test.sh"))
+		shellQuote(out), shellQuote(filepath.Join(out, "study.toml")), shellQuote(filepath.Join(out, "test.sh")))
 	if hint := toolchainHint(*lang); hint != "" {
 		fmt.Fprintf(stdout, "%s\n", hint)
 	}
@@ -1055,3 +1057,21 @@ serveMethod(new Sir(), new Spec("method", "[%.Name%]")
   .setting(new Setting("draws", 10000).withDoc("prior draws, and samples returned")));
 `,
 }
+
+// shellQuote is s as one word of a POSIX shell: as it is when it holds
+// only characters no shell treats specially, else in single quotes (a
+// single quote inside written '\'').
+func shellQuote(s string) string {
+	plain := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+,:@%=", r)) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+

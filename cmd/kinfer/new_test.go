@@ -259,3 +259,21 @@ func editedCSkeleton(t *testing.T, edit func(src string) string) string {
 	must(t, os.WriteFile(src, []byte(e), 0o644))
 	return dir
 }
+
+// The "next:" lines kinfer new prints are shell-quoted: a folder with a
+// space stays one word, and one with $(…) or a quote is not expanded
+// (audit 8).
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"demo":                    "demo",
+		"a/b-c_d.toml":            "a/b-c_d.toml",
+		"My Plugins/demo":         "'My Plugins/demo'",
+		"q1/my plugin $(touch x)": "'q1/my plugin $(touch x)'",
+		"q2/it's":                 `'q2/it'\''s'`,
+		"":                        "''",
+	} {
+		if got := shellQuote(in); got != want {
+			t.Errorf("%q: %s, want %s", in, got, want)
+		}
+	}
+}
