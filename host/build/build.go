@@ -96,6 +96,9 @@ func Build(dir string, opts Options) (Result, error) {
 // are left as they were.
 func BuildContext(ctx context.Context, dir string, opts Options) (_ Result, err error) {
 	defer interrupted(ctx, dir, &err)
+	if err := noOptionNames(dir); err != nil {
+		return Result{}, err
+	}
 	m, lang, err := load(dir)
 	if err != nil {
 		return Result{}, err
@@ -277,6 +280,21 @@ func load(dir string) (*manifest.Manifest, string, error) {
 		return nil, "", fmt.Errorf("%s: [build] lang = %q but %s holds a %s plugin (ported to %s? delete the [build] table: kinfer build writes it again)", m.Path, m.Build.Lang, dir, lang, lang)
 	}
 	return m, lang, nil
+}
+
+// noOptionNames refuses a plugin folder holding a source file whose name
+// begins with "-": the C and AssemblyScript compilers are given the
+// sources by name, and would read such a name as an option (audit 8: a
+// file named "-Bz.c" made clang run a program shipped in the folder,
+// outside the sandbox).
+func noOptionNames(dir string) error {
+	for _, pat := range []string{"-*.c", "-*.ts", "-*.go", "-*.rs"} {
+		m, _ := filepath.Glob(filepath.Join(dir, pat))
+		if len(m) > 0 {
+			return fmt.Errorf("%s: a source file named %q: a name beginning with \"-\" would be read by the compiler as an option; rename it", dir, filepath.Base(m[0]))
+		}
+	}
+	return nil
 }
 
 // Detect says which language the plugin in dir is written in: Go

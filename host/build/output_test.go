@@ -113,3 +113,17 @@ func TestBuildRefusesFolderLinkOut(t *testing.T) {
 		t.Error("the module outside the plugin's folder was replaced")
 	}
 }
+
+// A source file named like an option is refused before any compiler runs
+// (audit 8: "-Bz.c" made clang run a program shipped in the folder).
+func TestBuildRefusesOptionNames(t *testing.T) {
+	for _, f := range []string{"-Bz.c", "--config=cfg.ts"} {
+		dir := t.TempDir()
+		must(t, os.WriteFile(filepath.Join(dir, "twice.c"), []byte("int x;\n"), 0o644))
+		must(t, os.WriteFile(filepath.Join(dir, f), []byte("int y;\n"), 0o644))
+		must(t, os.WriteFile(filepath.Join(dir, "plugin.toml"), []byte(cManifest), 0o644))
+		if _, err := Build(dir, Options{}); err == nil || !strings.Contains(err.Error(), "would be read by the compiler as an option") {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
