@@ -1060,7 +1060,7 @@ serveMethod(new Sir(), new Spec("method", "[%.Name%]")
 
 // shellQuote is s as one word of a POSIX shell: as it is when it holds
 // only characters no shell treats specially, else in single quotes (a
-// single quote inside written '\'').
+// single quote inside is closed, escaped and reopened).
 func shellQuote(s string) string {
 	plain := s != ""
 	for _, r := range s {
@@ -1074,4 +1074,3 @@ func shellQuote(s string) string {
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
-
