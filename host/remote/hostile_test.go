@@ -16,7 +16,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -26,6 +25,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/internal/syncbuf"
 	"github.com/kinfer/kinfer/host/target"
 	"github.com/kinfer/kinfer/host/wasm"
 )
@@ -729,7 +729,7 @@ func TestFetchFileStreamsAndVerifies(t *testing.T) {
 func TestWorkerNamesUnreachableServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
 	defer cancel()
-	var log syncBuffer
+	var log syncbuf.Buffer
 	err := Work(ctx, Config{URL: "nats://127.0.0.1:1"}, WorkerOptions{Slots: 1, CacheDir: t.TempDir(), Runtime: wasm.Options{CacheDir: "-"}, Log: &log})
 	if err == nil || !strings.Contains(err.Error(), "NATS server nats://127.0.0.1:1: not reached in") {
 		t.Errorf("error %v", err)
@@ -737,22 +737,4 @@ func TestWorkerNamesUnreachableServer(t *testing.T) {
 	if !strings.Contains(log.String(), "waiting for the NATS server nats://127.0.0.1:1: not reached in 2s (is a server listening there?)") {
 		t.Errorf("log %q", log.String())
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for the worker's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

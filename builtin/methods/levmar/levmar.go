@@ -202,11 +202,7 @@ func (m *Method) Report() (abi.Report, error) {
 		if r == nil {
 			continue // no usable point yet (a run stopped early)
 		}
-		reason := r.Reason
-		if !r.Done {
-			reason = lsq.Stopped
-		}
-		outs = append(outs, lsq.Outcome{Start: k, X: r.X, Fac: r.Fac, LogPrior: r.LogPrior, LogLik: r.LogLik, Reason: reason,
+		outs = append(outs, lsq.Outcome{Start: k, X: r.X, Fac: r.Fac, LogPrior: r.LogPrior, LogLik: r.LogLik, Reason: r.Reason, Done: r.Done,
 			Iter: r.Iter, Evals: r.Evals, Failures: r.Failures, Trace: r.Trace})
 	}
 	settings := map[string]any{

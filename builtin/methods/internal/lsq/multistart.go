@@ -121,7 +121,8 @@ type Outcome struct {
 	X                []float64
 	Fac              *Factor
 	LogPrior, LogLik float64
-	Reason           string // the exit reason
+	Reason           string // the exit reason (Report makes it Stopped while not Done)
+	Done             bool   // the start's run has ended
 	// Iter steps taken, Evals evaluations, Failures failed ones.
 	Iter, Evals, Failures int
 	Trace                 []float64 // the cost of every iterate
@@ -157,6 +158,10 @@ func Report(outs []Outcome, settings map[string]any, rcond float64, obs int, nam
 	traces := make([]any, n)
 	best := 0
 	for k, o := range outs {
+		if !o.Done {
+			o.Reason = Stopped
+			outs[k].Reason = Stopped
+		}
 		rep.Samples = append(rep.Samples, abi.Sample{
 			Theta: append([]float64(nil), o.X...), LogPrior: o.LogPrior, LogLik: o.LogLik,
 		})
