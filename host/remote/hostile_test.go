@@ -25,9 +25,9 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/kinfer/kinfer/abi"
-	"github.com/kinfer/kinfer/internal/syncbuf"
 	"github.com/kinfer/kinfer/host/target"
 	"github.com/kinfer/kinfer/host/wasm"
+	"github.com/kinfer/kinfer/internal/syncbuf"
 )
 
 // chunkBody is a chunk body with a forged header: want, n, d, then body
