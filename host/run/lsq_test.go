@@ -746,3 +746,29 @@ func TestBatchBytesCoversEvaluation(t *testing.T) {
 		t.Logf("estimate %d bytes, allocated %d", est, alloc)
 	}
 }
+
+// An init file with more rows than the method asks prior draws for: the
+// rows never run are counted in summary.json and warned of (audit 8:
+// levmar's default starts = 1 silently ran the first of NIST's two
+// certified starts only); with starts = rows, every row runs, no warning.
+func TestInitRowsUnusedWarned(t *testing.T) {
+	starts := "k,eps_r\n4000,0.01\n6000,0.05\n8000,0.1\n"
+	for _, c := range []struct {
+		method string
+		used   int
+	}{{`use = "levmar"`, 1}, {"use = \"levmar\"\nstarts = 3", 3}} {
+		sum, _ := lsqRun(t, map[string]string{"study.toml": gnStudy(`use = "ligament"`, c.method, `init = "starts.csv"`), "d.csv": gnCSV(false), "starts.csv": starts}, nil)
+		if sum.InitFile != "starts.csv" || sum.InitRows != 3 || sum.InitRowsUsed != c.used {
+			t.Errorf("%s: init_file %q, init_rows %d, init_rows_used %d, want starts.csv, 3, %d", c.method, sum.InitFile, sum.InitRows, sum.InitRowsUsed, c.used)
+		}
+		var warned []string
+		for _, w := range sum.Warnings() {
+			if w.About == "init" {
+				warned = append(warned, w.Text)
+			}
+		}
+		if want := c.used < 3; (len(warned) == 1) != want || want && !strings.Contains(warned[0], "only 1 of the 3 rows of starts.csv were run (rows 2–3 were not)") {
+			t.Errorf("%s: init warnings %q", c.method, warned)
+		}
+	}
+}

@@ -267,6 +267,9 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 	if loopErr != nil {
 		sum.Error = loopErr.Error()
 	}
+	if s.InitFile != "" {
+		sum.InitFile, sum.InitRows, sum.InitRowsUsed = s.InitFile, len(s.Starts), r.startsUsed
+	}
 	werr := writeOutputs(o.OutDir, s, sum, extra, samples)
 	// The checkpoint goes only once the outputs are written: a run whose
 	// samples.csv could not be written (a full disk) is stopped, not

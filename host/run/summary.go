@@ -89,6 +89,12 @@ type Summary struct {
 	PriorWarnings []string `json:"prior_warnings,omitempty"`
 	// BoundWarnings: parameters whose posterior band lies against a bound.
 	BoundWarnings []string `json:"bound_warnings,omitempty"`
+	// InitFile, InitRows and InitRowsUsed: the study's init file, its
+	// rows, and how many of them the method's prior draws took (the rest
+	// were never run: a warning says so).
+	InitFile     string `json:"init_file,omitempty"`
+	InitRows     int    `json:"init_rows,omitempty"`
+	InitRowsUsed int    `json:"init_rows_used,omitempty"`
 	// Certified: the plugins certify = true checked before the run, with
 	// the checks they passed.
 	Certified []string `json:"certified,omitempty"`
@@ -649,6 +655,10 @@ func (s *Summary) Warnings() []Warning {
 	}
 	for _, m := range s.BoundWarnings {
 		ws = append(ws, Warning{"bounds", m})
+	}
+	if s.Complete && s.InitRowsUsed < s.InitRows {
+		ws = append(ws, Warning{"init", fmt.Sprintf("the method asked for %d prior draw(s), so only %d of the %d rows of %s were run (rows %d–%d were not): to start from every row, set starts = %d (levmar, gaussnewton, adam) or chains = %d (metropolis; anneal runs one start)",
+			s.InitRowsUsed, s.InitRowsUsed, s.InitRows, s.InitFile, s.InitRowsUsed+1, s.InitRows, s.InitRows, s.InitRows)})
 	}
 	if s.Transform != nil && (s.Method == "builtin:tmcmc" || s.Method == "builtin:metropolis") {
 		ws = append(ws, Warning{"[transform] with the sampler " + s.Method, s.Transform.Note})

@@ -102,6 +102,9 @@ type Study struct {
 	// the free parameters, served in order to the method's first prior-draw
 	// requests.
 	Starts [][]float64
+	// InitFile is the init file Starts were read from ("" when they are a
+	// previous stage's end, or there are none).
+	InitFile string
 
 	// Transforms reparameterise some free parameters for the method
 	// (θ = T(x), the study's [transform] table; see transform.go). XParams
@@ -1141,6 +1144,7 @@ func (s *Study) loadStarts(f *File, d *tomlx.Decoded, o Options) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", keyAt(d, "init"), err)
 	}
+	s.InitFile = f.Init
 	if err := s.charge(d, "init", 2*t.Bytes(), "the initial points"); err != nil {
 		return err
 	}
