@@ -657,8 +657,12 @@ func (s *Summary) Warnings() []Warning {
 		ws = append(ws, Warning{"bounds", m})
 	}
 	if s.Complete && s.InitRowsUsed < s.InitRows {
-		ws = append(ws, Warning{"init", fmt.Sprintf("the method asked for %d prior draw(s), so only %d of the %d rows of %s were run (rows %d–%d were not): to start from every row, set starts = %d (levmar, gaussnewton, adam) or chains = %d (metropolis; anneal runs one start)",
-			s.InitRowsUsed, s.InitRowsUsed, s.InitRows, s.InitFile, s.InitRowsUsed+1, s.InitRows, s.InitRows, s.InitRows)})
+		left := fmt.Sprintf("rows %d–%d were", s.InitRowsUsed+1, s.InitRows)
+		if s.InitRowsUsed+1 == s.InitRows {
+			left = fmt.Sprintf("row %d was", s.InitRows)
+		}
+		ws = append(ws, Warning{"init", fmt.Sprintf("the method asked for %d prior draw(s), so only %d of the %d rows of %s were run (%s not): to start from every row, set starts = %d (levmar, gaussnewton, adam) or chains = %d (metropolis; anneal runs one start)",
+			s.InitRowsUsed, s.InitRowsUsed, s.InitRows, s.InitFile, left, s.InitRows, s.InitRows)})
 	}
 	if s.Transform != nil && (s.Method == "builtin:tmcmc" || s.Method == "builtin:metropolis") {
 		ws = append(ws, Warning{"[transform] with the sampler " + s.Method, s.Transform.Note})
