@@ -63,6 +63,12 @@ func TestKneeSurrogatePipeline(t *testing.T) {
 	if code, sout, e := kinfer(t, "score", nnFile, filepath.Join(tmp, "val")); code != 0 || !strings.Contains(sout, trainTable) {
 		t.Errorf("score on the validation design: exit %d, want the table\n%s\ngot\n%s\n%s", code, trainTable, sout, e)
 	}
+	// score --json names the kind as the training report does (audit 8:
+	// "neural-network ensemble" against the report's "nn").
+	var sj struct{ Kind string }
+	if code, sout, e := kinfer(t, "score", nnFile, filepath.Join(tmp, "val"), "--json"); code != 0 || json.Unmarshal([]byte(sout), &sj) != nil || sj.Kind != "nn" {
+		t.Errorf("score --json: exit %d, kind %q, want \"nn\" as knee-nn.report.json has\n%s\n%s", code, sj.Kind, sout, e)
+	}
 	if code, _, e := kinfer(t, "score", nnFile); code != 2 || !strings.Contains(e, "want a surrogate file and at least one design run") {
 		t.Errorf("score without a design: exit %d, %s", code, e)
 	}

@@ -239,7 +239,7 @@ func cmdScore(args []string, stdout io.Writer) error {
 	}
 	out := train.OutsideBox(sf, ds)
 	if *asJSON {
-		b, err := json.MarshalIndent(train.ScoreReport{File: pos[0], Kind: sf.Kind(), Designs: pos[1:], Samples: ds.Data.N, Outside: out, Outputs: outs}, "", "  ")
+		b, err := json.MarshalIndent(train.ScoreReport{File: pos[0], Kind: sf.KindName(), Designs: pos[1:], Samples: ds.Data.N, Outside: out, Outputs: outs}, "", "  ")
 		if err != nil {
 			return err
 		}

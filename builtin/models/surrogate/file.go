@@ -66,7 +66,17 @@ func ReadFile(b []byte) (*File, error) {
 	return f, nil
 }
 
-// Kind names the surrogate: "neural-network ensemble" or "Kriging".
+// KindName is the surrogate's kind as kinfer train --kind and the
+// training report's "kind" name it: "kriging" or "nn".
+func (f *File) KindName() string {
+	if f.Kriging != nil {
+		return "kriging"
+	}
+	return "nn"
+}
+
+// Kind names the surrogate for people: "neural-network ensemble" or
+// "Kriging".
 func (f *File) Kind() string {
 	if f.Kriging != nil {
 		return "Kriging"
