@@ -171,6 +171,7 @@ func newPlot(title, xlabel, ylabel string) *plot.Plot {
 	p.Title.Text = title
 	p.X.Label.Text = xlabel
 	p.Y.Label.Text = ylabel
+	p.X.Tick.Marker, p.Y.Tick.Marker = Ticks{}, Ticks{}
 	add(p, plotter.NewGrid())
 	return p
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"math/big"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -486,6 +487,46 @@ func TestBinned(t *testing.T) {
 	} {
 		if _, err := Binned("q", "y", c[0], c[1]); err == nil {
 			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+// Tick labels tell the ticks apart (audit 8: a posterior on 40.000–40.075
+// had its ticks labelled "40", "40", "40" by gonum's DefaultTicks), and
+// each reads back as its tick's value; gonum's labels are kept where they
+// already do (ranges as gonum's own tests label them).
+func TestTickLabels(t *testing.T) {
+	for _, c := range []struct {
+		lo, hi float64
+		want   []string // nil: only check
+	}{
+		{40.00001, 40.07, []string{"40.01", "40.04", "40.07"}},
+		{40.00001, 40.0752, nil},
+		{99999.6, 100000.8, []string{"99999.6", "100000.0", "100000.4", "100000.8"}},
+		{0, 1, []string{"0.0", "0.5", "1.0"}},
+		{2000, 12000, []string{"3000", "6000", "9000", "12000"}},
+		{1e-7, 3e-7, []string{"1e-07", "2e-07", "3e-07"}},
+		{1e9 + 0.001, 1e9 + 0.004, nil},
+		{-1e-12, 1e-12, nil},
+	} {
+		var labels []string
+		var values []float64
+		for _, tk := range (Ticks{}).Ticks(c.lo, c.hi) {
+			if tk.Label != "" {
+				labels = append(labels, tk.Label)
+				values = append(values, tk.Value)
+			}
+		}
+		if c.want != nil && strings.Join(labels, " ") != strings.Join(c.want, " ") {
+			t.Errorf("[%g, %g]: labels %q, want %q", c.lo, c.hi, labels, c.want)
+		}
+		seen := map[string]bool{}
+		for i, l := range labels {
+			x, err := strconv.ParseFloat(l, 64)
+			if seen[l] || err != nil || i > 0 && math.Abs(x-values[i]) > 1e-3*(values[i]-values[i-1]) {
+				t.Errorf("[%g, %g]: label %q of tick %.17g (labels %q)", c.lo, c.hi, l, values[i], labels)
+			}
+			seen[l] = true
 		}
 	}
 }
