@@ -32,6 +32,7 @@ import (
 	"github.com/kinfer/kinfer/host/tomlx"
 	"github.com/kinfer/kinfer/host/wasm"
 	"github.com/kinfer/kinfer/internal/guesttext"
+	"github.com/kinfer/kinfer/internal/sigfig"
 )
 
 const usage = `kinfer — identify biomechanical model parameters from measured data
@@ -242,7 +243,9 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 	default:
 		fmt.Fprintf(w, "%-16s %14s %14s %14s %14s %14s\n", "param", "mean", "sd", "p05", "p50", "p95")
 		for _, p := range s.Params {
-			fmt.Fprintf(w, "%-16s %14s %14s %14s %14s %14s\n", p.Name, num6(p.Mean), num6(p.SD), num6(p.P05), num6(p.P50), num6(p.P95))
+			// Locations with the digits that resolve the sd (sigfig).
+			loc := func(v run.F) string { return numN(v, sigfig.Digits(6, float64(p.SD), float64(v))) }
+			fmt.Fprintf(w, "%-16s %14s %14s %14s %14s %14s\n", p.Name, loc(p.Mean), num6(p.SD), loc(p.P05), loc(p.P50), loc(p.P95))
 		}
 		if s.Samples == 1 {
 			fmt.Fprintf(w, "(one sample: no spread; an optimiser writes its final point per start)\n")
@@ -408,12 +411,15 @@ func standardErrors(report any, tr *run.TransformSummary) string {
 
 // num6 formats a summary number for the terminal table: "-" for a value
 // that is not finite (an sd of one sample), never "NaN".
-func num6(f run.F) string {
+func num6(f run.F) string { return numN(f, 6) }
+
+// numN is f with n significant digits, "-" when not finite.
+func numN(f run.F, n int) string {
 	x := float64(f)
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return "-"
 	}
-	return strconv.FormatFloat(x, 'g', 6, 64)
+	return sigfig.G(x, n)
 }
 
 // isManifest tells a plugin.toml from a study by its top-level keys.

@@ -372,3 +372,16 @@ func TestReportFitThinsRows(t *testing.T) {
 		t.Errorf("the fit figure does not say it drew 5000 of the 12000 rows")
 	}
 }
+
+// The run's table prints a narrow posterior's location with the digits
+// that resolve its sd (audit 8: 100000.23 ± 0.16 printed as 100000 in
+// the mean, p05, p50 and p95 columns).
+func TestSummaryTableNarrowPosterior(t *testing.T) {
+	s := &run.Summary{Study: "s", Samples: 2000, Complete: true,
+		Params: []run.ParamSummary{{Name: "a", Mean: 100000.228, SD: 0.158741, P05: 99999.962, P50: 100000.231, P95: 100000.484}}}
+	var b strings.Builder
+	printSummary(&b, s, "out")
+	if !regexp.MustCompile(`(?m)^a +100000\.23 +0\.158741 +99999\.96 +100000\.23 +100000\.48$`).MatchString(b.String()) {
+		t.Errorf("table:\n%s", b.String())
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/kinfer/kinfer/abi"
 	"io"
 	"io/fs"
 	"math"
@@ -13,12 +12,14 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/builtin/analysis"
 	"github.com/kinfer/kinfer/host/dataset"
 	"github.com/kinfer/kinfer/host/run"
 	"github.com/kinfer/kinfer/host/study"
 	"github.com/kinfer/kinfer/host/wasm"
 	"github.com/kinfer/kinfer/internal/guesttext"
+	"github.com/kinfer/kinfer/internal/sigfig"
 )
 
 // OutputFile is the analysis written next to the run's outputs.
@@ -301,7 +302,7 @@ func (a *Analysis) Text() string {
 		if r := float64(p.Relative); !math.IsNaN(r) && !math.IsInf(r, 0) {
 			rel = fmt.Sprintf("%.1f%%", 100*r)
 		}
-		fmt.Fprintf(&b, "%-16s %12.5g %12.5g %12.5g %9s\n", p.Name, p.P05, p.P95, p.Spread, rel)
+		fmt.Fprintf(&b, "%-16s %12s %12s %12.5g %9s\n", p.Name, sigfig.Format(float64(p.P05), 5, float64(p.Spread)), sigfig.Format(float64(p.P95), 5, float64(p.Spread)), p.Spread, rel)
 	}
 	if a.Truth != nil {
 		a.Truth.text(&b)

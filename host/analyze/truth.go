@@ -17,6 +17,7 @@ import (
 	"github.com/kinfer/kinfer/host/safefile"
 	"github.com/kinfer/kinfer/host/study"
 	"github.com/kinfer/kinfer/host/target"
+	"github.com/kinfer/kinfer/internal/sigfig"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -334,7 +335,8 @@ func (r *TruthReport) text(b *strings.Builder) {
 				in += " (above)"
 			}
 		}
-		fmt.Fprintf(b, "%-16s %12.5g %12.5g %12.5g %9.1f%%  %s\n", p.Name, p.Truth, p.P05, p.P95, 100*p.Percentile, in)
+		band := func(v float64) string { return sigfig.Format(v, 5, p.P95-p.P05) }
+		fmt.Fprintf(b, "%-16s %12s %12s %12s %9.1f%%  %s\n", p.Name, band(p.Truth), band(p.P05), band(p.P95), 100*p.Percentile, in)
 	}
 	if len(r.Skipped) > 0 {
 		fmt.Fprintf(b, "skipped (no truth given): %s\n", strings.Join(r.Skipped, ", "))

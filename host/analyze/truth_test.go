@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -202,5 +203,22 @@ func TestWeightColumnIsTheMethods(t *testing.T) {
 	s.ModelInfo.Spec.Outputs = []abi.Column{{Name: "weight"}}
 	if got := weightIndex([]string{"a", "log_prior", "log_likelihood", "weight"}, s); got != -1 {
 		t.Errorf("a model output named weight (montecarlo's quantity column): %d, want -1", got)
+	}
+}
+
+// The tables print a narrow band beside a large value with the digits that
+// resolve it (audit 8: analyze printed truth, p05 and p95 of a posterior
+// 100000.23 ± 0.16 all as "1e+05").
+func TestTextNarrowBand(t *testing.T) {
+	r := &TruthReport{File: "t.json", Checked: 1, Inside: 1,
+		Params: []TruthParam{{Name: "a", Truth: 100000.3, P05: 99999.962, P95: 100000.484, Percentile: 0.672, Inside: true}}}
+	var b strings.Builder
+	r.text(&b)
+	if !regexp.MustCompile(`(?m)^a +100000\.3 +99999\.96 +100000\.48 +67\.2%  yes$`).MatchString(b.String()) {
+		t.Errorf("truth table:\n%s", b.String())
+	}
+	a := &Analysis{Study: "s", Samples: 2000, Params: []Spread{{Name: "a", P05: 99999.962, P95: 100000.484, Spread: 0.522}}}
+	if !regexp.MustCompile(`(?m)^a +99999\.96 +100000\.48 +0\.522 `).MatchString(a.Text()) {
+		t.Errorf("spread table:\n%s", a.Text())
 	}
 }

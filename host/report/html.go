@@ -18,6 +18,7 @@ import (
 
 	"github.com/kinfer/kinfer/host/run"
 	"github.com/kinfer/kinfer/host/safefile"
+	"github.com/kinfer/kinfer/internal/sigfig"
 )
 
 // Write builds the report of the run in dir and writes it to out
@@ -293,11 +294,14 @@ func anchor(title string) string {
 	}, title), "-")
 }
 
-func g(x float64) string {
+func g(x float64) string { return gDigits(x, 6) }
+
+// gDigits is x with n significant digits, "—" when not finite.
+func gDigits(x float64, n int) string {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return "—"
 	}
-	return fmt.Sprintf("%.6g", x)
+	return sigfig.G(x, n)
 }
 
 func statusCounts(m map[string]int) string {
@@ -400,12 +404,14 @@ func (r *Report) paramTable() ([]string, []paramRow, []string) {
 			}
 		}
 		row := paramRow{Name: p.Name, Unit: p.Unit}
-		vals := []float64{float64(p.Mean), float64(p.SD), float64(p.P05), float64(p.P50), float64(p.P95), best}
+		// The location columns (and the truth) with the digits that
+		// resolve the sd (sigfig); the sd itself with 6.
+		gn := func(v float64) string { return gDigits(v, sigfig.Digits(6, float64(p.SD), v)) }
+		row.Cells = append(row.Cells, gn(float64(p.Mean)))
 		if one {
-			vals = []float64{float64(p.Mean), best}
-		}
-		for _, v := range vals {
-			row.Cells = append(row.Cells, g(v))
+			row.Cells = append(row.Cells, gn(best))
+		} else {
+			row.Cells = append(row.Cells, g(float64(p.SD)), gn(float64(p.P05)), gn(float64(p.P50)), gn(float64(p.P95)), gn(best))
 		}
 		for _, k := range extra {
 			row.Cells = append(row.Cells, g(num(r.report[k].([]any)[j])))
@@ -433,7 +439,7 @@ func (r *Report) paramTable() ([]string, []paramRow, []string) {
 			if !okq {
 				q = math.NaN()
 			}
-			row.Cells = append(row.Cells, g(v), g(100*q))
+			row.Cells = append(row.Cells, gn(v), g(100*q))
 		}
 		rows = append(rows, row)
 	}

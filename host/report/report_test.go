@@ -505,3 +505,24 @@ func TestReportShowsRunWarnings(t *testing.T) {
 		}
 	}
 }
+
+// A posterior narrow beside its magnitude (audit 8: 100000.23 ± 0.16 was
+// shown as mean, p05, p50, p95 and best all "100000"): the location
+// columns get the digits that resolve the sd, the sd keeps 6.
+func TestParamTableNarrowPosterior(t *testing.T) {
+	dir := writeRun(t, "metropolis", `{"chains": 2}`, 300)
+	p := filepath.Join(dir, "summary.json")
+	b, _ := os.ReadFile(p)
+	b = []byte(strings.Replace(string(b), `"mean": 1, "sd": null, "p05": 1, "p50": 1, "p95": 1`,
+		`"mean": 100000.228, "sd": 0.158741, "p05": 99999.962, "p50": 100000.231, "p95": 100000.484`, 1))
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Build(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, row := paramHeader(t, r, "k"); !strings.HasPrefix(strings.Join(row, " "), "k N 100000.23 0.158741 99999.96 100000.23 100000.48") {
+		t.Errorf("k's row %q", row)
+	}
+}
