@@ -196,7 +196,11 @@ func NewTruncNormal(mu, sd, lo, hi float64) (TruncNormal, error) {
 }
 
 // centred reports whether the untruncated normal's mean lies in [lo, hi].
-func (d TruncNormal) centred() bool { return math.Abs(d.mid) <= d.half }
+// Compared directly: with an infinite bound the standardised midpoint and
+// half-width are both infinite, and |mid| ≤ half held for any mean (audit
+// 9: a lognormal on a model's [−1e6, 1e6], cut to [0, 1e6], so to
+// [−∞, log 1e6] in log x, passed as centred with 0 % of its mass inside).
+func (d TruncNormal) centred() bool { return d.lo <= d.mu && d.mu <= d.hi }
 
 // LogPdf implements Dist.
 func (d TruncNormal) LogPdf(x float64) float64 {

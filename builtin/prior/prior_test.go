@@ -428,6 +428,24 @@ func TestTruncate(t *testing.T) {
 			t.Errorf("%s on [2000, 12000]: no error", d)
 		}
 	}
+	// The same on bounds reaching below 0 (the lognormal is cut to
+	// [0, 1e6], log x to [−∞, 13.8]; audit 9: accepted as centred with
+	// 3.8e-12 and 0 of its mass inside), and a normal cut one-sidedly;
+	// a lognormal whose mean of log x lies inside is accepted.
+	lnFar, _ := NewLogNormal(14.5, 0.1) // mass in [0, 1e6]: Φ((13.8155 − 14.5)/0.1) = 3.83e-12
+	lnX, _ := NewLogNormal(1e6, 1)
+	for _, c := range []struct {
+		d      Dist
+		lo, hi float64
+	}{{lnFar, -1e6, 1e6}, {lnX, -1e6, 1e6}, {far, math.Inf(-1), 1e6}} {
+		if _, m, err := Truncate(c.d, c.lo, c.hi); err == nil {
+			t.Errorf("%s on [%g, %g]: mass %g, no error", c.d, c.lo, c.hi, m)
+		}
+	}
+	inside, _ := NewLogNormal(1, 2)
+	if _, m, err := Truncate(inside, -1e6, 1e6); err != nil || !(m > 0.999) {
+		t.Errorf("lognormal(1, 2) on [-1e6, 1e6]: mass %g, %v", m, err)
+	}
 }
 
 // A uniform wider than float64 holds (hi − lo overflows): finite density
