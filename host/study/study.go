@@ -829,6 +829,15 @@ func (s *Study) loadTerms(ctx context.Context, f *File, d *tomlx.Decoded, o Opti
 				return d.Errorf(tbl+".outputs", "output %q is named twice (each observation would count twice)", o)
 			}
 			t.OutIdx = append(t.OutIdx, j)
+			// A dataset that lists its observed outputs leaves the others
+			// out; a term naming one of those whose column the file has
+			// would read it as observations all the same (audit 9: a
+			// channel excluded from outputs = ["p"] fitted as data).
+			// Which was meant cannot be told, so neither is chosen.
+			if di := dsIndex(s, ds); di < len(f.Data) && len(f.Data[di].Outputs) > 0 && !slices.Contains(ds.Outputs, o) && ds.table.Index(o) >= 0 {
+				return d.Errorf(tbl+".outputs", "output %q is not among dataset %q's observed outputs (%s), but its file %s has a %q column: add %q to the dataset's outputs to use that column as observations, or rename the column to leave %q unobserved in this term",
+					o, ds.Name, nameList(ds.Outputs), ds.File, o, o, o)
+			}
 		}
 		// Obs and Sigma, K×m each.
 		if err := s.charge(d, tbl, 2*8*int64(ds.K)*int64(len(t.Outputs)), fmt.Sprintf("likelihood term %d's observations and σ", i+1)); err != nil {

@@ -150,6 +150,44 @@ func TestTermOutputsWithoutObservations(t *testing.T) {
 	}
 }
 
+// A dataset that lists its observed outputs: a term naming another output
+// whose column the file has is refused, naming both ways out (audit 9: the
+// column was read as observations although the dataset left it out);
+// without the dataset's list, or without the column, the term reads the
+// column or NaN as before.
+func TestTermOutputOutsideDatasetOutputs(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "d.csv"), []byte("length_mm,force_N,strain\n29,10,0.01\n30,50,0.02\n31,120,0.03\n"), 0o644)
+	p := filepath.Join(dir, "study.toml")
+	term := "data = \"pull\"\noutputs = [\"force_N\", \"strain\"]\nsigma = { force_N = 5.0, strain = 0.01 }"
+	withTerm := strings.Replace(strings.Replace(base, "data = \"pull\"\nsigma = { force_N = 5.0 }", term, 1), "file = \"d.csv\"", "file = \"d.csv\"\noutputs = [\"force_N\"]", 1)
+	os.WriteFile(p, []byte(withTerm), 0o644)
+	_, err := Load(context.Background(), p, Options{Workers: 1})
+	if err == nil || !strings.Contains(err.Error(), `key "likelihood[0].outputs": output "strain" is not among dataset "pull"'s observed outputs (force_N), but its file `) || !strings.Contains(err.Error(), `d.csv has a "strain" column: add "strain" to the dataset's outputs`) {
+		t.Fatalf("got %v", err)
+	}
+	// Without the dataset's list: the term's own outputs are read.
+	os.WriteFile(p, []byte(strings.Replace(withTerm, "file = \"d.csv\"\noutputs = [\"force_N\"]", "file = \"d.csv\"", 1)), 0o644)
+	s, err := Load(context.Background(), p, Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tm := s.Terms[0]; tm.Obs[1] != 0.01 {
+		t.Errorf("strain observations %v", tm.Obs)
+	}
+	s.Close()
+	// With the list and no such column: NaN, an unobserved output.
+	os.WriteFile(filepath.Join(dir, "d.csv"), []byte(csv), 0o644)
+	os.WriteFile(p, []byte(withTerm), 0o644)
+	if s, err = Load(context.Background(), p, Options{Workers: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if tm := s.Terms[0]; !math.IsNaN(tm.Obs[1]) {
+		t.Errorf("strain observations %v, want NaN", tm.Obs)
+	}
+	s.Close()
+}
+
 // A likelihood without data = in a study of two datasets is refused,
 // naming the tables (the message once quoted a data = "" never written).
 func TestTermWithoutDataNamed(t *testing.T) {
