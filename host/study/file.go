@@ -178,7 +178,7 @@ func settingValuesOf(d *tomlx.Decoded, r componentRef, spec, model abi.Spec) ([]
 		}
 		if len(s.Choices) > 0 {
 			if _, isStr := r.settings[k].(string); !isStr {
-				return nil, d.Errorf(key, "setting %q takes one of %q", k, s.Choices)
+				return nil, d.Errorf(key, "setting %q takes one of %q, written as a string (%s = %q), got %s", k, s.Choices, k, s.Choices[0], tomlKind(r.settings[k]))
 			}
 		}
 		if math.IsNaN(given[k]) || math.IsInf(given[k], 0) {

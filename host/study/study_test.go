@@ -438,3 +438,14 @@ func TestPluginInstancesCappedByBudget(t *testing.T) {
 		}
 	}
 }
+
+// A setting with choices given as a number is refused saying the choice is
+// written as a string (audit 9: choices ["1", "2"] with m = 1 said only
+// "takes one of").
+func TestChoiceGivenAsNumber(t *testing.T) {
+	text := strings.Replace(base, "use = \"metropolis\"\nchains = 2", "use = \"anneal\"\nlocal = 1", 1)
+	_, err := load(t, text)
+	if err == nil || !strings.Contains(err.Error(), `setting "local" takes one of ["none" "adam"], written as a string (local = "none"), got a number`) {
+		t.Fatalf("got %v", err)
+	}
+}
