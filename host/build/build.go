@@ -446,12 +446,15 @@ func compile(ctx context.Context, m *manifest.Manifest, lang, out string, opts O
 	switch lang {
 	case LangGo:
 		env = append(goEnv(), "TMPDIR="+work, "GOTMPDIR="+work)
-		overlay, note, sdk, err := goOverlay(ctx, dir, tmp, opts)
+		overlay, note, sdk, workOff, err := goOverlay(ctx, dir, tmp, opts)
 		if note != "" {
 			notes = append(notes, note)
 		}
 		if err != nil {
 			return Result{}, fmt.Errorf("plugin %s: %w", m.Name, err)
+		}
+		if workOff {
+			env = append(env, "GOWORK=off")
 		}
 		cmd = []string{opts.goCmd(), "build", "-buildmode=c-shared", "-trimpath", "-buildvcs=false"}
 		if overlay != "" {

@@ -83,7 +83,9 @@
 //     replacement is relative so that the build info inside the module
 //     (which records a replacement's directory even with -trimpath) holds
 //     no temporary path: the same plugin gives the same bytes in any
-//     folder. Inside a go.work workspace, in kinfer's own module (the
+//     folder. Inside a go.work workspace that uses the plugin's module
+//     (one that does not is left out: GOWORK=off, with a note), in
+//     kinfer's own module (the
 //     repository's plugins), or in a module none of whose non-test files
 //     imports github.com/kinfer/kinfer (a plugin written from ABI.md alone),
 //     nothing is overlaid: such a module is built exactly as `go build`

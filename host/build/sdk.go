@@ -84,7 +84,8 @@ type goMod struct {
 // for the plugin's module that requires and replaces github.com/kinfer/kinfer
 // with it. It returns the overlay file, or "" when the plugin builds as it
 // is:
-//   - inside a go.work workspace (the workspace decides);
+//   - inside a go.work workspace that uses the plugin's module (the
+//     workspace decides);
 //   - in kinfer's own module (the repository's plugins);
 //   - in a module whose go.mod replaces github.com/kinfer/kinfer with a
 //     directory holding a go.mod, or with another module version.
@@ -101,18 +102,89 @@ type goMod struct {
 // SDK's (the go command refuses a main module older than a dependency),
 // note says so: the language version changes semantics (per-iteration
 // loop variables since Go 1.22).
-func goOverlay(ctx context.Context, dir, tmp string, opts Options) (overlay, note string, sdk bool, err error) {
-	env, err := run(ctx, dir, goEnv(), opts.goCmd(), "env", "-json", "GOMOD", "GOWORK")
+//
+// A go.work above a folder whose module it does not use (a plugin made by
+// kinfer new inside someone's workspace) would fail the build with "current
+// directory outside modules listed in go.work": such a plugin is built
+// with GOWORK=off (workOff), which note says.
+func goOverlay(ctx context.Context, dir, tmp string, opts Options) (overlay, note string, sdk, workOff bool, err error) {
+	genv := goEnv()
+	ge, err := goModWork(ctx, dir, genv, opts)
 	if err != nil {
-		return "", "", false, fmt.Errorf("%s env: %v\n%s", opts.goCmd(), err, env)
-	}
-	var ge struct{ GOMOD, GOWORK string }
-	if err := json.Unmarshal([]byte(env), &ge); err != nil {
-		return "", "", false, fmt.Errorf("%s env -json: %v", opts.goCmd(), err)
+		return "", "", false, false, err
 	}
 	if ge.GOWORK != "" && ge.GOWORK != "off" {
-		return "", "", false, nil
+		in, err := inWorkspace(ctx, dir, ge.GOMOD, ge.GOWORK, genv, opts)
+		if err != nil || in {
+			return "", "", false, false, err
+		}
+		workOff = true
+		genv = append(genv, "GOWORK=off")
+		note = fmt.Sprintf("%s is inside the Go workspace %s, which does not use its module: built with GOWORK=off (add it with go work use to build it in the workspace)", dir, ge.GOWORK)
+		if ge, err = goModWork(ctx, dir, genv, opts); err != nil {
+			return "", "", false, false, err
+		}
 	}
+	overlay, more, sdk, err := goOverlayModule(ctx, dir, tmp, ge.GOMOD, genv, opts)
+	if more != "" {
+		note = strings.TrimPrefix(note+"; "+more, "; ")
+	}
+	return overlay, note, sdk, workOff, err
+}
+
+type goModWorkEnv struct{ GOMOD, GOWORK string }
+
+// goModWork is `go env GOMOD GOWORK` in dir.
+func goModWork(ctx context.Context, dir string, genv []string, opts Options) (goModWorkEnv, error) {
+	var ge goModWorkEnv
+	env, err := run(ctx, dir, genv, opts.goCmd(), "env", "-json", "GOMOD", "GOWORK")
+	if err != nil {
+		return ge, fmt.Errorf("%s env: %v\n%s", opts.goCmd(), err, env)
+	}
+	if err := json.Unmarshal([]byte(env), &ge); err != nil {
+		return ge, fmt.Errorf("%s env -json: %v", opts.goCmd(), err)
+	}
+	return ge, nil
+}
+
+// inWorkspace reports whether the go.work at work uses the module of dir
+// (gomod's folder; none when gomod is empty or os.DevNull).
+func inWorkspace(ctx context.Context, dir, gomod, work string, genv []string, opts Options) (bool, error) {
+	if gomod == "" || gomod == os.DevNull {
+		return false, nil
+	}
+	out, err := run(ctx, dir, genv, opts.goCmd(), "work", "edit", "-json", work)
+	if err != nil {
+		return false, fmt.Errorf("%s: %v\n%s", work, err, out)
+	}
+	var gw struct{ Use []struct{ DiskPath string } }
+	if err := json.Unmarshal([]byte(out), &gw); err != nil {
+		return false, fmt.Errorf("%s: go work edit -json: %v", work, err)
+	}
+	root := filepath.Dir(gomod)
+	for _, u := range gw.Use {
+		p := u.DiskPath
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(work), p)
+		}
+		if same(p, root) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// same reports whether a and b name one folder (through symbolic links).
+func same(a, b string) bool {
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
+}
+
+// goOverlayModule is goOverlay outside a workspace: gomod is the folder's
+// go.mod ("" or os.DevNull for none).
+func goOverlayModule(ctx context.Context, dir, tmp, gomod string, genv []string, opts Options) (overlay, note string, sdk bool, err error) {
+	ge := goModWorkEnv{GOMOD: gomod}
 	gover, err := goVersion()
 	if err != nil {
 		return "", "", false, err
@@ -131,7 +203,7 @@ func goOverlay(ctx context.Context, dir, tmp string, opts Options) (overlay, not
 			modText = "module " + tempModulePath + "\n\ngo " + gover + "\n\nrequire " + kinferModule + " v0.0.0\n\nreplace " + kinferModule + " => ./" + sdkDirName + "\n"
 		}
 	} else {
-		out, err := run(ctx, dir, goEnv(), opts.goCmd(), "mod", "edit", "-json", ge.GOMOD)
+		out, err := run(ctx, dir, genv, opts.goCmd(), "mod", "edit", "-json", ge.GOMOD)
 		if err != nil {
 			return "", "", false, fmt.Errorf("%s: %v\n%s", ge.GOMOD, err, out)
 		}
@@ -188,7 +260,7 @@ func goOverlay(ctx context.Context, dir, tmp string, opts Options) (overlay, not
 					"variables since Go 1.22); set go %s in go.mod to build the same way by hand", ge.GOMOD, was, gover, gover, gover, gover)
 			}
 		}
-		if modText, err = run(ctx, dir, goEnv(), opts.goCmd(), append(edit, ge.GOMOD)...); err != nil {
+		if modText, err = run(ctx, dir, genv, opts.goCmd(), append(edit, ge.GOMOD)...); err != nil {
 			return "", "", false, fmt.Errorf("%s: %v\n%s", ge.GOMOD, err, modText)
 		}
 	}

@@ -306,3 +306,46 @@ func TestGoPluginWithoutSDKOrGoMod(t *testing.T) {
 		t.Errorf("kinfer build sha256 %s, a hand build with the note's go.mod %s", r.SHA256, got)
 	}
 }
+
+// A Go plugin inside a go.work workspace that does not use its module
+// (audit 8: kinfer new then kinfer build under any workspace failed with
+// "current directory outside modules listed in go.work"): built with
+// GOWORK=off, the same bytes as outside any workspace, and a note says so.
+// A workspace that uses the plugin's module decides its build.
+func TestGoPluginInForeignWorkspace(t *testing.T) {
+	if _, err := Toolchain(LangGo, Options{}); err != nil {
+		t.Skip(err)
+	}
+	t.Setenv("GOPROXY", "off")
+	t.Setenv("GOWORK", "")
+	plain, err := Build(goPluginDir(t, ""), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, gomod := range []string{"", "module kinfer.local/plugin\n\ngo 1.26\n"} {
+		dir := goPluginDir(t, gomod)
+		root := filepath.Dir(dir)
+		must(t, os.MkdirAll(filepath.Join(root, "other"), 0o755))
+		must(t, os.WriteFile(filepath.Join(root, "other", "go.mod"), []byte("module other\n\ngo 1.26\n"), 0o644))
+		must(t, os.WriteFile(filepath.Join(root, "go.work"), []byte("go 1.26\n\nuse ./other\n"), 0o644))
+		r, err := Build(dir, Options{})
+		if err != nil {
+			t.Fatalf("go.mod %q: %v", gomod, err)
+		}
+		if r.SHA256 != plain.SHA256 {
+			t.Errorf("go.mod %q: sha256 %s, want %s as outside a workspace", gomod, r.SHA256, plain.SHA256)
+		}
+		if !strings.Contains(strings.Join(r.Notes, "\n"), "which does not use its module: built with GOWORK=off") {
+			t.Errorf("go.mod %q: notes %q", gomod, r.Notes)
+		}
+		if gomod == "" {
+			continue
+		}
+		// The workspace uses the plugin: it decides (its module requires
+		// no SDK, so the build fails as go build would).
+		must(t, os.WriteFile(filepath.Join(root, "go.work"), []byte("go 1.26\n\nuse (\n\t./other\n\t./twice\n)\n"), 0o644))
+		if _, err := Build(dir, Options{}); err == nil || strings.Contains(err.Error(), "GOWORK=off") {
+			t.Errorf("a workspace using the plugin was not obeyed: %v", err)
+		}
+	}
+}
