@@ -614,9 +614,26 @@ var bareLimits = manifest.Limits{MemoryMiB: manifest.DefaultMemoryMiB, TimeoutMS
 func loadPlugin(ctx context.Context, rt *wasm.Runtime, path string) (*wasm.Plugin, error) {
 	var m *manifest.Manifest
 	if isModule(path) {
-		base := filepath.Base(path)
+		// A module named on the command line is the file the user chose,
+		// through a symbolic link or not; it must exist and be a regular
+		// file of a module's size, said of the file itself (audit 8: a
+		// missing one was answered as a manifest's wasm key, "build it
+		// with kinfer build .").
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, errors.Unwrap(err))
+		}
+		f, err := safefile.Open(real, manifest.MaxModuleBytes)
+		if err != nil {
+			if real != path {
+				return nil, fmt.Errorf("%s (through a symbolic link): %w", path, err)
+			}
+			return nil, err
+		}
+		f.Close()
+		base := filepath.Base(real)
 		m = &manifest.Manifest{Name: strings.TrimSuffix(base, filepath.Ext(base)), ABI: abi.Version,
-			Wasm: base, Path: path, Dir: filepath.Dir(path), Limits: bareLimits}
+			Wasm: base, Path: path, Dir: filepath.Dir(real), Limits: bareLimits, Bare: true}
 	} else {
 		var err error
 		if m, err = manifest.Load(path); err != nil {

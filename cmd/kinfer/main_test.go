@@ -170,6 +170,36 @@ func TestInspectCPlugin(t *testing.T) {
 	}
 }
 
+// kinfer inspect FILE.wasm on a file that is missing, not a regular file
+// or not a module says so of the file itself (audit 8: it was answered as
+// a manifest's wasm key, "build it with kinfer build ."); a symbolic link
+// to a module elsewhere is the file the user chose and loads.
+func TestInspectBareModuleErrors(t *testing.T) {
+	dir := t.TempDir()
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.Symlink("/dev/zero", filepath.Join(dir, "zero.wasm")))
+	must(os.WriteFile(filepath.Join(dir, "bad.wasm"), []byte("not a module at all"), 0o644))
+	lig, _ := filepath.Abs("../../plugins/c/ligament/ligament.wasm")
+	must(os.Symlink(lig, filepath.Join(dir, "lig.wasm")))
+	for _, c := range []struct{ file, want string }{
+		{"nonexist.wasm", "nonexist.wasm: no such file or directory"},
+		{"zero.wasm", "zero.wasm (through a symbolic link): /dev/zero is a character device, not a regular file"},
+		{"bad.wasm", `bad.wasm: not a WebAssembly binary (it starts with "not ", a module with "\x00asm")`},
+	} {
+		code, _, e := kinfer(t, "inspect", filepath.Join(dir, c.file))
+		if code == 0 || !strings.Contains(e, c.want) || strings.Contains(e, "kinfer build") || strings.Contains(e, "wasm = ") {
+			t.Errorf("%s: exit %d, %s", c.file, code, e)
+		}
+	}
+	if code, out, e := kinfer(t, "inspect", filepath.Join(dir, "lig.wasm")); code != 0 || !strings.Contains(out, "ligament-c") {
+		t.Errorf("a link to a module: exit %d\n%s\n%s", code, out, e)
+	}
+}
+
 // kinfer inspect --certify checks a plugin's determinism on the
 // quickstart's conditions; a required setting it lacks is a clear error.
 func TestInspectCertify(t *testing.T) {

@@ -104,6 +104,10 @@ type Manifest struct {
 	// Path is the manifest file; Dir its directory.
 	Path string `toml:"-"`
 	Dir  string `toml:"-"`
+	// Bare: a module loaded without a plugin.toml (kinfer inspect
+	// FILE.wasm); Path is then the module's path as given, and messages
+	// name the file alone, not a manifest key.
+	Bare bool `toml:"-"`
 }
 
 var (
@@ -202,6 +206,9 @@ var wasmHeader = []byte("\x00asm\x01\x00\x00\x00")
 // header, which is checked before the rest is read.
 func (m *Manifest) ReadWasm() ([]byte, error) {
 	fail := func(format string, args ...any) error {
+		if m.Bare {
+			return fmt.Errorf("%s: %s", m.Path, fmt.Sprintf(format, args...))
+		}
 		return fmt.Errorf("plugin %s: %s: %s (wasm = %q in %s)", m.Name, m.Wasm, fmt.Sprintf(format, args...), m.Wasm, m.Path)
 	}
 	path, err := safefile.Inside(m.Dir, m.Wasm)
