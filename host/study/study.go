@@ -800,7 +800,7 @@ func (s *Study) loadTerms(ctx context.Context, f *File, d *tomlx.Decoded, o Opti
 			switch {
 			case dataName == "" && len(s.Data) == 1:
 				ds = s.Data[0]
-			case dataName == "" && !d.Has(tbl+".data"):
+			case dataName == "" && raw["data"] == nil:
 				return d.Errorf(tbl, "the study has %d [[data]] tables (%s): name the one this term compares with, data = \"NAME\"", len(s.Data), nameList(names))
 			default:
 				return d.Errorf(tbl+".data", "data = %q names no [[data]] table (tables: %s)", dataName, nameList(names))
