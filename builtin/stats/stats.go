@@ -7,13 +7,64 @@ import (
 	"gonum.org/v1/gonum/stat"
 )
 
-// Mean is the arithmetic mean of x (gonum's stat.Mean); NaN for an empty
-// slice.
+// Scale is 1, or, when the largest finite |x| is beyond 2^500 (where the
+// sums of squares, and the sums of values near ±MaxFloat64, overflow), the
+// power of two s that brings the largest into [1, 2), so every finite
+// |x/s| < 2 (a divisor bringing them below 1 could be 2^1024, beyond
+// float64). Dividing by a power of two
+// is exact (up to values that underflow, negligible beside the largest),
+// so a statistic computed on x/s and scaled back is the one on x, without
+// the overflow (audit 9: the sd of values near 1e160, and the mean of
+// values near ±1.7e308, came out null).
+func Scale(x []float64) float64 {
+	big := 0.0
+	for _, v := range x {
+		if a := math.Abs(v); a > big && !math.IsInf(a, 0) {
+			big = a
+		}
+	}
+	if !(big > 0x1p500) {
+		return 1
+	}
+	_, e := math.Frexp(big) // big = f·2^e, f ∈ [0.5, 1)
+	return math.Ldexp(1, e-1)
+}
+
+// scaled is x/s.
+func scaled(x []float64, s float64) []float64 {
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = v / s
+	}
+	return out
+}
+
+// Mean is the arithmetic mean of x (gonum's stat.Mean, on x/Scale(x));
+// NaN for an empty slice.
 func Mean(x []float64) float64 {
 	if len(x) == 0 {
 		return math.NaN()
 	}
+	if s := Scale(x); s != 1 {
+		return s * stat.Mean(scaled(x, s), nil)
+	}
 	return stat.Mean(x, nil)
+}
+
+// MeanSD is Mean and SD together (gonum's stat.MeanStdDev, on
+// x/Scale(x)); NaN for an empty slice, and SD NaN for one value.
+func MeanSD(x []float64) (mean, sd float64) {
+	switch len(x) {
+	case 0:
+		return math.NaN(), math.NaN()
+	case 1:
+		return x[0], math.NaN()
+	}
+	if s := Scale(x); s != 1 {
+		m, d := stat.MeanStdDev(scaled(x, s), nil)
+		return s * m, s * d
+	}
+	return stat.MeanStdDev(x, nil)
 }
 
 // Var is the unbiased sample variance Σ(x−x̄)²/(n−1) by gonum's
@@ -24,11 +75,21 @@ func Var(x []float64) float64 {
 	if len(x) < 2 {
 		return math.NaN()
 	}
+	if s := Scale(x); s != 1 {
+		return s * s * stat.Variance(scaled(x, s), nil) // +Inf beyond MaxFloat64
+	}
 	return stat.Variance(x, nil)
 }
 
-// SD is the sample standard deviation √Var (n−1 denominator).
-func SD(x []float64) float64 { return math.Sqrt(Var(x)) }
+// SD is the sample standard deviation √Var (n−1 denominator), computed on
+// x/Scale(x) and scaled back: finite wherever the values are, though their
+// variance may overflow.
+func SD(x []float64) float64 {
+	if s := Scale(x); s != 1 && len(x) >= 2 {
+		return s * math.Sqrt(stat.Variance(scaled(x, s), nil))
+	}
+	return math.Sqrt(Var(x))
+}
 
 // Quantile is the p-quantile of x by linear interpolation between order
 // statistics (Hyndman & Fan 1996, definition 7; numpy's default): with the

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // exactTol is for values computed exactly up to a few rounding errors.
@@ -222,5 +224,39 @@ func BenchmarkESSStuckChains(b *testing.B) {
 	}
 	for b.Loop() {
 		ESS(chains)
+	}
+}
+
+// Values whose squares or sums overflow float64 (audit 9: the sd of values
+// near 1e160 and the mean of values near ±1.7e308 were NaN/null): the
+// statistics of an arithmetic sequence, analytically, and results inside
+// float64 unchanged bit for bit by the scaling.
+func TestStatsBeyondOverflow(t *testing.T) {
+	const tol = 1e-14 // relative
+	// 5e159·(1 + i/10), i = 0…10: mean 7.5e159, sd = step·√(n(n+1)/12) = 5e158·√11.
+	x := make([]float64, 11)
+	for i := range x {
+		x[i] = 5e159 * (1 + float64(i)/10)
+	}
+	m, sd := MeanSD(x)
+	if math.Abs(m/7.5e159-1) > tol || math.Abs(sd/(5e158*math.Sqrt(11))-1) > tol {
+		t.Errorf("MeanSD: %g, %g; want 7.5e159, %g", m, sd, 5e158*math.Sqrt(11))
+	}
+	if Mean(x) != m || SD(x) != sd {
+		t.Errorf("Mean %g, SD %g differ from MeanSD's", Mean(x), SD(x))
+	}
+	if v := Var(x); !math.IsInf(v, 1) {
+		t.Errorf("Var %g: the variance (2.75e318) is beyond float64", v)
+	}
+	// Near ±MaxFloat64: mean 0, sd 1.7e308 (√((2·1.7e308²)/2)).
+	y := []float64{-1.7e308, 0, 1.7e308}
+	if m, sd := MeanSD(y); m != 0 || math.Abs(sd/1.7e308-1) > tol {
+		t.Errorf("MeanSD(±1.7e308, 0) = %g, %g; want 0, 1.7e308", m, sd)
+	}
+	// Ordinary values: gonum's numbers exactly.
+	z := []float64{1.5, 2.25, -3.125, 1e10, 7}
+	gm, gsd := stat.MeanStdDev(z, nil)
+	if m, sd := MeanSD(z); m != gm || sd != gsd || Mean(z) != stat.Mean(z, nil) || SD(z) != math.Sqrt(stat.Variance(z, nil)) {
+		t.Errorf("ordinary values changed: %v %v against %v %v", m, sd, gm, gsd)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/builtin/methods/internal/mcmc"
+	"github.com/kinfer/kinfer/builtin/stats"
 	"github.com/kinfer/kinfer/internal/strictjson"
 )
 
@@ -235,8 +236,17 @@ func (m *Method) Done() bool { return m.inited && m.st.Done }
 func Running(v []float64) (mean, cv []float64) {
 	mean = make([]float64, len(v))
 	cv = make([]float64, len(v))
+	// On v/sc (stats.Scale): the sums of squares of values beyond 2^500
+	// overflow; cv is a ratio, the mean is scaled back.
+	sc := stats.Scale(v)
+	defer func() {
+		for i := range mean {
+			mean[i] *= sc
+		}
+	}()
 	var m, s2 float64 // Welford
 	for i, x := range v {
+		x /= sc
 		d := x - m
 		m += d / float64(i+1)
 		s2 += d * (x - m)
@@ -266,7 +276,7 @@ func Rule(v []float64, window, tol float64) (bool, float64) {
 	mean, cv := Running(v)
 	fm, fc := mean[n-1], cv[n-1]
 	scale, useCV := math.Abs(fm), true
-	if sd := stat.StdDev(v, nil); scale <= 1e-9*sd {
+	if sd := stats.SD(v); scale <= 1e-9*sd {
 		scale, useCV = sd, false
 	}
 	start := n - int(math.Ceil(window*float64(n)))
@@ -319,7 +329,7 @@ func Summarise(v []float64, failed int, window, tol float64) Summary {
 		return s
 	}
 	s.Converged, s.RuleDev = Rule(v, window, tol)
-	s.Mean, s.SD = stat.MeanStdDev(v, nil)
+	s.Mean, s.SD = stats.MeanSD(v)
 	if s.Mean != 0 {
 		s.CV = 100 * s.SD / math.Abs(s.Mean)
 	}
@@ -346,7 +356,9 @@ func Summarise(v []float64, failed int, window, tol float64) Summary {
 		// range (w = ∞): those go to the edge bins, never to an index
 		// int() cannot represent.
 		b := bins - 1
-		if t := (y - s.Min) / w; w > 0 && t < bins-1 {
+		// Halved: y − Min overflows for values spanning more than
+		// MaxFloat64; halving is exact.
+		if t := (y/2 - s.Min/2) / (w / 2); w > 0 && t < bins-1 {
 			b = 0
 			if t > 0 {
 				b = int(t)

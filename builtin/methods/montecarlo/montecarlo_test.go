@@ -457,3 +457,47 @@ func TestReportWhenStopped(t *testing.T) {
 		t.Errorf("stopped report: stopped=%v, warnings %v, %d samples for %d draws", rep.Extra["stopped"], ws, len(rep.Samples), b.Len())
 	}
 }
+
+// Values beyond 2^500, whose squares overflow, and values spanning nearly
+// ±MaxFloat64, whose differences overflow (audit 9: sd and cv null with
+// converged true at 1e160; at ±1.7e308 a null mean and 914 of 2000 values
+// in the last bin, none in bins 12–19). Scaling by a power of two is
+// exact, so the statistics of v·2^600 are those of v times 2^600, the CV
+// and the rule's deviation the same; a uniform grid fills every bin.
+func TestSummariseBeyondOverflow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	v := make([]float64, 2000)
+	big := make([]float64, len(v))
+	const s = 0x1p600 // ≈ 4.1e180
+	for i := range v {
+		v[i] = 0.5 + 0.5*rng.Float64()
+		big[i] = v[i] * s
+	}
+	a, b := Summarise(v, 0, 0.1, 0.02), Summarise(big, 0, 0.1, 0.02)
+	if b.Mean != a.Mean*s || b.SD != a.SD*s || b.CV != a.CV || b.RuleDev != a.RuleDev || b.Converged != a.Converged || b.Pct["p50"] != a.Pct["p50"]*s {
+		t.Errorf("scaled by 2^600: mean %g sd %g cv %g dev %g; want %g %g %g %g", b.Mean, b.SD, b.CV, b.RuleDev, a.Mean*s, a.SD*s, a.CV, a.RuleDev)
+	}
+	for i, c := range b.HistCounts {
+		if c != a.HistCounts[i] {
+			t.Errorf("scaled histogram %v, want %v", b.HistCounts, a.HistCounts)
+			break
+		}
+	}
+	// A grid of 2000 values over [−1.7e308, 1.7e308]: 100 per bin, mean 0
+	// (symmetric), sd finite.
+	grid := make([]float64, 2000)
+	for i := range grid {
+		f := (float64(i) + 0.5) / float64(len(grid))
+		grid[i] = (1-f)*-1.7e308 + f*1.7e308
+	}
+	g := Summarise(grid, 0, 0.1, 0.02)
+	for i, c := range g.HistCounts {
+		if c != 100 {
+			t.Errorf("bin %d holds %d values, want 100 (counts %v)", i, c, g.HistCounts)
+			break
+		}
+	}
+	if math.Abs(g.Mean) > 1e-12*1.7e308 || math.IsNaN(g.SD) || math.IsInf(g.SD, 0) {
+		t.Errorf("grid: mean %g, sd %g", g.Mean, g.SD)
+	}
+}
