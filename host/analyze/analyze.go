@@ -117,6 +117,7 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 	var sum struct {
 		Study        string          `json:"study"`
 		StudyFile    string          `json:"study_file"`
+		Samples      *int            `json:"samples"`
 		Provenance   *run.Provenance `json:"provenance"`
 		MethodReport struct {
 			Stages []struct {
@@ -152,6 +153,9 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 	// The analysis reloads the study, its data and its plugins: inputs
 	// changed since the run would compare the run's posterior with other
 	// data (or another model) and report that as the run's fit.
+	if why := run.StudyMismatch(sum.StudyFile, sum.Provenance); why != "" {
+		return nil, fmt.Errorf("analyze: cannot analyse %s: %s (the analysis reloads the run's study and its data, and would compare the run's samples with another study's); run the study again (kinfer run STUDY -o ANOTHER_DIR)", dir, why)
+	}
 	if sum.Provenance != nil {
 		if changed := run.ChangedInputs(sum.Provenance.Inputs); len(changed) > 0 {
 			return nil, fmt.Errorf("analyze: cannot analyse %s: inputs changed since the run (the analysis reloads the study and its data, and would compare the run's samples with other ones):\n  %s\nrestore them, or run the study again (kinfer run STUDY -o ANOTHER_DIR)",
@@ -178,6 +182,13 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 		}
 		return nil, err
 	}
+	recorded := -1
+	if sum.Samples != nil {
+		recorded = *sum.Samples
+	}
+	if err := run.CheckSamples(filepath.Join(dir, "samples.csv"), len(tbl.Rows), recorded); err != nil {
+		return nil, fmt.Errorf("analyze: %w", err)
+	}
 	names := make([]string, len(s.Free))
 	for i, p := range s.Free {
 		names[i] = p.Name
@@ -190,6 +201,16 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 	samples := make([][]float64, len(tbl.Rows))
 	for i := range samples {
 		samples[i] = flat[i*d : (i+1)*d]
+		// Every run writes finite parameter values inside the study's
+		// bounds (the run refuses a method's sample outside them; with
+		// [transform], θ = T(x) may round just past a bound): anything
+		// else is not this run's sample.
+		for j, v := range samples[i] {
+			p := s.Free[j]
+			if math.IsNaN(v) || math.IsInf(v, 0) || !s.Transformed() && !(v >= p.Lower && v <= p.Upper) {
+				return nil, fmt.Errorf("analyze: %w", tbl.Errorf(i, p.Name, "%g is not a sample of this run: its values are finite and lie in the parameter's bounds [%g, %g]", v, p.Lower, p.Upper))
+			}
+		}
 	}
 	a := &Analysis{Study: s.Name, Samples: len(samples)}
 	if !sum.Complete {

@@ -156,7 +156,11 @@ func Build(ctx context.Context, dir string, o Options) (*Report, error) {
 		// Not the study the run recorded (changed since, or a summary.json
 		// from elsewhere naming any file): its priors and model would not
 		// be the run's, and a study names data and plugins to load.
-		r.note("the study %s is not the one the run recorded (unreadable, or its sha256 differs from the provenance's): no prior densities and no model fit", r.Summary.StudyFile)
+		why := run.StudyMismatch(r.Summary.StudyFile, r.Summary.Provenance)
+		if why == "" {
+			why = "unreadable, or its sha256 differs from the provenance's"
+		}
+		r.note("the study %s is not the one the run recorded (%s): no prior densities and no model fit", r.Summary.StudyFile, why)
 	} else if s == nil && o.Runtime != nil && r.Summary.StudyFile != "" {
 		s, err = study.Load(ctx, r.Summary.StudyFile, study.Options{Workers: o.Workers, Runtime: o.Runtime, Previous: o.Previous, MemoryBudget: run.DefaultMemoryBudget()})
 		if err != nil {
@@ -345,8 +349,7 @@ func (r *Report) traceRows(n int, o Options) (chains, show int, steps []int) {
 
 // readSamples reads the rows of samples.csv that the figures use, in one
 // streaming pass: a run may have millions of rows, and the report must
-// stay cheap. n is the number of data rows, from summary.json; when the
-// file has another number, the rows are chosen again for that number.
+// stay cheap. The number of data rows must be summary.json's.
 func (r *Report) readSamples(o Options) error {
 	path := filepath.Join(r.Dir, "samples.csv")
 	// Only a missing or empty regular file has no samples: a named pipe or
@@ -356,18 +359,18 @@ func (r *Report) readSamples(o Options) error {
 		return errors.New("no samples")
 	}
 	n := max(r.Summary.Samples, 0) // the record's count; the file's is checked below
-	for pass := 0; pass < 2; pass++ {
-		got, err := r.scan(path, r.wanted(n, o))
-		if err != nil {
-			return err
-		}
-		if got == n {
-			r.nrows = n
-			return nil
-		}
-		n = got
+	got, err := r.scan(path, r.wanted(n, o))
+	if err != nil {
+		return err
 	}
-	return fmt.Errorf("%s changed while it was read", path)
+	// A file cut short, or with another count than the record's, is not
+	// the run's samples (run.CheckSamples).
+	if err := run.CheckSamples(path, got, n); err != nil {
+		r.rows = nil
+		return err
+	}
+	r.nrows = n
+	return nil
 }
 
 // studyText is the text of the run's study file, to be shown in the
@@ -376,7 +379,9 @@ func (r *Report) readSamples(o Options) error {
 // elsewhere may name any file (a private key would end up in a report
 // that is then shared); such a file is not read into the report.
 func studyText(sum *run.Summary) string {
-	if sum.StudyFile == "" || sum.Provenance == nil {
+	// Its path too: a copy of the study elsewhere has the same sha256 but
+	// resolves its data files beside it (audit 9).
+	if sum.StudyFile == "" || run.StudyMismatch(sum.StudyFile, sum.Provenance) != "" {
 		return ""
 	}
 	want := ""
@@ -472,6 +477,9 @@ func (r *Report) scan(path string, keep map[int]bool) (int, error) {
 			for j, c := range col {
 				if v[j], err = strconv.ParseFloat(strings.TrimSpace(fields[c]), 64); err != nil {
 					return 0, fmt.Errorf("%s:%d: column %s: %v", path, i+2, r.names[j], err)
+				}
+				if math.IsNaN(v[j]) || math.IsInf(v[j], 0) {
+					return 0, fmt.Errorf("%s:%d: column %s: %g is not a sample value (a run writes finite parameter values)", path, i+2, r.names[j], v[j])
 				}
 			}
 			r.rows[i] = v

@@ -2,9 +2,12 @@ package run
 
 import (
 	"fmt"
+	"math"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 
+	"github.com/kinfer/kinfer/host/safefile"
 	"github.com/kinfer/kinfer/host/study"
 )
 
@@ -90,4 +93,56 @@ func ShortHash(h string) string {
 		return h[:12] + "…"
 	}
 	return h
+}
+
+// StudyMismatch says why a summary's study_file is not the study its
+// provenance records ("" when it is): a record without provenance cannot
+// tie its study file to the run, and one whose provenance names another
+// study file describes another run (audit 9: kinfer analyze reloaded any
+// study_file a summary.json named and reported its data as the run's).
+func StudyMismatch(studyFile string, p *Provenance) string {
+	if p == nil {
+		return "summary.json has no provenance record, so its study_file cannot be tied to the run"
+	}
+	for _, in := range p.Inputs {
+		if in.Role == "study" {
+			if filepath.Clean(in.Path) != filepath.Clean(studyFile) {
+				return fmt.Sprintf("summary.json's study_file %s is not the study its provenance records (%s)", studyFile, in.Path)
+			}
+			return ""
+		}
+	}
+	return "summary.json's provenance records no study file"
+}
+
+// CheckSamples refuses a samples.csv that is not as its run wrote it:
+// one that does not end with a line break (cut short inside its last row,
+// which then reads as a shorter row of other numbers), or whose rows are
+// not the number summary.json records (recorded < 0: not checked). A run
+// writes the file whole and renames it into place, so either is damage or
+// another run's file (audit 9: a partial copy read as 301 of 600 samples,
+// the last with a truncated log likelihood).
+func CheckSamples(path string, rows, recorded int) error {
+	f, err := safefile.Open(path, math.MaxInt64)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if st.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, st.Size()-1); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if last[0] != '\n' {
+			return fmt.Errorf("%s does not end with a line break: it was cut short (a partial copy?), so its last row cannot be trusted; copy the run folder again", path)
+		}
+	}
+	if recorded >= 0 && rows != recorded {
+		return fmt.Errorf("%s has %d rows, summary.json records %d: it is not the file the run wrote (a partial copy, or another run's)", path, rows, recorded)
+	}
+	return nil
 }

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A run folder edited or damaged after its run (audit 9): a non-finite
+// sample, a samples.csv cut inside its last row, a summary.json naming
+// another copy of the study, one without its provenance record. kinfer
+// analyze refuses each naming the file (and line); kinfer report says so
+// in a note and draws no figure from such samples, and no model fit from
+// such a study.
+func TestDamagedRunFolders(t *testing.T) {
+	tmp := t.TempDir()
+	src := filepath.Join(tmp, "src")
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.MkdirAll(src, 0o755))
+	study := strings.Replace(string(mustRead(t, "../../examples/quickstart/study.toml")), "burn_in = 2000", "burn_in = 200", 1)
+	study = strings.Replace(study, "samples = 5000", "samples = 100", 1)
+	must(os.WriteFile(filepath.Join(src, "study.toml"), []byte(study), 0o644))
+	must(os.WriteFile(filepath.Join(src, "force_length.csv"), mustRead(t, "../../examples/quickstart/force_length.csv"), 0o644))
+	run := filepath.Join(tmp, "run")
+	if code, _, e := kinfer(t, "run", filepath.Join(src, "study.toml"), "-o", run); code != 0 {
+		t.Fatal(e)
+	}
+	samples := string(mustRead(t, filepath.Join(run, "samples.csv")))
+	summary := string(mustRead(t, filepath.Join(run, "summary.json")))
+	lines := strings.SplitAfter(samples, "\n")
+	// Another copy of the study, its data doubled.
+	other := filepath.Join(tmp, "other")
+	must(os.MkdirAll(other, 0o755))
+	must(os.WriteFile(filepath.Join(other, "study.toml"), []byte(study), 0o644))
+	must(os.WriteFile(filepath.Join(other, "force_length.csv"), []byte("length_mm,force_N\n30,1\n31,2\n"), 0o644))
+	absSrc, _ := filepath.Abs(filepath.Join(src, "study.toml"))
+	absOther, _ := filepath.Abs(filepath.Join(other, "study.toml"))
+	i := strings.Index(summary, `"provenance"`)
+	noProv := summary[:i] + `"no_provenance"` + summary[i+len(`"provenance"`):]
+	for _, c := range []struct {
+		name, samples, summary string
+		analyze, report        string
+	}{
+		{"nan", lines[0] + "NaN" + lines[1][strings.Index(lines[1], ","):] + strings.Join(lines[2:], ""), summary,
+			`samples.csv:2: column "k": NaN is not a sample of this run`, `samples.csv:2: column k: NaN is not a sample value`},
+		{"outside", lines[0] + "1e308" + lines[1][strings.Index(lines[1], ","):] + strings.Join(lines[2:], ""), summary,
+			`samples.csv:2: column "k": 1e+308 is not a sample of this run`, ""},
+		{"cut", samples[:len(samples)-5], summary,
+			"samples.csv does not end with a line break: it was cut short", "samples.csv does not end with a line break"},
+		{"short", strings.Join(lines[:len(lines)-3], ""), summary,
+			"samples.csv has", "summary.json records"},
+		{"study elsewhere", samples, strings.Replace(summary, `"study_file": "`+absSrc+`"`, `"study_file": "`+absOther+`"`, 1),
+			"summary.json's study_file " + absOther + " is not the study its provenance records (" + absSrc + ")", "is not the study its provenance records"},
+		{"no provenance", samples, noProv, "summary.json has no provenance record", "summary.json has no provenance record"},
+	} {
+		dir := filepath.Join(tmp, strings.ReplaceAll(c.name, " ", "-"))
+		must(os.MkdirAll(dir, 0o755))
+		must(os.WriteFile(filepath.Join(dir, "samples.csv"), []byte(c.samples), 0o644))
+		must(os.WriteFile(filepath.Join(dir, "summary.json"), []byte(c.summary), 0o644))
+		if code, _, e := kinfer(t, "analyze", dir, "--predictive", "5"); code == 0 || !strings.Contains(e, c.analyze) {
+			t.Errorf("%s: analyze exit %d, want %q in\n%s", c.name, code, c.analyze, e)
+		}
+		if c.report == "" {
+			continue
+		}
+		if code, out, e := kinfer(t, "report", dir); code != 0 || !strings.Contains(out, c.report) {
+			t.Errorf("%s: report exit %d, want a note %q in\n%s\n%s", c.name, code, c.report, out, e)
+		}
+	}
+}
