@@ -652,6 +652,14 @@ func (s *Study) loadData(f *File, d *tomlx.Decoded) error {
 		if df.Name == "" || df.File == "" {
 			return &tomlx.Error{File: d.File, Line: d.Line(tbl), Key: tbl, Msg: "a [[data]] table needs name and file"}
 		}
+		// Printed by run, analyze and report, and written into
+		// report.html: no terminal escapes (audit 9: a dataset named with
+		// ESC sequences retitled and recoloured the terminal).
+		for _, k := range []struct{ key, v string }{{"name", df.Name}, {"file", df.File}} {
+			if strings.IndexFunc(k.v, badNameRune) >= 0 {
+				return d.Errorf(tbl+"."+k.key, "%s %q has a control character or invalid UTF-8", k.key, k.v)
+			}
+		}
 		for _, o := range s.Data {
 			if o.Name == df.Name {
 				return d.Errorf(tbl+".name", "duplicate dataset name %q", df.Name)
