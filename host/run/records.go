@@ -23,8 +23,13 @@ const (
 	// are the only parts that grow (with the data).
 	MaxCheckpointBytes = 128 << 20
 	// MaxSummaryBytes bounds summary.json: its method report is at most
-	// 16 MiB (ABI.md), the rest is per parameter.
+	// MaxReportBytes, the rest is per parameter.
 	MaxSummaryBytes = 64 << 20
+	// MaxReportBytes bounds a method's report in summary.json: a
+	// plugin's report is refused beyond it (ABI.md §6), and a built-in
+	// method's is left out beyond it (boundReport), so that a run's own
+	// summary.json stays readable by report, analyze and --verify.
+	MaxReportBytes = 16 << 20
 	// MaxAnalysisBytes bounds analysis.json (per parameter and chain).
 	MaxAnalysisBytes = 64 << 20
 	// MinStateBytes and MaxStateBytes bound the file of a method's saved

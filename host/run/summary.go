@@ -164,7 +164,7 @@ func summarize(s *study.Study, t *target.Target, workers int, rep abi.Report, sa
 		Model: s.ModelInfo.Ref, Method: s.MethodInfo.Ref,
 		Seed: s.Seed, Workers: workers, GoMaxProcs: runtime.GOMAXPROCS(0),
 		Evaluations: c.Evaluations, FailedEvaluations: c.Failed, StatusCounts: c.ByStatus,
-		WallSeconds: F(wall.Seconds()), Samples: len(samples), MethodReport: jsonSafe(rep.Extra),
+		WallSeconds: F(wall.Seconds()), Samples: len(samples), MethodReport: boundReport(jsonSafe(rep.Extra)),
 	}
 	sum.ModelSeconds = F(c.ModelSeconds)
 	if w := wall.Seconds(); w > 0 {
@@ -291,6 +291,23 @@ func (f F) MarshalJSON() ([]byte, error) {
 // free-form report always marshals. A struct holding a non-finite float
 // becomes a map of its JSON fields (encoding/json's names, "-" and
 // omitempty); one without keeps its own encoding.
+// boundReport is report, or, when its JSON is over MaxReportBytes, a
+// small report saying it was left out (audit 9: adam with trace_every = 1
+// on 100 starts wrote a 258 MiB summary.json that kinfer report, analyze
+// and --verify then refused; the built-in methods refuse such settings at
+// Init, this is the net for the rest). The samples are in samples.csv.
+func boundReport(report any) any {
+	b, err := json.Marshal(report)
+	if err != nil || len(b) <= MaxReportBytes {
+		return report
+	}
+	msg := fmt.Sprintf("the method's report has %s of JSON, more than the %s a report may have in summary.json: it is left out (the samples are in samples.csv); lower the settings that make it grow (traces, starts, chains, max_samples)",
+		formatMiB(len(b)), formatMiB(MaxReportBytes))
+	return map[string]any{"report_left_out_bytes": len(b), "warnings": []any{msg}}
+}
+
+func formatMiB(n int) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
+
 func jsonSafe(v any) any {
 	return clean(reflect.ValueOf(v))
 }

@@ -171,17 +171,31 @@ func memoryNeed(c Config, d int) float64 {
 	return float64(c.Starts) * perStart
 }
 
+// reportBytes is the planned JSON of the report's traces: per start, its
+// points of 2 numbers (with trace_theta, d more) at about 25 bytes a
+// number.
+func reportBytes(c Config, d int) float64 {
+	vals := 2.0
+	if c.TraceTheta {
+		vals += float64(d)
+	}
+	return float64(c.Starts) * float64(c.Iterations/c.TraceEvery+2) * vals * 25
+}
+
 // Init implements abi.Method. It may be called again to restart. It
 // refuses settings whose traces would not fit in the problem's memory
-// budget.
+// budget, or in a report (mcmc.MaxReportBytes).
 func (m *Method) Init(p abi.Problem) error {
 	b, err := mcmc.NewBounds("adam", p)
 	if err != nil {
 		return err
 	}
-	if err := mcmc.CheckMemory("adam", p, memoryNeed(m.cfg, len(p.Params)),
-		fmt.Sprintf("starts = %d with iterations / trace_every = %d / %d trace points (trace_theta = %v) of %d parameters",
-			m.cfg.Starts, m.cfg.Iterations, m.cfg.TraceEvery, m.cfg.TraceTheta, len(p.Params))); err != nil {
+	what := fmt.Sprintf("starts = %d with iterations / trace_every = %d / %d trace points (trace_theta = %v) of %d parameters",
+		m.cfg.Starts, m.cfg.Iterations, m.cfg.TraceEvery, m.cfg.TraceTheta, len(p.Params))
+	if err := mcmc.CheckMemory("adam", p, memoryNeed(m.cfg, len(p.Params)), what); err != nil {
+		return err
+	}
+	if err := mcmc.CheckReport("adam", reportBytes(m.cfg, len(p.Params)), what, "raise trace_every (0: 100 points a start), or leave out trace_theta"); err != nil {
 		return err
 	}
 	m.bounds = b

@@ -570,6 +570,26 @@ func TestMemoryBudget(t *testing.T) {
 	}
 }
 
+// Init refuses traces whose report would pass 16 MiB although they fit in
+// memory (audit 9: 100 starts × 20 000 iterations, trace_every = 1 with
+// trace_theta made a 258 MiB summary.json): 100 × 20 002 points × 4
+// numbers × 25 bytes ≈ 191 MiB.
+func TestReportBudget(t *testing.T) {
+	m, err := New([]float64{0.01, 0.9, 0.999, 1e-8, 20_000, 100, 1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := conformance.Conjugate2D().Target.Problem(1)
+	p.MemoryBudget = 64 << 30
+	if err := m.Init(p); err == nil || !strings.Contains(err.Error(), "make a report of about 191 MiB, more than the 16 MiB a method's report may have in summary.json; raise trace_every") {
+		t.Fatalf("Init: %v", err)
+	}
+	// The default trace_every (100 points a start) fits.
+	if m, err = New([]float64{0.01, 0.9, 0.999, 1e-8, 20_000, 100, 0, 1}); err != nil || m.Init(p) != nil {
+		t.Fatalf("default trace_every: %v", err)
+	}
+}
+
 // notConverged: a best start that used all its iterations while its log
 // target still rose by more than convergedRise over the last 10 % is
 // warned about; one that flattened, or stopped early, is not.

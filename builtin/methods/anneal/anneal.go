@@ -291,8 +291,15 @@ func (m *Method) Init(p abi.Problem) error {
 			return fmt.Errorf("anneal: parameter %q has bounds [%g, %g]; annealing needs a finite box", q.Name, q.Lower, q.Upper)
 		}
 	}
-	if err := mcmc.CheckMemory("anneal", p, memoryNeed(m.cfg, len(p.Params)),
-		fmt.Sprintf("maxiter / trace_every = %d / %d trace points (trace_theta = %v) of %d parameters", m.cfg.MaxIter, m.cfg.TraceEvery, m.cfg.TraceTheta, len(p.Params))); err != nil {
+	what := fmt.Sprintf("maxiter / trace_every = %d / %d trace points (trace_theta = %v) of %d parameters", m.cfg.MaxIter, m.cfg.TraceEvery, m.cfg.TraceTheta, len(p.Params))
+	if err := mcmc.CheckMemory("anneal", p, memoryNeed(m.cfg, len(p.Params)), what); err != nil {
+		return err
+	}
+	vals := 3.0 // an iteration, an evaluation count, a log target; with trace_theta d more
+	if m.cfg.TraceTheta {
+		vals += float64(len(p.Params))
+	}
+	if err := mcmc.CheckReport("anneal", float64(m.cfg.MaxIter/m.cfg.TraceEvery+2)*vals*25, what, "raise trace_every (0: 100 points), or leave out trace_theta"); err != nil {
 		return err
 	}
 	m.bounds = b

@@ -589,6 +589,20 @@ func TestMemoryBudget(t *testing.T) {
 	}
 }
 
+// Init refuses a trace whose report would pass 16 MiB although it fits in
+// memory: 10⁶ points of 5 numbers at 25 bytes ≈ 119 MiB.
+func TestReportBudget(t *testing.T) {
+	m, err := New([]float64{1e6, 5230, 2e-5, 2.62, -5, 1e7, 0, 100, 1e-3, 1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := conformance.Conjugate2D().Target.Problem(1)
+	p.MemoryBudget = 64 << 30
+	if err := m.Init(p); err == nil || !strings.Contains(err.Error(), "make a report of about 119 MiB, more than the 16 MiB") {
+		t.Fatalf("Init: %v", err)
+	}
+}
+
 // A run stopped early still gets a report: the best point so far,
 // "stopped" (ABI.md §6.3; audit 6). Seed 3: the first prior draw fails.
 func TestReportWhenStopped(t *testing.T) {

@@ -501,3 +501,33 @@ func TestSummariseBeyondOverflow(t *testing.T) {
 		t.Errorf("grid: mean %g, sd %g", g.Mean, g.SD)
 	}
 }
+
+// More values than the report lists: left out with a count and a warning
+// naming samples.csv's column (audit 9: 8 million values made a 167 MiB
+// summary.json); max_samples whose draws would not fit in the memory
+// budget are refused at Init (8 million draws of 2 parameters peaked at
+// 2.4 GB under a 1 GiB budget).
+func TestReportValuesBounded(t *testing.T) {
+	if need := memoryNeed(8_000_000, 2); 2*need <= 1<<30 {
+		t.Errorf("8e6 draws planned at %g bytes, within 1 GiB", 2*need)
+	}
+	s := Summarise(make([]float64, MaxReportValues+1), 0, 0.1, 0.02)
+	if len(s.Values) != MaxReportValues+1 {
+		t.Fatal("Summarise keeps every value")
+	}
+	m := &Method{cfg: Config{Quantity: 0, MaxSamples: MaxReportValues + 1, MinSamples: 1}, inited: true, column: "q", name: "q"}
+	m.st.Values = make([]float64, MaxReportValues+1)
+	m.st.Draws = make([][]float64, MaxReportValues+1)
+	m.st.LogPrior = make([]float64, MaxReportValues+1)
+	m.st.LogLik = make([]float64, MaxReportValues+1)
+	m.st.Done, m.st.Converged = true, true
+	rep, err := m.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := rep.Extra["montecarlo"].(Summary)
+	ws, _ := rep.Extra["warnings"].([]any)
+	if got.Values != nil || got.ValuesLeftOut != MaxReportValues+1 || len(ws) != 1 || !strings.Contains(ws[0].(string), "they are in samples.csv's column q") {
+		t.Errorf("values %d, left out %d, warnings %v", len(got.Values), got.ValuesLeftOut, ws)
+	}
+}

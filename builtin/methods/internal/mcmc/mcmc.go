@@ -174,6 +174,22 @@ func CheckMemory(method string, p abi.Problem, live float64, what string) error 
 	return nil
 }
 
+// MaxReportBytes is the most JSON a method's report may have: ABI.md §6's
+// bound on a plugin's report, which the host also applies to a built-in
+// method's (host/run leaves a larger one out of summary.json).
+const MaxReportBytes = 16 << 20
+
+// CheckReport refuses settings whose report would be about bytes of JSON,
+// more than MaxReportBytes; what names the settings, hint how to lower
+// them. The error is prefixed by method.
+func CheckReport(method string, bytes float64, what, hint string) error {
+	if bytes > MaxReportBytes {
+		return fmt.Errorf("%s: %s make a report of about %s, more than the %s a method's report may have in summary.json; %s",
+			method, what, FormatBytes(bytes), FormatBytes(MaxReportBytes), hint)
+	}
+	return nil
+}
+
 // FormatBytes writes n bytes in the largest binary unit that keeps the
 // number ≥ 1 (1.5 GiB, 300 MiB).
 func FormatBytes(n float64) string {
