@@ -53,11 +53,14 @@ type runFlags struct {
 	workers                     int
 	verbose                     bool
 	noReport                    bool // --no-report: no report.html at the end
-	every                       time.Duration
-	everySet                    bool
-	previous                    map[string]float64       // a multi-stage study's previous stage's result
-	loaded                      func(*study.Study) error // called once the study is loaded (a stage records what it used)
-	nats                        remote.Config            // URL set: evaluate on remote workers
+	// removeStale: files of an earlier run in the directory that this
+	// run removes once its inputs are checked (run.Options.RemoveStale).
+	removeStale []string
+	every       time.Duration
+	everySet    bool
+	previous    map[string]float64       // a multi-stage study's previous stage's result
+	loaded      func(*study.Study) error // called once the study is loaded (a stage records what it used)
+	nats        remote.Config            // URL set: evaluate on remote workers
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
@@ -178,8 +181,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if f.resume == "" {
 		// A single study run into a folder that held a stage of a
 		// multi-stage study: that stage's inherited values are not this
-		// run's (--verify, analyze and report would load them).
-		os.Remove(filepath.Join(dir, StageStartFile))
+		// run's (--verify, analyze and report would load them). The run
+		// removes the file once its inputs are checked (audit 9: a data
+		// file named stage_start.json was deleted before the study loaded).
+		f.removeStale = []string{StageStartFile}
 	}
 	if f.resume != "" {
 		sf, sd, err := run.ResumeInfo(dir)
@@ -320,7 +325,7 @@ func execute(ctx context.Context, studyFile, dir string, lock *run.DirLock, seed
 		prog = stderr
 	}
 	o := run.Options{OutDir: dir, Workers: f.workers, Progress: prog, NoReport: f.noReport,
-		Resume: f.resume != "", CheckpointEvery: f.every, MemoryBudget: budget, Lock: lock}
+		Resume: f.resume != "", CheckpointEvery: f.every, MemoryBudget: budget, Lock: lock, RemoveStale: f.removeStale}
 	if f.nats.URL != "" {
 		c, err := remote.Dial(ctx, f.nats, s, f.previous, stderr)
 		if err != nil {
@@ -390,7 +395,7 @@ func explain(ctx context.Context, err error, dir string) error {
 		err = fmt.Errorf("%v; partial results written to %s", context.Cause(ctx), dir)
 	}
 	var we interface{ Deterministic() bool } // a plugin fault, local (wasm.Error) or on a worker (remote.WorkerError)
-	if errors.As(err, &we) && we.Deterministic() || errors.Is(err, run.ErrOtherInputs) || errors.Is(err, run.ErrStateRefused) || errors.Is(err, run.ErrNotThisRun) || errors.Is(err, run.ErrBadCheckpoint) || errors.Is(err, run.ErrAllFailed) {
+	if errors.As(err, &we) && we.Deterministic() || errors.Is(err, run.ErrOtherInputs) || errors.Is(err, run.ErrStateRefused) || errors.Is(err, run.ErrNotThisRun) || errors.Is(err, run.ErrBadCheckpoint) || errors.Is(err, run.ErrAllFailed) || errors.Is(err, run.ErrOverInputs) {
 		return err // running again would stop the same way
 	}
 	if _, serr := os.Stat(filepath.Join(dir, run.CheckpointFile)); serr == nil {

@@ -333,6 +333,42 @@ func TestUnwritableSamplesResume(t *testing.T) {
 	}
 }
 
+// Inputs named as files a run removes in its folder (audit 9): the study
+// or its data named stage_start.json (removed before the study loaded), a
+// saved state's name (removed with the checkpoint after the run), a
+// temporary's (removed as stale): refused, the file kept, no --resume
+// hint.
+func TestRunKeepsInputsNamedAsItsFiles(t *testing.T) {
+	data := mustRead(t, "../../examples/quickstart/force_length.csv")
+	study := string(mustRead(t, "../../examples/quickstart/study.toml"))
+	for _, c := range []struct{ name, want string }{
+		{"stage_start.json", "the outputs would write stage_start.json over the data pull-test"},
+		{"checkpoint.0123456789abcdef.state", "the run removes files named checkpoint.*.state in"},
+		{".samples.csv.tmp-123", "the run removes files named .*.tmp-* in"},
+	} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "study.toml"), []byte(strings.Replace(study, `file = "force_length.csv"`, `file = "`+c.name+`"`, 1)), 0o644)
+		os.WriteFile(filepath.Join(dir, c.name), data, 0o644)
+		code, _, e := kinfer(t, "run", filepath.Join(dir, "study.toml"), "-o", dir, "--no-report")
+		if code == 0 || !strings.Contains(e, c.want) || strings.Contains(e, "--resume") {
+			t.Errorf("%s: exit %d\n%s", c.name, code, e)
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, c.name)); err != nil || !bytes.Equal(b, data) {
+			t.Errorf("%s: the data file changed or went (%v)", c.name, err)
+		}
+	}
+	// The study file itself named stage_start.json.
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "stage_start.json"), []byte(study), 0o644)
+	os.WriteFile(filepath.Join(dir, "force_length.csv"), data, 0o644)
+	if code, _, e := kinfer(t, "run", filepath.Join(dir, "stage_start.json"), "-o", dir, "--no-report"); code == 0 || !strings.Contains(e, "over the study") {
+		t.Errorf("study named stage_start.json: exit %d\n%s", code, e)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "stage_start.json")); err != nil {
+		t.Errorf("the study file went: %v", err)
+	}
+}
+
 // A run into its study's own folder whose dataset is named samples.csv
 // would write its samples over the data: refused, the data unchanged.
 func TestRunRefusesToOverwriteItsInputs(t *testing.T) {

@@ -59,10 +59,6 @@ func LockDir(dir string) (*DirLock, error) {
 		f.Close()
 		return nil, err
 	}
-	stale, _ := filepath.Glob(filepath.Join(dir, ".*"+tmpInfix+"*"))
-	for _, s := range stale {
-		os.Remove(s)
-	}
 	return &DirLock{dir: dir, f: f}, nil
 }
 

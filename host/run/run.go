@@ -28,9 +28,13 @@ const priorStream = 0x7072696f72
 
 // Options configure a run.
 type Options struct {
-	OutDir   string
-	Workers  int
-	Progress io.Writer // nil: no progress
+	// RemoveStale names files of an earlier run in OutDir that this run
+	// removes once it has checked that none of them is one of its inputs
+	// (outputFiles must name them).
+	RemoveStale []string
+	OutDir      string
+	Workers     int
+	Progress    io.Writer // nil: no progress
 	// MaxBatches bounds the ask/tell loop (0: no bound); a guard against a
 	// method that never finishes.
 	MaxBatches int
@@ -126,6 +130,15 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 	}
 	if err := NotOverInputs(o.OutDir, outputFiles, ins); err != nil {
 		return nil, err
+	}
+	if err := notRemovedInputs(o.OutDir, ins); err != nil {
+		return nil, err
+	}
+	removeStaleTemps(o.OutDir)
+	for _, name := range o.RemoveStale {
+		if slices.Contains(outputFiles, name) {
+			os.Remove(filepath.Join(o.OutDir, name))
+		}
 	}
 	r := &runner{s: s, o: o, t: target.New(s, o.Workers), start: time.Now(),
 		best: abi.Result{LogPrior: math.Inf(-1), LogLik: math.Inf(-1)},
@@ -357,10 +370,59 @@ func NotOverInputs(dir string, names []string, ins []Input) error {
 	}
 	for _, name := range names {
 		if in, ok := Clobbers(filepath.Join(abs, name), ins); ok {
-			return fmt.Errorf("the outputs would write %s over the %s %s: rename that file, or write into another -o", name, in.Role, in.Path)
+			return fmt.Errorf("the outputs would write %s over the %s %s: rename that file, or write into another -o (%w)", name, in.Role, in.Path, ErrOverInputs)
 		}
 	}
 	return nil
+}
+
+// ErrOverInputs: a run's outputs would replace or remove one of its
+// inputs; running again fails the same way.
+var ErrOverInputs = errors.New("the inputs are kept")
+
+// outputPatterns are the other names a run writes and removes in its
+// directory: the method's saved states and WriteAtomic's temporaries
+// (removed when stale).
+var outputPatterns = []string{stateFilePrefix + "*.state", ".*" + tmpInfix + "*"}
+
+// notRemovedInputs refuses a run whose directory holds one of its inputs
+// under a name the run removes (audit 9: a data file named
+// checkpoint.x.state was read, then deleted with the checkpoint; one named
+// .samples.csv.tmp-1 was deleted as a stale temporary before the study
+// loaded).
+func notRemovedInputs(dir string, ins []Input) error {
+	for _, in := range ins {
+		if !sameDir(filepath.Dir(in.Path), dir) {
+			continue
+		}
+		for _, pat := range outputPatterns {
+			if ok, _ := filepath.Match(pat, filepath.Base(in.Path)); ok {
+				return fmt.Errorf("the run removes files named %s in %s, and the %s %s is one: rename that file, or write into another -o (%w)", pat, dir, in.Role, in.Path, ErrOverInputs)
+			}
+		}
+	}
+	return nil
+}
+
+// sameDir reports whether a and b are one folder.
+func sameDir(a, b string) bool {
+	aa, _ := filepath.Abs(a)
+	ab, _ := filepath.Abs(b)
+	if aa == ab {
+		return true
+	}
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
+}
+
+// removeStaleTemps removes WriteAtomic's temporaries left in dir by a run
+// that was killed while writing.
+func removeStaleTemps(dir string) {
+	stale, _ := filepath.Glob(filepath.Join(dir, ".*"+tmpInfix+"*"))
+	for _, s := range stale {
+		os.Remove(s)
+	}
 }
 
 // Clobbers returns the first of ins that writing target would replace:
