@@ -1010,8 +1010,9 @@ func cmdAnalyze(args []string, stdout io.Writer) error {
 			return usageError{fmt.Errorf("--memory-budget: %w", err)}
 		}
 	}
-	if *pred < 0 {
-		return usageError{fmt.Errorf("--predictive must be ≥ 0, got %d", *pred)}
+	if *pred < 1 {
+		// 0 was taken as "not given" (1000 evaluated; audit 9).
+		return usageError{fmt.Errorf("--predictive must be ≥ 1, got %d", *pred)}
 	}
 	// A run writing into the directory would change samples.csv under
 	// the analysis.

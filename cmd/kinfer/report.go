@@ -28,6 +28,15 @@ func cmdReport(args []string, stdout io.Writer) error {
 	if err := checkWorkers(*workers); err != nil {
 		return err
 	}
+	// 0 and negatives were taken as "not given" (the defaults; audit 9).
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"--max-samples", *maxSamples}, {"--predictive", *maxPred}} {
+		if c.v < 1 {
+			return usageError{fmt.Errorf("%s must be ≥ 1, got %d", c.name, c.v)}
+		}
+	}
 	dir := pos[0]
 	// A run writing into the folder would change its files under the
 	// report (or leave a report of its previous run beside its results).

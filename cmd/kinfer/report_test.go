@@ -385,3 +385,22 @@ func TestSummaryTableNarrowPosterior(t *testing.T) {
 		t.Errorf("table:\n%s", b.String())
 	}
 }
+
+// Counts of 0 or below are refused, not taken for the defaults (audit 9:
+// report --max-samples -1 drew 2000, analyze --predictive 0 evaluated
+// 1000).
+func TestReportAnalyzeCountsRefused(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"report", "x", "--max-samples", "-1"}, "--max-samples must be ≥ 1, got -1"},
+		{[]string{"report", "x", "--max-samples", "0"}, "--max-samples must be ≥ 1, got 0"},
+		{[]string{"report", "x", "--predictive", "-7"}, "--predictive must be ≥ 1, got -7"},
+		{[]string{"analyze", "x", "--predictive", "0"}, "--predictive must be ≥ 1, got 0"},
+	} {
+		if code, _, e := kinfer(t, c.args...); code != 2 || !strings.Contains(e, c.want) {
+			t.Errorf("%v: exit %d, %s", c.args, code, e)
+		}
+	}
+}
