@@ -120,7 +120,11 @@ func goOverlay(ctx context.Context, dir, tmp string, opts Options) (overlay, not
 		}
 		workOff = true
 		genv = append(genv, "GOWORK=off")
-		note = fmt.Sprintf("%s is inside the Go workspace %s, which does not use its module: built with GOWORK=off (add it with go work use to build it in the workspace)", dir, ge.GOWORK)
+		how := "add its module with go work use"
+		if ge.GOMOD == "" || ge.GOMOD == os.DevNull {
+			how = "give it a go.mod and add it with go work use"
+		}
+		note = fmt.Sprintf("%s is inside the Go workspace %s, which does not use its module: built with GOWORK=off (%s to build it in the workspace)", dir, ge.GOWORK, how)
 		if ge, err = goModWork(ctx, dir, genv, opts); err != nil {
 			return "", "", false, false, err
 		}
