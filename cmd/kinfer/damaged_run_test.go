@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
+	"regexp"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,6 +45,21 @@ func TestDamagedRunFolders(t *testing.T) {
 	absOther, _ := filepath.Abs(filepath.Join(other, "study.toml"))
 	i := strings.Index(summary, `"provenance"`)
 	noProv := summary[:i] + `"no_provenance"` + summary[i+len(`"provenance"`):]
+	// The record without its data entry (audit 10).
+	var rec map[string]any
+	must(json.Unmarshal([]byte(summary), &rec))
+	prov := rec["provenance"].(map[string]any)
+	var kept []any
+	for _, in := range prov["inputs"].([]any) {
+		if !strings.HasPrefix(in.(map[string]any)["role"].(string), "data") {
+			kept = append(kept, in)
+		}
+	}
+	prov["inputs"] = kept
+	noData, err := json.Marshal(rec)
+	must(err)
+	// A cell analyze refuses as text: report must not draw it either.
+	under := lines[0] + "5_248" + lines[1][strings.Index(lines[1], ","):] + strings.Join(lines[2:], "")
 	for _, c := range []struct {
 		name, samples, summary string
 		analyze, report        string
@@ -58,6 +75,13 @@ func TestDamagedRunFolders(t *testing.T) {
 		{"study elsewhere", samples, strings.Replace(summary, `"study_file": "`+absSrc+`"`, `"study_file": "`+absOther+`"`, 1),
 			"summary.json's study_file " + absOther + " is not the study its provenance records (" + absSrc + ")", "is not the study its provenance records"},
 		{"no provenance", samples, noProv, "summary.json has no provenance record", "summary.json has no provenance record"},
+		// Both paths edited to the copy: its data are not the record's.
+		{"both paths elsewhere", samples, strings.ReplaceAll(summary, absSrc, absOther),
+			"the study loads inputs the run did not record:\n  data pull-test " + filepath.Join(other, "force_length.csv"), "the study loads inputs the run did not record"},
+		{"data entry removed", samples, string(noData), "the study loads inputs the run did not record", "the study loads inputs the run did not record"},
+		{"negative count", samples, strings.Replace(summary, `"samples": `+sampleCount(summary), `"samples": -600`, 1), "summary.json records -600 samples", "summary.json records -600 samples"},
+		{"null count", samples, strings.Replace(summary, `"samples": `+sampleCount(summary), `"samples": null`, 1), "summary.json records no sample count", ""},
+		{"underscore", under, summary, `samples.csv:2: column "k"`, "samples.csv:2: column k: an underscore in a number"},
 	} {
 		dir := filepath.Join(tmp, strings.ReplaceAll(c.name, " ", "-"))
 		must(os.MkdirAll(dir, 0o755))
@@ -73,4 +97,9 @@ func TestDamagedRunFolders(t *testing.T) {
 			t.Errorf("%s: report exit %d, want a note %q in\n%s\n%s", c.name, code, c.report, out, e)
 		}
 	}
+}
+
+// sampleCount is summary.json's "samples" value as written.
+func sampleCount(summary string) string {
+	return regexp.MustCompile(`"samples": (\d+)`).FindStringSubmatch(summary)[1]
 }

@@ -171,6 +171,16 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 		return nil, fmt.Errorf("analyze: reloading the run's study: %w", err)
 	}
 	defer s.Close()
+	// What the study loaded now must be what the run recorded: a record
+	// edited to name another copy of the study, or without an input's
+	// entry, would pass the checks above (audit 10).
+	loaded, err := run.Inputs(s)
+	if err != nil {
+		return nil, fmt.Errorf("analyze: %w", err)
+	}
+	if extra := run.UnrecordedInputs(loaded, sum.Provenance.Inputs); len(extra) > 0 {
+		return nil, fmt.Errorf("analyze: cannot analyse %s: the study loads inputs the run did not record:\n  %s\nrun the study again (kinfer run STUDY -o ANOTHER_DIR)", dir, strings.Join(extra, "\n  "))
+	}
 	// The run's own samples may exceed a data file's bound (a run holds
 	// them within its memory budget): read within this one's.
 	tbl, err := dataset.ReadOutput(filepath.Join(dir, "samples.csv"), max(budget, dataset.MaxTableBytes))
@@ -182,11 +192,10 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 		}
 		return nil, err
 	}
-	recorded := -1
-	if sum.Samples != nil {
-		recorded = *sum.Samples
+	if sum.Samples == nil {
+		return nil, fmt.Errorf("analyze: summary.json records no sample count (samples): not a record a run writes (edited?)")
 	}
-	if err := run.CheckSamples(filepath.Join(dir, "samples.csv"), len(tbl.Rows), recorded); err != nil {
+	if err := run.CheckSamples(filepath.Join(dir, "samples.csv"), len(tbl.Rows), *sum.Samples); err != nil {
 		return nil, fmt.Errorf("analyze: %w", err)
 	}
 	names := make([]string, len(s.Free))

@@ -32,6 +32,7 @@ import (
 	"github.com/kinfer/kinfer/host/target"
 	"github.com/kinfer/kinfer/host/tomlx"
 	"github.com/kinfer/kinfer/host/wasm"
+	"github.com/kinfer/kinfer/internal/plainfloat"
 )
 
 // FileName is the report's default file name in the run directory.
@@ -179,6 +180,14 @@ func Build(ctx context.Context, dir string, o Options) (*Report, error) {
 		if changed := changedInputs(r.Summary); len(changed) > 0 {
 			fitOK = false
 			r.note("inputs changed since the run: %s; no model fit (it would draw the run's posterior against other data or another model)", strings.Join(changed, "; "))
+		} else if loaded, err := run.Inputs(s); err != nil {
+			fitOK = false
+			r.note("the study's inputs cannot be read (%v): no model fit", err)
+		} else if extra := run.UnrecordedInputs(loaded, r.Summary.Provenance.Inputs); len(extra) > 0 {
+			// A record edited to name another copy of the study, or
+			// without an input's entry (audit 10).
+			fitOK = false
+			r.note("the study loads inputs the run did not record: %s; no model fit", strings.Join(extra, "; "))
 		}
 	}
 
@@ -365,7 +374,7 @@ func (r *Report) readSamples(o Options) error {
 	}
 	// A file cut short, or with another count than the record's, is not
 	// the run's samples (run.CheckSamples).
-	if err := run.CheckSamples(path, got, n); err != nil {
+	if err := run.CheckSamples(path, got, r.Summary.Samples); err != nil {
 		r.rows = nil
 		return err
 	}
@@ -475,7 +484,7 @@ func (r *Report) scan(path string, keep map[int]bool) (int, error) {
 			}
 			v := make([]float64, len(col))
 			for j, c := range col {
-				if v[j], err = strconv.ParseFloat(strings.TrimSpace(fields[c]), 64); err != nil {
+				if v[j], err = plainfloat.Parse(strings.TrimSpace(fields[c])); err != nil {
 					return 0, fmt.Errorf("%s:%d: column %s: %v", path, i+2, r.names[j], err)
 				}
 				if math.IsNaN(v[j]) || math.IsInf(v[j], 0) {

@@ -118,7 +118,8 @@ func StudyMismatch(studyFile string, p *Provenance) string {
 // CheckSamples refuses a samples.csv that is not as its run wrote it:
 // one that does not end with a line break (cut short inside its last row,
 // which then reads as a shorter row of other numbers), or whose rows are
-// not the number summary.json records (recorded < 0: not checked). A run
+// not the number summary.json records (recorded; a negative count is no
+// count a run writes, and refused too). A run
 // writes the file whole and renames it into place, so either is damage or
 // another run's file (audit 9: a partial copy read as 301 of 600 samples,
 // the last with a truncated log likelihood).
@@ -141,8 +142,34 @@ func CheckSamples(path string, rows, recorded int) error {
 			return fmt.Errorf("%s does not end with a line break: it was cut short (a partial copy?), so its last row cannot be trusted; copy the run folder again", path)
 		}
 	}
-	if recorded >= 0 && rows != recorded {
+	if recorded < 0 {
+		return fmt.Errorf("summary.json records %d samples: not a record a run writes (edited?), so %s cannot be checked against it", recorded, path)
+	}
+	if rows != recorded {
 		return fmt.Errorf("%s has %d rows, summary.json records %d: it is not the file the run wrote (a partial copy, or another run's)", path, rows, recorded)
 	}
 	return nil
+}
+
+// UnrecordedInputs describes each of the inputs a study loaded now
+// (Inputs) that the run's record does not list with the same path and
+// sha256: a study reloaded from a record edited to name another copy of
+// it, or with an input's entry removed, resolves files the run never read
+// (audit 10: both bypassed ChangedInputs, which checks only the record's
+// own entries). nil when every loaded input is recorded.
+func UnrecordedInputs(loaded, recorded []Input) []string {
+	var out []string
+	for _, in := range loaded {
+		ok := false
+		for _, r := range recorded {
+			if filepath.Clean(r.Path) == filepath.Clean(in.Path) && r.SHA256 == in.SHA256 {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			out = append(out, fmt.Sprintf("%s %s (sha256 %s) is not in the run's record", in.Role, in.Path, ShortHash(in.SHA256)))
+		}
+	}
+	return out
 }
