@@ -130,14 +130,15 @@ func cli(args []string, stdout, stderr io.Writer) int {
 		// The command's own synopsis, not all of kinfer's (30 lines
 		// after a one-line mistake: audit 4).
 		if h, ok := commandHelp[cmd]; ok {
-			fmt.Fprintf(stderr, "kinfer %s: %v\n\nusage: %s\n(kinfer %s --help lists its flags)\n", cmd, err, h[0], cmd)
+			fmt.Fprintf(stderr, "kinfer %s: %s\n\nusage: %s\n(kinfer %s --help lists its flags)\n", cmd, guesttext.EscapeLines(err.Error()), h[0], cmd)
 			return 2
 		}
-		fmt.Fprintf(stderr, "kinfer %s: %v\n\n%s", cmd, err, usage)
+		fmt.Fprintf(stderr, "kinfer %s: %s\n\n%s", cmd, guesttext.EscapeLines(err.Error()), usage)
 		return 2
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "kinfer %s: %v\n", cmd, err)
+		// Messages quote paths and values from studies and manifests.
+		fmt.Fprintf(stderr, "kinfer %s: %s\n", cmd, guesttext.EscapeLines(err.Error()))
 		return 1
 	}
 	return 0

@@ -164,7 +164,7 @@ func TestMultiStageStudy(t *testing.T) {
 	write("empty.toml", "name = \"e\"\nstages = []\n")
 	write("esc.toml", "name = \"esc\"\nstages = [\"e\\u001b[31mred.toml\"]\n")
 	for _, c := range []struct{ file, want string }{
-		{"esc.toml", `esc.toml:2: key "stages": stage 1's file name "e\x1b[31mred.toml" has a control character`},
+		{"esc.toml", `esc.toml:2: key "stages[0]": "e\x1b[31mred.toml" has a control character`},
 		{"mixed.toml", `mixed.toml:3: key "method": a multi-stage study file holds only name, seed and stages`},
 		{"empty.toml", `empty.toml:2: key "stages": the list of stage study files is empty`},
 	} {

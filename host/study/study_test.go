@@ -455,9 +455,9 @@ func TestChoiceGivenAsNumber(t *testing.T) {
 // message quoting them escaped (audit 9).
 func TestDatasetNameControlCharacters(t *testing.T) {
 	for _, c := range []struct{ from, to, want string }{
-		{`name = "pull"`, "name = \"d\\u001b]0;pwned\\u0007\\u001b[31mRED\\r\"", `key "data[0].name": name "d\x1b]0;pwned\a\x1b[31mRED\r" has a control character`},
-		{`file = "d.csv"`, `file = "f\u001b[31m.csv"`, `key "data[0].file": file "f\x1b[31m.csv" has a control character`},
-		{`name = "pull"`, `name = "a\u202Eb"`, `has a control character or invalid UTF-8`},
+		{`name = "pull"`, "name = \"d\\u001b]0;pwned\\u0007\\u001b[31mRED\\r\"", `key "data[0].name": "d\x1b]0;pwned\x07\x1b[31mRED\r" has a control character`},
+		{`file = "d.csv"`, `file = "f\u001b[31m.csv"`, `key "data[0].file": "f\x1b[31m.csv" has a control character`},
+		{`name = "pull"`, `name = "a\u202Eb"`, `has a control character, a bidirectional control or invalid UTF-8`},
 	} {
 		_, err := load(t, strings.Replace(base, c.from, c.to, 1))
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.ContainsRune(err.Error(), 0x1b) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/kinfer/kinfer/host/safefile"
+	"github.com/kinfer/kinfer/internal/guesttext"
 )
 
 // Error is a decoding problem at a place in a TOML file.
@@ -56,6 +57,13 @@ func (d *Decoded) Line(key string) int {
 	for k := key; k != ""; {
 		if l, ok := d.lines[k]; ok {
 			return l
+		}
+		// "stages[0]" is on the line of "stages"; "a.b" on that of "a".
+		if strings.HasSuffix(k, "]") {
+			if i := strings.LastIndexByte(k, '['); i > 0 {
+				k = k[:i]
+				continue
+			}
 		}
 		i := strings.LastIndexByte(k, '.')
 		if i < 0 {
@@ -171,6 +179,16 @@ func Decode(file, text string, v any, opaque ...string) (*Decoded, error) {
 	for _, k := range md.Undecoded() {
 		if !opaqueKey(opaque, k) {
 			und = append(und, k)
+		}
+	}
+	// No string of a study or manifest holds a control character: they
+	// are names and paths, printed in messages and pages (audit 10: an
+	// init path with an escape sequence retitled the terminal).
+	var raw map[string]any
+	if _, err := toml.Decode(text, &raw); err == nil {
+		if key, v, bad := controlString("", raw); bad {
+			return nil, &Error{File: file, Line: d.Line(key), Key: key,
+				Msg: fmt.Sprintf("\"%s\" has a control character, a bidirectional control or invalid UTF-8 (no name or path may)", guesttext.Escape(v))}
 		}
 	}
 	if len(und) > 0 {
@@ -309,4 +327,47 @@ func caseMismatch(t reflect.Type, key toml.Key) string {
 		}
 	}
 	return ""
+}
+
+// controlString finds the first string (in key order) under v that is not
+// guesttext.Clean, with its key ("data[0].file").
+func controlString(key string, v any) (string, string, bool) {
+	switch v := v.(type) {
+	case string:
+		return key, v, !guesttext.Clean(v)
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if !guesttext.Clean(k) {
+				return joinKey(key, k), k, true
+			}
+			if kk, s, bad := controlString(joinKey(key, k), v[k]); bad {
+				return kk, s, true
+			}
+		}
+	case []map[string]any:
+		for i, e := range v {
+			if kk, s, bad := controlString(fmt.Sprintf("%s[%d]", key, i), e); bad {
+				return kk, s, true
+			}
+		}
+	case []any:
+		for i, e := range v {
+			if kk, s, bad := controlString(fmt.Sprintf("%s[%d]", key, i), e); bad {
+				return kk, s, true
+			}
+		}
+	}
+	return "", "", false
+}
+
+func joinKey(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "." + b
 }

@@ -109,3 +109,27 @@ func TestSingleBracketsForAList(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 }
+
+// No string of a decoded file holds a control character, a bidirectional
+// control or invalid UTF-8: the first is named by key and line, escaped
+// (audit 10: an init path with an escape sequence reached the terminal).
+func TestControlCharactersRefused(t *testing.T) {
+	var v struct {
+		Name string           `toml:"name"`
+		Init string           `toml:"init"`
+		Data []map[string]any `toml:"data"`
+	}
+	for text, want := range map[string]string{
+		"name = \"a\"\ninit = \"i\\u001b]0;pwned\\u0007.csv\"\n":              `f.toml:2: key "init": "i\x1b]0;pwned\x07.csv" has a control character`,
+		"name = \"a\"\n[[data]]\nfile = \"ok\"\n[[data]]\nfile = \"x\\ty\"\n": `f.toml:5: key "data[1].file": "x\ty" has a control character`,
+		"name = \"a\\u202eb\"\n": `key "name": "a\u202eb" has a control character, a bidirectional control`,
+	} {
+		_, err := Decode("f.toml", text, &v)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %s", text, err, want)
+		}
+	}
+	if _, err := Decode("f.toml", "name = \"plain ünïcode\"\ninit = \"a b.csv\"\n", &v); err != nil {
+		t.Errorf("clean strings: %v", err)
+	}
+}

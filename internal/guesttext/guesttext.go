@@ -64,3 +64,19 @@ func Clean(s string) bool {
 	}
 	return true
 }
+
+// EscapeLines is Escape for a message of several lines: each line escaped,
+// the line breaks kept. kinfer's own error messages quote file names and
+// values from studies and manifests (a path in a "no such file" error);
+// they reach the terminal through it (audit 10: an init path with an
+// escape sequence retitled the terminal).
+func EscapeLines(s string) string {
+	if Clean(strings.ReplaceAll(s, "\n", "")) {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = Escape(l)
+	}
+	return strings.Join(lines, "\n")
+}

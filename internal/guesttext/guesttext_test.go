@@ -30,3 +30,16 @@ func BenchmarkEscapeClean(b *testing.B) {
 		_ = Escape(s)
 	}
 }
+
+// EscapeLines keeps a message's line breaks and escapes the rest (audit 10).
+func TestEscapeLines(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain\ntwo lines":                   "plain\ntwo lines",
+		"stat i\x1b]0;pwned\a.csv\n  next\r": `stat i\x1b]0;pwned\x07.csv` + "\n" + `  next\r`,
+		"a\u202Eb":                           `a\u202eb`,
+	} {
+		if got := EscapeLines(in); got != want {
+			t.Errorf("EscapeLines(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
