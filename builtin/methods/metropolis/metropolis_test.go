@@ -271,7 +271,14 @@ func TestMemoryBudget(t *testing.T) {
 	}
 	p := c.Target.Problem(1)
 	p.MemoryBudget = 1 << 20
-	m = newMethod(t, 4, 5000, 0, 1) // ≈ 2 · 4·5000·(2·16 + 168) B = 7.6 MiB
+	// Audit 10: 4 × 330 000 draws of 2 parameters peaked at 662 MB, and a
+	// 512 MiB budget accepted them.
+	p.MemoryBudget = 512 << 20
+	if err := newMethod(t, 4, 330_000, 0, 1).Init(p); err == nil {
+		t.Error("4 × 330 000 draws accepted within 512 MiB")
+	}
+	p.MemoryBudget = 1 << 20
+	m = newMethod(t, 4, 5000, 0, 1) // ≈ 2 · 4·5000·(2·16 + 168 + 64) B = 10 MiB
 	if err := m.Init(p); err == nil || !strings.Contains(err.Error(), "more than the memory budget of 1 MiB") {
 		t.Fatalf("Init with a 1 MiB budget: %v", err)
 	}

@@ -621,6 +621,12 @@ func TestMemoryBudget(t *testing.T) {
 	if err := m.Init(p); err != nil {
 		t.Fatal(err)
 	}
+	// Audit 10: 500 000 chains of 2 parameters peaked at 897 MB, and a
+	// 512 MiB budget accepted them.
+	p.MemoryBudget = 512 << 20
+	if err := newMethod(t, 500_000, 5, Bartsoen).Init(p); err == nil {
+		t.Error("500 000 chains accepted within 512 MiB")
+	}
 }
 
 // A final population descended from a handful of prior draws (chains = 2)
