@@ -53,7 +53,11 @@
 // MINPACK's) is spent; ftol_machine, xtol_machine, gtol_machine — no
 // further progress is possible in floating point; exact_fit — r = 0;
 // stalled — MaxFailures consecutive evaluations failed; no_step — the
-// projected step is zero.
+// projected step is zero; blocked_by_failures — ftol or xtol held in a
+// start that had failed evaluations, at a point whose largest cosine
+// between r and a free column of J is above 1e-3: the failures shrank Δ,
+// so the point may be the edge of the region where the model succeeds,
+// not a minimum (a warning says so).
 //
 // Failures. An evaluation with status not OK, a non-finite residual or
 // Jacobian entry, or no Jacobian is a counted failure, not an error: it is

@@ -1,7 +1,9 @@
 package levmar
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/kinfer/kinfer/abi"
@@ -66,5 +68,40 @@ func TestOpenBoundNotProjectedOnto(t *testing.T) {
 	}
 	if h.OutOfSupport == 0 {
 		t.Error("no step reached b2's open bound: the test no longer tests it")
+	}
+}
+
+// A model whose Jacobian fails beyond a = 5 while its optimum is a = 7
+// (audit 10, author10 F3): levmar once "converged" by xtol at a = 5 with
+// standard errors and "failures": 0 beside failures_per_start [29]. Its
+// exit is now blocked_by_failures with a warning, and the report's
+// failures count the starts' failures.
+func TestBlockedByFailedJacobians(t *testing.T) {
+	xs := []float64{1, 2, 3, 4, 5}
+	res := func(b []float64) []float64 {
+		r := make([]float64, len(xs))
+		for i, x := range xs {
+			r[i] = (b[0]*x + b[1] - (7*x + 1)) / 0.1
+		}
+		return r
+	}
+	jac := func(b []float64) []float64 {
+		if b[0] > 5 {
+			return nil // the model's Jacobian failed here
+		}
+		j := make([]float64, 0, 2*len(xs))
+		for _, x := range xs {
+			j = append(j, x/0.1, 1/0.1)
+		}
+		return j
+	}
+	params := []abi.Param{{Name: "a", Lower: 0, Upper: 10}, {Name: "b", Lower: -5, Upper: 5}}
+	h := conformance.NewHost(lsqtest.Target(params, res, jac), 1)
+	rep := lsqtest.Drive(t, newWith(map[string]float64{"starts": 1}), h, [][]float64{{1, 0}})
+	reasons := rep.Extra["exit_reason"].([]string)
+	fails := rep.Extra["failures_per_start"].([]int)
+	ws, _ := rep.Extra["warnings"].([]any)
+	if reasons[0] != ExitBlocked || rep.Extra["failures"].(int) != fails[0] || fails[0] == 0 || len(ws) == 0 || !strings.Contains(fmt.Sprint(ws), "may be the edge of the region where the model succeeds") {
+		t.Errorf("exit %v, failures %v against per start %v, warnings %v (a = %g)", reasons, rep.Extra["failures"], fails, ws, rep.Samples[0].Theta[0])
 	}
 }

@@ -30,6 +30,15 @@ const (
 	ExitExactFit    = "exact_fit"       // the residuals are all zero
 	ExitStalled     = "stalled"         // MaxFailures consecutive evaluations failed
 	ExitNoStep      = "no_step"         // the projected step is zero: no move inside the box
+	// ExitBlocked: a convergence test (ftol, xtol) held in a start that
+	// had failed evaluations (a status not ok, a Jacobian that could not
+	// be computed), at a point far from stationary (gnorm over the free
+	// parameters above blockedGnorm): the failures, not the cost, shrank
+	// the trust region, so the point may be the edge of the region where
+	// the model succeeds rather than a minimum (audit 10: a model whose
+	// Jacobian failed beyond a = 5 "converged" by xtol at a = 5, its
+	// optimum at 7).
+	ExitBlocked = "blocked_by_failures"
 )
 
 // Run is one Levenberg–Marquardt run from one starting point, driven one
@@ -64,6 +73,7 @@ type Run struct {
 	Evals      int `json:"evals"`
 	Failures   int `json:"failures"`
 	ConsecFail int `json:"consec_fail"`
+
 	// OpenLower and OpenUpper mark the bounds found to be open: a trial
 	// projected onto one came back out of the prior's support (a
 	// lognormal's 0). A step is then held short of such a bound
@@ -187,6 +197,12 @@ func (run *Run) free(b mcmc.Bounds) []int {
 	}
 	return out
 }
+
+// blockedGnorm is the gnorm above which a start that had failed
+// evaluations and stops by ftol or xtol is not at a stationary point
+// (ExitBlocked): at a least-squares minimum inside the bounds the cosines
+// are at rounding level, and MINPACK's own gtol test is 0 by default.
+const blockedGnorm = 1e-3
 
 // gnorm is MINPACK's max_j |J_jᵀr|/(‖J_j‖·‖r‖) over the free parameters:
 // the largest cosine between the residual and a column of J.
@@ -398,6 +414,9 @@ func (run *Run) Observe(r abi.Result, c Config, b mcmc.Bounds) {
 		ftol := math.Abs(actred) <= c.Ftol && run.Prered <= c.Ftol && 0.5*ratio <= 1
 		xtol := run.Delta <= c.Xtol*run.XNorm
 		switch {
+		case (ftol || xtol) && run.Failures > 0 && run.gnorm(run.free(b)) > blockedGnorm:
+			run.finish(ExitBlocked)
+			return
 		case ftol && xtol:
 			run.finish(ExitBoth)
 			return

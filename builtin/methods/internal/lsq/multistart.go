@@ -210,7 +210,8 @@ func Report(outs []Outcome, settings map[string]any, rcond float64, obs int, nam
 		"init_draws":            draws,
 		"evaluations":           c.Evaluations,
 		"jacobian_evaluations":  c.Evaluations,
-		"failures":              c.Failures,
+		"failures":              sum(fails), // every start's, as failures_per_start counts them
+		"failed_evaluations":    c.Failures, // statuses not ok (a failed Jacobian alone is not one)
 		"out_of_support":        c.OutOfSupport,
 	}
 	for k, v := range settings {
@@ -224,8 +225,11 @@ func Report(outs []Outcome, settings map[string]any, rcond float64, obs int, nam
 	if len(at) > 0 {
 		warn = append(warn, fmt.Sprintf("%s ended on a bound: the standard errors assume an optimum inside the bounds", strings.Join(at, ", ")))
 	}
-	if b.Reason == "max_evaluations" || b.Reason == "max_iterations" || b.Reason == "stalled" || b.Reason == Stopped {
+	switch b.Reason {
+	case "max_evaluations", "max_iterations", "stalled", Stopped:
 		warn = append(warn, fmt.Sprintf("the best start stopped with %q, not by a convergence test: the point may not be a minimum", b.Reason))
+	case "blocked_by_failures":
+		warn = append(warn, fmt.Sprintf("the best start stopped with %q: its steps were cut short by %d failed evaluations (statuses not ok, or Jacobians that could not be computed), so the point may be the edge of the region where the model succeeds, not a minimum, and its standard errors do not hold", b.Reason, b.Failures))
 	}
 	if stopped {
 		rep.Extra["stopped"] = true
@@ -316,4 +320,12 @@ func (s *Starts) Check(n, d, runs int, status multistart.Status, shapeOK func(k 
 // onBound reports whether x is the finite bound b (to 1e-10 relative).
 func onBound(x, b float64) bool {
 	return !math.IsInf(b, 0) && math.Abs(x-b) <= 1e-10*math.Max(1, math.Abs(b))
+}
+
+func sum(v []int) int {
+	n := 0
+	for _, x := range v {
+		n += x
+	}
+	return n
 }
