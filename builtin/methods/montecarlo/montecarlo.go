@@ -209,7 +209,10 @@ func (m *Method) Tell(res []abi.Result) error {
 		m.st.LogPrior = append(m.st.LogPrior, r.LogPrior)
 	}
 	n := len(m.st.Values)
-	if n >= m.cfg.MinSamples {
+	// min_samples counts draws, failed ones too, as max_samples does
+	// (audit 10: with failed draws and min_samples = max_samples the rule
+	// was never tried).
+	if n+m.st.Failed >= m.cfg.MinSamples {
 		if ok, _ := Rule(m.st.Values, m.cfg.Window, m.cfg.Tol); ok {
 			m.st.Converged, m.st.Done = true, true
 		}

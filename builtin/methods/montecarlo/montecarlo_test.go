@@ -96,7 +96,7 @@ func TestTriangular(t *testing.T) {
 	}
 	s := r.Extra["montecarlo"].(Summary)
 	t.Logf("n %d failed %d converged %v dev %.4f mean %.4f p10 %.4f p50 %.4f p90 %.4f", s.N, s.Failed, s.Converged, s.RuleDev, s.Mean, s.Pct["p10"], s.Pct["p50"], s.Pct["p90"])
-	if !s.Converged || s.N < 1000 || s.Failed == 0 || len(r.Samples) != s.N {
+	if !s.Converged || s.N+s.Failed < 1000 || s.Failed == 0 || len(r.Samples) != s.N { // min_samples counts draws
 		t.Fatalf("converged %v, n %d, failed %d, samples %d", s.Converged, s.N, s.Failed, len(r.Samples))
 	}
 	n := float64(s.N)
@@ -529,5 +529,44 @@ func TestReportValuesBounded(t *testing.T) {
 	ws, _ := rep.Extra["warnings"].([]any)
 	if got.Values != nil || got.ValuesLeftOut != MaxReportValues+1 || len(ws) != 1 || !strings.Contains(ws[0].(string), "they are in samples.csv's column q") {
 		t.Errorf("values %d, left out %d, warnings %v", len(got.Values), got.ValuesLeftOut, ws)
+	}
+}
+
+// min_samples counts draws, failed ones included, as max_samples does
+// (audit 10, author10 F5): with a fifth of the draws failing and
+// min_samples = max_samples, the rule is tried at the end and holds for
+// i.i.d. values.
+func TestMinSamplesCountsFailedDraws(t *testing.T) {
+	s := defaults()
+	for i, st := range Spec.Settings {
+		switch st.Name {
+		case "min_samples", "max_samples":
+			s[i] = 3000
+		case "batch":
+			s[i] = 100
+		}
+	}
+	am, err := New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := am.(*Method)
+	m.cfg.Quantity, m.cfg.Output = -1, 0
+	m.inited = true
+	rng := rand.New(rand.NewPCG(7, 8))
+	for !m.Done() {
+		res := make([]abi.Result, 100)
+		for i := range res {
+			res[i] = abi.Result{Theta: []float64{0}, Status: abi.OK, Residuals: []float64{10 + rng.NormFloat64()}}
+			if i%5 == 0 {
+				res[i].Status = abi.Failed
+			}
+		}
+		if err := m.Tell(res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !m.st.Converged || m.st.Failed != 600 || len(m.st.Values) != 2400 {
+		t.Errorf("converged %v, %d failed, %d values", m.st.Converged, m.st.Failed, len(m.st.Values))
 	}
 }
