@@ -133,8 +133,43 @@ func (w *model) EvalBatch(thetas [][]float64, x []float64, ys [][]float64, statu
 	}
 	err = in.modelEval(thetas, x, ys, status, K, w.d, w.c, w.m)
 	w.pool.put(in)
+	var e *Error
+	if err != nil && b > 1 && errors.As(err, &e) && e.Deterministic() {
+		// A deterministic fault (a trap, exhausted fuel) of a batch is
+		// retried point by point, each call with its own fuel: the fault,
+		// if it comes again, names its point (audit 10: "in a batch of 7
+		// points, the first at θ = …" named a point that did not trap),
+		// and a batch that ran out of its pooled fuel only through its
+		// order has each point's result.
+		w.evalEach(thetas, x, ys, status, K)
+		return
+	}
 	if err != nil {
 		fillStatus(status, w.pool.failed(w.at(err, thetas)))
+	}
+}
+
+// evalEach evaluates the points one call each (EvalBatch's retry of a
+// faulted batch); the first point that faults alone stops it, its fault
+// naming it.
+func (w *model) evalEach(thetas [][]float64, x []float64, ys [][]float64, status []abi.Status, K int) {
+	for i := range thetas {
+		in, err := w.pool.get()
+		if err != nil {
+			fillStatus(status, w.pool.failed(err))
+			return
+		}
+		err = in.modelEval(thetas[i:i+1], x, ys[i:i+1], status[i:i+1], K, w.d, w.c, w.m)
+		w.pool.put(in)
+		if err != nil {
+			err = w.at(err, thetas[i:i+1])
+			var e *Error
+			if errors.As(err, &e) && e.At != "" {
+				e.At += fmt.Sprintf(", point %d of a batch of %d (the batch faulted; each point was then called alone)", i+1, len(thetas))
+			}
+			fillStatus(status, w.pool.failed(err))
+			return
+		}
 	}
 }
 
@@ -174,7 +209,11 @@ func (in *instance) modelEval(thetas [][]float64, x []float64, ys [][]float64, s
 	if code := i32(ret); code != 0 {
 		// The whole call failed (not configured, out of memory): a fault of
 		// the plugin, not a result of these points (ABI.md §6.1).
-		return in.fault(e, abi.Trap, nil, "returned %d for a batch of %d points (a failure of the whole call): %s", code, b, in.lastErrorOr())
+		what := fmt.Sprintf("a batch of %d points", b)
+		if b == 1 {
+			what = "a call of one point"
+		}
+		return in.fault(e, abi.Trap, nil, "returned %d for %s (a failure of the whole call): %s", code, what, in.lastErrorOr())
 	}
 	if err := in.readStatuses(e, base+uint32(oS), status); err != nil {
 		return err

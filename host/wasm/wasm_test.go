@@ -231,9 +231,11 @@ func TestModelWholeCallFailure(t *testing.T) {
 		a    float64
 		want []string
 	}{
-		{111, []string{"plugin quad: kinfer_model_eval returned 1 for a batch of 2 points (a failure of the whole call): batch refused (test)"}},
+		// The batch is then retried point by point (audit 10), which
+		// names the point whose call fails.
+		{111, []string{"plugin quad: kinfer_model_eval returned 1 for a call of one point (a failure of the whole call): batch refused (test); at θ = (a 111, b 0), point 2 of a batch of 2"}},
 		// A message over 4096 bytes is cut, on a rune boundary, not refused.
-		{112, []string{"kinfer_model_eval returned 1 for a batch of 2 points", ": x" + strings.Repeat("é", 2047) + " [truncated]"}},
+		{112, []string{"kinfer_model_eval returned 1 for a call of one point", ": x" + strings.Repeat("é", 2047) + " [truncated]"}},
 	} {
 		m := quad(t, r, "quad", 0, 1)
 		m.(abi.BatchModel).EvalBatch([][]float64{{1, 0}, {c.a, 0}}, x, ys, st)
@@ -246,7 +248,7 @@ func TestModelWholeCallFailure(t *testing.T) {
 		if !errors.As(f, &e) || e.Status != abi.Trap || e.Export != "kinfer_model_eval" {
 			t.Errorf("a = %g: fault %#v", c.a, f)
 		}
-		if f != nil && (strings.Contains(f.Error(), "\uFFFD") || len(f.Error()) > 4096+200) {
+		if f != nil && (strings.Contains(f.Error(), "\uFFFD") || len(f.Error()) > 4096+400) {
 			t.Errorf("a = %g: message of %d bytes, or with a replacement character", c.a, len(f.Error()))
 		}
 	}
@@ -422,13 +424,13 @@ func TestFaults(t *testing.T) {
 	}{
 		{666, []string{"plugin f: kinfer_model_eval trapped: wasm error: unreachable"}},
 		{333, []string{"plugin f: kinfer_model_eval exited with proc_exit(3)"}},
-		{888, []string{"plugin f: kinfer_model_eval returned status 9 for point 1 (a guest returns only 0, 1 or 2)"}},
-		{889, []string{"plugin f: kinfer_model_eval returned 0 without writing the status of point 1"}},
+		{888, []string{"plugin f: kinfer_model_eval returned status 9 for point 0 (a guest returns only 0, 1 or 2)"}},
+		{889, []string{"plugin f: kinfer_model_eval returned 0 without writing the status of point 0"}},
 		{556, []string{"plugin f: kinfer_model_eval trapped", "kinfer_v1.log: span [4294967280, +100) outside memory"}},
 		// ABI.md §2: an output the guest did not write is caught, also when
 		// the same instance wrote it in the previous call (the first point).
-		{890, []string{"plugin f: kinfer_model_eval returned status 0 for point 1 without writing y[0] (row 0, output 0)"}},
-		{891, []string{"plugin f: kinfer_model_eval returned status 0 for point 1 without writing y[1] (row 0, output 1)"}},
+		{890, []string{"plugin f: kinfer_model_eval returned status 0 for point 0 without writing y[0] (row 0, output 0)"}},
+		{891, []string{"plugin f: kinfer_model_eval returned status 0 for point 0 without writing y[1] (row 0, output 1)"}},
 	} {
 		t.Run(fmt.Sprint(c.a), func(t *testing.T) {
 			r := newRT(t, nil)
@@ -440,8 +442,10 @@ func TestFaults(t *testing.T) {
 			if st[0] != abi.Trap || st[1] != abi.Trap {
 				t.Errorf("statuses %v, want trap", st)
 			}
-			// The batch's size and first point are named.
-			wantErr(t, m.(abi.Faulter).Fault(), append(c.want, "; in a batch of 2 points, the first at θ = (a 1, b 0)")...)
+			// The point that faults is named (the batch is retried point
+			// by point after a deterministic fault; audit 10), with its
+			// place in the batch.
+			wantErr(t, m.(abi.Faulter).Fault(), append(c.want, fmt.Sprintf("; at θ = (a %g, b 0), point 2 of a batch of 2 (the batch faulted; each point was then called alone)", c.a))...)
 			// The pool recovers with a fresh instance; the first fault stays.
 			if s := m.Eval([]float64{1, 0}, []float64{1}, ys[0]); s != abi.OK {
 				t.Errorf("after fault: %v", s)
