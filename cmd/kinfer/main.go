@@ -32,6 +32,7 @@ import (
 	"github.com/kinfer/kinfer/host/tomlx"
 	"github.com/kinfer/kinfer/host/wasm"
 	"github.com/kinfer/kinfer/internal/guesttext"
+	"github.com/kinfer/kinfer/internal/plainfloat"
 	"github.com/kinfer/kinfer/internal/sigfig"
 )
 
@@ -677,9 +678,14 @@ func (s settingFlags) values(settings []abi.Setting) (map[string]float64, error)
 			out[name] = float64(k)
 			continue
 		}
-		f, err := strconv.ParseFloat(val, 64)
+		f, err := plainfloat.Parse(val)
 		if err != nil {
 			return nil, fmt.Errorf("setting %s: %q is not a number", name, val)
+		}
+		// ABI.md §4: a plugin never gets a non-finite setting (audit 10:
+		// --set scale=inf reached kinfer_configure).
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, fmt.Errorf("setting %s: %q: a setting must be finite, as in a study", name, val)
 		}
 		out[name] = f
 	}

@@ -467,3 +467,14 @@ func TestInitRefusalKeepsThePreviousRun(t *testing.T) {
 		t.Fatal("the refused run replaced the previous run's files")
 	}
 }
+
+// --set refuses a non-finite value, as a study does (ABI.md §4: a plugin
+// never gets one; audit 10: inf and nan reached kinfer_configure).
+func TestInspectSetNonFinite(t *testing.T) {
+	for _, v := range []string{"inf", "nan", "-Inf"} {
+		code, _, e := kinfer(t, "inspect", "--certify", "--set", "ref_length_mm="+v, "../../plugins/c/ligament/plugin.toml")
+		if code == 0 || !strings.Contains(e, "a setting must be finite") {
+			t.Errorf("--set ref_length_mm=%s: exit %d, %s", v, code, e)
+		}
+	}
+}
