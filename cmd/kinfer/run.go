@@ -209,7 +209,18 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if rep != "" {
 		fmt.Fprintf(stdout, "report: %s\n", rep)
 	}
-	return explain(ctx, err, dir)
+	return withNATS(explain(ctx, err, dir), dir, f.nats)
+}
+
+// withNATS adds --nats to the resume hint of a remote run's error: the
+// hint's command alone finishes the run on this machine (audit 10).
+// Credentials are left out of the message.
+func withNATS(err error, dir string, nc remote.Config) error {
+	hint := "kinfer run --resume " + dir + ")"
+	if err == nil || nc.URL == "" || !strings.Contains(err.Error(), hint) {
+		return err
+	}
+	return errors.New(strings.Replace(err.Error(), hint, "kinfer run --resume "+dir+" --nats "+nc.PublicURL()+", with the server's credentials)", 1))
 }
 
 // interruptible returns a context that the first SIGINT or SIGTERM

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/host/remote"
 	"github.com/kinfer/kinfer/host/run"
 	"github.com/kinfer/kinfer/host/wasm"
 )
@@ -476,5 +477,18 @@ func TestInspectSetNonFinite(t *testing.T) {
 		if code == 0 || !strings.Contains(e, "a setting must be finite") {
 			t.Errorf("--set ref_length_mm=%s: exit %d, %s", v, code, e)
 		}
+	}
+}
+
+// A remote run's resume hint gives --nats again, without credentials
+// (audit 10: the hint alone finished a cluster-sized run on the laptop).
+func TestResumeHintKeepsNATS(t *testing.T) {
+	err := errors.New("interrupted\n(the run can continue where it stopped: kinfer run --resume out)")
+	got := withNATS(err, "out", remote.Config{URL: "nats://user:secret@host:4222"}).Error()
+	if !strings.Contains(got, "kinfer run --resume out --nats nats://host:4222, with the server's credentials)") || strings.Contains(got, "secret") {
+		t.Errorf("hint %q", got)
+	}
+	if got := withNATS(err, "out", remote.Config{}); got != err {
+		t.Errorf("a local run's hint changed: %v", got)
 	}
 }

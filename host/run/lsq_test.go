@@ -239,6 +239,17 @@ func TestGaussNewtonPluginBounds(t *testing.T) {
 	if rep["starts"].(float64) != 2 {
 		t.Errorf("report %v", rep)
 	}
+	// A method plugin gets every init row as Problem.Starts: what it used
+	// is unknown, so no count and no warning (audit 10: "only 0 of the 3
+	// rows … were run" for a plugin that started from them).
+	if sum.InitRows != 2 || sum.InitRowsUsed != -1 {
+		t.Errorf("init_rows %d, init_rows_used %d; want 2, -1", sum.InitRows, sum.InitRowsUsed)
+	}
+	for _, w := range sum.Warnings() {
+		if w.About == "init" {
+			t.Errorf("warning for a method plugin: %s", w.Text)
+		}
+	}
 	boxed := strings.Replace(gnStudy(`use = "ligament"`, gn, `init = "starts.csv"`), "[2000.0, 12000.0]", "[2000.0, 4500.0]", 1)
 	var s *study.Study
 	sum, _ = lsqRun(t, map[string]string{"study.toml": boxed, "d.csv": csv, "starts.csv": "k,eps_r\n4500,0.3\n"}, func(x *study.Study) { s = x })

@@ -281,7 +281,15 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 		sum.Error = loopErr.Error()
 	}
 	if s.InitFile != "" {
-		sum.InitFile, sum.InitRows, sum.InitRowsUsed = s.InitFile, len(s.Starts), r.startsUsed
+		sum.InitFile, sum.InitRows = s.InitFile, len(s.Starts)
+		// A built-in method takes the rows only as its first prior draws;
+		// a plugin gets them all as abi.Problem.Starts too, and may start
+		// from them without drawing (audit 10): what it used is unknown.
+		if strings.HasPrefix(s.MethodInfo.Ref, "builtin:") {
+			sum.InitRowsUsed = r.startsUsed
+		} else {
+			sum.InitRowsUsed = -1
+		}
 	}
 	werr := writeOutputs(o.OutDir, s, sum, extra, samples)
 	// The checkpoint goes only once the outputs are written: a run whose

@@ -90,8 +90,9 @@ type Summary struct {
 	// BoundWarnings: parameters whose posterior band lies against a bound.
 	BoundWarnings []string `json:"bound_warnings,omitempty"`
 	// InitFile, InitRows and InitRowsUsed: the study's init file, its
-	// rows, and how many of them the method's prior draws took (the rest
-	// were never run: a warning says so).
+	// rows, and for a built-in method how many of them its prior draws
+	// took (the rest were never run: a warning says so); −1 for a method
+	// plugin, which gets every row as abi.Problem.Starts.
 	InitFile     string `json:"init_file,omitempty"`
 	InitRows     int    `json:"init_rows,omitempty"`
 	InitRowsUsed int    `json:"init_rows_used,omitempty"`
@@ -673,7 +674,7 @@ func (s *Summary) Warnings() []Warning {
 	for _, m := range s.BoundWarnings {
 		ws = append(ws, Warning{"bounds", m})
 	}
-	if s.Complete && s.InitRowsUsed < s.InitRows {
+	if s.Complete && s.InitRowsUsed >= 0 && s.InitRowsUsed < s.InitRows {
 		left := fmt.Sprintf("rows %d–%d were", s.InitRowsUsed+1, s.InitRows)
 		if s.InitRowsUsed+1 == s.InitRows {
 			left = fmt.Sprintf("row %d was", s.InitRows)
