@@ -106,7 +106,13 @@ func noStart(method string, k, draws int, r abi.Result) error {
 		// difference step failed). The prior is not the cause.
 		return fmt.Errorf("%s: start %d found no starting point with a Jacobian in %d points: the last point's residuals were computed (%d, status ok) but its Jacobian could not be (the model's Jacobian export failed there or returned NaN or ±Inf, or a finite-difference step failed); summary.json counts jacobian_failures, and derivative_failures names a plugin export that failed", method, k, draws, len(r.Residuals))
 	}
-	return fmt.Errorf("%s: start %d found no starting point with finite residuals and Jacobian in %d points (last: status %v, %d residuals, Jacobian of %d values); check the init points and that the prior overlaps the region where the model succeeds", method, k, draws, r.Status, len(r.Residuals), len(r.Jacobian))
+	if r.Status == abi.OK && len(r.Residuals) > 0 && AllFinite(r.Residuals) && r.Jacobian != nil && AllFinite(r.Jacobian) && math.IsInf(r.LogLik, -1) {
+		// Residuals and Jacobian were fine; the log likelihood was −∞ (a
+		// likelihood's hard constraint, ABI.md §6.2), which a point of the
+		// target cannot have (audit 10: the message named the residuals).
+		return fmt.Errorf("%s: start %d found no starting point with a finite log target in %d points: the last point's residuals and Jacobian were finite (status ok) but its log likelihood was −∞ (a likelihood term returned −∞: data impossible under the model there, a hard constraint); check the init points and that the prior overlaps the region where every term is finite", method, k, draws)
+	}
+	return fmt.Errorf("%s: start %d found no starting point with finite residuals and Jacobian in %d points (last: status %v, %d residuals, Jacobian of %d values, log likelihood %g); check the init points and that the prior overlaps the region where the model succeeds", method, k, draws, r.Status, len(r.Residuals), len(r.Jacobian), r.LogLik)
 }
 
 // Stopped is the exit reason of a start whose run had not ended when the
