@@ -71,6 +71,11 @@ func stagesNotOverInputs(studyFile string, sf *study.File, dir string) error {
 		if err := run.NotOverInputs(sdir, run.OutputFiles(), ins); err != nil {
 			return fmt.Errorf("stage %d (%s): %w", i+1, st, err)
 		}
+		// Nor names a stage removes there (its saved states, stale
+		// temporaries: audit 10, stage 1's data deleted by stage 2).
+		if err := run.NotRemovedInputs(sdir, ins); err != nil {
+			return fmt.Errorf("stage %d (%s): %w", i+1, st, err)
+		}
 	}
 	return run.NotOverInputs(dir, []string{StagesFile}, ins)
 }

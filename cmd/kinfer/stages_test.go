@@ -253,6 +253,23 @@ func TestStagesNotOverInputs(t *testing.T) {
 	if b := mustRead(t, filepath.Join(dir, "stage2-x", "samples.csv")); string(b) != string(data) {
 		t.Error("stage 1's data was replaced")
 	}
+	// A name stage 2 removes in its folder (audit 10): refused, kept.
+	for _, name := range []string{"checkpoint.abc.state", ".samples.csv.tmp-7"} {
+		d := t.TempDir()
+		must(t, os.MkdirAll(filepath.Join(d, "stage2-x"), 0o755))
+		must(t, os.WriteFile(filepath.Join(d, "stage2-x", name), data, 0o644))
+		must(t, os.WriteFile(filepath.Join(d, "s1.toml"), []byte(strings.Replace(study, "force_length.csv", "stage2-x/"+name, 1)), 0o644))
+		must(t, os.WriteFile(filepath.Join(d, "x.toml"), []byte(study), 0o644))
+		must(t, os.WriteFile(filepath.Join(d, "force_length.csv"), data, 0o644))
+		must(t, os.WriteFile(filepath.Join(d, "cal.toml"), []byte("name = \"cal\"\nstages = [\"s1.toml\", \"x.toml\"]\n"), 0o644))
+		code, _, e := kinfer(t, "run", filepath.Join(d, "cal.toml"), "-o", d, "--no-report")
+		if code != 1 || !strings.Contains(e, "stage 2 (x.toml): the run removes files named") {
+			t.Errorf("%s: exit %d: %s", name, code, e)
+		}
+		if b, err := os.ReadFile(filepath.Join(d, "stage2-x", name)); err != nil || string(b) != string(data) {
+			t.Errorf("%s: stage 1's data went (%v)", name, err)
+		}
+	}
 	d4 := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(d4, "s1.toml"), []byte(study), 0o644))
 	must(t, os.WriteFile(filepath.Join(d4, "force_length.csv"), data, 0o644))

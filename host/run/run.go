@@ -131,7 +131,7 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 	if err := NotOverInputs(o.OutDir, outputFiles, ins); err != nil {
 		return nil, err
 	}
-	if err := notRemovedInputs(o.OutDir, ins); err != nil {
+	if err := NotRemovedInputs(o.OutDir, ins); err != nil {
 		return nil, err
 	}
 	removeStaleTemps(o.OutDir)
@@ -393,12 +393,12 @@ var ErrOverInputs = errors.New("the inputs are kept")
 // (removed when stale).
 var outputPatterns = []string{stateFilePrefix + "*.state", ".*" + tmpInfix + "*"}
 
-// notRemovedInputs refuses a run whose directory holds one of its inputs
+// NotRemovedInputs refuses a run whose directory holds one of its inputs
 // under a name the run removes (audit 9: a data file named
 // checkpoint.x.state was read, then deleted with the checkpoint; one named
 // .samples.csv.tmp-1 was deleted as a stale temporary before the study
 // loaded).
-func notRemovedInputs(dir string, ins []Input) error {
+func NotRemovedInputs(dir string, ins []Input) error {
 	for _, in := range ins {
 		if !sameDir(filepath.Dir(in.Path), dir) {
 			continue
