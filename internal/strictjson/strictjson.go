@@ -40,6 +40,10 @@ type Options struct {
 	// byte and is refused at PerByte 6 even where each list is within its
 	// maxlen (a list of a million lists of …).
 	PerByte int
+	// NoNullNumbers refuses null for a number that is not behind a
+	// pointer (encoding/json leaves it at 0, a value the writer never
+	// wrote: audit 10, a null θ of a multi-stage record became 0).
+	NoNullNumbers bool
 }
 
 // Decode is Unmarshal with options.
@@ -49,7 +53,7 @@ func Decode(data []byte, v any, o Options) error {
 		// returns the error with its offset.
 		return json.Unmarshal(data, v)
 	}
-	w := &walker{b: data, loose: o.AllowUnknown}
+	w := &walker{b: data, loose: o.AllowUnknown, noNull: o.NoNullNumbers}
 	if err := w.value(reflect.TypeOf(v), DefaultMaxLen, ""); err != nil {
 		return err
 	}
@@ -80,6 +84,7 @@ type walker struct {
 	i      int
 	fields map[reflect.Type]map[string]field // fieldsOf, per struct type
 	loose  bool                              // Options.AllowUnknown
+	noNull bool                              // Options.NoNullNumbers
 	cost   int64                             // estimated bytes decoded (Options.PerByte)
 }
 
@@ -108,6 +113,13 @@ func (w *walker) space() {
 // a list; at names it in errors.
 func (w *walker) value(t reflect.Type, maxLen int, at string) error {
 	w.space()
+	if w.noNull && t != nil && w.i < len(w.b) && w.b[w.i] == 'n' && number(t) && !t.Implements(unmarshaler) && !reflect.PointerTo(t).Implements(unmarshaler) {
+		where := at
+		if where == "" {
+			where = "the document"
+		}
+		return fmt.Errorf("json: null at %s, where a number is required", where)
+	}
 	for t != nil && t.Kind() == reflect.Pointer && !t.Implements(unmarshaler) {
 		t = t.Elem()
 		if w.i < len(w.b) && w.b[w.i] != 'n' { // not null: the pointee is allocated
@@ -408,4 +420,15 @@ func ReadAll(r io.Reader, limit int64) ([]byte, error) {
 // and the methods' saved states with: unknown keys skipped (as
 // json.Unmarshal does), at most 6 bytes of decoded values per byte of
 // text (lists of numbers take 4).
-var Lenient = Options{AllowUnknown: true, PerByte: 6}
+var Lenient = Options{AllowUnknown: true, PerByte: 6, NoNullNumbers: true}
+
+// number reports whether t is a numeric kind (not a pointer to one).
+func number(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return true
+	}
+	return false
+}

@@ -266,3 +266,30 @@ func TestDecodePerByte(t *testing.T) {
 		t.Errorf("a list of numbers at 4 per byte: %v", err)
 	}
 }
+
+// NoNullNumbers (in Lenient) refuses null for a plain number, which
+// encoding/json leaves at 0 (audit 10: a null θ in a stage's record
+// became 0); a pointer or a json.Unmarshaler may take null.
+func TestNoNullNumbers(t *testing.T) {
+	var v struct {
+		Theta   map[string]float64 `json:"theta"`
+		Journal int                `json:"journal"`
+		Opt     *float64           `json:"opt"`
+		List    []float64          `json:"list"`
+	}
+	for doc, want := range map[string]string{
+		`{"theta": {"a": 1, "b": null}}`: "null at theta.b, where a number is required",
+		`{"journal": null}`:              "null at journal, where a number is required",
+		`{"list": [1, null]}`:            "null at list, where a number is required",
+	} {
+		if err := Decode([]byte(doc), &v, Lenient); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", doc, err, want)
+		}
+	}
+	if err := Decode([]byte(`{"opt": null, "theta": {"a": 1}}`), &v, Lenient); err != nil {
+		t.Errorf("a null pointer: %v", err)
+	}
+	if err := Decode([]byte(`{"journal": null}`), &v, Options{AllowUnknown: true}); err != nil {
+		t.Errorf("without the option: %v", err)
+	}
+}
