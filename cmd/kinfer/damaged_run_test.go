@@ -103,3 +103,36 @@ func TestDamagedRunFolders(t *testing.T) {
 func sampleCount(summary string) string {
 	return regexp.MustCompile(`"samples": (\d+)`).FindStringSubmatch(summary)[1]
 }
+
+// Commands do not write over their inputs (audit 10): analyze --truth
+// naming the analysis.json it writes, train -o naming the design's
+// recorded data file.
+func TestAnalyzeTrainKeepTheirInputs(t *testing.T) {
+	dir := t.TempDir()
+	study := strings.Replace(string(mustRead(t, "../../examples/quickstart/study.toml")), "samples = 5000", "samples = 100", 1)
+	os.WriteFile(filepath.Join(dir, "study.toml"), []byte(study), 0o644)
+	data := mustRead(t, "../../examples/quickstart/force_length.csv")
+	os.WriteFile(filepath.Join(dir, "force_length.csv"), data, 0o644)
+	out := filepath.Join(dir, "out")
+	if code, _, e := kinfer(t, "run", filepath.Join(dir, "study.toml"), "-o", out, "--no-report"); code != 0 {
+		t.Fatal(e)
+	}
+	truth := []byte(`{"k": 5200, "eps_r": 0.039}`)
+	os.WriteFile(filepath.Join(out, "analysis.json"), truth, 0o644)
+	if code, _, e := kinfer(t, "analyze", out, "--truth", filepath.Join(out, "analysis.json")); code == 0 || !strings.Contains(e, "is the file the analysis is written to") {
+		t.Errorf("analyze --truth over its output: exit %d, %s", code, e)
+	}
+	if b := mustRead(t, filepath.Join(out, "analysis.json")); string(b) != string(truth) {
+		t.Error("the truth file was replaced")
+	}
+	design := filepath.Join(dir, "d")
+	if code, _, e := kinfer(t, "design", filepath.Join(dir, "study.toml"), "-o", design, "--n", "16"); code != 0 {
+		t.Fatal(e)
+	}
+	if code, _, e := kinfer(t, "train", design, "-o", filepath.Join(dir, "force_length.csv"), "--hidden", "4", "--members", "1", "--epochs", "1"); code == 0 || !strings.Contains(e, "would write over") {
+		t.Errorf("train -o over the design's data: exit %d, %s", code, e)
+	}
+	if b := mustRead(t, filepath.Join(dir, "force_length.csv")); string(b) != string(data) {
+		t.Error("the data file was replaced")
+	}
+}

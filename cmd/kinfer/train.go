@@ -18,6 +18,7 @@ import (
 	"github.com/kinfer/kinfer/builtin/models/surrogate"
 	"github.com/kinfer/kinfer/builtin/surrogate/kriging"
 	"github.com/kinfer/kinfer/builtin/surrogate/nn"
+	"github.com/kinfer/kinfer/host/designrun"
 	"github.com/kinfer/kinfer/host/run"
 	"github.com/kinfer/kinfer/host/safefile"
 	"github.com/kinfer/kinfer/host/train"
@@ -273,6 +274,15 @@ func notOverInputs(out string, designs []string, files []string) error {
 	for _, d := range designs {
 		if d != "" {
 			files = append(files, filepath.Join(d, "design.csv"), filepath.Join(d, "design.json"))
+			// And the inputs the design recorded (its study, data and
+			// plugins: audit 10, -o force_length.csv replaced the
+			// measured data); a design.json that does not read is
+			// reported by the training itself.
+			if rec, err := designrun.ReadRecord(filepath.Join(d, "design.json")); err == nil {
+				for _, in := range rec.Provenance.Inputs {
+					files = append(files, in.Path)
+				}
+			}
 		}
 	}
 	for _, f := range files {

@@ -135,6 +135,13 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 		MethodReport any `json:"method_report"`
 	}
 	var truths []TruthValue
+	if o.Truth != "" {
+		// The analysis is written to dir/analysis.json: not over the
+		// truth file (audit 10: --truth DIR/analysis.json was replaced).
+		if _, same := run.Clobbers(filepath.Join(dir, OutputFile), []run.Input{{Role: "truth", Path: o.Truth}}); same {
+			return nil, fmt.Errorf("analyze: --truth %s is the file the analysis is written to (%s): copy the truth elsewhere", o.Truth, filepath.Join(dir, OutputFile))
+		}
+	}
 	if o.Truth != "" { // read first: a bad file fails before any work
 		var err error
 		if truths, err = ReadTruth(o.Truth); err != nil {

@@ -478,6 +478,9 @@ func writeRecord(path string, rec *Record) error {
 	return os.Rename(tmp, path)
 }
 
+// ReadRecord reads and checks a design folder's design.json.
+func ReadRecord(path string) (*Record, error) { return readRecord(path) }
+
 func readRecord(path string) (*Record, error) {
 	b, err := safefile.ReadFile(path, MaxRecordBytes)
 	if err != nil {
