@@ -82,18 +82,20 @@ func TestDamagedRunFolders(t *testing.T) {
 		{"negative count", samples, strings.Replace(summary, `"samples": `+sampleCount(summary), `"samples": -600`, 1), "summary.json records -600 samples", "summary.json records -600 samples"},
 		{"null count", samples, strings.Replace(summary, `"samples": `+sampleCount(summary), `"samples": null`, 1), "summary.json records no sample count", ""},
 		{"underscore", under, summary, `samples.csv:2: column "k"`, "samples.csv:2: column k: an underscore in a number"},
+		// A path with terminal escapes in the record: shown escaped.
+		{"escape", samples, strings.ReplaceAll(summary, absSrc, absSrc+`\u001b]0;pwned\u0007`), `\x1b]0;pwned\x07`, `\x1b]0;pwned\x07`},
 	} {
 		dir := filepath.Join(tmp, strings.ReplaceAll(c.name, " ", "-"))
 		must(os.MkdirAll(dir, 0o755))
 		must(os.WriteFile(filepath.Join(dir, "samples.csv"), []byte(c.samples), 0o644))
 		must(os.WriteFile(filepath.Join(dir, "summary.json"), []byte(c.summary), 0o644))
-		if code, _, e := kinfer(t, "analyze", dir, "--predictive", "5"); code == 0 || !strings.Contains(e, c.analyze) {
+		if code, _, e := kinfer(t, "analyze", dir, "--predictive", "5"); code == 0 || !strings.Contains(e, c.analyze) || strings.ContainsRune(e, 0x1b) {
 			t.Errorf("%s: analyze exit %d, want %q in\n%s", c.name, code, c.analyze, e)
 		}
 		if c.report == "" {
 			continue
 		}
-		if code, out, e := kinfer(t, "report", dir); code != 0 || !strings.Contains(out, c.report) {
+		if code, out, e := kinfer(t, "report", dir); code != 0 || !strings.Contains(out, c.report) || strings.ContainsRune(out+e, 0x1b) {
 			t.Errorf("%s: report exit %d, want a note %q in\n%s\n%s", c.name, code, c.report, out, e)
 		}
 	}

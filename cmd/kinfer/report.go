@@ -12,6 +12,7 @@ import (
 
 	"github.com/kinfer/kinfer/host/report"
 	"github.com/kinfer/kinfer/host/run"
+	"github.com/kinfer/kinfer/internal/guesttext"
 )
 
 func cmdReport(args []string, stdout io.Writer) error {
@@ -61,7 +62,7 @@ func cmdReport(args []string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "report: %s (%d figures)\n", path, len(r.Figures()))
 	for _, n := range r.Notes {
-		fmt.Fprintf(stdout, "  note: %s\n", n)
+		fmt.Fprintf(stdout, "  note: %s\n", guesttext.Escape(n)) // notes quote paths from the run's records
 	}
 	if *figs != "" {
 		files, err := r.WriteFigures(*figs)
