@@ -95,5 +95,10 @@ func cmdDesign(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "%s: %s — %d of %d %s points (%s) in %.2fs\n", s.Name, state, rec.Done, rec.N, rec.Kind, strings.Join(st, ", "), rec.WallSeconds)
 		fmt.Fprintf(stdout, "written: %s, %s\n", filepath.Join(dir, "design.csv"), filepath.Join(dir, "design.json"))
 	}
+	if err != nil && ctx.Err() != nil {
+		// Said as the interruption it is, not Go's "context canceled"
+		// (audit 10).
+		return fmt.Errorf("interrupted by a signal; the points so far are written: continue with kinfer design %s -o %s --resume (same flags)", pos[0], dir)
+	}
 	return err
 }

@@ -993,6 +993,10 @@ func cmdBuild(args []string, stdout, stderr io.Writer) error {
 	}
 	defer rt.Close(ctx)
 	if _, err := loadPlugin(ctx, rt, res.Manifest); err != nil {
+		if ctx.Err() != nil {
+			// Interrupted while checking, not a broken module (audit 10).
+			return fmt.Errorf("built %s and pinned it in %s, but interrupted while checking that it loads: kinfer validate %s checks it", res.Wasm, res.Manifest, res.Manifest)
+		}
 		return fmt.Errorf("built %s, but it does not load: %w", res.Wasm, err)
 	}
 	return nil
