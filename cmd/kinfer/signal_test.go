@@ -251,6 +251,10 @@ func TestDesignStopsDuringBuiltinEvaluation(t *testing.T) {
 	if !strings.Contains(p.stdout.String(), "STOPPED (resume with --resume) — 0 of 16") {
 		t.Errorf("stdout does not say the design stopped at 0 of 16:\n%s", p.stdout.String())
 	}
+	// Said as an interruption, not Go's "context canceled" (audit 10).
+	if e := p.stderr.all.String(); !strings.Contains(e, "interrupted by a signal; the points so far are written") || strings.Contains(e, "context canceled") {
+		t.Errorf("stderr:\n%s", e)
+	}
 }
 
 // A method plugin spinning in kinfer_method_ask (its own limits an hour
