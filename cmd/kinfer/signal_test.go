@@ -412,3 +412,37 @@ func TestSignalStopsReportPhase(t *testing.T) {
 		t.Fatalf("exit %d after %v, want an exit within %v\n%s", code, el, stopWithin, p.stderr.all.String())
 	}
 }
+
+// An interrupted run --verify removes its scratch re-run (audit 10: a
+// run-sized folder was left in the temporary directory) and says it was
+// interrupted.
+func TestVerifyInterruptedLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	study := strings.Replace(strings.Replace(slowLineStudy, "cost_ms = 600000", "cost_ms = 200", 1), "chains = 2", "chains = 2\nburn_in = 10\nsamples = 10", 1)
+	os.WriteFile(filepath.Join(dir, "study.toml"), []byte(study), 0o644)
+	os.WriteFile(filepath.Join(dir, "d.csv"), []byte("x,y\n1,2\n"), 0o644)
+	out := filepath.Join(dir, "out")
+	if code, _, e := kinfer(t, "run", filepath.Join(dir, "study.toml"), "-o", out, "--no-report"); code != 0 {
+		t.Fatal(e)
+	}
+	tmp := t.TempDir()
+	p := startKinfer(t, []string{"TMPDIR=" + tmp}, "run", "--verify", out)
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if m, _ := filepath.Glob(filepath.Join(tmp, "kinfer-verify-*", "run.json")); len(m) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no re-run within 20 s\n%s", p.stderr.all.String())
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
+	if _, code := p.signalAndWait(t, syscall.SIGINT); code <= 0 {
+		t.Fatalf("exit %d\n%s", code, p.stderr.all.String())
+	}
+	if e := p.stderr.all.String(); !strings.Contains(e, "--verify: interrupted") {
+		t.Errorf("stderr:\n%s", e)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("left in the temporary directory: %v", left)
+	}
+}
