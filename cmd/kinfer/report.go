@@ -46,12 +46,15 @@ func cmdReport(args []string, stdout io.Writer) error {
 		return err
 	}
 	defer lock.Unlock()
-	ctx := context.Background()
+	// SIGINT and SIGTERM stop the report between figures, leaving no
+	// temporary file (audit 10: the default disposition left one).
+	ctx, stop := interruptible(os.Stderr, "stopping the report")
+	defer stop()
 	rt, err := newRuntime(ctx, nil)
 	if err != nil {
 		return err
 	}
-	defer rt.Close(ctx)
+	defer rt.Close(context.Background())
 	prev, err := readStageStart(dir) // a stage of a multi-stage study
 	if err != nil {
 		return err
@@ -65,7 +68,7 @@ func cmdReport(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "  note: %s\n", guesttext.Escape(n)) // notes quote paths from the run's records
 	}
 	if *figs != "" {
-		files, err := r.WriteFigures(*figs)
+		files, err := r.WriteFigures(ctx, *figs)
 		if err != nil {
 			return err
 		}

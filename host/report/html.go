@@ -45,7 +45,18 @@ func Write(ctx context.Context, dir, out string, o Options) (string, *Report, er
 	if err != nil {
 		return "", nil, err
 	}
-	if err := run.WriteAtomic(out, r.HTML); err != nil {
+	// An interruption while the page is drawn fails the write, which
+	// removes its temporary file (audit 10: one was left behind).
+	if err := run.WriteAtomic(out, func(w io.Writer) error {
+		if err := context.Cause(ctx); err != nil {
+			return err
+		}
+		err := r.HTML(w)
+		if cerr := context.Cause(ctx); cerr != nil {
+			return cerr
+		}
+		return err
+	}); err != nil {
 		return "", nil, err
 	}
 	return out, r, nil
@@ -112,13 +123,17 @@ func checkOutput(dir, out string, sum *run.Summary) error {
 
 // WriteFigures writes every figure as NAME.svg and NAME.png (96 dpi)
 // into dir.
-func (r *Report) WriteFigures(dir string) ([]string, error) {
+func (r *Report) WriteFigures(ctx context.Context, dir string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	var files []string
 	used := map[string]bool{}
-	for _, f := range r.Figures() {
+	figs := r.Figures()
+	for k, f := range figs {
+		if err := context.Cause(ctx); err != nil {
+			return files, fmt.Errorf("%w: %d of the %d figures written to %s", err, k, len(figs), dir)
+		}
 		name := fileName(f.Name, used)
 		svg, err := f.SVG()
 		if err != nil {

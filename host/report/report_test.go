@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -524,5 +525,31 @@ func TestParamTableNarrowPosterior(t *testing.T) {
 	}
 	if _, row := paramHeader(t, r, "k"); !strings.HasPrefix(strings.Join(row, " "), "k N 100000.23 0.158741 99999.96 100000.23 100000.48") {
 		t.Errorf("k's row %q", row)
+	}
+}
+
+// A stopped report writes nothing half (audit 10: SIGTERM left a
+// .report.html.tmp-* file and 4 of 10 figures): with its context
+// cancelled, Write fails leaving no file and WriteFigures says how many
+// figures it wrote.
+func TestInterruptedReportLeavesNothing(t *testing.T) {
+	dir := writeRun(t, "metropolis", `{"chains": 2}`, 300)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("interrupted by SIGTERM"))
+	out := filepath.Join(t.TempDir(), "r.html")
+	if _, _, err := Write(ctx, dir, out, Options{}); err == nil || !strings.Contains(err.Error(), "interrupted by SIGTERM") {
+		t.Errorf("Write: %v", err)
+	}
+	if left, _ := os.ReadDir(filepath.Dir(out)); len(left) != 0 {
+		t.Errorf("left: %v", left)
+	}
+	r, err := Build(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	figs := filepath.Join(t.TempDir(), "figs")
+	files, err := r.WriteFigures(ctx, figs)
+	if err == nil || len(files) != 0 || !strings.Contains(err.Error(), fmt.Sprintf("0 of the %d figures written", len(r.Figures()))) {
+		t.Errorf("WriteFigures: %v, %d files", err, len(files))
 	}
 }
