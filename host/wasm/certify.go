@@ -998,8 +998,21 @@ func (p *Plugin) certifyDerivatives(a abi.Model, thetas [][]float64, x []float64
 	if compared == 0 {
 		return "derivatives: NOT CHECKED against central differences: at no point did the model and its central differences all evaluate (give conditions where it succeeds with --data)", nil
 	}
-	return fmt.Sprintf("derivatives: y of the Jacobian/VJP identical to kinfer_model_eval's; VJP = vᵀ·J within %g when both exist; against central differences at %d points: largest relative difference %.2g (≤ %g)",
-		vjpTol, compared, worst, certFDTol), nil
+	line := fmt.Sprintf("derivatives: y of the Jacobian/VJP identical to kinfer_model_eval's; VJP = vᵀ·J within %g when both exist; against central differences at %d points: largest relative difference %.2g (≤ %g)",
+		vjpTol, compared, worst, certFDTol)
+	// Failures at some points are counted statuses, not lies, but an
+	// author must hear of them (audit 10: a Jacobian failing in half the
+	// box was certified without a word, and levmar then stopped at the
+	// failure's edge).
+	for _, f := range []struct {
+		export string
+		failed map[abi.Status]int
+	}{{exModelJacobian.String(), jFailed}, {vjpName, vFailed}} {
+		if n := sumCounts(f.failed); n > 0 {
+			line += fmt.Sprintf("; NOTE: %s failed at %d of the %d points where kinfer_model_eval succeeded (not compared there; a run counts such failures, and a least-squares method cannot step there)", f.export, n, evalOK)
+		}
+	}
+	return line, nil
 }
 
 // inBox is the point at u ∈ [0, 1) of q's bounds: lower + u·(upper −
@@ -1203,6 +1216,10 @@ func (p *Plugin) certifyLikelihoodDerivatives(a abi.Likelihood, m int, ys [][]fl
 		}
 		if i0 >= 0 {
 			checks = append(checks, fmt.Sprintf("%s: logL + ½‖r‖² constant across points within %.2g (≤ %g)", exLikResiduals, worst, residualsTol))
+		} else {
+			// Said, not dropped (audit 10): logL −∞ (or a failed call)
+			// at every point leaves nothing to compare.
+			checks = append(checks, fmt.Sprintf("%s: NOT CHECKED: logL was −∞ or a call failed at every point (give --set values where the likelihood is finite)", exLikResiduals))
 		}
 	}
 	if gl, ok := a.(abi.GradY); ok {
@@ -1250,6 +1267,8 @@ func (p *Plugin) certifyLikelihoodDerivatives(a abi.Likelihood, m int, ys [][]fl
 		}
 		if compared > 0 {
 			checks = append(checks, fmt.Sprintf("%s: gy against central differences of logL at %d points: largest relative difference %.2g (≤ %g)", exLikGrad, compared, worst, gradYTol))
+		} else {
+			checks = append(checks, fmt.Sprintf("%s: NOT CHECKED: logL was −∞ or a call failed at every point", exLikGrad))
 		}
 	}
 	return strings.Join(checks, "; "), nil

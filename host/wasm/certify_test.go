@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/host/manifest"
 )
 
 // Every plugin of the repository and the test modules certify: the same
@@ -134,5 +136,71 @@ func TestInBoxFinite(t *testing.T) {
 		if v := inBox(k, u); v != 2000+10000*u {
 			t.Errorf("k, u = %g: %v", u, v)
 		}
+	}
+}
+
+// halfJacobian is y = a·x with a Jacobian that fails for a > 0.5.
+type halfJacobian struct{ spec abi.Spec }
+
+func (m halfJacobian) Spec() abi.Spec { return m.spec }
+func (m halfJacobian) Eval(th, x, y []float64) abi.Status {
+	for k := range x {
+		y[k] = th[0] * x[k]
+	}
+	return abi.OK
+}
+func (m halfJacobian) Jacobian(th, x, y, j []float64) abi.Status {
+	if th[0] > 0.5 {
+		return abi.Failed
+	}
+	m.Eval(th, x, y)
+	copy(j, x)
+	return abi.OK
+}
+
+// A Jacobian that fails at some points is certified (a counted status),
+// with a note saying where (audit 10, author10 F4: no word of it).
+func TestCertifyNotesPartialDerivativeFailures(t *testing.T) {
+	spec := abi.Spec{Kind: abi.KindModel, Name: "half", Params: []abi.Param{{Name: "a", Lower: 0, Upper: 1}},
+		Conditions: []abi.Column{{Name: "x"}}, Outputs: []abi.Column{{Name: "y"}}}
+	p := &Plugin{Manifest: &manifest.Manifest{Name: "half"}, Spec: spec}
+	m := halfJacobian{spec}
+	thetas := [][]float64{{0.2}, {0.4}, {0.7}, {0.9}}
+	x := []float64{1, 2}
+	y0 := make([][]float64, len(thetas))
+	s0 := make([]abi.Status, len(thetas))
+	for i, th := range thetas {
+		y0[i] = make([]float64, 2)
+		s0[i] = m.Eval(th, x, y0[i])
+	}
+	line, err := p.certifyDerivatives(m, thetas, x, 2, y0, s0, rand.New(rand.NewPCG(1, 2)))
+	if err != nil || !strings.Contains(line, "NOTE: kinfer_model_jacobian failed at 2 of the 4 points where kinfer_model_eval succeeded") {
+		t.Errorf("%q, %v", line, err)
+	}
+}
+
+// negInf is a likelihood that is −∞ everywhere (status 0), with residuals.
+type negInf struct{}
+
+func (negInf) Spec() abi.Spec { return abi.Spec{Kind: abi.KindLikelihood, Name: "neginf"} }
+func (negInf) LogLikelihood(m int, y, obs, sigma []float64) (float64, abi.Status) {
+	return math.Inf(-1), abi.OK
+}
+func (negInf) Residuals(m int, y, obs, sigma, r []float64) abi.Status {
+	for i := range r {
+		r[i] = y[i] - obs[i]
+	}
+	return abi.OK
+}
+
+// A residuals check that could compare nothing (logL −∞ at every point)
+// is said, not dropped (audit 10, author10 F6).
+func TestCertifySaysResidualsNotChecked(t *testing.T) {
+	p := &Plugin{Manifest: &manifest.Manifest{Name: "neginf"}, Spec: negInf{}.Spec()}
+	ys := [][]float64{{1, 2}, {3, 4}}
+	la := []float64{math.Inf(-1), math.Inf(-1)}
+	line, err := p.certifyLikelihoodDerivatives(negInf{}, 2, ys, []float64{0, 0}, []float64{1, 1}, la, []abi.Status{abi.OK, abi.OK})
+	if err != nil || !strings.Contains(line, "kinfer_likelihood_residuals: NOT CHECKED: logL was −∞ or a call failed at every point") {
+		t.Errorf("%q, %v", line, err)
 	}
 }
