@@ -742,9 +742,19 @@ func certifyPlugin(ctx context.Context, stdout io.Writer, p *wasm.Plugin, data s
 		return fmt.Errorf("--set: %w", err)
 	}
 	if data != "" {
+		// The conditions of a model; a likelihood or a method has none
+		// (audit 10: --data was ignored for them without a word).
+		if p.Spec.Kind != abi.KindModel {
+			return usageError{fmt.Errorf("--data gives a model's conditions; %s is a %s (its points are synthetic: --points, --outputs, --set)", p.Manifest.Name, p.Spec.Kind)}
+		}
 		if o.X, o.Rows, err = conditionsFrom(data, p.Spec); err != nil {
 			return err
 		}
+	}
+	// A method's save and load are checked between its second ask and
+	// its tell: one batch cannot (audit 10: skipped without a word).
+	if p.Spec.Kind == abi.KindMethod && p.Spec.Has(abi.CapCheckpoint) && points < 2 {
+		return usageError{fmt.Errorf("--points %d: a method with checkpoint is saved and loaded between its second ask and its tell, so certify needs at least 2 batches", points)}
 	}
 	cert, err := p.Certify(ctx, o)
 	if err != nil {
@@ -772,8 +782,13 @@ func conditionsFrom(path string, spec abi.Spec) ([]float64, int, error) {
 		}
 	}
 	x := make([]float64, 0, len(t.Rows)*c)
-	for _, row := range t.Rows {
-		for _, i := range idx {
+	for r, row := range t.Rows {
+		for j, i := range idx {
+			// A study refuses a missing or infinite condition; so does
+			// certify, before the plugin is blamed (audit 10).
+			if math.IsNaN(row[i]) || math.IsInf(row[i], 0) {
+				return nil, 0, t.Errorf(r, spec.Conditions[j].Name, "condition %g is not a number a model can be called at", row[i])
+			}
 			x = append(x, row[i])
 		}
 	}

@@ -492,3 +492,25 @@ func TestResumeHintKeepsNATS(t *testing.T) {
 		t.Errorf("a local run's hint changed: %v", got)
 	}
 }
+
+// inspect --certify refuses what it cannot honour (audit 10): --data for
+// a likelihood or a method (it gives a model's conditions), --points 1
+// for a method with checkpoint (saved between its second ask and its
+// tell), a non-finite condition in --data (named by file, line, column).
+func TestCertifyRefusesWhatItCannotCheck(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "c.csv")
+	os.WriteFile(csv, []byte("length_mm\n30\nnan\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--data", csv, "../../plugins/c/laplace/plugin.toml"}, "--data gives a model's conditions; laplace-c is a likelihood"},
+		{[]string{"--points", "1", "../../plugins/go/metropolis/plugin.toml"}, "a method with checkpoint is saved and loaded between its second ask and its tell"},
+		{[]string{"--data", csv, "--set", "ref_length_mm=30", "../../plugins/c/ligament/plugin.toml"}, `c.csv:3: column "length_mm": condition NaN is not a number`},
+	} {
+		if code, _, e := kinfer(t, append([]string{"inspect", "--certify"}, c.args...)...); code == 0 || !strings.Contains(e, c.want) {
+			t.Errorf("%v: exit %d, %s", c.args, code, e)
+		}
+	}
+}

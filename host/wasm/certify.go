@@ -283,17 +283,17 @@ func (p *Plugin) certifyModel(ctx context.Context, o CertifyOptions, rng *rand.R
 					if st == abi.Timeout || st == abi.Trap {
 						return b.(abi.Faulter).Fault()
 					}
-					what := fmt.Sprintf("rows %d–%d alone", lo, hi-1)
+					what := fmt.Sprintf("rows %d–%d alone give", lo, hi-1)
 					if hi-lo == 1 {
-						what = fmt.Sprintf("row %d alone", lo)
+						what = fmt.Sprintf("row %d alone gives", lo)
 					}
 					if st != abi.OK {
 						return &DerivativeMismatchError{p.Manifest.Name, exModelEval.String() + " (rows_independent)", i,
-							fmt.Sprintf("%s give status %v, all %d rows together ok", what, st, K)}
+							fmt.Sprintf("%s status %v, but all %d rows together give ok", what, st, K)}
 					}
 					if k := sameBits(yr[:(hi-lo)*m], y0[i][lo*m:hi*m]); k >= 0 {
 						return &DerivativeMismatchError{p.Manifest.Name, exModelEval.String() + " (rows_independent)", i,
-							fmt.Sprintf("%s give y[%d] = %v, %v with all %d rows: the rows are not independent", what, lo*m+k, yr[k], y0[i][lo*m+k], K)}
+							fmt.Sprintf("%s y[%d] = %v, but all %d rows together give %v: the rows are not independent", what, lo*m+k, yr[k], K, y0[i][lo*m+k])}
 					}
 				}
 			}

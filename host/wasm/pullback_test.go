@@ -313,7 +313,7 @@ func TestCertifyRowsIndependent(t *testing.T) {
 		if !errors.As(err, &dm) || !strings.Contains(err.Error(), "the rows are not independent") {
 			t.Fatalf("nocond_lie.wasm, Rows %d: %v, want a rows_independent mismatch", rows, err)
 		}
-		if want := fmt.Sprintf("with all %d rows", max(rows, 5)); !strings.Contains(err.Error(), want) {
+		if want := fmt.Sprintf("but all %d rows together give", max(rows, 5)); !strings.Contains(err.Error(), want) {
 			t.Errorf("Rows %d: %v, want %q", rows, err, want)
 		}
 	}
