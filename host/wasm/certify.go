@@ -2,6 +2,7 @@ package wasm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -133,8 +134,24 @@ func closeAll(cs ...any) {
 	}
 }
 
-func (p *Plugin) certifyModel(ctx context.Context, o CertifyOptions, rng *rand.Rand, c *Certificate) error {
+func (p *Plugin) certifyModel(ctx context.Context, o CertifyOptions, rng *rand.Rand, c *Certificate) (err error) {
 	d, nc, m := len(p.Spec.Params), len(p.Spec.Conditions), len(p.Spec.Outputs)
+	var thetas [][]float64
+	// A failure names its point by θ too, which an author can evaluate
+	// again (audit 10: "point 0" alone, an index into these points).
+	defer func() {
+		var dm *DerivativeMismatchError
+		var nd *NondeterminismError
+		var mm *MismatchError
+		switch {
+		case errors.As(err, &dm) && dm.Point >= 0 && dm.Point < len(thetas):
+			dm.Detail += p.thetaNote(thetas[dm.Point])
+		case errors.As(err, &nd) && nd.Point >= 0 && nd.Point < len(thetas):
+			nd.Detail += p.thetaNote(thetas[nd.Point])
+		case errors.As(err, &mm) && mm.Point >= 0 && mm.Point < len(thetas):
+			mm.Detail += p.thetaNote(thetas[mm.Point])
+		}
+	}()
 	x := o.X
 	if x == nil {
 		const K = 5
@@ -155,7 +172,7 @@ func (p *Plugin) certifyModel(ctx context.Context, o CertifyOptions, rng *rand.R
 		K = 5
 	}
 	n := o.Points
-	thetas := make([][]float64, n)
+	thetas = make([][]float64, n)
 	for i := range thetas {
 		thetas[i] = make([]float64, d)
 		for j, q := range p.Spec.Params {
@@ -1013,6 +1030,11 @@ func (p *Plugin) certifyDerivatives(a abi.Model, thetas [][]float64, x []float64
 		}
 	}
 	return line, nil
+}
+
+// thetaNote is "; the point is θ = (a 1.5, b 2)", for a certify error.
+func (p *Plugin) thetaNote(th []float64) string {
+	return "; the point is θ = (" + formatTheta(p.Spec.Params, th) + ")"
 }
 
 // inBox is the point at u ∈ [0, 1) of q's bounds: lower + u·(upper −

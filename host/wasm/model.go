@@ -359,26 +359,33 @@ func (w *model) at(err error, thetas [][]float64) error {
 	if !errors.As(err, &e) || e.At != "" || len(thetas) == 0 || len(thetas[0]) == 0 {
 		return err
 	}
+	th := formatTheta(w.spec.Params, thetas[0])
+	if len(thetas) == 1 {
+		e.At = "; at θ = (" + th + ")"
+	} else {
+		e.At = fmt.Sprintf("; in a batch of %d points, the first at θ = (%s)", len(thetas), th)
+	}
+	return err
+}
+
+// formatTheta is "a 1.5, b 2": θ with its parameters' names (escaped),
+// the first 16 of a longer vector.
+func formatTheta(params []abi.Param, th []float64) string {
 	var b strings.Builder
-	for j, v := range thetas[0] {
+	for j, v := range th {
 		if j > 0 {
 			b.WriteString(", ")
 		}
-		if j < len(w.spec.Params) {
-			b.WriteString(guesttext.Escape(w.spec.Params[j].Name) + " ")
+		if j < len(params) {
+			b.WriteString(guesttext.Escape(params[j].Name) + " ")
 		}
 		b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
-		if j == 15 && len(thetas[0]) > 16 {
-			fmt.Fprintf(&b, ", … (%d parameters)", len(thetas[0]))
+		if j == 15 && len(th) > 16 {
+			fmt.Fprintf(&b, ", … (%d parameters)", len(th))
 			break
 		}
 	}
-	if len(thetas) == 1 {
-		e.At = "; at θ = (" + b.String() + ")"
-	} else {
-		e.At = fmt.Sprintf("; in a batch of %d points, the first at θ = (%s)", len(thetas), b.String())
-	}
-	return err
+	return b.String()
 }
 
 func (w *model) jacobian(theta, x, y, jac []float64) abi.Status {

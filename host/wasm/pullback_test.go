@@ -316,6 +316,10 @@ func TestCertifyRowsIndependent(t *testing.T) {
 		if want := fmt.Sprintf("but all %d rows together give", max(rows, 5)); !strings.Contains(err.Error(), want) {
 			t.Errorf("Rows %d: %v, want %q", rows, err, want)
 		}
+		// The point is named by θ, not only by its index (audit 10).
+		if !strings.Contains(err.Error(), "the point is θ = (") {
+			t.Errorf("Rows %d: %v names no θ", rows, err)
+		}
 	}
 }
 
