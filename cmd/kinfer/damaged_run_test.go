@@ -138,3 +138,24 @@ func TestAnalyzeTrainKeepTheirInputs(t *testing.T) {
 		t.Error("the data file was replaced")
 	}
 }
+
+// analyze holds samples.csv within a third of --memory-budget (audit 10:
+// 64 MiB was accepted for 2.4 million rows and passed 5.8 times): a table
+// over it is refused naming the flag.
+func TestAnalyzeSamplesWithinBudget(t *testing.T) {
+	dir := t.TempDir()
+	study := strings.Replace(string(mustRead(t, "../../examples/quickstart/study.toml")), "samples = 5000", "samples = 30000", 1)
+	os.WriteFile(filepath.Join(dir, "study.toml"), []byte(study), 0o644)
+	os.WriteFile(filepath.Join(dir, "force_length.csv"), mustRead(t, "../../examples/quickstart/force_length.csv"), 0o644)
+	out := filepath.Join(dir, "out")
+	if code, _, e := kinfer(t, "run", filepath.Join(dir, "study.toml"), "-o", out, "--no-report"); code != 0 {
+		t.Fatal(e)
+	}
+	// 120 000 rows of 4 columns: about 6.7 MB of table, over a third of 16 MiB.
+	if code, _, e := kinfer(t, "analyze", out, "--memory-budget", "16MiB", "--predictive", "5"); code == 0 || !strings.Contains(e, "--memory-budget") {
+		t.Errorf("exit %d, %s", code, e)
+	}
+	if code, _, e := kinfer(t, "analyze", out, "--memory-budget", "64MiB", "--predictive", "5"); code != 0 {
+		t.Errorf("within 64 MiB: exit %d, %s", code, e)
+	}
+}

@@ -20,7 +20,7 @@ func cmdReport(args []string, stdout io.Writer) error {
 	out := fs.String("o", "", "the HTML `FILE` to write (default RUN_DIR/report.html); not one of the run's files or inputs")
 	figs := fs.String("figures", "", "also write every figure as SVG and PNG into this `DIR`")
 	workers := fs.Int("workers", runtime.NumCPU(), "parallel workers for the model evaluations of the fit figures")
-	maxSamples := fs.Int("max-samples", 2000, "at most this many samples (evenly spaced) in histograms, the corner plot and traces")
+	maxSamples := fs.Int("max-samples", 2000, "at most this many samples (evenly spaced) in histograms, the corner plot and traces; at most 100000 (each costs about 1.4 kB of figures)")
 	maxPred := fs.Int("predictive", 100, "posterior samples evaluated for the posterior-predictive band of the fit figures")
 	pos, err := parse(fs, args, 1)
 	if err != nil {
@@ -28,6 +28,11 @@ func cmdReport(args []string, stdout io.Writer) error {
 	}
 	if err := checkWorkers(*workers); err != nil {
 		return err
+	}
+	// The figures hold about 1.4 kB per drawn sample (SVG and PNG, the
+	// corner plot and traces): 2.4 million passed 3.5 GB (audit 10).
+	if *maxSamples > maxReportSamples {
+		return usageError{fmt.Errorf("--max-samples must be at most %d (about %d MB of figures), got %d", maxReportSamples, maxReportSamples*1400>>20, *maxSamples)}
 	}
 	// 0 and negatives were taken as "not given" (the defaults; audit 9).
 	for _, c := range []struct {
@@ -96,3 +101,6 @@ func lockRunDir(dir, prefix string) (*run.DirLock, error) {
 	}
 	return run.LockToRead(dir)
 }
+
+// maxReportSamples bounds report --max-samples.
+const maxReportSamples = 100_000
