@@ -159,3 +159,20 @@ func TestAnalyzeSamplesWithinBudget(t *testing.T) {
 		t.Errorf("within 64 MiB: exit %d, %s", code, e)
 	}
 }
+
+// train refuses design runs whose samples would not fit in the budget,
+// before reading them (audit 10: the data alone passed a 256 MiB budget
+// 8.6 times).
+func TestTrainDesignsWithinBudget(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "study.toml"), mustRead(t, "../../examples/quickstart/study.toml"), 0o644)
+	os.WriteFile(filepath.Join(dir, "force_length.csv"), mustRead(t, "../../examples/quickstart/force_length.csv"), 0o644)
+	design := filepath.Join(dir, "d")
+	if code, _, e := kinfer(t, "design", filepath.Join(dir, "study.toml"), "-o", design, "--n", "16"); code != 0 {
+		t.Fatal(e)
+	}
+	code, _, e := kinfer(t, "train", design, "-o", filepath.Join(dir, "s.json"), "--hidden", "4", "--members", "1", "--epochs", "1", "--memory-budget", "4KiB")
+	if code == 0 || !strings.Contains(e, "design.csv files") || !strings.Contains(e, "more than the memory budget of 4 KiB") {
+		t.Errorf("exit %d, %s", code, e)
+	}
+}

@@ -49,7 +49,7 @@ func cmdTrain(args []string, stdout io.Writer) error {
 	l2 := fs.Float64("l2", def.L2, "L2 factor on the kernels")
 	dropout := fs.Float64("dropout", def.Dropout, "dropout probability of the hidden layers during training")
 	delta := fs.Float64("huber-delta", def.HuberDelta, "δ of the Huber loss (Eq. 6) on normalised outputs")
-	budgetFlag := fs.String("memory-budget", "", "nn: memory the network may need to train and write, about 72 bytes per parameter, e.g. 8GiB (default: half the physical memory, at most 16 GiB)")
+	budgetFlag := fs.String("memory-budget", "", "memory the training may take: the design runs' samples (about 2.5 bytes per byte of design.csv) and, for nn, the network (about 72 bytes per parameter), e.g. 8GiB (default: half the physical memory, at most 16 GiB)")
 	weights := fs.String("weights", def.Weights, "nn: precision the trained weight matrices are kept in: float32 (rounded once after the last epoch; predictions then read half the bytes with the bits of the float64 forward pass) or float64")
 	seed := fs.Uint64("seed", 1, "seed of the initial weights, shuffles, dropout and the holdout")
 	kind := fs.String("kind", "nn", "surrogate `KIND`: nn (a neural-network ensemble) or kriging (one DACE Kriging predictor per output, θ by maximum likelihood; the network flags do not apply)")
@@ -97,6 +97,9 @@ func cmdTrain(args []string, stdout io.Writer) error {
 			defer mu.Unlock()
 			fmt.Fprintf(stdout, "member %d epoch %d loss %.6g rate %.3g (%.0f s)\n", member+1, epoch, loss, rate, time.Since(t0).Seconds())
 		}
+	}
+	if err := designsFit(append(slices.Clone(pos), *val), *budgetFlag); err != nil {
+		return err
 	}
 	ds, err := readDesigns(pos)
 	if err != nil {
@@ -404,19 +407,59 @@ func flagNames(err error) error {
 // (11 each); 2.3 GB were measured for 32.5 M parameters.
 const bytesPerParam = 72
 
+// designBytesFactor is the memory a design's samples take while they are
+// read, normalised and trained on, per byte of design.csv: a 906 MB
+// design.csv peaked at 2.2 GB (audit 10, with a network of 50
+// parameters).
+const designBytesFactor = 2.5
+
+// designsFit refuses design runs (the training ones and the validation
+// one; "" is none) whose design.csv files would need more memory than the
+// budget once read (designBytesFactor), before reading them: a budget of
+// 256 MiB was passed 8.6 times by the data alone (audit 10). A design.json
+// that does not read is left to the reading, which names it.
+func designsFit(dirs []string, flag string) error {
+	budget, err := trainBudget(flag)
+	if err != nil {
+		return err
+	}
+	var total int64
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		if rec, err := designrun.ReadRecord(filepath.Join(d, "design.json")); err == nil && rec.CSVBytes > 0 {
+			total += rec.CSVBytes
+		}
+	}
+	if need := int64(designBytesFactor * float64(total)); need > budget {
+		return fmt.Errorf("the design runs' design.csv files (%s) need about %s of memory to train on (%.1f bytes per byte of CSV), more than the memory budget of %s (--memory-budget)",
+			run.FormatBytes(total), run.FormatBytes(need), designBytesFactor, run.FormatBytes(budget))
+	}
+	return nil
+}
+
+// trainBudget is --memory-budget, or the default budget.
+func trainBudget(flag string) (int64, error) {
+	if flag == "" {
+		return run.DefaultMemoryBudget(), nil
+	}
+	b, err := run.ParseBytes(flag)
+	if err != nil {
+		return 0, usageError{fmt.Errorf("--memory-budget: %w", err)}
+	}
+	return b, nil
+}
+
 // trainFits refuses a network whose parameters (all members) would need
 // more memory than the budget (flag, default run.DefaultMemoryBudget),
 // before training, instead of exhausting memory when the file is written
 // (audit 5: a 5700×5700 network, inside the parameter bound, died with
 // "fatal error: out of memory" under a 4 GiB limit).
 func trainFits(cfg nn.Config, in, out int, flag string) error {
-	budget := run.DefaultMemoryBudget()
-	if flag != "" {
-		b, err := run.ParseBytes(flag)
-		if err != nil {
-			return usageError{fmt.Errorf("--memory-budget: %w", err)}
-		}
-		budget = b
+	budget, err := trainBudget(flag)
+	if err != nil {
+		return err
 	}
 	per := nn.ParamsOf(append(append([]int{in}, cfg.Hidden...), out))
 	members := int64(cfg.Members)
