@@ -326,3 +326,46 @@ func TestPropagationMethodPlugin(t *testing.T) {
 	}
 	same("resumed plugin", mcSummary(t, stopped))
 }
+
+// A propagation plugin's batch whose outputs cannot fit in its memory is
+// refused at its ask, before any evaluation (audit 10, author10 F13: 800
+// MB of outputs for a 64 MiB guest were evaluated, then refused at tell).
+// mcprop with memory_mib = 16 asks 1000 points of 4 000 rows: 32 MB.
+func TestPropagationBatchOverPluginMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles a plugin")
+	}
+	pdir := t.TempDir()
+	src := "../testdata/plugins/mcprop/"
+	wasmBytes, err := os.ReadFile(src + "mcprop.wasm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(pdir, "mcprop.wasm"), wasmBytes, 0o644)
+	man := strings.Replace(string(read(t, src+"plugin.toml")), "memory_mib = 256", "memory_mib = 16", 1)
+	os.WriteFile(filepath.Join(pdir, "plugin.toml"), []byte(man), 0o644)
+	xs := make([]string, 4000)
+	for i := range xs {
+		xs[i] = fmt.Sprint(i + 1)
+	}
+	text := strings.Replace(strings.Replace(propagation, `use = "montecarlo"`, "plugin = \""+filepath.Join(pdir, "plugin.toml")+"\"", 1), `quantity = "y"`, "quantity = 0", 1)
+	text = strings.Replace(strings.Replace(text, "x = [1.0, 2.0]", "x = ["+strings.Join(xs, ", ")+"]", 1), "batch = 100", "batch = 1000", 1)
+	path := writeStudy(t, t.TempDir(), text, "CONDITION", "1", "MIN", "1000", "MAX", "2000")
+	rt, err := wasm.NewRuntime(context.Background(), wasm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close(context.Background())
+	s, err := study.Load(context.Background(), path, study.Options{Workers: 2, Runtime: rt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sum, err := Run(context.Background(), s, Options{OutDir: filepath.Join(pdir, "out"), Workers: 2})
+	if err == nil || !strings.Contains(err.Error(), "more than the plugin's memory (memory_mib = 16)") {
+		t.Fatalf("%v", err)
+	}
+	if sum != nil && sum.Evaluations != 0 {
+		t.Errorf("%d evaluations before the refusal", sum.Evaluations)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/host/manifest"
 	"github.com/kinfer/kinfer/internal/strictjson"
 )
 
@@ -380,6 +381,26 @@ func (w *method) Ask() (abi.Batch, error) {
 			err = in.malformed(e, "%v", err)
 		}
 		return abi.Batch{}, w.check(err)
+	}
+	// What the tell must pass to the guest (outputs, or residuals and
+	// Jacobians) has to fit in its memory: refused now, before the batch
+	// is evaluated, not at the tell (audit 10: 800 MB of outputs for a
+	// 64 MiB guest were evaluated, then lost).
+	per := 0
+	switch {
+	case b.Want&abi.WantOutputs != 0:
+		per = o
+	case b.Want&abi.WantJacobian != 0:
+		per = r * (w.d + 1)
+	case b.Want&abi.WantResiduals != 0:
+		per = r
+	}
+	mib := in.p.Manifest.Limits.MemoryMiB
+	if mib <= 0 {
+		mib = manifest.DefaultMemoryMiB
+	}
+	if need := 8 * uint64(b.Len()) * uint64(max(per, 0)); need > uint64(mib)<<20 {
+		return abi.Batch{}, w.check(in.malformed(e, "returned a batch of %d points whose tell would pass %d values (%d MiB), more than the plugin's memory (memory_mib = %d): ask for fewer points, or raise memory_mib", b.Len(), uint64(b.Len())*uint64(per), need>>20, mib))
 	}
 	w.askN, w.askWant = b.Len(), b.Want
 	return b, nil
