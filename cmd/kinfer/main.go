@@ -87,7 +87,7 @@ func cli(args []string, stdout, stderr io.Writer) int {
 	case "validate":
 		err = cmdValidate(rest, stdout)
 	case "inspect":
-		err = cmdInspect(rest, stdout)
+		err = cmdInspect(rest, stdout, stderr)
 	case "analyze":
 		err = cmdAnalyze(rest, stdout)
 	case "design":
@@ -447,18 +447,22 @@ func isManifest(path string) bool {
 // oneArgWithRuntime parses a command that takes one path and no flags and
 // runs f with a plugin runtime (closed afterwards).
 func oneArgWithRuntime(name string, args []string, f func(ctx context.Context, rt *wasm.Runtime, path string) error) error {
-	return withRuntime(flag.NewFlagSet(name, flag.ContinueOnError), args, f)
+	return withRuntime(flag.NewFlagSet(name, flag.ContinueOnError), args, nil, nil, f)
 }
 
 // withRuntime parses a command's flags (fs) and its one path and runs f
 // with a plugin runtime (closed afterwards).
-func withRuntime(fs *flag.FlagSet, args []string, f func(ctx context.Context, rt *wasm.Runtime, path string) error) error {
+func withRuntime(fs *flag.FlagSet, args []string, verbose *bool, stderr io.Writer, f func(ctx context.Context, rt *wasm.Runtime, path string) error) error {
 	pos, err := parse(fs, args, 1)
 	if err != nil {
 		return err
 	}
 	ctx := context.Background()
-	rt, err := newRuntime(ctx, nil)
+	var plog io.Writer // plugin log lines (ABI.md §7), with --verbose
+	if verbose != nil && *verbose {
+		plog = stderr
+	}
+	rt, err := newRuntime(ctx, plog)
 	if err != nil {
 		return err
 	}
@@ -692,7 +696,7 @@ func (s settingFlags) values(settings []abi.Setting) (map[string]float64, error)
 	return out, nil
 }
 
-func cmdInspect(args []string, stdout io.Writer) error {
+func cmdInspect(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
 	certify := fs.Bool("certify", false, "evaluate the same points on two fresh instances, in different orders and batch sizes, and fail if any result differs (a plugin whose results depend on call history or scheduling)")
 	data := fs.String("data", "", "with --certify: a CSV whose condition columns (named as the model's conditions) are the conditions to evaluate at, its row count K for a model without conditions (default: a grid 1..5 in every column, 5 rows)")
@@ -700,7 +704,8 @@ func cmdInspect(args []string, stdout io.Writer) error {
 	outputs := fs.Int("outputs", 2, "with --certify: output columns a likelihood sees")
 	sets := settingFlags{}
 	fs.Var(sets, "set", "with --certify: a setting of the component, name=value (repeatable; a choice by its name); unset settings take their defaults")
-	return withRuntime(fs, args, func(ctx context.Context, rt *wasm.Runtime, path string) error {
+	verbose := fs.Bool("verbose", false, "show the plugin's log lines (kinfer_v1.log, standard output and error) on standard error, prefixed by its name, as kinfer run --verbose does")
+	return withRuntime(fs, args, verbose, stderr, func(ctx context.Context, rt *wasm.Runtime, path string) error {
 		// Bounded: 10^8 points took 10 GB before any output.
 		if *points < 1 || *points > maxCertifyPoints {
 			return usageError{fmt.Errorf("--points must be in [1, %d], got %d", maxCertifyPoints, *points)}

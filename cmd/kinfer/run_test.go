@@ -514,3 +514,17 @@ func TestCertifyRefusesWhatItCannotCheck(t *testing.T) {
 		}
 	}
 }
+
+// inspect --verbose shows the plugin's log lines, prefixed by its name
+// (audit 10: certify had no way to show them, and --verbose was refused).
+func TestInspectVerboseShowsPluginLog(t *testing.T) {
+	mod := "../../test/hostile/testdata/wat/logtrap.wasm"
+	code, _, e := kinfer(t, "inspect", "--certify", "--verbose", mod)
+	if code == 0 || !strings.Contains(e, "abort: index 3 out of range at model.ts:12:7") {
+		t.Errorf("exit %d, %s", code, e)
+	}
+	n := strings.Count(e, "abort: index 3 out of range")
+	if _, _, e2 := kinfer(t, "inspect", "--certify", mod); strings.Count(e2, "abort: index 3 out of range") >= n {
+		t.Errorf("without --verbose the log line shows as often (%d ≥ %d):\n%s", strings.Count(e2, "abort: index 3 out of range"), n, e2)
+	}
+}
