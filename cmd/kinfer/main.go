@@ -701,7 +701,7 @@ func cmdInspect(args []string, stdout, stderr io.Writer) error {
 	certify := fs.Bool("certify", false, "evaluate the same points on two fresh instances, in different orders and batch sizes, and fail if any result differs (a plugin whose results depend on call history or scheduling)")
 	data := fs.String("data", "", "with --certify: a CSV whose condition columns (named as the model's conditions) are the conditions to evaluate at, its row count K for a model without conditions (default: a grid 1..5 in every column, 5 rows)")
 	points := fs.Int("points", 12, "with --certify: points to evaluate (batches for a method)")
-	outputs := fs.Int("outputs", 2, "with --certify: output columns a likelihood sees")
+	outputs := fs.Int("outputs", 2, "with --certify: output columns a likelihood sees, or a propagation method reads (named y1, y2, …, at 5 condition rows)")
 	sets := settingFlags{}
 	fs.Var(sets, "set", "with --certify: a setting of the component, name=value (repeatable; a choice by its name); unset settings take their defaults")
 	verbose := fs.Bool("verbose", false, "show the plugin's log lines (kinfer_v1.log, standard output and error) on standard error, prefixed by its name, as kinfer run --verbose does")
@@ -727,6 +727,10 @@ func cmdInspect(args []string, stdout, stderr io.Writer) error {
 		return certifyPlugin(ctx, stdout, p, *data, *points, *outputs, sets)
 	})
 }
+
+// certifyRows is the number of condition rows a propagation method is
+// certified with.
+const certifyRows = 5
 
 // Bounds of kinfer inspect --certify's --points and --outputs.
 const (
@@ -755,6 +759,15 @@ func certifyPlugin(ctx context.Context, stdout io.Writer, p *wasm.Plugin, data s
 		if o.X, o.Rows, err = conditionsFrom(data, p.Spec); err != nil {
 			return err
 		}
+	}
+	// A propagation method reads --outputs output columns (y1, y2, …) at
+	// certifyRows condition rows, so that settings naming an output or a
+	// row past the first can be certified (audit 10: m = rows = 1 only).
+	if p.Spec.Kind == abi.KindMethod && p.Spec.Has(abi.CapPropagation) {
+		for j := range outputs {
+			o.OutputNames = append(o.OutputNames, fmt.Sprintf("y%d", j+1))
+		}
+		o.OutputRows = certifyRows
 	}
 	// A method's save and load are checked between its second ask and
 	// its tell: one batch cannot (audit 10: skipped without a word).

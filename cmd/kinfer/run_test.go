@@ -528,3 +528,16 @@ func TestInspectVerboseShowsPluginLog(t *testing.T) {
 		t.Errorf("without --verbose the log line shows as often (%d ≥ %d):\n%s", strings.Count(e2, "abort: index 3 out of range"), n, e2)
 	}
 }
+
+// A propagation method is certified with --outputs output columns at 5
+// rows (audit 10: m = rows = 1 only, so a setting naming output 3 or row
+// 5 could not be certified); an index past them is the plugin's refusal.
+func TestCertifyPropagationOutputs(t *testing.T) {
+	man := "../../host/testdata/plugins/mcprop/plugin.toml"
+	if code, out, e := kinfer(t, "inspect", "--certify", "--outputs", "3", "--set", "quantity=2", "--set", "condition=4", man); code != 0 || !strings.Contains(out, "certified:") {
+		t.Errorf("output 3 at row 5: exit %d\n%s\n%s", code, out, e)
+	}
+	if code, _, _ := kinfer(t, "inspect", "--certify", "--outputs", "1", "--set", "quantity=2", man); code == 0 {
+		t.Error("output 3 of 1 certified")
+	}
+}
