@@ -712,3 +712,20 @@ func TestChunkCapBoundsScratch(t *testing.T) {
 		}
 	}
 }
+
+// A coordinate ±∞ of a transformed study is out of the support, even where
+// the x-box is unbounded (audit 10, author10 F15: k = +∞ under a
+// multiplier of 1000, whose box is unbounded above, was evaluated at the
+// transform's limit θ = 10·π0 and told back as a sample of +∞).
+func TestInfiniteCoordinateOutOfSupport(t *testing.T) {
+	s := loadLSQ(t, "[transform]\nk = { multiplier = 1000.0 }\n", "length_mm,force_N,strain\n31,100,0.03\n32,300,0.06\n")
+	if j := 0; !math.IsInf(s.XParams[j].Upper, 1) {
+		t.Fatalf("x-box of k %v: the test needs it unbounded above", s.XParams[j])
+	}
+	tg := New(s, 1)
+	for _, x := range [][]float64{{math.Inf(1), 0.05}, {0, math.Inf(-1)}} {
+		if r := evalOne(t, tg, x, abi.WantLogTarget); r.Status != abi.OutOfSupport {
+			t.Errorf("x = %v: status %v, log prior %v", x, r.Status, r.LogPrior)
+		}
+	}
+}

@@ -272,7 +272,9 @@ func (t *Target) LogPrior(theta []float64) float64 {
 	lp := 0.0
 	for j, p := range t.S.Free {
 		x := theta[j]
-		if !(x >= p.Lower && x <= p.Upper) {
+		// ±∞ is no parameter value, even within infinite bounds (ABI.md
+		// §6.3: every θ value is finite).
+		if !(x >= p.Lower && x <= p.Upper) || math.IsInf(x, 0) {
 			return math.Inf(-1)
 		}
 		lp += t.S.Priors[j].LogPdf(x)
@@ -373,6 +375,14 @@ func (t *Target) evaluate(ctx context.Context, points [][]float64, want abi.Want
 		points = make([][]float64, len(xs))
 		for i, x := range xs {
 			points[i] = t.S.Forward(x)
+			// A non-finite coordinate is out of the support, whatever
+			// finite θ the transform maps it to (audit 10: x = +∞ of an
+			// unbounded box was evaluated, and told back as a sample).
+			if !finite(x) {
+				for j := range points[i] {
+					points[i][j] = math.NaN()
+				}
+			}
 		}
 	}
 	res := make([]abi.Result, len(points))
