@@ -69,6 +69,11 @@ func TestKneeSurrogatePipeline(t *testing.T) {
 	if code, sout, e := kinfer(t, "score", nnFile, filepath.Join(tmp, "val"), "--json"); code != 0 || json.Unmarshal([]byte(sout), &sj) != nil || sj.Kind != "nn" {
 		t.Errorf("score --json: exit %d, kind %q, want \"nn\" as knee-nn.report.json has\n%s\n%s", code, sj.Kind, sout, e)
 	}
+	// The training design itself is refused by its digest, before it is
+	// parsed (audit 10: 1.5 GB parsed first).
+	if code, _, e := kinfer(t, "score", nnFile, filepath.Join(tmp, "train")); code == 0 || !strings.Contains(e, "holds the design.csv the surrogate was trained on") {
+		t.Errorf("score on the training design: exit %d, %s", code, e)
+	}
 	if code, _, e := kinfer(t, "score", nnFile); code != 2 || !strings.Contains(e, "want a surrogate file and at least one design run") {
 		t.Errorf("score without a design: exit %d, %s", code, e)
 	}

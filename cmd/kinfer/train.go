@@ -233,6 +233,17 @@ func cmdScore(args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
+	// Before the designs are parsed: a design the surrogate was trained
+	// on, known by its digest, and designs too large for the memory
+	// budget (audit 10: 1.5 GB parsed, then refused by the digest).
+	for _, dir := range pos[1:] {
+		if err := train.TrainedOnFile(sf.Provenance, dir); err != nil {
+			return err
+		}
+	}
+	if err := designsFit(pos[1:], ""); err != nil {
+		return err
+	}
 	ds, err := readDesigns(pos[1:])
 	if err != nil {
 		return err

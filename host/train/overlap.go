@@ -2,6 +2,7 @@ package train
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/builtin/surrogate/nn"
 	"github.com/kinfer/kinfer/host/designrun"
+	"github.com/kinfer/kinfer/host/run"
 )
 
 // Validation and score designs must be held out: a surrogate measured on
@@ -141,4 +143,16 @@ func notTraining(ds, v *Design) error {
 		}
 	}
 	return nil
+}
+
+// TrainedOnFile refuses a design run dir whose design.csv (digested as a
+// stream, before it is parsed) is one the surrogate with provenance p was
+// trained on: kinfer score once parsed 1.5 GB of a design before refusing
+// it by this digest (audit 10). An unreadable file is left to the reading.
+func TrainedOnFile(p nn.Provenance, dir string) error {
+	h, err := run.FileSHA256(filepath.Join(dir, "design.csv"))
+	if err != nil || !trainedOn(p, h) {
+		return nil
+	}
+	return fmt.Errorf("score: design %s holds the design.csv the surrogate was trained on (sha256 %s): its errors would be training errors, not the errors on held-out data; %s", dir, h, heldOutHint)
 }
