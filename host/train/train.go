@@ -366,6 +366,26 @@ func (o OutputReport) MarshalJSON() ([]byte, error) {
 	}{plain: plain(o)})
 }
 
+// UnmarshalJSON reads MarshalJSON's null NMAE back as NaN (review of
+// audit 10: run records refuse a null plain number, and kinfer combine
+// then could not read a member's report with a constant output).
+func (o *OutputReport) UnmarshalJSON(b []byte) error {
+	type plain OutputReport
+	var v struct {
+		plain
+		NMAE *float64 `json:"nmae_percent"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*o = OutputReport(v.plain)
+	o.NMAE = math.NaN()
+	if v.NMAE != nil {
+		o.NMAE = *v.NMAE
+	}
+	return nil
+}
+
 // Report is the validation report written beside the surrogate file.
 type Report struct {
 	File              string         `json:"file"`
