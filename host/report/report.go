@@ -300,6 +300,13 @@ func (r *Report) quantity(s *study.Study) {
 		}
 	}
 	marks = append(marks, figures.Mark{X: num(mc["mean"]), Name: "mean", Solid: true})
+	if len(edges) >= 2 && edges[0] == edges[len(edges)-1] {
+		// Every draw gave the same value: nothing to bin (review 11:
+		// this was a note about unordered edges).
+		sec.Note += fmt.Sprintf(" It is constant, %s at every draw: no histogram.", g(edges[0]))
+		r.Sections = append(r.Sections, sec)
+		return
+	}
 	p, err := figures.Binned("quantity of interest: "+label, label, edges, counts, marks...)
 	if err != nil {
 		r.note("histogram of the quantity of interest: %v", err)

@@ -553,3 +553,25 @@ func TestInterruptedReportLeavesNothing(t *testing.T) {
 		t.Errorf("WriteFigures: %v, %d files", err, len(files))
 	}
 }
+
+// A constant quantity of interest (every edge the same) has no histogram,
+// and the section says it is constant (review 11: a note about unordered
+// edges with its prefix three times).
+func TestQuantityOfInterestConstant(t *testing.T) {
+	mc := `{"montecarlo": {"quantity": "force_N", "n": 300, "failed": 0, "converged": true, "mean": -1.25, "sd": 0, "min": -1.25, "max": -1.25,
+	  "percentiles": {"p5": -1.25, "p50": -1.25, "p95": -1.25}, "span_10_90": 0, "histogram_edges": [-1.25, -1.25, -1.25], "histogram_counts": [300, 0]}}`
+	r, err := Build(context.Background(), writeRun(t, "montecarlo", mc, 300), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range r.Sections {
+		if s.Title == "Quantity of interest" && (len(s.Figures) != 0 || !strings.Contains(s.Note, "It is constant, -1.25 at every draw: no histogram.")) {
+			t.Errorf("section %+v", s)
+		}
+	}
+	for _, n := range r.Notes {
+		if strings.Contains(n, "quantity of interest") {
+			t.Errorf("note %q", n)
+		}
+	}
+}
