@@ -67,7 +67,9 @@ kinfer CMD --help lists a command's flags.
 `
 
 func main() {
-	os.Exit(cli(os.Args[1:], os.Stdout, os.Stderr))
+	// Standard output quotes paths and names from records and the
+	// command line: no terminal escape passes (guesttext.Writer).
+	os.Exit(cli(os.Args[1:], guesttext.Writer{W: os.Stdout}, os.Stderr))
 }
 
 // cli runs one command and returns the exit code: 0 success, 1 failure,

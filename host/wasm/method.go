@@ -386,21 +386,28 @@ func (w *method) Ask() (abi.Batch, error) {
 	// Jacobians) has to fit in its memory: refused now, before the batch
 	// is evaluated, not at the tell (audit 10: 800 MB of outputs for a
 	// 64 MiB guest were evaluated, then lost).
-	per := 0
+	// Per point: θ, the log prior and log likelihood, the status, and
+	// the gradient, residuals, Jacobian or outputs asked for (audit 11:
+	// a plain batch of 2^20 points for a 16 MiB guest was evaluated,
+	// then refused at tell).
+	per := uint64(w.d) + 2
 	switch {
 	case b.Want&abi.WantOutputs != 0:
-		per = o
+		per += uint64(o)
 	case b.Want&abi.WantJacobian != 0:
-		per = r * (w.d + 1)
+		per += uint64(r) * uint64(w.d+1)
 	case b.Want&abi.WantResiduals != 0:
-		per = r
+		per += uint64(r)
+	}
+	if b.Want&abi.WantGradient != 0 {
+		per += uint64(w.d)
 	}
 	mib := in.p.Manifest.Limits.MemoryMiB
 	if mib <= 0 {
 		mib = manifest.DefaultMemoryMiB
 	}
-	if need := 8 * uint64(b.Len()) * uint64(max(per, 0)); need > uint64(mib)<<20 {
-		return abi.Batch{}, w.check(in.malformed(e, "returned a batch of %d points whose tell would pass %d values (%d MiB), more than the plugin's memory (memory_mib = %d): ask for fewer points, or raise memory_mib", b.Len(), uint64(b.Len())*uint64(per), need>>20, mib))
+	if need := uint64(b.Len()) * (8*per + 4); need > uint64(mib)<<20 {
+		return abi.Batch{}, w.check(in.malformed(e, "returned a batch of %d points whose tell would pass %d MiB (%d values a point), more than the plugin's memory (memory_mib = %d): ask for fewer points, or raise memory_mib", b.Len(), need>>20, per, mib))
 	}
 	w.askN, w.askWant = b.Len(), b.Want
 	return b, nil

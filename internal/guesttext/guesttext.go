@@ -2,6 +2,7 @@ package guesttext
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -79,4 +80,41 @@ func EscapeLines(s string) string {
 		lines[i] = Escape(l)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// Writer escapes, in what is written through it, the C0 control
+// characters other than line feed and tab, and DEL (\x1b as `\x1b`): a
+// command's standard output quotes paths and names from run records and
+// the command line, and no terminal escape must reach the terminal through
+// them (audit 11). Multi-byte UTF-8 passes unchanged (its bytes are never
+// below 0x80); C1 and bidirectional controls are left to the callers that
+// print untrusted names (Escape).
+type Writer struct{ W io.Writer }
+
+func (w Writer) Write(p []byte) (int, error) {
+	clean := true
+	for _, c := range p {
+		if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return w.W.Write(p)
+	}
+	var b strings.Builder
+	for _, c := range p {
+		switch {
+		case c == '\r':
+			b.WriteString(`\r`)
+		case c < 0x20 && c != '\n' && c != '\t' || c == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	if _, err := io.WriteString(w.W, b.String()); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

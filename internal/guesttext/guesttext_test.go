@@ -1,6 +1,9 @@
 package guesttext
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestEscape checks the audit's hostile message (ESC colour codes, a
 // newline, invalid UTF-8, a CR forging a kinfer line) and that clean text,
@@ -41,5 +44,19 @@ func TestEscapeLines(t *testing.T) {
 		if got := EscapeLines(in); got != want {
 			t.Errorf("EscapeLines(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// Writer escapes C0 controls but line feed and tab, and DEL; UTF-8 passes.
+func TestWriter(t *testing.T) {
+	var b strings.Builder
+	w := Writer{W: &b}
+	for _, s := range []string{"plain ünïcode\tcol\n", "run\x1b]0;pwned\a dir\r\n", "\x7f"} {
+		if n, err := w.Write([]byte(s)); n != len(s) || err != nil {
+			t.Fatalf("Write(%q) = %d, %v", s, n, err)
+		}
+	}
+	if want := "plain ünïcode\tcol\n" + `run\x1b]0;pwned\x07 dir\r` + "\n" + `\x7f`; b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
 	}
 }
