@@ -176,3 +176,17 @@ func TestTrainDesignsWithinBudget(t *testing.T) {
 		t.Errorf("exit %d, %s", code, e)
 	}
 }
+
+// A run folder named with terminal escapes: the success lines that quote
+// it (outputs:, report:) show them escaped (audit 11: only errors were).
+func TestSuccessLinesEscapePaths(t *testing.T) {
+	dir := t.TempDir()
+	study := strings.Replace(string(mustRead(t, "../../examples/quickstart/study.toml")), "samples = 5000", "samples = 50", 1)
+	os.WriteFile(filepath.Join(dir, "study.toml"), []byte(study), 0o644)
+	os.WriteFile(filepath.Join(dir, "force_length.csv"), mustRead(t, "../../examples/quickstart/force_length.csv"), 0o644)
+	out := filepath.Join(dir, "o\x1b]0;pwned\a")
+	code, o, e := kinfer(t, "run", filepath.Join(dir, "study.toml"), "-o", out)
+	if code != 0 || strings.ContainsRune(o, 0x1b) || !strings.Contains(o, `o\x1b]0;pwned\x07`) {
+		t.Errorf("exit %d\n%s\n%s", code, o, e)
+	}
+}

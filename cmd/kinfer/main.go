@@ -67,14 +67,15 @@ kinfer CMD --help lists a command's flags.
 `
 
 func main() {
-	// Standard output quotes paths and names from records and the
-	// command line: no terminal escape passes (guesttext.Writer).
-	os.Exit(cli(os.Args[1:], guesttext.Writer{W: os.Stdout}, os.Stderr))
+	os.Exit(cli(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // cli runs one command and returns the exit code: 0 success, 1 failure,
 // 2 usage error.
 func cli(args []string, stdout, stderr io.Writer) int {
+	// Standard output quotes paths and names from records and the
+	// command line: no terminal escape passes (guesttext.Writer; audit 11).
+	stdout = guesttext.Writer{W: stdout}
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2
