@@ -317,7 +317,7 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 	if maxPred <= 0 {
 		maxPred = 1000
 	}
-	if a.Predictive, a.PredSamples, err = Predictive(ctx, s, samples, maxPred, max(o.Workers, 1)); err != nil {
+	if a.Predictive, a.PredSamples, err = Predictive(ctx, s, samples, maxPred, max(o.Workers, 1), budget); err != nil {
 		return nil, err
 	}
 	out, err := json.MarshalIndent(a, "", "  ")

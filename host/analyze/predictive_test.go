@@ -20,16 +20,23 @@ func TestPredictiveChunksSameBits(t *testing.T) {
 	for i := range 30 {
 		samples = append(samples, []float64{4000 + 50*float64(i), 0.02 + 0.001*float64(i%7)})
 	}
-	whole, n1, err := Predictive(context.Background(), s, samples, 0, 1)
+	whole, n1, err := Predictive(context.Background(), s, samples, 0, 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	old := maxPredictiveValues
 	maxPredictiveValues = 1 // one sample a chunk
 	defer func() { maxPredictiveValues = old }()
-	chunked, n2, err := Predictive(context.Background(), s, samples, 0, 1)
+	chunked, n2, err := Predictive(context.Background(), s, samples, 0, 1, 0)
 	if err != nil {
 		t.Fatal(err)
+	}
+	maxPredictiveValues = old
+	// The memory budget chunks too (audit 11): 41 rows × 1 output ×
+	// 24 bytes × 6 is one sample a chunk at a budget of 5904 bytes.
+	byBudget, n3, err := Predictive(context.Background(), s, samples, 0, 1, 41*24*6)
+	if err != nil || n3 != n1 || math.Float64bits(byBudget[0].MAE) != math.Float64bits(whole[0].MAE) {
+		t.Errorf("chunked by the budget: %d samples, %v, %v", n3, byBudget, err)
 	}
 	if n1 != n2 || len(whole) != len(chunked) || len(whole) == 0 {
 		t.Fatalf("used %d and %d samples, %d and %d fits", n1, n2, len(whole), len(chunked))

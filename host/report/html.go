@@ -18,6 +18,7 @@ import (
 
 	"github.com/kinfer/kinfer/host/run"
 	"github.com/kinfer/kinfer/host/safefile"
+	"github.com/kinfer/kinfer/internal/guesttext"
 	"github.com/kinfer/kinfer/internal/sigfig"
 )
 
@@ -51,7 +52,11 @@ func Write(ctx context.Context, dir, out string, o Options) (string, *Report, er
 		if err := context.Cause(ctx); err != nil {
 			return err
 		}
-		err := r.HTML(w)
+		// Strings from plugins and records (a method report's keys,
+		// hand-edited names) go into the page: its C0 controls are
+		// escaped as on the terminal (audit 11: ESC and BEL in
+		// report.html ran in a terminal that showed it).
+		err := r.HTML(guesttext.Writer{W: w})
 		if cerr := context.Cause(ctx); cerr != nil {
 			return cerr
 		}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -573,5 +574,22 @@ func TestQuantityOfInterestConstant(t *testing.T) {
 		if strings.Contains(n, "quantity of interest") {
 			t.Errorf("note %q", n)
 		}
+	}
+}
+
+// report.html holds no raw control character from a method report or a
+// record (audit 11: ESC and BEL from a plugin's report keys and warnings).
+func TestReportHTMLEscapesControls(t *testing.T) {
+	dir := writeRun(t, "metropolis", `{"chains": 2, "warnings": ["w\u001b[31mRED"], "\u001b]0;pwned\u0007KEY": "\u001b]0;pwned\u0007VAL"}`, 300)
+	out := filepath.Join(t.TempDir(), "r.html")
+	if _, _, err := Write(context.Background(), dir, out, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.ContainsAny(b, "\x1b\x07") || !bytes.Contains(b, []byte(`w\x1b[31mRED`)) {
+		t.Errorf("report.html holds raw controls, or not the escaped warning")
 	}
 }
