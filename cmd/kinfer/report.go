@@ -73,7 +73,7 @@ func cmdReport(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "  note: %s\n", guesttext.Escape(n)) // notes quote paths from the run's records
 	}
 	if *figs != "" {
-		files, err := r.WriteFigures(ctx, *figs)
+		files, err := r.WriteFigures(ctx, *figs, path)
 		if err != nil {
 			return err
 		}

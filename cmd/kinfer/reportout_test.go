@@ -69,3 +69,28 @@ use = "levmar"
 		}
 	}
 }
+
+// --figures is checked like -o (audit 11): a study named corner.svg, or
+// the report just written, is not replaced by a figure; nothing of the
+// figures is written then.
+func TestReportFiguresKeepInputs(t *testing.T) {
+	dir := t.TempDir()
+	study := strings.Replace(string(mustRead(t, "../../examples/quickstart/study.toml")), "samples = 5000", "samples = 50", 1)
+	os.WriteFile(filepath.Join(dir, "corner.svg"), []byte(study), 0o644)
+	os.WriteFile(filepath.Join(dir, "force_length.csv"), mustRead(t, "../../examples/quickstart/force_length.csv"), 0o644)
+	out := filepath.Join(dir, "out")
+	if code, _, e := kinfer(t, "run", filepath.Join(dir, "corner.svg"), "-o", out, "--no-report"); code != 0 {
+		t.Fatal(e)
+	}
+	if code, _, e := kinfer(t, "report", out, "--figures", dir); code == 0 || !strings.Contains(e, "is the run's input study") {
+		t.Errorf("--figures over the study: exit %d, %s", code, e)
+	}
+	if b := mustRead(t, filepath.Join(dir, "corner.svg")); string(b) != study {
+		t.Error("the study was replaced")
+	}
+	figs := filepath.Join(dir, "figs")
+	os.MkdirAll(figs, 0o755)
+	if code, _, e := kinfer(t, "report", out, "-o", filepath.Join(figs, "trace-k.svg"), "--figures", figs); code == 0 || !strings.Contains(e, "written by this command") {
+		t.Errorf("--figures over the report: exit %d, %s", code, e)
+	}
+}

@@ -90,9 +90,35 @@ func isRunFile(name string) bool {
 // plugin's manifest or module; os.SameFile), naming it: `kinfer report
 // DIR -o DIR/samples.csv` or `-o study.toml` is a slip that would leave
 // HTML where the run's results or its inputs were.
+// figuresNotOver refuses figure files (names, each as .svg and .png in
+// figDir) that would replace one of the run's files or inputs, or one of
+// keep.
+func (r *Report) figuresNotOver(figDir string, names, keep []string) error {
+	for _, name := range names {
+		for _, ext := range []string{".svg", ".png"} {
+			p := filepath.Join(figDir, name+ext)
+			for _, k := range keep {
+				if in, ok := run.Clobbers(p, []run.Input{{Role: "report", Path: k}}); ok {
+					return fmt.Errorf("report: --figures %s: figure %s would replace %s, written by this command: choose another folder", figDir, name+ext, in.Path)
+				}
+			}
+			if err := checkTarget(r.Dir, p, "--figures "+figDir+": "+p, "the figure", r.Summary); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 func checkOutput(dir, out string, sum *run.Summary) error {
-	refuse := func(what, path string) error {
-		return fmt.Errorf("report: -o %s is %s (%s): the report would replace it; choose another file", out, what, path)
+	return checkTarget(dir, out, "-o "+out, "the report", sum)
+}
+
+// checkTarget is checkOutput for the file out, named in messages as arg
+// and written as what.
+func checkTarget(dir, out, arg, what string, sum *run.Summary) error {
+	refuse := func(which, path string) error {
+		return fmt.Errorf("report: %s is %s (%s): %s would replace it; choose another file", arg, which, path, what)
 	}
 	ost, oerr := os.Stat(out)
 	if dst, err := os.Stat(filepath.Dir(out)); err == nil {
@@ -128,18 +154,28 @@ func checkOutput(dir, out string, sum *run.Summary) error {
 
 // WriteFigures writes every figure as NAME.svg and NAME.png (96 dpi)
 // into dir.
-func (r *Report) WriteFigures(ctx context.Context, dir string) ([]string, error) {
+func (r *Report) WriteFigures(ctx context.Context, dir string, keep ...string) ([]string, error) {
+	figs := r.Figures()
+	used := map[string]bool{}
+	names := make([]string, len(figs))
+	for k, f := range figs {
+		names[k] = fileName(f.Name, used)
+	}
+	// Before any is written: no figure over the run's files, its inputs
+	// or keep (the report just written) (audit 11: a study named
+	// corner.svg was replaced by the corner plot).
+	if err := r.figuresNotOver(dir, names, keep); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	var files []string
-	used := map[string]bool{}
-	figs := r.Figures()
 	for k, f := range figs {
 		if err := context.Cause(ctx); err != nil {
 			return files, fmt.Errorf("%w: %d of the %d figures written to %s", err, k, len(figs), dir)
 		}
-		name := fileName(f.Name, used)
+		name := names[k]
 		svg, err := f.SVG()
 		if err != nil {
 			return files, err
