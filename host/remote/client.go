@@ -41,6 +41,9 @@ type Client struct {
 	d, R   int
 	O      int // a result's outputs (abi.WantOutputs)
 	log    io.Writer
+	// callPoints is target.CallPoints of the study: the points of a
+	// local call, which chunks are made of (Evaluate).
+	callPoints func(n int) int
 
 	results  chan jetstream.Msg
 	maxed    chan uint64 // stream sequences of chunks that reached MaxDeliver
@@ -103,6 +106,7 @@ func Dial(ctx context.Context, cfg Config, s *study.Study, previous map[string]f
 		results: make(chan jetstream.Msg, 1024), maxed: make(chan uint64, 64), seen: map[string]time.Time{}, declines: map[string]string{}, started: time.Now()}
 	c.R, _ = s.ResidualCount()
 	c.O = outputCount(s)
+	c.callPoints = func(n int) int { return target.CallPoints(s, n) }
 	ok := false
 	defer func() {
 		if !ok {
@@ -389,6 +393,17 @@ func (c *Client) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 	// on the batch, the study and the server alone (and a point's result
 	// on none of them).
 	size = min(size, fitPoints(per, payloadLimit(c.maxBytes)))
+	// Chunks of whole local calls, evaluated in those calls by the
+	// worker (header hdrCall): fuel is pooled per call (ABI.md §8), so
+	// over the same points as on a laptop. A chunk smaller than one call
+	// (a small max_payload) cannot be aligned; it is then evaluated as
+	// the worker's own calls.
+	call := c.callPoints(n)
+	if size >= call {
+		size -= size % call
+	} else {
+		call = 0
+	}
 	nChunks := (n + size - 1) / size
 	subj := workPrefix + c.run
 	published := time.Now()
@@ -404,6 +419,9 @@ func (c *Client) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 		m.Header.Set(hdrChunk, strconv.Itoa(k))
 		m.Header.Set(hdrBundle, c.bundle)
 		m.Header.Set(hdrABI, strconv.Itoa(abi.Version))
+		if call > 0 {
+			m.Header.Set(hdrCall, strconv.Itoa(call))
+		}
 		m.Data = encodePoints(want, points[lo:hi])
 		msgs[k] = m
 		futs[k], _ = c.js.PublishMsgAsync(m)

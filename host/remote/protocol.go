@@ -49,6 +49,7 @@ const (
 	hdrChunk   = "Kinfer-Chunk"
 	hdrBundle  = "Kinfer-Bundle" // sha256 of the run's bundle (bundle.go)
 	hdrABI     = "Kinfer-ABI"    // the kinfer ABI version the run speaks
+	hdrCall    = "Kinfer-Call"   // the points of one call (target.CallPoints); absent: the worker's own
 	hdrWorker  = "Kinfer-Worker" // who evaluated a result
 	hdrError   = "Kinfer-Error"  // a result that is an error
 	hdrRefused = "Kinfer-Refused"

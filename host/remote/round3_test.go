@@ -112,9 +112,10 @@ func TestSmallMaxPayload(t *testing.T) {
 	if !bytes.Equal(encodeResults(got, 0, 0, 0), encodeResults(local, 0, 0, 0)) {
 		t.Fatal("remote results differ from local ones")
 	}
-	// (6000 − 4096 − 20) / 52 = 36 points per chunk.
-	if st := c.Stats(); st.Chunks != (8192+35)/36 {
-		t.Errorf("%d chunks, want %d of 36 points", st.Chunks, (8192+35)/36)
+	// (6000 − 4096 − 20) / 52 = 36 points per chunk, rounded down to
+	// whole local calls of 8 points: 32 (target.CallPoints).
+	if st := c.Stats(); st.Chunks != 8192/32 {
+		t.Errorf("%d chunks, want %d of 32 points", st.Chunks, 8192/32)
 	}
 	// One result with residuals and a Jacobian of 41 rows takes 1036
 	// bytes, more than the 1024 of a server of max_payload 5120.

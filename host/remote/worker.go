@@ -526,7 +526,14 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) (decl
 		return
 	}
 	t := <-l.targets
-	res, jev, secs, err := evaluate(ctx, t, pts, want)
+	// The chunk's calls: those of the local run (hdrCall), bounded as any
+	// header from the stream must be; a missing or bad one leaves the
+	// worker's own.
+	call, cerr := strconv.Atoi(msg.Headers().Get(hdrCall))
+	if cerr != nil || call < 1 || call > target.ChunkSize {
+		call = 0
+	}
+	res, jev, secs, err := evaluate(ctx, t, pts, want, call)
 	// The plugin's failure tallies so far (its kinfer_last_error among
 	// them) go with the result, as a local run reports them (audit 4).
 	evalNote, derivNote := t.EvaluationFailures(), t.DerivativeFailures()
@@ -584,14 +591,18 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) (decl
 
 // evaluate evaluates a chunk with t, as a local run's target would, and
 // returns the tallies the results do not show.
-func evaluate(ctx context.Context, t *target.Target, pts [][]float64, want abi.Want) (res []abi.Result, jev int, secs float64, err error) {
+func evaluate(ctx context.Context, t *target.Target, pts [][]float64, want abi.Want, call int) (res []abi.Result, jev int, secs float64, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("panic in evaluation: %v\n%s", p, debug.Stack())
 		}
 	}()
 	before := t.Counts()
-	res, err = t.Evaluate(ctx, pts, want)
+	if call > 0 {
+		res, err = t.EvaluateInCalls(ctx, pts, want, call)
+	} else {
+		res, err = t.Evaluate(ctx, pts, want)
+	}
 	after := t.Counts()
 	return res, after.JacobianEvals - before.JacobianEvals, after.ModelSeconds - before.ModelSeconds, err
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"sync"
 	"testing"
 	"time"
 
@@ -726,6 +727,56 @@ func TestInfiniteCoordinateOutOfSupport(t *testing.T) {
 	for _, x := range [][]float64{{math.Inf(1), 0.05}, {0, math.Inf(-1)}} {
 		if r := evalOne(t, tg, x, abi.WantLogTarget); r.Status != abi.OutOfSupport {
 			t.Errorf("x = %v: status %v, log prior %v", x, r.Status, r.LogPrior)
+		}
+	}
+}
+
+// callRecorder is a batch model recording the size of every call.
+type callRecorder struct {
+	abi.Model
+	mu    sync.Mutex
+	sizes map[float64]int // a point's first coordinate → its call's size
+}
+
+func (c *callRecorder) EvalBatch(thetas [][]float64, x []float64, ys [][]float64, st []abi.Status) {
+	for i, th := range thetas {
+		st[i] = c.Model.Eval(th, x, ys[i])
+	}
+	c.mu.Lock()
+	for _, th := range thetas {
+		c.sizes[th[0]] = len(thetas)
+	}
+	c.mu.Unlock()
+}
+
+// A remote worker's chunk, made of whole local calls (CallPoints) and
+// evaluated with EvaluateInCalls, puts every point in a call of the size
+// it has in the local run: a plugin's fuel is pooled over the same points
+// (audit 10, author10 F17).
+func TestEvaluateInCallsMatchesLocalCalls(t *testing.T) {
+	s := loadLSQ(t, "", "length_mm,force_N,strain\n31,100,0.03\n32,300,0.06\n")
+	rec := &callRecorder{Model: s.Model, sizes: map[float64]int{}}
+	s.Model = rec
+	n := 100
+	pts := make([][]float64, n)
+	for i := range pts {
+		pts[i] = []float64{3000 + float64(i), 0.05}
+	}
+	if _, err := New(s, 2).Evaluate(context.Background(), pts, abi.WantLogTarget); err != nil {
+		t.Fatal(err)
+	}
+	local := rec.sizes
+	rec.sizes = map[float64]int{}
+	call := CallPoints(s, n)
+	chunk := 24 - 24%call // a remote chunk of whole calls
+	for lo := 0; lo < n; lo += chunk {
+		if _, err := New(s, 1).EvaluateInCalls(context.Background(), pts[lo:min(lo+chunk, n)], abi.WantLogTarget, call); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range pts {
+		if rec.sizes[p[0]] != local[p[0]] {
+			t.Fatalf("point %v: a call of %d remotely, %d locally (call %d)", p, rec.sizes[p[0]], local[p[0]], call)
 		}
 	}
 }

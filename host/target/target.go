@@ -85,6 +85,9 @@ type Target struct {
 	counts   Counts
 
 	chunkCap int           // the most points of a chunk (chunkCap)
+	// callPoints, when > 0, is the chunk of the next evaluation
+	// (EvaluateInCalls; a remote worker's target, used by one goroutine).
+	callPoints int
 	fusedSem chan struct{} // points on the fused path at once (LimitFused); nil: no bound
 	slots    chan struct{} // one per worker: see rows.go
 	free     chan *scratch // scratches kept between calls: see rows.go
@@ -386,7 +389,11 @@ func (t *Target) evaluate(ctx context.Context, points [][]float64, want abi.Want
 		}
 	}
 	res := make([]abi.Result, len(points))
-	err := t.forChunks(ctx, len(points), func(sc *scratch, lo, hi int) error {
+	size := min(chunkSize(len(points)), t.chunkCap)
+	if t.callPoints > 0 {
+		size = t.callPoints // a remote chunk: the local run's calls
+	}
+	err := t.forChunksOf(ctx, len(points), size, func(sc *scratch, lo, hi int) error {
 		return t.evalChunk(sc, points[lo:hi], res[lo:hi], want)
 	})
 	if err != nil {
@@ -410,7 +417,28 @@ func (t *Target) evaluate(ctx context.Context, points [][]float64, want abi.Want
 // the workers (each with its own scratch). It stops at the first error or
 // when ctx is done, and returns that error.
 func (t *Target) forChunks(ctx context.Context, n int, f func(sc *scratch, lo, hi int) error) error {
-	size := min(chunkSize(n), t.chunkCap)
+	return t.forChunksOf(ctx, n, min(chunkSize(n), t.chunkCap), f)
+}
+
+// CallPoints is the number of points a local run evaluates in one call
+// (one chunk) of a batch of n points of study s: a remote worker
+// evaluates its chunks in calls of the same points (EvaluateInCalls), so
+// that a plugin's fuel, pooled per call (ABI.md §8), is pooled over the
+// same points on a laptop and on a cluster (audit 10: a point over its
+// fuel passed locally and stopped a remote run).
+func CallPoints(s *study.Study, n int) int { return min(chunkSize(n), chunkCap(s)) }
+
+// EvaluateInCalls is Evaluate with the points cut into calls of call
+// points (1 ≤ call ≤ ChunkSize; within the study's cap), for a remote
+// worker's chunk whose first point begins a local call.
+func (t *Target) EvaluateInCalls(ctx context.Context, points [][]float64, want abi.Want, call int) ([]abi.Result, error) {
+	t.callPoints = max(1, min(call, t.chunkCap))
+	defer func() { t.callPoints = 0 }()
+	return t.Evaluate(ctx, points, want)
+}
+
+// forChunksOf is forChunks with chunks of size points.
+func (t *Target) forChunksOf(ctx context.Context, n, size int, f func(sc *scratch, lo, hi int) error) error {
 	nChunks := (n + size - 1) / size
 	var next atomic.Int64
 	var firstErr error
