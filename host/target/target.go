@@ -84,13 +84,13 @@ type Target struct {
 	mu       sync.Mutex
 	counts   Counts
 
-	chunkCap int           // the most points of a chunk (chunkCap)
+	chunkCap int // the most points of a chunk (chunkCap)
 	// callPoints, when > 0, is the chunk of the next evaluation
 	// (EvaluateInCalls; a remote worker's target, used by one goroutine).
 	callPoints int
-	fusedSem chan struct{} // points on the fused path at once (LimitFused); nil: no bound
-	slots    chan struct{} // one per worker: see rows.go
-	free     chan *scratch // scratches kept between calls: see rows.go
+	fusedSem   chan struct{} // points on the fused path at once (LimitFused); nil: no bound
+	slots      chan struct{} // one per worker: see rows.go
+	free       chan *scratch // scratches kept between calls: see rows.go
 
 	// trunc holds, per free parameter, the prior cut to the bounds when it
 	// has so little mass inside them that its draws are by inversion
