@@ -20,6 +20,7 @@ import (
 	"github.com/kinfer/kinfer/host/safefile"
 	"github.com/kinfer/kinfer/host/tomlx"
 	"github.com/kinfer/kinfer/host/wasm"
+	"github.com/kinfer/kinfer/internal/guesttext"
 )
 
 // Component is a resolved model, likelihood or method: where it came from
@@ -246,6 +247,12 @@ func (s *Study) Close() error {
 
 // Decode reads and strictly decodes a study file without resolving it.
 func Decode(path string) (*File, *tomlx.Decoded, error) {
+	// The path is recorded (summary.json, JSON strings, which hold
+	// UTF-8) and printed: a name with invalid UTF-8 was recorded with
+	// U+FFFD and the run could never be verified (audit 12).
+	if strings.IndexFunc(path, badNameRune) >= 0 {
+		return nil, nil, fmt.Errorf("%s: the study's path has a control character or invalid UTF-8 (its runs record and print it): rename the file or its folder", guesttext.Escape(path))
+	}
 	var f File
 	// The component tables hold settings checked against the component's
 	// spec (settingValues), not against File; [transform] is checked by

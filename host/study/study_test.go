@@ -465,3 +465,19 @@ func TestDatasetNameControlCharacters(t *testing.T) {
 		}
 	}
 }
+
+// A study path with invalid UTF-8 or a control character is refused: its
+// runs record and print it (audit 12: recorded with U+FFFD, the run could
+// never be verified).
+func TestStudyPathNotRecordable(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"s\xff.toml", "s\x1b[31m.toml"} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(base), 0o644); err != nil {
+			t.Skip("the file system refuses the name:", err)
+		}
+		if _, err := Load(context.Background(), p, Options{Workers: 1}); err == nil || !strings.Contains(err.Error(), "the study's path has a control character or invalid UTF-8") {
+			t.Errorf("%q: %v", name, err)
+		}
+	}
+}

@@ -82,39 +82,61 @@ func EscapeLines(s string) string {
 	return strings.Join(lines, "\n")
 }
 
-// Writer escapes, in what is written through it, the C0 control
-// characters other than line feed and tab, and DEL (\x1b as `\x1b`): a
-// command's standard output quotes paths and names from run records and
-// the command line, and no terminal escape must reach the terminal through
-// them (audit 11). Multi-byte UTF-8 passes unchanged (its bytes are never
-// below 0x80); C1 and bidirectional controls are left to the callers that
-// print untrusted names (Escape).
+// Writer escapes, in what is written through it, what Escape escapes
+// except line feed and tab: C0 and C1 control characters, DEL,
+// bidirectional controls and invalid UTF-8 (a lone byte shown as \xNN). A
+// command's standard output and report.html quote paths and names from
+// run records and the command line, and no terminal escape must reach the
+// terminal through them (audits 11, 12). Each Write is taken as whole
+// runes (a rune split across two writes is shown as its bytes).
 type Writer struct{ W io.Writer }
 
 func (w Writer) Write(p []byte) (int, error) {
-	clean := true
-	for _, c := range p {
-		if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
-			clean = false
-			break
-		}
-	}
-	if clean {
+	if lineClean(p) {
 		return w.W.Write(p)
 	}
 	var b strings.Builder
-	for _, c := range p {
+	for i := 0; i < len(p); {
+		r, n := utf8.DecodeRune(p[i:])
 		switch {
-		case c == '\r':
+		case r == utf8.RuneError && n <= 1:
+			fmt.Fprintf(&b, `\x%02x`, p[i])
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case r == '\r':
 			b.WriteString(`\r`)
-		case c < 0x20 && c != '\n' && c != '\t' || c == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, c)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r >= 0x80 && r <= 0x9f || unicode.Is(unicode.Bidi_Control, r):
+			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
-			b.WriteByte(c)
+			b.Write(p[i : i+n])
 		}
+		i += n
 	}
 	if _, err := io.WriteString(w.W, b.String()); err != nil {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// lineClean reports whether p is valid UTF-8 whose only control
+// characters are line feeds and tabs, without bidirectional controls.
+func lineClean(p []byte) bool {
+	for i := 0; i < len(p); {
+		c := p[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
+				return false
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(p[i:])
+		if r == utf8.RuneError && n <= 1 || r >= 0x80 && r <= 0x9f || unicode.Is(unicode.Bidi_Control, r) {
+			return false
+		}
+		i += n
+	}
+	return true
 }

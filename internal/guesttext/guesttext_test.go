@@ -47,16 +47,17 @@ func TestEscapeLines(t *testing.T) {
 	}
 }
 
-// Writer escapes C0 controls but line feed and tab, and DEL; UTF-8 passes.
+// Writer escapes C0 controls but line feed and tab, DEL, C1 controls,
+// bidirectional controls and invalid UTF-8 (audit 12); UTF-8 passes.
 func TestWriter(t *testing.T) {
 	var b strings.Builder
 	w := Writer{W: &b}
-	for _, s := range []string{"plain ünïcode\tcol\n", "run\x1b]0;pwned\a dir\r\n", "\x7f"} {
+	for _, s := range []string{"plain ünïcode\tcol\n", "run\x1b]0;pwned\a dir\r\n", "\x7f", "c1\u009b31m bidi\u202e raw\x9b"} {
 		if n, err := w.Write([]byte(s)); n != len(s) || err != nil {
 			t.Fatalf("Write(%q) = %d, %v", s, n, err)
 		}
 	}
-	if want := "plain ünïcode\tcol\n" + `run\x1b]0;pwned\x07 dir\r` + "\n" + `\x7f`; b.String() != want {
+	if want := "plain ünïcode\tcol\n" + `run\x1b]0;pwned\x07 dir\r` + "\n" + `\x7f` + `c1\u009b31m bidi\u202e raw\x9b`; b.String() != want {
 		t.Errorf("got %q, want %q", b.String(), want)
 	}
 }
