@@ -167,7 +167,12 @@ func memoryNeed(c Config, d int) float64 {
 	}
 	points := float64(c.Iterations/c.TraceEvery + 2)
 	perPoint := 2*8*vals + 25*vals
-	perStart := float64(8*8*d+512) + points*perPoint
+	// 1 536 bytes more a start: its rows of the report's per-start lists
+	// (trajectory, final log target, stalled, step halvings, iterations),
+	// their JSON and the host's copies of its results (audit 12: 60 000
+	// starts peaked at 229 MB, 3.9 kB a start, under a 128 MiB budget
+	// that had accepted them at 1.3 kB planned with the headroom).
+	perStart := float64(8*8*d+512+1536) + points*perPoint
 	return float64(c.Starts) * perStart
 }
 

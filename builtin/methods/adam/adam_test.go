@@ -590,6 +590,20 @@ func TestReportBudget(t *testing.T) {
 	}
 }
 
+// Audit 12: 60 000 starts of 2 parameters, 3 iterations, peaked at 229 MB
+// under a 128 MiB budget that accepted them.
+func TestMemoryBudgetManyStarts(t *testing.T) {
+	m, err := New([]float64{0.01, 0.9, 0.999, 1e-8, 3, 60_000, 0, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := conformance.Conjugate2D().Target.Problem(1)
+	p.MemoryBudget = 128 << 20
+	if err := m.Init(p); err == nil {
+		t.Error("60 000 starts accepted within 128 MiB")
+	}
+}
+
 // notConverged: a best start that used all its iterations while its log
 // target still rose by more than convergedRise over the last 10 % is
 // warned about; one that flattened, or stopped early, is not.
