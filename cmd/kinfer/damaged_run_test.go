@@ -82,6 +82,9 @@ func TestDamagedRunFolders(t *testing.T) {
 		{"negative count", samples, strings.Replace(summary, `"samples": `+sampleCount(summary), `"samples": -600`, 1), "summary.json records -600 samples", "summary.json records -600 samples"},
 		{"null count", samples, strings.Replace(summary, `"samples": `+sampleCount(summary), `"samples": null`, 1), "summary.json records no sample count", ""},
 		{"underscore", under, summary, `samples.csv:2: column "k"`, "samples.csv:2: column k: an underscore in a number"},
+		// The parameter columns' names swapped (audit 12): eps_r's values
+		// read as k's, outside k's bounds.
+		{"swapped header", strings.Replace(samples, "k,eps_r", "eps_r,k", 1), summary, `column "k"`, "is not a sample of this run (outside the parameter's bounds"},
 		// A path with terminal escapes in the record: shown escaped.
 		{"escape", samples, strings.ReplaceAll(summary, absSrc, absSrc+`\u001b]0;pwned\u0007`), `\x1b]0;pwned\x07`, `\x1b]0;pwned\x07`},
 	} {

@@ -175,6 +175,15 @@ func Build(ctx context.Context, dir string, o Options) (*Report, error) {
 	// with a data file, an init file or a plugin changed since the run
 	// they would draw the run's posterior against other data (or through
 	// another model). The study file itself is checked above.
+	// With the study: its samples lie in its bounds, as analyze checks
+	// (audit 12: a header with its columns swapped drew eps_r's values
+	// as k's, far outside k's bounds).
+	if s != nil && !s.Transformed() && r.nrows > 0 {
+		if err := r.samplesInBounds(s); err != nil {
+			r.note("%v: no sample figures", err)
+			r.rows, r.nrows = nil, 0
+		}
+	}
 	fitOK := true
 	if s != nil && o.Study == nil {
 		if changed := changedInputs(r.Summary); len(changed) > 0 {
@@ -430,6 +439,29 @@ func changedInputs(sum *run.Summary) []string {
 		}
 	}
 	return run.ChangedInputs(ins)
+}
+
+// samplesInBounds refuses a kept row of samples.csv with a value outside
+// its parameter's bounds in the study (not this run's samples).
+func (r *Report) samplesInBounds(s *study.Study) error {
+	rows := make([]int, 0, len(r.rows))
+	for i := range r.rows {
+		rows = append(rows, i)
+	}
+	sort.Ints(rows)
+	byName := map[string]abi.Param{}
+	for _, p := range s.Free {
+		byName[p.Name] = p
+	}
+	for _, i := range rows {
+		for j, v := range r.rows[i] {
+			p, ok := byName[r.names[j]]
+			if ok && !(v >= p.Lower && v <= p.Upper) {
+				return fmt.Errorf("%s:%d: column %s: %g is not a sample of this run (outside the parameter's bounds [%g, %g])", filepath.Join(r.Dir, "samples.csv"), i+2, p.Name, v, p.Lower, p.Upper)
+			}
+		}
+	}
+	return nil
 }
 
 // maxSamplesBytes bounds samples.csv: it only refuses what is not a file
