@@ -626,6 +626,9 @@ func (r *Report) posterior(s *study.Study, o Options) {
 			r.note("corner plot: %v", err)
 			return
 		}
+		// The columns are the drawn samples already: the caption counts
+		// them against the run's (audit 12: "2000 of 2000" for 32 000).
+		f.Title = fmt.Sprintf("corner plot (%d of %d samples)", len(idx), n)
 		cn := fmt.Sprintf("Pairwise scatter of the samples (%d of %d) below the diagonal, marginals on it.", len(idx), n)
 		if k < d {
 			cn += fmt.Sprintf(" The first %d of the %d free parameters.", k, d)

@@ -593,3 +593,24 @@ func TestReportHTMLEscapesControls(t *testing.T) {
 		t.Errorf("report.html holds raw controls, or not the escaped warning")
 	}
 }
+
+// The corner plot's caption counts the drawn samples against the run's
+// (audit 12: "2000 of 2000 samples" for a run of 32 000).
+func TestCornerCaptionCountsRun(t *testing.T) {
+	r, err := Build(context.Background(), writeRun(t, "metropolis", `{"chains": 2}`, 300), Options{MaxSamples: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range r.Figures() {
+		if f.Name == "corner" {
+			found = true
+			if f.Title != "corner plot (100 of 300 samples)" {
+				t.Errorf("caption %q", f.Title)
+			}
+		}
+	}
+	if !found {
+		t.Error("no corner plot")
+	}
+}
