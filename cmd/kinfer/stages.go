@@ -169,8 +169,18 @@ func runStages(ctx context.Context, studyFile string, sf *study.File, dir string
 		if derr != nil {
 			return derr
 		}
+		// What it inherited is what its model took of prev (its
+		// stage_start.json's used values), not all of prev: a parameter
+		// this stage's model does not have is not carried to the next
+		// stage, which starts it at its default (STUDY.md; audit 12: it
+		// started and fixed values from two stages back). A record of an
+		// older kinfer without used values carries all of prev.
 		next := map[string]float64{}
-		for k, v := range prev {
+		inherited := prev
+		if used, err := readStageUsed(sdir); err == nil && used != nil {
+			inherited = used
+		}
+		for k, v := range inherited {
 			next[k] = v
 		}
 		for k, v := range stf.Fixed {
@@ -251,6 +261,16 @@ func readStageStart(dir string) (map[string]float64, error) {
 		return nil, err
 	}
 	return rec.Previous, nil
+}
+
+// readStageUsed returns the inherited values dir's stage used, recorded
+// in its stage_start.json once it loaded: nil when not recorded.
+func readStageUsed(dir string) (map[string]float64, error) {
+	var rec stageStart
+	if err := run.ReadRecord(filepath.Join(dir, StageStartFile), maxStageStartBytes, &rec); err != nil {
+		return nil, err
+	}
+	return rec.Used, nil
 }
 
 // stageUpToDate checks that what a stage's directory holds — a complete

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -276,5 +277,31 @@ func TestStagesNotOverInputs(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(d4, "stages.json"), []byte("name = \"cal\"\nstages = [\"s1.toml\"]\n"), 0o644))
 	if code, _, e := kinfer(t, "run", filepath.Join(d4, "stages.json"), "-o", d4, "--no-report"); code != 1 || !strings.Contains(e, "the outputs would write stages.json over the multi-stage study") {
 		t.Errorf("a multi-stage file named stages.json: exit %d: %s", code, e)
+	}
+}
+
+// A stage whose model lacks a parameter of the stage before does not carry
+// it on (STUDY.md: a parameter the previous stage did not have starts at
+// its default; audit 12: values from two stages back were carried).
+func TestStageDoesNotCarryParametersItsModelLacks(t *testing.T) {
+	dir := t.TempDir()
+	line := "[model]\nuse = \"line\"\n[[data]]\nname = \"d\"\nfile = \"xy.csv\"\n[[likelihood]]\nuse = \"gaussian\"\nsigma = 1.0\n[prior]\na = { uniform = [0.0, 10.0] }\nb = { uniform = [-5.0, 5.0] }\n[method]\nuse = \"levmar\"\n"
+	must(t, os.WriteFile(filepath.Join(dir, "xy.csv"), []byte("x,y\n1,3\n2,5\n3,7\n4,9\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "s1.toml"), []byte("name = \"s1\"\n"+line), 0o644))
+	lig := strings.Replace(string(mustRead(t, "../../examples/quickstart/study.toml")), "use = \"metropolis\"", "use = \"levmar\"", 1)
+	lig = regexp.MustCompile(`(?m)^(chains|burn_in|samples) = .*$`).ReplaceAllString(lig, "")
+	must(t, os.WriteFile(filepath.Join(dir, "s2.toml"), []byte(lig), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "force_length.csv"), mustRead(t, "../../examples/quickstart/force_length.csv"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "ms.toml"), []byte("name = \"ms\"\nstages = [\"s1.toml\", \"s2.toml\"]\n"), 0o644))
+	out := filepath.Join(dir, "out")
+	if code, o, e := kinfer(t, "run", filepath.Join(dir, "ms.toml"), "-o", out, "--no-report"); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, o, e)
+	}
+	var recs []struct{ Theta map[string]float64 }
+	if err := json.Unmarshal(mustRead(t, filepath.Join(out, "stages.json")), &recs); err != nil || len(recs) != 2 {
+		t.Fatalf("stages.json: %v %v", recs, err)
+	}
+	if _, ok := recs[1].Theta["a"]; ok || len(recs[1].Theta) != 2 {
+		t.Errorf("stage 2's θ %v carries stage 1's a", recs[1].Theta)
 	}
 }
