@@ -105,3 +105,33 @@ func TestBlockedByFailedJacobians(t *testing.T) {
 		t.Errorf("exit %v, failures %v against per start %v, warnings %v (a = %g)", reasons, rep.Extra["failures"], fails, ws, rep.Samples[0].Theta[0])
 	}
 }
+
+// An init row whose Jacobian fails is replaced by a prior draw, with a
+// warning naming the start (audit 12, author12 F3: silently).
+func TestRedrawnStartWarned(t *testing.T) {
+	xs := []float64{1, 2, 3}
+	res := func(b []float64) []float64 {
+		r := make([]float64, len(xs))
+		for i, x := range xs {
+			r[i] = (b[0]*x + b[1] - (2*x + 1)) / 0.1
+		}
+		return r
+	}
+	jac := func(b []float64) []float64 {
+		if b[0] > 5 {
+			return nil
+		}
+		j := make([]float64, 0, 2*len(xs))
+		for _, x := range xs {
+			j = append(j, x/0.1, 1/0.1)
+		}
+		return j
+	}
+	params := []abi.Param{{Name: "a", Lower: 0, Upper: 5.5}, {Name: "b", Lower: -5, Upper: 5}}
+	h := conformance.NewHost(lsqtest.Target(params, res, jac), 1)
+	rep := lsqtest.Drive(t, newWith(map[string]float64{"starts": 1}), h, [][]float64{{5.2, 0}})
+	ws, _ := rep.Extra["warnings"].([]any)
+	if !strings.Contains(fmt.Sprint(ws), "start 0 (") || !strings.Contains(fmt.Sprint(ws), "their first point (an init row, or a prior draw) was not used") {
+		t.Errorf("warnings %v", ws)
+	}
+}

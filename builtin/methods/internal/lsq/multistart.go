@@ -237,6 +237,18 @@ func Report(outs []Outcome, settings map[string]any, rcond float64, obs int, nam
 	case "blocked_by_failures":
 		warn = append(warn, fmt.Sprintf("the best start stopped with %q: its steps were cut short by %d failed evaluations (statuses not ok, or Jacobians that could not be computed), so the point may be the edge of the region where the model succeeds, not a minimum, and its standard errors do not hold", b.Reason, b.Failures))
 	}
+	// A start whose first point (an init row, or a prior draw) could not
+	// be used started elsewhere: said, since an init row given to be
+	// started from was replaced by a prior draw without a word (audit 12).
+	var redrawn []string
+	for k, v := range initDraws {
+		if v > 1 {
+			redrawn = append(redrawn, fmt.Sprintf("start %d (%d points)", k, v))
+		}
+	}
+	if len(redrawn) > 0 {
+		warn = append(warn, fmt.Sprintf("%s tried more than one point before one had usable residuals and Jacobian: their first point (an init row, or a prior draw) was not used, and they started from a later prior draw", strings.Join(redrawn, ", ")))
+	}
 	if stopped {
 		rep.Extra["stopped"] = true
 		if len(outs) < len(initDraws) {
