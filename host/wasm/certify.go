@@ -921,6 +921,7 @@ func (p *Plugin) certifyDerivatives(a abi.Model, thetas [][]float64, x []float64
 	vjpName := p.vjpExport().String()
 	worst, compared := 0.0, 0
 	evalOK, jFailed, vFailed := 0, map[abi.Status]int{}, map[abi.Status]int{}
+	var jFirst, vFirst []float64 // the first point where each failed
 	for i, th := range thetas {
 		if s0[i] != abi.OK {
 			continue
@@ -937,6 +938,9 @@ func (p *Plugin) certifyDerivatives(a abi.Model, thetas [][]float64, x []float64
 			// then checked against central differences alone.
 			if st != abi.OK {
 				jFailed[st]++
+				if jFirst == nil {
+					jFirst = th
+				}
 			}
 			if st == abi.OK {
 				if k := sameBits(y, y0[i]); k >= 0 {
@@ -956,13 +960,25 @@ func (p *Plugin) certifyDerivatives(a abi.Model, thetas [][]float64, x []float64
 			if st != abi.OK {
 				g = nil
 				vFailed[st]++
+				if vFirst == nil {
+					vFirst = th
+				}
 			} else if k := sameBits(y, y0[i]); k >= 0 {
 				return "", &DerivativeMismatchError{p.Manifest.Name, vjpName, i, fmt.Sprintf("y[%d] = %v, kinfer_model_eval's %v", k, y[k], y0[i][k])}
 			}
 		}
 		if g != nil && J != nil {
-			if e := relDiff(g, vtJ(v, J, n, d)); !(e <= vjpTol) {
-				return "", &DerivativeMismatchError{p.Manifest.Name, vjpName, i, fmt.Sprintf("g differs from vᵀ·J of kinfer_model_jacobian by %.3g (relative)", e)}
+			vj := vtJ(v, J, n, d)
+			if e := relDiff(g, vj); !(e <= vjpTol) {
+				// The parameter that differs most (audit 12: the
+				// difference alone did not say which).
+				worstJ := 0
+				for j := range g {
+					if math.Abs(g[j]-vj[j]) > math.Abs(g[worstJ]-vj[worstJ]) {
+						worstJ = j
+					}
+				}
+				return "", &DerivativeMismatchError{p.Manifest.Name, vjpName, i, fmt.Sprintf("g differs from vᵀ·J of kinfer_model_jacobian by %.3g (relative), most in %s: g = %v, vᵀ·J = %v", e, p.Spec.Params[worstJ].Name, g[worstJ], vj[worstJ])}
 			}
 		}
 		// Central differences of eval, one parameter at a time, compared
@@ -1024,9 +1040,10 @@ func (p *Plugin) certifyDerivatives(a abi.Model, thetas [][]float64, x []float64
 	for _, f := range []struct {
 		export string
 		failed map[abi.Status]int
-	}{{exModelJacobian.String(), jFailed}, {vjpName, vFailed}} {
+		first  []float64
+	}{{exModelJacobian.String(), jFailed, jFirst}, {vjpName, vFailed, vFirst}} {
 		if n := sumCounts(f.failed); n > 0 {
-			line += fmt.Sprintf("; NOTE: %s failed at %d of the %d points where kinfer_model_eval succeeded (not compared there; a run counts such failures, and a least-squares method cannot step there)", f.export, n, evalOK)
+			line += fmt.Sprintf("; NOTE: %s failed at %d of the %d points where kinfer_model_eval succeeded, the first θ = (%s) (not compared there; a run counts such failures, and a least-squares method cannot step there)", f.export, n, evalOK, formatTheta(p.Spec.Params, f.first))
 		}
 	}
 	return line, nil
