@@ -180,16 +180,34 @@ func TestTrainDesignsWithinBudget(t *testing.T) {
 	}
 }
 
-// A run folder named with terminal escapes: the success lines that quote
-// it (outputs:, report:) show them escaped (audit 11: only errors were).
+// A path from a run's record with terminal escapes: the lines that quote
+// it (--verify's "re-running") show them escaped (audits 11, 13: only
+// errors were); a folder named so is refused by run -o (below).
 func TestSuccessLinesEscapePaths(t *testing.T) {
 	dir := t.TempDir()
 	study := strings.Replace(string(mustRead(t, "../../examples/quickstart/study.toml")), "samples = 5000", "samples = 50", 1)
 	os.WriteFile(filepath.Join(dir, "study.toml"), []byte(study), 0o644)
 	os.WriteFile(filepath.Join(dir, "force_length.csv"), mustRead(t, "../../examples/quickstart/force_length.csv"), 0o644)
-	out := filepath.Join(dir, "o\x1b]0;pwned\a")
-	code, o, e := kinfer(t, "run", filepath.Join(dir, "study.toml"), "-o", out)
-	if code != 0 || strings.ContainsRune(o, 0x1b) || !strings.Contains(o, `o\x1b]0;pwned\x07`) {
-		t.Errorf("exit %d\n%s\n%s", code, o, e)
+	out := filepath.Join(dir, "out")
+	if code, _, e := kinfer(t, "run", filepath.Join(dir, "study.toml"), "-o", out, "--no-report"); code != 0 {
+		t.Fatal(e)
+	}
+	abs, _ := filepath.Abs(filepath.Join(dir, "study.toml"))
+	p := filepath.Join(out, "summary.json")
+	os.WriteFile(p, []byte(strings.ReplaceAll(string(mustRead(t, p)), abs, abs+`\u001b]0;pwned\u0007\n`)), 0o644)
+	_, o, e := kinfer(t, "run", "--verify", out)
+	if strings.ContainsRune(o+e, 0x1b) || !strings.Contains(o+e, `\x1b]0;pwned\x07\n`) {
+		t.Errorf("verify printed the record's path raw:\n%s\n%s", o, e)
+	}
+}
+
+// A run folder whose name holds a line feed would forge the run's output
+// lines: refused (audit 13); a line separator too.
+func TestOutputFolderWithLineFeedRefused(t *testing.T) {
+	for _, name := range []string{"o\nidentical: forged", "o\u2028x"} {
+		code, _, e := kinfer(t, "run", "../../examples/quickstart/study.toml", "-o", filepath.Join(t.TempDir(), name))
+		if code != 2 || !strings.Contains(e, "the folder's name has a control character, a line or paragraph separator") {
+			t.Errorf("%q: exit %d, %s", name, code, e)
+		}
 	}
 }

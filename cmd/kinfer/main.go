@@ -819,7 +819,7 @@ func conditionsFrom(path string, spec abi.Spec) ([]float64, int, error) {
 func inspect(stdout io.Writer, p *wasm.Plugin) {
 	m := p.Manifest
 	fmt.Fprintf(stdout, "plugin:       %s %s\n", m.Name, m.Version)
-	fmt.Fprintf(stdout, "file:         %s\n", m.WasmPath())
+	fmt.Fprintf(stdout, "file:         %s\n", guesttext.Escape(m.WasmPath()))
 	fmt.Fprintf(stdout, "ABI version:  %d\n", abi.Version)
 	timeout := fmt.Sprintf("timeout %d ms", m.Limits.TimeoutMS)
 	if m.Limits.TimeoutMS == 0 {
@@ -1007,7 +1007,7 @@ func cmdBuild(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "built %s (%s, %d bytes) with %s\n  %s\nsha256 %s written to %s\n",
-		res.Wasm, res.Lang, res.Size, res.Toolchain, strings.Join(res.Command, " "), res.SHA256, res.Manifest)
+		guesttext.Escape(res.Wasm), res.Lang, res.Size, guesttext.Escape(res.Toolchain), guesttext.Escape(strings.Join(res.Command, " ")), res.SHA256, guesttext.Escape(res.Manifest))
 	if res.EmbeddedSDK {
 		what := map[string]string{
 			build.LangC:    "kinfer.h",

@@ -18,6 +18,7 @@ import (
 	"github.com/kinfer/kinfer/host/report"
 	"github.com/kinfer/kinfer/host/run"
 	"github.com/kinfer/kinfer/host/study"
+	"github.com/kinfer/kinfer/internal/guesttext"
 )
 
 // loadGrace is how long an interrupted run waits for the study's loading
@@ -144,6 +145,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		multi, err := sf.IsMultiStage(d)
 		if err != nil {
 			return err
+		}
+		// The output folder is printed on the run's lines and recorded:
+		// a line feed or other control character in it would forge lines
+		// (audit 13).
+		if f.out != "" && !guesttext.Clean(f.out) {
+			return usageError{fmt.Errorf("-o %s: the folder's name has a control character, a line or paragraph separator, a bidirectional control or invalid UTF-8", guesttext.Escape(f.out))}
 		}
 		if dir = f.out; dir == "" {
 			// The name makes the folder: checked before the folder is

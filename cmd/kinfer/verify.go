@@ -13,6 +13,7 @@ import (
 
 	"github.com/kinfer/kinfer/host/run"
 	"github.com/kinfer/kinfer/host/safefile"
+	"github.com/kinfer/kinfer/internal/guesttext"
 )
 
 // verify re-runs the complete run in dir from its provenance (study file,
@@ -77,7 +78,7 @@ func verify(ctx context.Context, dir string, f runFlags, budget int64, stdout, s
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "re-running %s with seed %d into %s\n", sum.StudyFile, p.Seed, tmp)
+	fmt.Fprintf(stdout, "re-running %s with seed %d into %s\n", guesttext.Escape(sum.StudyFile), p.Seed, tmp) // a record's path: escaped (audit 13)
 	f.verify = ""
 	if budget == 0 {
 		// What the run was allowed (it does not change results), within

@@ -20,6 +20,7 @@ import (
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/host/study"
 	"github.com/kinfer/kinfer/host/target"
+	"github.com/kinfer/kinfer/internal/guesttext"
 )
 
 // Client is a run's remote evaluator (target.Remote): it cuts each batch
@@ -279,7 +280,7 @@ func (c *Client) declined(worker, reason string) {
 	}
 	c.mu.Unlock()
 	if (!known || old != reason) && c.log != nil {
-		fmt.Fprintf(c.log, "kinfer: remote run %s: worker %s declines this run's chunks, which go back to the queue for other workers: %s\n", c.run, proc, printable(reason, 2000))
+		fmt.Fprintf(c.log, "kinfer: remote run %s: worker %s declines this run's chunks, which go back to the queue for other workers: %s\n", c.run, printable(proc, 200), printable(reason, 2000))
 	}
 }
 
@@ -601,15 +602,10 @@ func printable(s string, max int) string {
 	if len(s) > max {
 		s = s[:max] + "…"
 	}
-	var b strings.Builder
-	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
-		if r != '\n' && r != '\t' && (r < ' ' || r == 0x7f || (r >= 0x80 && r < 0xa0)) {
-			fmt.Fprintf(&b, "\\u%04x", r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	// As every message from a plugin or a peer: control, bidirectional
+	// and line-separating characters escaped (audit 13: a forged decline
+	// put U+202E raw on the run's standard error).
+	return guesttext.Escape(s)
 }
 
 // checkResults checks a chunk's decoded results against the chunk's

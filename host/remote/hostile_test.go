@@ -464,8 +464,8 @@ func TestChecksPassHonestDerivatives(t *testing.T) {
 // A header's text reaches the run's terminal without escape sequences
 // and at a bounded length.
 func TestPrintable(t *testing.T) {
-	got := printable("w\x1b[2J\u009b31m\x9b\xffok\nline", 100)
-	if strings.Contains(got, "\x1b") || strings.ContainsRune(got, 0x9b) || strings.IndexByte(got, 0x9b) >= 0 || !strings.Contains(got, `\u001b[2J`) || !strings.Contains(got, "ok\nline") {
+	got := printable("w\x1b[2J\u009b31m\x9b\xffok\nline\u202e\u2028", 100)
+	if strings.Contains(got, "\x1b") || strings.ContainsRune(got, 0x9b) || strings.IndexByte(got, 0x9b) >= 0 || !strings.Contains(got, `\x1b[2J`) || !strings.Contains(got, `ok\nline\u202e\u2028`) {
 		t.Errorf("printable: %q", got)
 	}
 	if got := printable(strings.Repeat("a", 10000), 100); len(got) > 110 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kinfer/kinfer/host/safefile"
 	"github.com/kinfer/kinfer/host/study"
+	"github.com/kinfer/kinfer/internal/guesttext"
 )
 
 // Version is kinfer's version, written into summary.json.
@@ -79,9 +80,9 @@ func ChangedInputs(ins []Input) []string {
 		h, err := FileSHA256(in.Path)
 		switch {
 		case err != nil:
-			changed = append(changed, fmt.Sprintf("%s %s: %v", in.Role, in.Path, err))
+			changed = append(changed, guesttext.Escape(fmt.Sprintf("%s %s: %v", in.Role, in.Path, err)))
 		case h != in.SHA256:
-			changed = append(changed, fmt.Sprintf("%s %s (sha256 %s then, %s now)", in.Role, in.Path, ShortHash(in.SHA256), ShortHash(h)))
+			changed = append(changed, guesttext.Escape(fmt.Sprintf("%s %s (sha256 %s then, %s now)", in.Role, in.Path, ShortHash(in.SHA256), ShortHash(h))))
 		}
 	}
 	return changed
@@ -107,7 +108,7 @@ func StudyMismatch(studyFile string, p *Provenance) string {
 	for _, in := range p.Inputs {
 		if in.Role == "study" {
 			if filepath.Clean(in.Path) != filepath.Clean(studyFile) {
-				return fmt.Sprintf("summary.json's study_file %s is not the study its provenance records (%s)", studyFile, in.Path)
+				return guesttext.Escape(fmt.Sprintf("summary.json's study_file %s is not the study its provenance records (%s)", studyFile, in.Path))
 			}
 			return ""
 		}
@@ -168,7 +169,7 @@ func UnrecordedInputs(loaded, recorded []Input) []string {
 			}
 		}
 		if !ok {
-			out = append(out, fmt.Sprintf("%s %s (sha256 %s) is not in the run's record", in.Role, in.Path, ShortHash(in.SHA256)))
+			out = append(out, guesttext.Escape(fmt.Sprintf("%s %s (sha256 %s) is not in the run's record", in.Role, in.Path, ShortHash(in.SHA256))))
 		}
 	}
 	return out

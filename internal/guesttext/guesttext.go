@@ -34,7 +34,7 @@ func Escape(s string) string {
 			b.WriteString(`\t`)
 		case r < 0x20 || r == 0x7f:
 			fmt.Fprintf(&b, `\x%02x`, r)
-		case r >= 0x80 && r <= 0x9f || unicode.Is(unicode.Bidi_Control, r):
+		case r >= 0x80 && r <= 0x9f || unicode.Is(unicode.Bidi_Control, r) || r == 0x2028 || r == 0x2029:
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
 			b.WriteString(s[i : i+n])
@@ -58,7 +58,7 @@ func Clean(s string) bool {
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && n <= 1) || (r >= 0x80 && r <= 0x9f) || unicode.Is(unicode.Bidi_Control, r) {
+		if (r == utf8.RuneError && n <= 1) || (r >= 0x80 && r <= 0x9f) || unicode.Is(unicode.Bidi_Control, r) || r == 0x2028 || r == 0x2029 {
 			return false
 		}
 		i += n
@@ -107,7 +107,7 @@ func (w Writer) Write(p []byte) (int, error) {
 			b.WriteString(`\r`)
 		case r < 0x20 || r == 0x7f:
 			fmt.Fprintf(&b, `\x%02x`, r)
-		case r >= 0x80 && r <= 0x9f || unicode.Is(unicode.Bidi_Control, r):
+		case r >= 0x80 && r <= 0x9f || unicode.Is(unicode.Bidi_Control, r) || r == 0x2028 || r == 0x2029:
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
 			b.Write(p[i : i+n])
@@ -133,7 +133,7 @@ func lineClean(p []byte) bool {
 			continue
 		}
 		r, n := utf8.DecodeRune(p[i:])
-		if r == utf8.RuneError && n <= 1 || r >= 0x80 && r <= 0x9f || unicode.Is(unicode.Bidi_Control, r) {
+		if r == utf8.RuneError && n <= 1 || r >= 0x80 && r <= 0x9f || unicode.Is(unicode.Bidi_Control, r) || r == 0x2028 || r == 0x2029 {
 			return false
 		}
 		i += n
