@@ -2,10 +2,12 @@ package analyze
 
 import (
 	"context"
-	"github.com/kinfer/kinfer/builtin/analysis"
+	"fmt"
 	"math"
 
 	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/builtin/analysis"
+	"github.com/kinfer/kinfer/host/run"
 	"github.com/kinfer/kinfer/host/study"
 	"github.com/kinfer/kinfer/host/target"
 )
@@ -54,6 +56,11 @@ func Predictive(ctx context.Context, s *study.Study, samples [][]float64, maxSam
 		// most maxPredictiveValues outputs (1000 samples of a 500 000-row
 		// dataset held at once exhausted memory; audit 4), summed in the
 		// same order, so the mean has the same bits.
+		// One sample's outputs on this dataset must fit in that share
+		// itself (audit 13: a 5.3-million-row dataset under 64 MiB).
+		if budget > 0 && int64(ds.K)*int64(m)*24 > budget/6 {
+			return nil, 0, fmt.Errorf("analyze: the posterior-predictive fit holds one sample's outputs on dataset %s (%d rows × %d outputs, about %s), more than the sixth of the memory budget of %s it may take: raise --memory-budget", ds.Name, ds.K, m, run.FormatBytes(int64(ds.K)*int64(m)*24), run.FormatBytes(budget))
+		}
 		chunk := max(1, maxValues/max(1, ds.K*m))
 		for lo := 0; lo < len(pick); lo += chunk {
 			ys, sts, err := tg.Outputs(ctx, pick[lo:min(lo+chunk, len(pick))], ds)

@@ -3,6 +3,7 @@ package analyze
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/kinfer/kinfer/host/study"
@@ -33,8 +34,13 @@ func TestPredictiveChunksSameBits(t *testing.T) {
 	}
 	maxPredictiveValues = old
 	// The memory budget chunks too (audit 11): 41 rows × 1 output ×
-	// 24 bytes × 6 is one sample a chunk at a budget of 5904 bytes.
-	byBudget, n3, err := Predictive(context.Background(), s, samples, 0, 1, 41*24*6)
+	// 24 bytes × 6 is one sample a chunk at a budget of 11 808 bytes.
+	// One sample's outputs beyond the sixth of the budget: refused, naming
+	// the flag (audit 13).
+	if _, _, err := Predictive(context.Background(), s, samples, 0, 1, 41*2*24*6-6); err == nil || !strings.Contains(err.Error(), "raise --memory-budget") {
+		t.Errorf("one sample over the budget: %v", err)
+	}
+	byBudget, n3, err := Predictive(context.Background(), s, samples, 0, 1, 41*2*24*6)
 	if err != nil || n3 != n1 || math.Float64bits(byBudget[0].MAE) != math.Float64bits(whole[0].MAE) {
 		t.Errorf("chunked by the budget: %d samples, %v, %v", n3, byBudget, err)
 	}
