@@ -33,7 +33,7 @@ func TestPredictiveChunksSameBits(t *testing.T) {
 		t.Fatal(err)
 	}
 	maxPredictiveValues = old
-	// The memory budget chunks too (audit 11): 41 rows × 1 output ×
+	// The memory budget chunks too (audit 11): 41 rows × 2 outputs ×
 	// 24 bytes × 6 is one sample a chunk at a budget of 11 808 bytes.
 	// One sample's outputs beyond the sixth of the budget: refused, naming
 	// the flag (audit 13).
