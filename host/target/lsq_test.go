@@ -780,3 +780,31 @@ func TestEvaluateInCallsMatchesLocalCalls(t *testing.T) {
 		}
 	}
 }
+
+// The call size of a remote chunk applies to the chunk's points only: the
+// finite-difference points that follow are grouped as the worker's own
+// (review 13: they were called in groups of the batch's call size, so a
+// chunk holding the whole batch no longer grouped them as locally).
+func TestEvaluateInCallsFiniteDifferences(t *testing.T) {
+	s := loadLSQ(t, "", "length_mm,force_N,strain\n31,100,0.03\n32,300,0.06\n")
+	rec := &callRecorder{Model: s.Model, sizes: map[float64]int{}}
+	s.Model = rec
+	n := 16
+	pts := make([][]float64, n)
+	for i := range pts {
+		pts[i] = []float64{3000 + float64(i), 0.05}
+	}
+	if _, err := withMode(s, "central-difference", 2).Evaluate(context.Background(), pts, abi.WantJacobian); err != nil {
+		t.Fatal(err)
+	}
+	local := rec.sizes
+	rec.sizes = map[float64]int{}
+	if _, err := withMode(s, "central-difference", 1).EvaluateInCalls(context.Background(), pts, abi.WantJacobian, CallPoints(s, n)); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range local {
+		if rec.sizes[k] != v {
+			t.Fatalf("point with k = %v: a call of %d remotely, %d locally", k, rec.sizes[k], v)
+		}
+	}
+}

@@ -391,7 +391,10 @@ func (t *Target) evaluate(ctx context.Context, points [][]float64, want abi.Want
 	res := make([]abi.Result, len(points))
 	size := min(chunkSize(len(points)), t.chunkCap)
 	if t.callPoints > 0 {
-		size = t.callPoints // a remote chunk: the local run's calls
+		// A remote chunk: the local run's calls, for the chunk's own
+		// points only (consumed here: the finite-difference points that
+		// follow are grouped as the worker's own).
+		size, t.callPoints = t.callPoints, 0
 	}
 	err := t.forChunksOf(ctx, len(points), size, func(sc *scratch, lo, hi int) error {
 		return t.evalChunk(sc, points[lo:hi], res[lo:hi], want)

@@ -83,7 +83,7 @@ func EscapeLines(s string) string {
 }
 
 // Writer escapes, in what is written through it, what Escape escapes
-// except line feed and tab: C0 and C1 control characters, DEL,
+// except line feed, tab and a carriage return that ends a line (CRLF): C0 and C1 control characters, DEL,
 // bidirectional controls and invalid UTF-8 (a lone byte shown as \xNN). A
 // command's standard output and report.html quote paths and names from
 // run records and the command line, and no terminal escape must reach the
@@ -103,6 +103,8 @@ func (w Writer) Write(p []byte) (int, error) {
 			fmt.Fprintf(&b, `\x%02x`, p[i])
 		case r == '\n' || r == '\t':
 			b.WriteRune(r)
+		case r == '\r' && i+1 < len(p) && p[i+1] == '\n':
+			b.WriteByte('\r') // a CRLF line end (a study saved on Windows, quoted in report.html)
 		case r == '\r':
 			b.WriteString(`\r`)
 		case r < 0x20 || r == 0x7f:
@@ -126,7 +128,7 @@ func lineClean(p []byte) bool {
 	for i := 0; i < len(p); {
 		c := p[i]
 		if c < utf8.RuneSelf {
-			if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
+			if c < 0x20 && c != '\n' && c != '\t' && !(c == '\r' && i+1 < len(p) && p[i+1] == '\n') || c == 0x7f {
 				return false
 			}
 			i++

@@ -52,12 +52,12 @@ func TestEscapeLines(t *testing.T) {
 func TestWriter(t *testing.T) {
 	var b strings.Builder
 	w := Writer{W: &b}
-	for _, s := range []string{"plain ünïcode\tcol\n", "run\x1b]0;pwned\a dir\r\n", "\x7f", "c1\u009b31m bidi\u202e raw\x9b"} {
+	for _, s := range []string{"plain ünïcode\tcol\n", "run\x1b]0;pwned\a dir\rx\r\n", "\x7f", "c1\u009b31m bidi\u202e raw\x9b"} {
 		if n, err := w.Write([]byte(s)); n != len(s) || err != nil {
 			t.Fatalf("Write(%q) = %d, %v", s, n, err)
 		}
 	}
-	if want := "plain ünïcode\tcol\n" + `run\x1b]0;pwned\x07 dir\r` + "\n" + `\x7f` + `c1\u009b31m bidi\u202e raw\x9b`; b.String() != want {
+	if want := "plain ünïcode\tcol\n" + `run\x1b]0;pwned\x07 dir\rx` + "\r\n" + `\x7f` + `c1\u009b31m bidi\u202e raw\x9b`; b.String() != want {
 		t.Errorf("got %q, want %q", b.String(), want)
 	}
 }
