@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -390,6 +391,11 @@ func TestAnalyzeQuickstart(t *testing.T) {
 	}
 	if len(a.Predictive) != 1 || a.Predictive[0].N != 41 || a.Predictive[0].MAE < 4.2 || a.Predictive[0].MAE > 11.7 {
 		t.Fatalf("predictive %+v", a.Predictive)
+	}
+	// The table names its columns, the unit one too, and prints the
+	// largest error (audit 14: an unnamed unit column read as a number).
+	if !regexp.MustCompile(`(?m)^dataset +output +n +MAE +RMSE +max \|error\|  unit$`).MatchString(out) || !regexp.MustCompile(`(?m)^pull-test +force_N +41 .* N$`).MatchString(out) {
+		t.Errorf("predictive table:\n%s", out)
 	}
 	// The same run marked as stopped: its samples are a partial result,
 	// and analyze says so first, in analysis.json too (audit 7: a TMCMC

@@ -121,3 +121,21 @@ func TestQuantityLineCounts(t *testing.T) {
 		t.Errorf("lines:\n%s", lines)
 	}
 }
+
+// analyze --truth on a propagation says its band is the prior draws', not
+// a posterior's (audit 14: "2 of 2 inside" as if checked).
+func TestAnalyzeTruthOnPropagation(t *testing.T) {
+	dir := t.TempDir()
+	study := string(mustRead(t, "../../examples/quickstart/study.toml"))
+	study = study[:strings.Index(study, "[method]")] + "[method]\nuse = \"montecarlo\"\nquantity = \"force_N\"\nmin_samples = 500\nmax_samples = 1000\n"
+	os.WriteFile(filepath.Join(dir, "study.toml"), []byte(study), 0o644)
+	os.WriteFile(filepath.Join(dir, "force_length.csv"), mustRead(t, "../../examples/quickstart/force_length.csv"), 0o644)
+	out := filepath.Join(dir, "out")
+	if code, _, e := kinfer(t, "run", filepath.Join(dir, "study.toml"), "-o", out, "--no-report"); code != 0 {
+		t.Fatal(e)
+	}
+	code, o, e := kinfer(t, "analyze", out, "--predictive", "5", "--truth", "../../examples/quickstart/truth.json")
+	if code != 0 || !strings.Contains(o, "a propagation: samples.csv holds draws of the prior") {
+		t.Errorf("exit %d\n%s\n%s", code, o, e)
+	}
+}

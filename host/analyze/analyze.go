@@ -274,6 +274,12 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 		if a.Truth, err = checkTruth(o.Truth, truths, s.Free, s.ModelInfo.Spec.Params, s.Base, samples, w, est, noBand); err != nil {
 			return nil, err
 		}
+		// A propagation's samples are prior draws: the band is the
+		// prior's, not a posterior's (audit 14: said nothing).
+		if s.MethodInfo.Spec.Has(abi.CapPropagation) || sum.Method == "builtin:montecarlo" {
+			a.Truth.Basis = "prior draws"
+			a.Truth.Note = "a propagation: samples.csv holds draws of the prior (the inputs' distributions), not a posterior, so the band is the prior's and says only whether the truth is plausible under it"
+		}
 		lp, ll := tbl.Index("log_prior"), tbl.Index("log_likelihood")
 		if theta := a.Truth.theta; theta != nil && lp >= 0 && ll >= 0 {
 			// Every free parameter has a truth, whether or not a band
@@ -350,9 +356,13 @@ func (a *Analysis) Text() string {
 	if len(a.Predictive) == 0 {
 		fmt.Fprintf(&b, "\nposterior-predictive fit: none (the study has no observed data)\n")
 	} else {
-		fmt.Fprintf(&b, "\nposterior-predictive fit (%d samples):\n%-14s %-14s %6s %12s %12s\n", a.PredSamples, "dataset", "output", "n", "MAE", "RMSE")
+		fmt.Fprintf(&b, "\nposterior-predictive fit (%d samples):\n%-14s %-14s %6s %12s %12s %12s  %s\n", a.PredSamples, "dataset", "output", "n", "MAE", "RMSE", "max |error|", "unit")
 		for _, f := range a.Predictive {
-			fmt.Fprintf(&b, "%-14s %-14s %6d %12.5g %12.5g %s\n", f.Dataset, f.Output, f.N, f.MAE, f.RMSE, f.Unit)
+			unit := f.Unit
+			if unit == "" {
+				unit = "-"
+			}
+			fmt.Fprintf(&b, "%-14s %-14s %6d %12.5g %12.5g %12.5g  %s\n", f.Dataset, f.Output, f.N, f.MAE, f.RMSE, f.MaxAbs, unit)
 		}
 	}
 	if len(a.Stages) > 0 {

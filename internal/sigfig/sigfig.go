@@ -25,6 +25,12 @@ func Digits(least int, spread float64, vals ...float64) int {
 		if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 			continue
 		}
+		// A spread at rounding level beside the value (starts that ended
+		// at one point, an sd of 1e-14 at 1.1) resolves nothing: its
+		// digits would be noise (audit 14).
+		if spread < 1e-12*math.Abs(v) {
+			continue
+		}
 		n = max(n, int(math.Floor(math.Log10(math.Abs(v))))-last+1)
 	}
 	return min(n, max(least, Max))

@@ -24,8 +24,12 @@ func TestDigits(t *testing.T) {
 		// No spread (one sample, sd 0, NaN): the least.
 		{6, 0, []float64{100000.228}, "100000"},
 		{6, -1, []float64{100000.228}, "100000"},
-		// A spread far below float64's resolution: at most Max digits.
-		{6, 1e-30, []float64{1.2345678901234567}, "1.23456789012346"},
+		// A spread at rounding level (audit 14: starts that ended at one
+		// point printed 1.12599330769229): no digits from it.
+		{6, 1.2e-14, []float64{1.12599330769229}, "1.12599"},
+		{6, 1e-30, []float64{1.2345678901234567}, "1.23457"},
+		// Just above it: resolved, at most Max digits.
+		{6, 2e-11, []float64{1.2345678901234567}, "1.234567890123"},
 		// Negative, tiny and zero values.
 		{6, 2e-12, []float64{-3.0000000012e-3, 0}, "-0.0030000000012"},
 		// ... and a difference below the spread's resolution is not shown.
