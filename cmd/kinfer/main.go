@@ -188,6 +188,29 @@ func (h helpError) Error() string { return "help requested" }
 // arguments (flag.FlagSet alone stops at the first positional).
 func parse(fs *flag.FlagSet, args []string, npos int) ([]string, error) {
 	fs.SetOutput(io.Discard)
+	// A flag of one value given twice: the flag package keeps the last
+	// and drops the first without a word (audit 14: run -o A -o B).
+	seen := map[string]bool{}
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			continue
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		f := fs.Lookup(name)
+		if f == nil {
+			continue
+		}
+		if _, repeatable := f.Value.(settingFlags); repeatable {
+			continue
+		}
+		if seen[name] {
+			return nil, usageError{fmt.Errorf("flag -%s is given twice: give it once", name)}
+		}
+		seen[name] = true
+	}
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/kinfer/kinfer/builtin/models/ligament"
 	"github.com/kinfer/kinfer/host/build"
 	"github.com/kinfer/kinfer/host/manifest"
+	"github.com/kinfer/kinfer/internal/guesttext"
 )
 
 // kinfer new KIND NAME --lang LANG: a plugin folder that builds, a study
@@ -75,6 +76,12 @@ func cmdNew(args []string, stdout io.Writer) error {
 	out := *dir
 	if out == "" {
 		out = name
+	}
+	// Printed on the "wrote" and "next:" lines, and the plugin's folder:
+	// no control character or separator (audit 14: a line feed split and
+	// forged them).
+	if !guesttext.Clean(out) {
+		return usageError{fmt.Errorf("--dir %s: the folder's name has a control character, a line or paragraph separator, a bidirectional control or invalid UTF-8", guesttext.Escape(out))}
 	}
 	if _, err := os.Lstat(out); err == nil {
 		return fmt.Errorf("%s already exists; kinfer new writes a new folder", out)

@@ -541,3 +541,16 @@ func TestCertifyPropagationOutputs(t *testing.T) {
 		t.Error("output 3 of 1 certified")
 	}
 }
+
+// A flag of one value given twice is refused, not the first dropped
+// (audit 14: run -o A -o B wrote into B); --set repeats; kinfer new --dir
+// refuses a folder name with a line feed (it would forge its "next:"
+// lines).
+func TestFlagGivenTwiceAndNewDirWithLineFeed(t *testing.T) {
+	if code, _, e := kinfer(t, "run", "../../examples/quickstart/study.toml", "-o", "a", "--o=b"); code != 2 || !strings.Contains(e, "flag -o is given twice") {
+		t.Errorf("run -o twice: exit %d, %s", code, e)
+	}
+	if code, _, e := kinfer(t, "new", "model", "p", "--dir", filepath.Join(t.TempDir(), "x\nnext: rm -rf ~")); code != 2 || !strings.Contains(e, "the folder's name has a control character") {
+		t.Errorf("new --dir with a line feed: exit %d, %s", code, e)
+	}
+}

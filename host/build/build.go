@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/kinfer/kinfer/host/manifest"
+	"github.com/kinfer/kinfer/internal/filemode"
 	"github.com/kinfer/kinfer/host/safefile"
 )
 
@@ -292,6 +293,18 @@ func noOptionNames(dir string) error {
 		m, _ := filepath.Glob(filepath.Join(dir, pat))
 		if len(m) > 0 {
 			return fmt.Errorf("%s: a source file named %q: a name beginning with \"-\" would be read by the compiler as an option; rename it", dir, filepath.Base(m[0]))
+		}
+	}
+	// Every source a compiler (or kinfer, to detect the language) reads
+	// is a regular file: a named pipe among them hung the build with no
+	// message, kinfer itself reading a .go pipe (audit 14).
+	for _, pat := range []string{"*.c", "*.h", "*.ts", "*.go", "*.rs", "src/*.rs", "go.mod", "go.sum", "Cargo.toml"} {
+		m, _ := filepath.Glob(filepath.Join(dir, pat))
+		for _, f := range m {
+			st, err := os.Stat(f)
+			if err == nil && !st.Mode().IsRegular() {
+				return fmt.Errorf("%s is %s, not a regular file: a source must be one (a compiler would wait on it, or read a device); remove it", f, filemode.Kind(st.Mode()))
+			}
 		}
 	}
 	return nil

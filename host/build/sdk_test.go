@@ -6,7 +6,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 const goPlugin = `package main
@@ -346,6 +348,28 @@ func TestGoPluginInForeignWorkspace(t *testing.T) {
 		must(t, os.WriteFile(filepath.Join(root, "go.work"), []byte("go 1.26\n\nuse (\n\t./other\n\t./twice\n)\n"), 0o644))
 		if _, err := Build(dir, Options{}); err == nil || strings.Contains(err.Error(), "GOWORK=off") {
 			t.Errorf("a workspace using the plugin was not obeyed: %v", err)
+		}
+	}
+}
+
+// A named pipe among a plugin's sources is refused before anything reads
+// it (audit 14: the build hung with no message, kinfer itself reading a
+// .go pipe).
+func TestSourceNamedPipeRefused(t *testing.T) {
+	for _, name := range []string{"x.go", "x.c"} {
+		dir := goPluginDir(t, "")
+		if err := syscall.Mkfifo(filepath.Join(dir, name), 0o644); err != nil {
+			t.Skip(err)
+		}
+		done := make(chan error, 1)
+		go func() { _, err := Build(dir, Options{}); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "is a named pipe (FIFO), not a regular file") {
+				t.Errorf("%s: %v", name, err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s: the build hangs on a named pipe", name)
 		}
 	}
 }

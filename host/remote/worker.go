@@ -22,6 +22,7 @@ import (
 	"github.com/kinfer/kinfer/host/run"
 	"github.com/kinfer/kinfer/host/study"
 	"github.com/kinfer/kinfer/host/target"
+	"github.com/kinfer/kinfer/internal/guesttext"
 	"github.com/kinfer/kinfer/host/wasm"
 )
 
@@ -224,7 +225,7 @@ func Work(ctx context.Context, cfg Config, o WorkerOptions) error {
 	// a wrong port gave no word, then "is JetStream enabled?").
 	for start, next := time.Now(), 2*time.Second; !w.nc.IsConnected(); {
 		if time.Since(start) >= next {
-			w.logf("waiting for the NATS server %s: not reached in %.0fs (is a server listening there?); retrying", cfg.PublicURL(), time.Since(start).Seconds())
+			w.logf("waiting for the NATS server %s: not reached in %.0fs (is a server listening there?); retrying", guesttext.Escape(cfg.PublicURL()), time.Since(start).Seconds())
 			next += 10 * time.Second
 		}
 		select {
