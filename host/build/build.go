@@ -19,8 +19,8 @@ import (
 	"time"
 
 	"github.com/kinfer/kinfer/host/manifest"
-	"github.com/kinfer/kinfer/internal/filemode"
 	"github.com/kinfer/kinfer/host/safefile"
+	"github.com/kinfer/kinfer/internal/filemode"
 )
 
 // Languages a plugin directory may be written in.

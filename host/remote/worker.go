@@ -22,8 +22,8 @@ import (
 	"github.com/kinfer/kinfer/host/run"
 	"github.com/kinfer/kinfer/host/study"
 	"github.com/kinfer/kinfer/host/target"
-	"github.com/kinfer/kinfer/internal/guesttext"
 	"github.com/kinfer/kinfer/host/wasm"
+	"github.com/kinfer/kinfer/internal/guesttext"
 )
 
 // WorkerOptions configure Work.
