@@ -155,6 +155,8 @@ var commandHelp = map[string][2]string{
 		"Runs a study's method and writes summary.json, samples.csv and report.html into the output\ndirectory (docs/OUTPUTS.md). A study with stages = [...] runs its stages in order."},
 	"validate": {"kinfer validate STUDY.toml|PLUGIN.toml",
 		"Loads a study (every component, dataset and prior) or a plugin and says what it found, without running anything."},
+	"new": {"kinfer new model|likelihood|method NAME [--lang go|c|rust|assemblyscript] [--dir DIR]",
+		"Writes a plugin folder that builds with kinfer build, with a study that runs it and a test."},
 	"inspect": {"kinfer inspect PLUGIN.toml|FILE.wasm [--certify ...]",
 		"Prints a plugin's spec: parameters, conditions, outputs, settings, capabilities, imports and exports."},
 	"analyze": {"kinfer analyze RUN_DIR [flags]",
