@@ -115,8 +115,12 @@ func listBomb(name, at, item string, n int) func(t *testing.T, dir string) {
 
 const quickNet = "--hidden 4 --members 1 --epochs 1"
 
-func trainArgs(extra string) []string {
-	return append([]string{"train", "d", "-o", "s.json"}, strings.Fields(quickNet+" "+extra)...)
+func trainArgs(extra string) []string { return trainArgsTo("s.json", extra) }
+
+// trainArgsTo is trainArgs writing to out (a flag is given once: kinfer
+// refuses one given twice).
+func trainArgsTo(out, extra string) []string {
+	return append([]string{"train", "d", "-o", out}, strings.Fields(quickNet+" "+extra)...)
 }
 
 func surrogateCases() []hcase {
@@ -162,8 +166,8 @@ func surrogateCases() []hcase {
 		surrogateCase("train-5700x5700-budget", designed(), append([]string{"train", "d", "-o", "s.json"}, strings.Fields("--hidden 5700,5700 --members 1 --epochs 1 --memory-budget 1GiB")...), 1,
 			"32529902 parameters need about 2.18 GiB", "more than the memory budget of 1 GiB"),
 		surrogateCase("train-points-negative", designed(), trainArgs("--points -3"), 2, "--points -3"),
-		surrogateCase("train-o-missing-folder", designed(), append(trainArgs(""), "-o", "nowhere/s.json"), 1, "nowhere"),
-		surrogateCase("train-o-folder", designed(), append(trainArgs(""), "-o", "d"), 1, "-o d is a folder"),
+		surrogateCase("train-o-missing-folder", designed(), trainArgsTo("nowhere/s.json", ""), 1, "nowhere"),
+		surrogateCase("train-o-folder", designed(), trainArgsTo("d", ""), 1, "-o d is a folder"),
 		// A design.csv cut at a row's end, or with rows repeated, parses:
 		// the length design.json records tells (once trained on silently).
 		surrogateCase("train-design-rows-repeated", designed(func(t *testing.T, dir string) {
