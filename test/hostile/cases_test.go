@@ -416,6 +416,9 @@ func cases() []hcase {
 		// Methods asking too much, too little or forever.
 		methodCase("draw-1e9-points", "draw1e9", 1, "plugin draw-1e9-points", "kinfer_method_ask", "n=1000000000"),
 		methodCase("draw-2e24-points", "draw16m", 1, "plugin draw-2e24-points", "kinfer_method_ask", "n=16777216", "want 1..1048576"),
+		// Within the batch bound, but its tell cannot fit the 16 MiB guest:
+		// refused at the ask, before 2^20 evaluations (audit 11).
+		methodCase("draw-1m-over-memory", "draw1m", 1, "plugin draw-1m-over-memory", "kinfer_method_ask", "1048576 points whose tell would pass", "memory_mib = 16"),
 		methodCase("empty-batch", "empty", 1, "plugin empty-batch", "kinfer_method_ask", "n=0"),
 		methodCase("bad-want-bits", "wantbits", 1, "plugin bad-want-bits", "kinfer_method_ask", "want=0x5"),
 		// done returning 7 (C's "true") is a fault of done, named so, not of
