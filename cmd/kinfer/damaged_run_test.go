@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -114,14 +115,8 @@ func sampleCount(summary string) string {
 // recorded data file.
 func TestAnalyzeTrainKeepTheirInputs(t *testing.T) {
 	dir := t.TempDir()
-	study := strings.Replace(string(mustRead(t, "../../examples/quickstart/study.toml")), "samples = 5000", "samples = 100", 1)
-	os.WriteFile(filepath.Join(dir, "study.toml"), []byte(study), 0o644)
+	_, out := quickstartRun(t, dir, "study.toml", 100)
 	data := mustRead(t, "../../examples/quickstart/force_length.csv")
-	os.WriteFile(filepath.Join(dir, "force_length.csv"), data, 0o644)
-	out := filepath.Join(dir, "out")
-	if code, _, e := kinfer(t, "run", filepath.Join(dir, "study.toml"), "-o", out, "--no-report"); code != 0 {
-		t.Fatal(e)
-	}
 	truth := []byte(`{"k": 5200, "eps_r": 0.039}`)
 	os.WriteFile(filepath.Join(out, "analysis.json"), truth, 0o644)
 	if code, _, e := kinfer(t, "analyze", out, "--truth", filepath.Join(out, "analysis.json")); code == 0 || !strings.Contains(e, "is the file the analysis is written to") {
@@ -147,13 +142,7 @@ func TestAnalyzeTrainKeepTheirInputs(t *testing.T) {
 // over it is refused naming the flag.
 func TestAnalyzeSamplesWithinBudget(t *testing.T) {
 	dir := t.TempDir()
-	study := strings.Replace(string(mustRead(t, "../../examples/quickstart/study.toml")), "samples = 5000", "samples = 30000", 1)
-	os.WriteFile(filepath.Join(dir, "study.toml"), []byte(study), 0o644)
-	os.WriteFile(filepath.Join(dir, "force_length.csv"), mustRead(t, "../../examples/quickstart/force_length.csv"), 0o644)
-	out := filepath.Join(dir, "out")
-	if code, _, e := kinfer(t, "run", filepath.Join(dir, "study.toml"), "-o", out, "--no-report"); code != 0 {
-		t.Fatal(e)
-	}
+	_, out := quickstartRun(t, dir, "study.toml", 30000)
 	// 120 000 rows of 4 columns: about 6.7 MB of table, over a third of 16 MiB.
 	if code, _, e := kinfer(t, "analyze", out, "--memory-budget", "16MiB", "--predictive", "5"); code == 0 || !strings.Contains(e, "--memory-budget") {
 		t.Errorf("exit %d, %s", code, e)
@@ -185,13 +174,7 @@ func TestTrainDesignsWithinBudget(t *testing.T) {
 // errors were); a folder named so is refused by run -o (below).
 func TestSuccessLinesEscapePaths(t *testing.T) {
 	dir := t.TempDir()
-	study := strings.Replace(string(mustRead(t, "../../examples/quickstart/study.toml")), "samples = 5000", "samples = 50", 1)
-	os.WriteFile(filepath.Join(dir, "study.toml"), []byte(study), 0o644)
-	os.WriteFile(filepath.Join(dir, "force_length.csv"), mustRead(t, "../../examples/quickstart/force_length.csv"), 0o644)
-	out := filepath.Join(dir, "out")
-	if code, _, e := kinfer(t, "run", filepath.Join(dir, "study.toml"), "-o", out, "--no-report"); code != 0 {
-		t.Fatal(e)
-	}
+	_, out := quickstartRun(t, dir, "study.toml", 50)
 	abs, _ := filepath.Abs(filepath.Join(dir, "study.toml"))
 	p := filepath.Join(out, "summary.json")
 	os.WriteFile(p, []byte(strings.ReplaceAll(string(mustRead(t, p)), abs, abs+`\u001b]0;pwned\u0007\n`)), 0o644)
@@ -210,4 +193,19 @@ func TestOutputFolderWithLineFeedRefused(t *testing.T) {
 			t.Errorf("%q: exit %d, %s", name, code, e)
 		}
 	}
+}
+
+// quickstartRun writes the quickstart study, with samples kept per chain,
+// as dir/name and its data beside it, runs it into dir/out without a
+// report, and returns the study's text and the run folder.
+func quickstartRun(t *testing.T, dir, name string, samples int) (study, out string) {
+	t.Helper()
+	study = strings.Replace(string(mustRead(t, "../../examples/quickstart/study.toml")), "samples = 5000", fmt.Sprintf("samples = %d", samples), 1)
+	os.WriteFile(filepath.Join(dir, name), []byte(study), 0o644)
+	os.WriteFile(filepath.Join(dir, "force_length.csv"), mustRead(t, "../../examples/quickstart/force_length.csv"), 0o644)
+	out = filepath.Join(dir, "out")
+	if code, _, e := kinfer(t, "run", filepath.Join(dir, name), "-o", out, "--no-report"); code != 0 {
+		t.Fatal(e)
+	}
+	return study, out
 }

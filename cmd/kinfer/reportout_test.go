@@ -75,13 +75,7 @@ use = "levmar"
 // figures is written then.
 func TestReportFiguresKeepInputs(t *testing.T) {
 	dir := t.TempDir()
-	study := strings.Replace(string(mustRead(t, "../../examples/quickstart/study.toml")), "samples = 5000", "samples = 50", 1)
-	os.WriteFile(filepath.Join(dir, "corner.svg"), []byte(study), 0o644)
-	os.WriteFile(filepath.Join(dir, "force_length.csv"), mustRead(t, "../../examples/quickstart/force_length.csv"), 0o644)
-	out := filepath.Join(dir, "out")
-	if code, _, e := kinfer(t, "run", filepath.Join(dir, "corner.svg"), "-o", out, "--no-report"); code != 0 {
-		t.Fatal(e)
-	}
+	study, out := quickstartRun(t, dir, "corner.svg", 50)
 	if code, _, e := kinfer(t, "report", out, "--figures", dir); code == 0 || !strings.Contains(e, "is the run's input study") {
 		t.Errorf("--figures over the study: exit %d, %s", code, e)
 	}
