@@ -749,19 +749,27 @@ func (c *callRecorder) EvalBatch(thetas [][]float64, x []float64, ys [][]float64
 	c.mu.Unlock()
 }
 
+// recordedCalls is lsqStudy with its model recording its calls' sizes,
+// and n points of distinct k.
+func recordedCalls(t *testing.T, n int) (*study.Study, *callRecorder, [][]float64) {
+	t.Helper()
+	s := loadLSQ(t, "", "length_mm,force_N,strain\n31,100,0.03\n32,300,0.06\n")
+	rec := &callRecorder{Model: s.Model, sizes: map[float64]int{}}
+	s.Model = rec
+	pts := make([][]float64, n)
+	for i := range pts {
+		pts[i] = []float64{3000 + float64(i), 0.05}
+	}
+	return s, rec, pts
+}
+
 // A remote worker's chunk, made of whole local calls (CallPoints) and
 // evaluated with EvaluateInCalls, puts every point in a call of the size
 // it has in the local run: a plugin's fuel is pooled over the same points
 // (audit 10, author10 F17).
 func TestEvaluateInCallsMatchesLocalCalls(t *testing.T) {
-	s := loadLSQ(t, "", "length_mm,force_N,strain\n31,100,0.03\n32,300,0.06\n")
-	rec := &callRecorder{Model: s.Model, sizes: map[float64]int{}}
-	s.Model = rec
 	n := 100
-	pts := make([][]float64, n)
-	for i := range pts {
-		pts[i] = []float64{3000 + float64(i), 0.05}
-	}
+	s, rec, pts := recordedCalls(t, n)
 	if _, err := New(s, 2).Evaluate(context.Background(), pts, abi.WantLogTarget); err != nil {
 		t.Fatal(err)
 	}
@@ -786,14 +794,8 @@ func TestEvaluateInCallsMatchesLocalCalls(t *testing.T) {
 // (review 13: they were called in groups of the batch's call size, so a
 // chunk holding the whole batch no longer grouped them as locally).
 func TestEvaluateInCallsFiniteDifferences(t *testing.T) {
-	s := loadLSQ(t, "", "length_mm,force_N,strain\n31,100,0.03\n32,300,0.06\n")
-	rec := &callRecorder{Model: s.Model, sizes: map[float64]int{}}
-	s.Model = rec
 	n := 16
-	pts := make([][]float64, n)
-	for i := range pts {
-		pts[i] = []float64{3000 + float64(i), 0.05}
-	}
+	s, rec, pts := recordedCalls(t, n)
 	if _, err := withMode(s, "central-difference", 2).Evaluate(context.Background(), pts, abi.WantJacobian); err != nil {
 		t.Fatal(err)
 	}
