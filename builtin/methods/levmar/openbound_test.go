@@ -71,17 +71,13 @@ func TestOpenBoundNotProjectedOnto(t *testing.T) {
 	}
 }
 
-// A model whose Jacobian fails beyond a = 5 while its optimum is a = 7
-// (audit 10, author10 F3): levmar once "converged" by xtol at a = 5 with
-// standard errors and "failures": 0 beside failures_per_start [29]. Its
-// exit is now blocked_by_failures with a warning, and the report's
-// failures count the starts' failures.
-func TestBlockedByFailedJacobians(t *testing.T) {
-	xs := []float64{1, 2, 3, 4, 5}
+// failingJacobianLine is the target of data y = a0·x + b0 at xs (σ 0.1)
+// for the line a·x + b, whose Jacobian fails (nil) for a > 5.
+func failingJacobianLine(params []abi.Param, xs []float64, a0, b0 float64) conformance.Target {
 	res := func(b []float64) []float64 {
 		r := make([]float64, len(xs))
 		for i, x := range xs {
-			r[i] = (b[0]*x + b[1] - (7*x + 1)) / 0.1
+			r[i] = (b[0]*x + b[1] - (a0*x + b0)) / 0.1
 		}
 		return r
 	}
@@ -95,8 +91,17 @@ func TestBlockedByFailedJacobians(t *testing.T) {
 		}
 		return j
 	}
+	return lsqtest.Target(params, res, jac)
+}
+
+// A model whose Jacobian fails beyond a = 5 while its optimum is a = 7
+// (audit 10, author10 F3): levmar once "converged" by xtol at a = 5 with
+// standard errors and "failures": 0 beside failures_per_start [29]. Its
+// exit is now blocked_by_failures with a warning, and the report's
+// failures count the starts' failures.
+func TestBlockedByFailedJacobians(t *testing.T) {
 	params := []abi.Param{{Name: "a", Lower: 0, Upper: 10}, {Name: "b", Lower: -5, Upper: 5}}
-	h := conformance.NewHost(lsqtest.Target(params, res, jac), 1)
+	h := conformance.NewHost(failingJacobianLine(params, []float64{1, 2, 3, 4, 5}, 7, 1), 1)
 	rep := lsqtest.Drive(t, newWith(map[string]float64{"starts": 1}), h, [][]float64{{1, 0}})
 	reasons := rep.Extra["exit_reason"].([]string)
 	fails := rep.Extra["failures_per_start"].([]int)
@@ -109,26 +114,8 @@ func TestBlockedByFailedJacobians(t *testing.T) {
 // An init row whose Jacobian fails is replaced by a prior draw, with a
 // warning naming the start (audit 12, author12 F3: silently).
 func TestRedrawnStartWarned(t *testing.T) {
-	xs := []float64{1, 2, 3}
-	res := func(b []float64) []float64 {
-		r := make([]float64, len(xs))
-		for i, x := range xs {
-			r[i] = (b[0]*x + b[1] - (2*x + 1)) / 0.1
-		}
-		return r
-	}
-	jac := func(b []float64) []float64 {
-		if b[0] > 5 {
-			return nil
-		}
-		j := make([]float64, 0, 2*len(xs))
-		for _, x := range xs {
-			j = append(j, x/0.1, 1/0.1)
-		}
-		return j
-	}
 	params := []abi.Param{{Name: "a", Lower: 0, Upper: 5.5}, {Name: "b", Lower: -5, Upper: 5}}
-	h := conformance.NewHost(lsqtest.Target(params, res, jac), 1)
+	h := conformance.NewHost(failingJacobianLine(params, []float64{1, 2, 3}, 2, 1), 1)
 	rep := lsqtest.Drive(t, newWith(map[string]float64{"starts": 1}), h, [][]float64{{5.2, 0}})
 	ws, _ := rep.Extra["warnings"].([]any)
 	if !strings.Contains(fmt.Sprint(ws), "start 0 (") || !strings.Contains(fmt.Sprint(ws), "their first point (an init row, or a prior draw) was not used") {
