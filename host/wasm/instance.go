@@ -459,11 +459,15 @@ func (in *instance) buffer(e export, n uint64) (uint32, error) {
 	}
 	if ptr == 0 {
 		msg := in.lastErrorOr() // before malformed: a dead instance is not asked
-		return 0, in.malformed(exAlloc, "returned 0 for %d bytes (memory_mib=%d): %s", n, in.p.Manifest.Limits.MemoryMiB, msg)
+		return 0, in.fault(exAlloc, abi.Trap, errNoRoom, "returned 0 for %d bytes (memory_mib=%d): %s", n, in.p.Manifest.Limits.MemoryMiB, msg)
 	}
 	in.arena, in.arenaCap = ptr, uint32(want)
 	return ptr, nil
 }
+
+// errNoRoom is the cause of a buffer the guest's kinfer_alloc refused
+// (returned 0), as opposed to one it trapped or lied about.
+var errNoRoom = errors.New("kinfer_alloc returned 0")
 
 func (in *instance) alloc(n uint64) (uint32, error) {
 	v, err := in.call(exAlloc, n)

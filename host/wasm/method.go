@@ -409,6 +409,21 @@ func (w *method) Ask() (abi.Batch, error) {
 	if need := uint64(b.Len()) * (8*per + 4); need > uint64(mib)<<20 {
 		return abi.Batch{}, w.check(in.malformed(e, "returned a batch of %d points whose tell would pass %d MiB (%d values a point), more than the plugin's memory (memory_mib = %d): ask for fewer points, or raise memory_mib", b.Len(), need>>20, per, mib))
 	}
+	// And beside what the guest already holds: the tell's buffer is
+	// allocated now (the instance keeps it for the tell), so that a batch
+	// the guest's allocator cannot take is refused before it is evaluated
+	// (audit 12: a tell of 16 000 000 bytes passed the check above for a
+	// 16 MiB guest, then kinfer_alloc refused it after 466 000
+	// evaluations).
+	if need := w.tellLayout(b.Len(), b.Want).n; need > 0 {
+		if _, err := in.buffer(e, need); err != nil {
+			var fe *Error
+			if errors.As(err, &fe) && errors.Is(err, errNoRoom) {
+				err = in.malformed(e, "returned a batch of %d points whose tell needs a %d-byte buffer, which the plugin could not allocate beside what it already holds (kinfer_alloc %s): refused before the batch is evaluated; ask for fewer points, or raise memory_mib", b.Len(), need, fe.Msg)
+			}
+			return abi.Batch{}, w.check(err)
+		}
+	}
 	w.askN, w.askWant = b.Len(), b.Want
 	return b, nil
 }
@@ -520,26 +535,13 @@ func (w *method) Tell(results []abi.Result) error {
 	}
 	R, O := w.r, w.o
 	in := w.in
-	var l layout
-	oT, oS, oP, oL := l.f64(n*d), l.i32(n), l.f64(n), l.f64(n)
-	var oG, oR, oJ, oO uint64
-	if grad {
-		oG = l.f64(n * d)
-	}
-	if outs {
-		oO = l.f64(n * O)
-	}
-	if lsq {
-		oR = l.f64(n * R)
-	}
-	if jac {
-		oJ = l.f64(n * R * d)
-	}
-	base, err := in.buffer(e, l.n)
+	t := w.tellLayout(n, w.askWant)
+	oT, oS, oP, oL, oG, oR, oJ, oO := t.theta, t.status, t.logPrior, t.logLik, t.grad, t.res, t.jac, t.outs
+	base, err := in.buffer(e, t.n)
 	if err != nil {
 		return w.check(err)
 	}
-	buf, err := in.hostView(e, base, l.n)
+	buf, err := in.hostView(e, base, t.n)
 	if err != nil {
 		return w.check(err)
 	}
@@ -613,6 +615,37 @@ func (w *method) Tell(results []abi.Result) error {
 	}
 	w.told += int64(n)
 	return nil
+}
+
+// tellArgs is where a tell of n points places its arrays in the host
+// buffer (offsets), and the buffer's size n.
+type tellArgs struct {
+	theta, status, logPrior, logLik, grad, res, jac, outs, n uint64
+}
+
+// tellLayout is the host buffer of a tell of n points of a batch that
+// wanted want (ABI.md §6.3–6.5): θ, statuses, log priors and log
+// likelihoods, then the gradients, outputs, residuals and Jacobians
+// asked for.
+func (w *method) tellLayout(n int, want abi.Want) tellArgs {
+	d := w.d
+	var l layout
+	var t tellArgs
+	t.theta, t.status, t.logPrior, t.logLik = l.f64(n*d), l.i32(n), l.f64(n), l.f64(n)
+	if want&abi.WantGradient != 0 {
+		t.grad = l.f64(n * d)
+	}
+	if want&abi.WantOutputs != 0 {
+		t.outs = l.f64(n * w.o)
+	}
+	if want&(abi.WantResiduals|abi.WantJacobian) != 0 {
+		t.res = l.f64(n * w.r)
+	}
+	if want&abi.WantJacobian != 0 {
+		t.jac = l.f64(n * w.r * d)
+	}
+	t.n = l.n
+	return t
 }
 
 // fillOrNaN writes v into b (8 bytes per value) when ok, else NaN.

@@ -419,6 +419,15 @@ func cases() []hcase {
 		// Within the batch bound, but its tell cannot fit the 16 MiB guest:
 		// refused at the ask, before 2^20 evaluations (audit 11).
 		methodCase("draw-1m-over-memory", "draw1m", 1, "plugin draw-1m-over-memory", "kinfer_method_ask", "1048576 points whose tell would pass", "memory_mib = 16"),
+		// Within memory_mib, but beyond what the guest's allocator has
+		// left: refused at the ask, with no evaluation (audit 12).
+		{name: "draw-10k-beyond-alloc", code: 1, files: methodFiles("draw-10k-beyond-alloc", "draw10k", limits),
+			want: []string{"plugin draw-10k-beyond-alloc", "kinfer_method_ask", "10000 points whose tell needs a 280000-byte buffer", "refused before the batch is evaluated"},
+			check: func(t *testing.T, dir string, r result) {
+				if !strings.Contains(r.stdout, " 0 evaluations (0 failed)") {
+					t.Errorf("the batch was evaluated before its refusal:\n%s", r.stdout)
+				}
+			}},
 		methodCase("empty-batch", "empty", 1, "plugin empty-batch", "kinfer_method_ask", "n=0"),
 		methodCase("bad-want-bits", "wantbits", 1, "plugin bad-want-bits", "kinfer_method_ask", "want=0x5"),
 		// done returning 7 (C's "true") is a fault of done, named so, not of

@@ -16,7 +16,7 @@
   ;; 8192: state = batches, nsamples (i32 each), then the samples (d+2 f64
   ;; per row); 262144: scratch for the deep report.
   (data (i32.const 512) "{\"evil\":true}\00")
-  (data (i32.const 1024) "{\"kind\":\"method\",\"name\":\"method\",\"version\":\"1.0.0\",\"doc\":\"hostile test method\",\"settings\":[{\"name\":\"mode\",\"choices\":[\"ok\",\"loopinit\",\"loopask\",\"looptell\",\"loopdone\",\"loopsamples\",\"loopreport\",\"loopsave\",\"headeroob\",\"pointsoob\",\"samplesoob\",\"reportoob\",\"saveoob\",\"reporthuge\",\"points2e25\",\"draw1e9\",\"draw16m\",\"empty\",\"neverdone\",\"tellerr\",\"savehuge\",\"savereal\",\"reportdeep\",\"wantbits\",\"badmode\",\"samplesbig\",\"samplesnan\",\"samplesout\",\"samplesinf\",\"neverdoneloopsamples\",\"done7\",\"reportbomb\",\"draw1m\"]}],\"capabilities\":[\"checkpoint\"]}\00")
+  (data (i32.const 1024) "{\"kind\":\"method\",\"name\":\"method\",\"version\":\"1.0.0\",\"doc\":\"hostile test method\",\"settings\":[{\"name\":\"mode\",\"choices\":[\"ok\",\"loopinit\",\"loopask\",\"looptell\",\"loopdone\",\"loopsamples\",\"loopreport\",\"loopsave\",\"headeroob\",\"pointsoob\",\"samplesoob\",\"reportoob\",\"saveoob\",\"reporthuge\",\"points2e25\",\"draw1e9\",\"draw16m\",\"empty\",\"neverdone\",\"tellerr\",\"savehuge\",\"savereal\",\"reportdeep\",\"wantbits\",\"badmode\",\"samplesbig\",\"samplesnan\",\"samplesout\",\"samplesinf\",\"neverdoneloopsamples\",\"done7\",\"reportbomb\",\"draw1m\",\"draw10k\"]}],\"capabilities\":[\"checkpoint\"]}\00")
   (data (i32.const 4096) "tell refused on purpose (mode tellerr)\00")
 
   (func $strlen (param $p i32) (result i32)
@@ -81,6 +81,9 @@
     ;; draw1m: 2^20 prior draws, within the batch bound, whose tell cannot
     ;; fit a 16 MiB guest.
     (if (call $is (i32.const 32)) (then (return (call $header (i32.const 0x100000) (i32.const 1) (i32.const 1) (i32.const 0)))))
+    ;; draw10k: 10 000 prior draws whose tell (280 000 bytes) fits the
+    ;; memory but not kinfer_alloc's 256 KiB heap.
+    (if (call $is (i32.const 33)) (then (return (call $header (i32.const 10000) (i32.const 1) (i32.const 1) (i32.const 0)))))
     (call $header (i32.const 4) (i32.const 1) (i32.const 1) (i32.const 0)))
 
   ;; Keeps every point told (θ, log prior, log likelihood) while there is room.
