@@ -30,6 +30,7 @@ var maxPredictiveValues = 25_000_000 // a variable for the test of its chunks
 // (evenly spaced, deterministic) with the study's workers and compares the
 // posterior-mean prediction with every observed output of every dataset.
 // Samples whose evaluation fails are skipped; used counts the others.
+// budget is the memory the analysis leaves it beside the study's data.
 func Predictive(ctx context.Context, s *study.Study, samples [][]float64, maxSamples, workers int, budget int64) (fits []Fit, used int, err error) {
 	// The outputs held at once: maxPredictiveValues, and within a sixth
 	// of the memory budget at about 24 bytes a value (the value, its
@@ -59,7 +60,7 @@ func Predictive(ctx context.Context, s *study.Study, samples [][]float64, maxSam
 		// One sample's outputs on this dataset must fit in that share
 		// itself (audit 13: a 5.3-million-row dataset under 64 MiB).
 		if budget > 0 && int64(ds.K)*int64(m)*24 > budget/6 {
-			return nil, 0, fmt.Errorf("analyze: the posterior-predictive fit holds one sample's outputs on dataset %s (%d rows × %d outputs, about %s), more than the sixth of the memory budget of %s it may take: raise --memory-budget", ds.Name, ds.K, m, run.FormatBytes(int64(ds.K)*int64(m)*24), run.FormatBytes(budget))
+			return nil, 0, fmt.Errorf("analyze: the posterior-predictive fit holds one sample's outputs on dataset %s (%d rows × %d outputs, about %s), more than the sixth it may take of the %s the memory budget leaves beside the study's data: raise --memory-budget", ds.Name, ds.K, m, run.FormatBytes(int64(ds.K)*int64(m)*24), run.FormatBytes(budget))
 		}
 		chunk := max(1, maxValues/max(1, ds.K*m))
 		for lo := 0; lo < len(pick); lo += chunk {

@@ -162,8 +162,12 @@ type Study struct {
 	// Certified lists the plugins certify = true checked, with the checks
 	// (summary.json certified; kinfer run prints them).
 	Certified []string
-	// dataLeft is what remains of MaxDataBytes while the study loads.
+	// dataLeft is what remains of dataCap while the study loads.
 	dataLeft int64
+	// dataCap bounds the study's data: MaxDataBytes, or half the memory
+	// budget when that is less (data is live through a run, and the
+	// collector lets the heap grow to twice what is live).
+	dataCap int64
 	// budget is Options.MemoryBudget (0: none), which certification is
 	// charged to.
 	budget int64
@@ -180,11 +184,34 @@ var maxDataBytes int64 = MaxDataBytes
 // charge takes n bytes from the data budget, or returns an error at key.
 func (s *Study) charge(d *tomlx.Decoded, key string, n int64, what string) error {
 	if n > s.dataLeft {
-		return d.Errorf(key, "%s would take %s in memory, and the study's data may take at most %s in all (%s left)",
-			what, safefile.Bytes(n), safefile.Bytes(maxDataBytes), safefile.Bytes(s.dataLeft))
+		return d.Errorf(key, "%s would take %s in memory, and the study's data may take at most %s in all (%s left)%s",
+			what, safefile.Bytes(n), safefile.Bytes(s.dataCap), safefile.Bytes(s.dataLeft), s.budgetHint())
 	}
 	s.dataLeft -= n
 	return nil
+}
+
+// DataBytes is the memory the study's data takes, as charged while it
+// loaded (tables, conditions, observations and σ, initial points).
+func (s *Study) DataBytes() int64 { return s.dataCap - s.dataLeft }
+
+// budgetHint says, when the memory budget is what bounds the study's data,
+// how to lift it.
+func (s *Study) budgetHint() string {
+	if s.dataCap >= maxDataBytes {
+		return ""
+	}
+	return fmt.Sprintf(" (half the memory budget of %s, since the collector lets the heap grow to twice its data: raise --memory-budget)", safefile.Bytes(s.budget))
+}
+
+// dataErr adds the budget hint to a data file refused for its memory.
+func (s *Study) dataErr(err error) error {
+	if errors.Is(err, dataset.ErrTooManyRows) {
+		if h := s.budgetHint(); h != "" {
+			return fmt.Errorf("%w%s", err, h)
+		}
+	}
+	return err
 }
 
 // Options configure Load.
@@ -271,7 +298,11 @@ func Load(ctx context.Context, path string, o Options) (_ *Study, err error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Study{Path: path, Dir: filepath.Dir(path), Name: f.Name, Seed: 1, dataLeft: maxDataBytes, budget: o.MemoryBudget}
+	s := &Study{Path: path, Dir: filepath.Dir(path), Name: f.Name, Seed: 1, dataCap: maxDataBytes, budget: o.MemoryBudget}
+	if o.MemoryBudget > 0 {
+		s.dataCap = min(s.dataCap, o.MemoryBudget/2)
+	}
+	s.dataLeft = s.dataCap
 	defer func() {
 		if err != nil {
 			s.Close()
@@ -674,7 +705,7 @@ func (s *Study) loadData(f *File, d *tomlx.Decoded) error {
 		}
 		t, err := dataset.ReadDataMax(s.resolvePath(df.File), s.dataLeft)
 		if err != nil {
-			return fmt.Errorf("%s: %w", keyAt(d, tbl+".file"), err)
+			return fmt.Errorf("%s: %w", keyAt(d, tbl+".file"), s.dataErr(err))
 		}
 		columns, err := columnsTable(d, tbl, df.Columns)
 		if err != nil {
@@ -1166,7 +1197,7 @@ func (s *Study) loadStarts(f *File, d *tomlx.Decoded, o Options) error {
 	}
 	t, err := dataset.ReadMax(s.resolvePath(f.Init), s.dataLeft)
 	if err != nil {
-		return fmt.Errorf("%s: %w", keyAt(d, "init"), err)
+		return fmt.Errorf("%s: %w", keyAt(d, "init"), s.dataErr(err))
 	}
 	s.InitFile = f.Init
 	if err := s.charge(d, "init", 2*t.Bytes(), "the initial points"); err != nil {
