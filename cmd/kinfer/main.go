@@ -272,9 +272,12 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 		fmt.Fprintf(w, "no samples\n")
 	default:
 		fmt.Fprintf(w, "%-16s %14s %14s %14s %14s %14s\n", "param", "mean", "sd", "p05", "p50", "p95")
+		ses, ofTheta := run.ThetaStandardErrors(s.MethodReport, s.Transform)
 		for _, p := range s.Params {
-			// Locations with the digits that resolve the sd (sigfig).
-			loc := func(v run.F) string { return numN(v, sigfig.Digits(6, float64(p.SD), float64(v))) }
+			// Locations with the digits that resolve the sd, or an
+			// optimiser's standard error when larger (sigfig).
+			res := run.Resolution(p.Name, float64(p.SD), ses, ofTheta)
+			loc := func(v run.F) string { return numN(v, sigfig.Digits(6, res, float64(v))) }
 			fmt.Fprintf(w, "%-16s %14s %14s %14s %14s %14s\n", p.Name, loc(p.Mean), num6(p.SD), loc(p.P05), loc(p.P50), loc(p.P95))
 		}
 		if s.Samples == 1 {

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -552,5 +553,34 @@ func TestFlagGivenTwiceAndNewDirWithLineFeed(t *testing.T) {
 	}
 	if code, _, e := kinfer(t, "new", "model", "p", "--dir", filepath.Join(t.TempDir(), "x\nnext: rm -rf ~")); code != 2 || !strings.Contains(e, "the folder's name has a control character") {
 		t.Errorf("new --dir with a line feed: exit %d, %s", code, e)
+	}
+}
+
+// An optimiser's starts that agree to 1e-11 are printed with the digits
+// of the best start's standard error, not of their convergence noise
+// (audit 15: levmar's three starts on the quickstart printed k as
+// 5239.317861233 beside a standard error of 78.78). The quickstart's
+// least-squares fit has SE(k) ≈ 79 N and SE(ε_r) ≈ 0.001 (the SEs are
+// printed on the next line), so 6 significant digits resolve both.
+func TestOptimiserTableDigitsFollowStandardErrors(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "force_length.csv"), mustRead(t, "../../examples/quickstart/force_length.csv"), 0o644)
+	text := strings.Replace(string(mustRead(t, "../../examples/quickstart/study.toml")), "use = \"metropolis\"\nchains = 4\nburn_in = 2000              # steps per chain, proposal adapted\nsamples = 5000              # kept steps per chain", "use = \"levmar\"\nstarts = 3", 1)
+	if !strings.Contains(text, "starts = 3") {
+		t.Fatal("the quickstart's method section changed")
+	}
+	os.WriteFile(filepath.Join(dir, "study.toml"), []byte(text), 0o644)
+	code, out, e := kinfer(t, "run", filepath.Join(dir, "study.toml"), "-o", filepath.Join(dir, "out"), "--no-report")
+	if code != 0 {
+		t.Fatalf("%s %s", out, e)
+	}
+	row := regexp.MustCompile(`(?m)^k +(\S+) +(\S+) +(\S+) +(\S+) +(\S+)$`).FindStringSubmatch(out)
+	if row == nil || !strings.Contains(out, "standard errors of the best start: k 78.") {
+		t.Fatalf("no k row or standard errors:\n%s", out)
+	}
+	for _, c := range []int{1, 3, 4, 5} {
+		if digits := len(strings.TrimLeft(strings.ReplaceAll(row[c], ".", ""), "-0")); digits > 6 {
+			t.Errorf("k's column %d is %s (%d digits), beyond the standard error's resolution:\n%s", c, row[c], digits, out)
+		}
 	}
 }

@@ -452,6 +452,7 @@ func (r *Report) paramTable() ([]string, []paramRow, []string) {
 		}
 	}
 	var rows []paramRow
+	ses, ofTheta := run.ThetaStandardErrors(r.report, r.Summary.Transform)
 	for j, p := range r.Summary.Params {
 		best := math.NaN()
 		if r.Summary.Best != nil {
@@ -461,8 +462,10 @@ func (r *Report) paramTable() ([]string, []paramRow, []string) {
 		}
 		row := paramRow{Name: p.Name, Unit: p.Unit}
 		// The location columns (and the truth) with the digits that
-		// resolve the sd (sigfig); the sd itself with 6.
-		gn := func(v float64) string { return gDigits(v, sigfig.Digits(6, float64(p.SD), v)) }
+		// resolve the sd, or an optimiser's standard error when larger
+		// (sigfig); the sd itself with 6.
+		res := run.Resolution(p.Name, float64(p.SD), ses, ofTheta)
+		gn := func(v float64) string { return gDigits(v, sigfig.Digits(6, res, v)) }
 		row.Cells = append(row.Cells, gn(float64(p.Mean)))
 		if one {
 			row.Cells = append(row.Cells, gn(best))
