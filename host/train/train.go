@@ -709,7 +709,7 @@ func ReportPath(path string) string {
 }
 
 // Table formats the report as the paper's Table 3: output, nMAE [%], MAE,
-// 90 % AE, with outputs of unit "1" (strains) also in percent.
+// 90 % AE (OutputTable).
 func (r *Report) Table() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "validation on %d samples (%d points); training on %d samples (%d points) in %.1f s\n",
@@ -722,23 +722,27 @@ func (r *Report) Table() string {
 }
 
 // OutputTable formats per-output errors as the paper's Table 3: output,
-// nMAE [%], MAE, 90 % AE, with outputs of unit "1" (strains) in percent.
+// nMAE [%], MAE, 90 % AE, with strains (unit "1" and "strain" in the
+// name) in percent. Other dimensionless outputs keep their own scale
+// (audit 15: the line model's y read as a percentage, its MAE ×100). The
+// nMAE has three significant digits below 0.01 % (5e-6 % printed as
+// "0.00", as if exact).
 func OutputTable(outs []OutputReport) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-18s %8s %10s %10s\n", "output", "nMAE [%]", "MAE", "90% AE")
 	constant := false
 	for _, o := range outs {
 		name, scale := o.Name, 1.0
-		switch o.Unit {
-		case "1":
+		switch {
+		case o.Unit == "1" && strings.Contains(strings.ToLower(o.Name), "strain"):
 			name, scale = o.Name+" [%]", 100
-		case "":
+		case o.Unit == "":
 		default:
 			name = o.Name + " [" + o.Unit + "]"
 		}
 		nmae := fmt.Sprintf("%8.2f", o.NMAE)
-		if math.Abs(o.NMAE) >= 1e6 {
-			nmae = fmt.Sprintf("%8.3g", o.NMAE) // not 39 digits (audit 4)
+		if a := math.Abs(o.NMAE); a >= 1e6 || a > 0 && a < 0.01 {
+			nmae = fmt.Sprintf("%8.3g", o.NMAE) // not 39 digits (audit 4), not "0.00"
 		}
 		if math.IsNaN(o.NMAE) || math.IsInf(o.NMAE, 0) {
 			nmae = fmt.Sprintf("%8s", "–")

@@ -202,7 +202,7 @@ func TestTrainWritesProvenanceAndReport(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(filepath.Dir(path), "toy-nn.report.json")); err != nil {
 		t.Error(err)
 	}
-	if tb := rep.Table(); !strings.Contains(tb, "y1 [%]") || !strings.Contains(tb, "y0 [mm]") {
+	if tb := rep.Table(); !strings.Contains(tb, "y1 [1]") || !strings.Contains(tb, "y0 [mm]") {
 		t.Errorf("table:\n%s", tb)
 	}
 	// A validation design of other columns is refused.
@@ -377,5 +377,24 @@ func TestMergeRefusesSharedSequence(t *testing.T) {
 	}
 	if _, err := Merge(a, b); err == nil || !strings.Contains(err.Error(), "share their first 6 points") {
 		t.Fatalf("merged a run with its own prefix: %v", err)
+	}
+}
+
+// Strains (unit 1, named so) are printed in percent, other dimensionless
+// outputs on their own scale; an nMAE below 0.01 % keeps three
+// significant digits (audit 15: the line model's y was printed ×100 as
+// "y [%]", and an nMAE of 5.25e-6 % as "0.00").
+func TestOutputTableUnits(t *testing.T) {
+	tb := OutputTable([]OutputReport{
+		{Name: "strain_ACL", Unit: "1", NMAE: 1.5, MAE: 0.0123, AE90: 0.0456},
+		{Name: "y", Unit: "1", NMAE: 5.25e-6, MAE: 0.000253, AE90: 0.000604},
+	})
+	for _, want := range []string{"strain_ACL [%]", " 1.23 ", " 4.56\n", "y [1]", "5.25e-06", "0.000253", "0.000604"} {
+		if !strings.Contains(tb, want) {
+			t.Errorf("no %q in\n%s", want, tb)
+		}
+	}
+	if strings.Contains(tb, "y [%]") || strings.Contains(tb, "0.00 ") {
+		t.Errorf("y in percent, or its nMAE as 0.00:\n%s", tb)
 	}
 }
