@@ -178,6 +178,9 @@ func Fit(x [][]float64, y []float64, opt Options) (*Model, error) {
 		}
 		yn[i] = (y[i] - m.yMean) / m.yStd
 	}
+	if err := m.checkRegression(); err != nil {
+		return nil, err
+	}
 
 	// Search box in φ = (ln θ [, ln λ]).
 	lo, hi := make([]float64, d), make([]float64, d)
@@ -655,4 +658,44 @@ func (m *Model) Beta() []float64 { return append([]float64(nil), m.st.beta...) }
 // Box is the bounding box of the training sites.
 func (m *Model) Box() (lo, hi []float64) {
 	return append([]float64(nil), m.lo...), append([]float64(nil), m.hi...)
+}
+
+// maxRegressionCond bounds the condition number of the regression matrix
+// F (n sites × p functions, on the normalised sites).
+const maxRegressionCond = 1e12
+
+// checkRegression refuses a regression the sites do not determine: F of
+// deficient rank (a quadratic in two parameters has six functions of
+// them, and a design of five parameter points, however many conditions
+// each, cannot fix them) leaves the generalised least-squares β
+// undetermined, and the surrogate's errors were 1e13 times the output
+// (audit 15) while the search blamed the correlation matrix. DACE's
+// dacefit (Lophaven, Nielsen & Søndergaard 2002) refuses F with a
+// condition number above 1e15 ("poor combination of regression model and
+// design sites"); kinfer refuses above 1e12, where β has lost all but
+// four digits.
+func (m *Model) checkRegression() error {
+	if m.p == 1 {
+		return nil
+	}
+	f := mat.NewDense(m.n, m.p, nil)
+	for i := range m.n {
+		basis(m.order, m.x[i*m.d:(i+1)*m.d], f.RawRowView(i))
+	}
+	var svd mat.SVD
+	if !svd.Factorize(f, mat.SVDNone) {
+		return fmt.Errorf("kriging: the regression matrix's singular values did not converge")
+	}
+	sv := svd.Values(nil)
+	rank := 0
+	for _, v := range sv {
+		if v > sv[0]/maxRegressionCond {
+			rank++
+		}
+	}
+	if rank < m.p {
+		cond := sv[0] / sv[len(sv)-1]
+		return fmt.Errorf("kriging: the %d sites do not determine the %d regression functions of order %d in %d-D (the regression matrix has rank %d, condition number %.2g): the design has too few distinct points for the order — use a lower regression order (--regression %d) or a design of more points", m.n, m.p, m.order, m.d, rank, cond, m.order-1)
+	}
+	return nil
 }

@@ -478,3 +478,29 @@ func TestMeanMatchesPredict(t *testing.T) {
 		}
 	}
 }
+
+// A quadratic regression in (a, b, c) has six functions of (a, b) alone
+// (1, a, b, a², ab, b²); five distinct (a, b) points, each at several c,
+// cannot determine them: refused before the fit, naming the order and the
+// rank (audit 15: written with errors 1e13 times the output, the search
+// blaming the correlation matrix "duplicate sites?"). The same sites fit
+// a linear regression.
+func TestRegressionNotDeterminedRefused(t *testing.T) {
+	var x [][]float64
+	var y []float64
+	ab := [][2]float64{{0.1, 0.7}, {0.5, 0.2}, {0.9, 0.9}, {0.3, 0.4}, {0.7, 0.1}}
+	for _, p := range ab {
+		for k := range 8 {
+			c := float64(k) / 7
+			x = append(x, []float64{p[0], p[1], c})
+			y = append(y, p[0]+2*p[1]*c+c*c)
+		}
+	}
+	_, err := Fit(x, y, Options{Order: 2})
+	if err == nil || !strings.Contains(err.Error(), "do not determine the 10 regression functions of order 2") || !strings.Contains(err.Error(), "rank 9") {
+		t.Fatalf("order 2: %v", err)
+	}
+	if _, err := Fit(x, y, Options{Order: 1}); err != nil {
+		t.Fatalf("order 1: %v", err)
+	}
+}
