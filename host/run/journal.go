@@ -34,6 +34,9 @@ type journal struct {
 	width int
 	n     int // records written (flushed or buffered)
 	buf   []byte
+	// keep is the size a reopened journal is cut to (trim) once the
+	// resume is accepted, 0 for a new one.
+	keep int64
 }
 
 // createJournal starts an empty journal in dir for samples of d values.
@@ -112,13 +115,24 @@ func openJournal(dir string, d, n int, budget int64) (*journal, []abi.Sample, er
 			LogPrior: math.Float64frombits(binary.LittleEndian.Uint64(rec[8*d:])),
 			LogLik:   math.Float64frombits(binary.LittleEndian.Uint64(rec[8*d+8:]))})
 	}
-	if err := f.Truncate(size); err != nil {
-		return fail("%v", err)
+	// Not cut yet: a resume refused after this (the method's state does
+	// not take these samples) leaves the journal whole (audit 15: a
+	// checkpoint edited to count 1000 samples cut a journal of a million
+	// to 1000, then the resume was refused).
+	return &journal{f: f, w: bufio.NewWriterSize(f, 1<<16), width: width, n: n, keep: size}, samples, nil
+}
+
+// trim cuts a reopened journal to the samples its checkpoint counts
+// (records past them were written after that checkpoint) and places the
+// writer after them: the resume has been accepted.
+func (j *journal) trim() error {
+	if err := j.f.Truncate(j.keep); err != nil {
+		return fmt.Errorf("sample journal: %w", err)
 	}
-	if _, err := f.Seek(size, io.SeekStart); err != nil {
-		return fail("%v", err)
+	if _, err := j.f.Seek(j.keep, io.SeekStart); err != nil {
+		return fmt.Errorf("sample journal: %w", err)
 	}
-	return &journal{f: f, w: bufio.NewWriterSize(f, 1<<16), width: width, n: n}, samples, nil
+	return nil
 }
 
 // journalBytes is the memory n restored samples of d values take: each

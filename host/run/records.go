@@ -115,6 +115,19 @@ func checkCounts(c *checkpoint) error {
 	if n.Failed > n.Evaluations {
 		return fmt.Errorf("counts.Failed %d exceeds counts.Evaluations %d", n.Failed, n.Evaluations)
 	}
+	// The tallies count each point once (host/target): every status but
+	// out-of-support is an evaluation, every one but ok a failed one
+	// (audit 15: Evaluations edited to 0 gave a summary of 546 380
+	// evaluations beside 1 607 998 ok).
+	evals := 0
+	for k, v := range n.ByStatus {
+		if k != abi.OutOfSupport.String() {
+			evals += v
+		}
+	}
+	if evals != n.Evaluations || n.Evaluations-n.ByStatus[abi.OK.String()] != n.Failed {
+		return fmt.Errorf("counts.Evaluations %d and counts.Failed %d do not match counts.ByStatus (%d evaluated, %d of them ok)", n.Evaluations, n.Failed, evals, n.ByStatus[abi.OK.String()])
+	}
 	if c.JournalSamples < -1 {
 		return fmt.Errorf("journal_samples is %d (−1: no journal, else a count)", c.JournalSamples)
 	}

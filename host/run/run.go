@@ -937,9 +937,22 @@ func (r *runner) resume(ctx context.Context) error {
 				p := s.XParams[j]
 				return fmt.Errorf("--resume: sample %d of %s has %s = %g, outside the study's [%g, %g]: the journal is not this study's (%w)", i+1, JournalFile, p.Name, smp.Theta[j], p.Lower, p.Upper, ErrNotThisRun)
 			}
+			// As a method's samples (ABI.md §6.3): a log prior or log
+			// likelihood of NaN or +∞ is no evaluation's (audit 15: a
+			// journal edited to hold them was resumed into samples.csv).
+			for _, v := range []struct {
+				name string
+				v    float64
+			}{{"log prior", smp.LogPrior}, {"log likelihood", smp.LogLik}} {
+				if math.IsNaN(v.v) || math.IsInf(v.v, 1) {
+					return fmt.Errorf("--resume: sample %d of %s has %s %g, which no evaluation gives: the journal is damaged (%w)", i+1, JournalFile, v.name, v.v, ErrBadCheckpoint)
+				}
+			}
 		}
 		if err := r.stream.RestoreSamples(restored); err != nil {
-			return fmt.Errorf("method %s: restore samples: %w", r.method(), err)
+			// The journal does not match the method's state: resuming
+			// again would fail again.
+			return fmt.Errorf("method %s: restore samples: %w (%w)", r.method(), err, ErrBadCheckpoint)
 		}
 		r.taken = restored
 	}
@@ -953,6 +966,11 @@ func (r *runner) resume(ctx context.Context) error {
 		// once became the run's, and a next stage's start (audit 5).
 		if err := r.checkBest(ctx, *c.Best); err != nil {
 			return fmt.Errorf("%s: %w", filepath.Join(r.o.OutDir, CheckpointFile), err)
+		}
+	}
+	if r.jn != nil {
+		if err := r.jn.trim(); err != nil {
+			return err
 		}
 	}
 	r.t.SetCounts(c.Counts)

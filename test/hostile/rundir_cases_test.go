@@ -308,6 +308,49 @@ func rundirCase(name string, stopped bool, args []string, code int, want []strin
 	}}
 }
 
+// keptNoHint is noResumeHint and kept: the refused resume left out/ as it
+// was (its setup ends with snapshot).
+func keptNoHint(c hcase) hcase {
+	c = noResumeHint(c)
+	hint := c.check
+	c.check = func(t *testing.T, dir string, r result) {
+		hint(t, dir, r)
+		kept(t, dir, r)
+	}
+	return c
+}
+
+// journalAtLeast skips a case whose stopped template journaled fewer than
+// n samples (stopped in its burn-in on a busy machine).
+func journalAtLeast(n int64) func(t *testing.T, dir string) {
+	return func(t *testing.T, dir string) {
+		var c struct {
+			N int64 `json:"journal_samples"`
+		}
+		b, _ := os.ReadFile(filepath.Join(dir, "out", "checkpoint.json"))
+		if err := json.Unmarshal(b, &c); err != nil || c.N < n {
+			t.Skipf("the stopped template journaled %d samples (%v), fewer than %d", c.N, err, n)
+		}
+	}
+}
+
+// journalValue sets value k (θ's d values, then the log prior and the log
+// likelihood) of journal record i to v.
+func journalValue(i, k int, v float64) func(t *testing.T, dir string) {
+	return func(t *testing.T, dir string) {
+		p := filepath.Join(dir, "out", "samples.journal")
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		width := int(binary.LittleEndian.Uint64(b[8:16]))
+		binary.LittleEndian.PutUint64(b[16+8*(i*width+k):], math.Float64bits(v))
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // noResumeHint adds to c the check that its output does not advise
 // --resume (a refusal that a resume would meet again).
 func noResumeHint(c hcase) hcase {
@@ -501,6 +544,26 @@ func rundirCases() []hcase {
 		rundirCase("rundir-resume-data-changed", true, resume, 1, w("other inputs", "restore them to resume"), func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, "d.csv"), []byte(strings.Replace(pullTest, "230", "231", 1)), 0o644)
 		}, snapshot),
+		// A checkpoint counting fewer journal samples than the method's
+		// state needs: refused with the journal whole, no --resume hint
+		// (audit 15: the journal was cut to the count, a million samples
+		// lost, then the resume refused and advised again).
+		keptNoHint(rundirCase("rundir-resume-journal-count-short-kept", true, resume, 1, w("restore samples", "run the study again"),
+			journalAtLeast(8), editJSON("out/checkpoint.json", func(_ string, r map[string]any) {
+				n, _ := r["journal_samples"].(json.Number).Int64()
+				r["journal_samples"] = n - 4
+			}), snapshot)),
+		// A journal whose log prior or log likelihood no evaluation gives
+		// (audit 15: copied into the completed samples.csv).
+		keptNoHint(rundirCase("rundir-resume-journal-log-prior-inf", true, resume, 1, w("sample 1 of samples.journal has log prior +Inf", "run the study again"),
+			journalAtLeast(1), journalValue(0, 2, math.Inf(1)), snapshot)),
+		keptNoHint(rundirCase("rundir-resume-journal-log-lik-nan", true, resume, 1, w("sample 2 of samples.journal has log likelihood NaN", "run the study again"),
+			journalAtLeast(2), journalValue(1, 3, math.NaN()), snapshot)),
+		// Tallies that disagree with each other (audit 15: Evaluations
+		// edited to 0 was resumed into a summary of fewer evaluations
+		// than ok points).
+		keptNoHint(rundirCase("rundir-resume-counts-evaluations-zero", true, resume, 1, w("do not match counts.ByStatus", "run the study again"),
+			editJSON("out/checkpoint.json", func(_ string, r map[string]any) { r["counts"].(map[string]any)["Evaluations"] = 0 }), snapshot)),
 		// The lock file through a link: the pid was written into the
 		// link's target, then truncated out of it.
 		rundirCase("rundir-resume-lock-link-out", true, resume, 1, w("kinfer.lock", "symbolic link"), victim,
