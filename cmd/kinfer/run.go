@@ -410,7 +410,13 @@ func explain(ctx context.Context, err error, dir string) error {
 		return nil
 	}
 	if ctx.Err() != nil {
-		err = fmt.Errorf("%v; partial results written to %s", context.Cause(ctx), dir)
+		msg := fmt.Sprintf("%v; partial results written to %s", context.Cause(ctx), dir)
+		// The checkpoint of the stop failed: say so, and why (audit 15:
+		// only summary.json's error said it).
+		if se := (*run.SaveError)(nil); errors.As(err, &se) {
+			msg += "; no checkpoint was written: " + se.Error()
+		}
+		err = errors.New(msg)
 	}
 	var we interface{ Deterministic() bool } // a plugin fault, local (wasm.Error) or on a worker (remote.WorkerError)
 	if errors.As(err, &we) && we.Deterministic() || errors.Is(err, run.ErrOtherInputs) || errors.Is(err, run.ErrStateRefused) || errors.Is(err, run.ErrNotThisRun) || errors.Is(err, run.ErrBadCheckpoint) || errors.Is(err, run.ErrAllFailed) || errors.Is(err, run.ErrOverInputs) {

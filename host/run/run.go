@@ -677,6 +677,13 @@ func InitMethod(s *study.Study, t *target.Target, budget int64) error {
 	return nil
 }
 
+// SaveError is a checkpoint the method could not save its state for
+// (kinfer_method_save's empty or oversized state, or a fault): the run
+// stops there with its partial results, and no checkpoint is written.
+type SaveError struct{ error }
+
+func (e *SaveError) Unwrap() error { return e.error }
+
 // initError is a method's refusal of its problem (InitMethod) in setup.
 type initError struct{ error }
 
@@ -870,7 +877,7 @@ func (r *runner) save(completed int, rs []byte, used int) error {
 	}
 	st, err := r.cp.SaveState()
 	if err != nil {
-		return fmt.Errorf("method %s: save state: %w", r.method(), err)
+		return &SaveError{fmt.Errorf("method %s: save state: %w", r.method(), err)}
 	}
 	journaled := -1
 	if r.jn != nil {

@@ -96,14 +96,17 @@ func ResumeInfo(dir string) (studyFile string, seed uint64, err error) {
 		return "", 0, fmt.Errorf("--resume: the run in %s ended because every evaluation failed (%s): fix the model, its settings or the prior, then run the study again", dir, st.Error)
 	}
 	how := "was stopped"
+	// One line: an error of several (the stop, then a failed save)
+	// was split inside the parentheses (audit 15).
+	stErr := strings.ReplaceAll(strings.TrimSpace(st.Error), "\n", "; ")
 	switch st.State {
 	case StateComplete:
 		return "", 0, fmt.Errorf("--resume: the run in %s completed (%s); there is nothing to resume", dir, st.Updated)
 	case StateRunning:
 		how = fmt.Sprintf("was killed while running (pid %d, last recorded %s)", st.PID, st.Updated)
 	default:
-		if st.Error != "" {
-			how = fmt.Sprintf("was stopped (%s)", st.Error)
+		if stErr != "" {
+			how = fmt.Sprintf("was stopped (%s)", stErr)
 		}
 	}
 	if st.Method == "" {
@@ -111,6 +114,10 @@ func ResumeInfo(dir string) (studyFile string, seed uint64, err error) {
 	}
 	if !st.CanCheckpoint {
 		return "", 0, fmt.Errorf("--resume: the run in %s %s and its method %s cannot checkpoint; %s", dir, how, st.Method, again)
+	}
+	if strings.Contains(stErr, "save state: ") {
+		// The method could not save its state: no checkpoint was written.
+		return "", 0, fmt.Errorf("--resume: the run in %s %s, and no checkpoint was written since its method could not save its state; %s", dir, how, again)
 	}
 	return "", 0, fmt.Errorf("--resume: the run in %s %s before its first checkpoint; %s", dir, how, again)
 }

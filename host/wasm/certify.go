@@ -1207,14 +1207,47 @@ func (p *Plugin) certifyMissing(a abi.Likelihood, m int, y, obs, sigma []float64
 	if err != nil {
 		return fmt.Errorf("plugin %s: %s with observation 0 missing (NaN), which a likelihood must skip (ABI.md §6.2): %v", p.Manifest.Name, exLikEval, err)
 	}
+	// The batch export, which a run uses for every point, must skip it
+	// too, with kinfer_likelihood_eval's value (audit 15: one reading NaN
+	// as 0 was certified, and moved k's posterior by 9 sd).
+	bl, batch := a.(abi.BatchLikelihood)
+	sameInBatch := func(what string, ys [][]float64, obs, sigma []float64, want float64) error {
+		if !batch {
+			return nil
+		}
+		ll, st := make([]float64, len(ys)), make([]abi.Status, len(ys))
+		bl.LogLikelihoodBatch(m, ys, obs, sigma, ll, st)
+		for i := range ys {
+			if st[i] == abi.Timeout || st[i] == abi.Trap {
+				return a.(abi.Faulter).Fault()
+			}
+			if st[i] != abi.OK || math.Float64bits(ll[i]) != math.Float64bits(want) {
+				return &MismatchError{Plugin: p.Manifest.Name, Exports: [2]string{exLikEval.String(), exLikEvalBatch.String()}, Point: i,
+					Detail: fmt.Sprintf("with %s: logL = %v from %s, status %v and logL %v from %s", what, want, exLikEval, st[i], ll[i], exLikEvalBatch), Contract: "ABI.md §6.2"}
+			}
+		}
+		return nil
+	}
+	y2 := append([]float64(nil), y...)
+	y2[0] += 10 * sigma[0]
+	if err := sameInBatch("observation 0 missing (NaN), which a likelihood must skip", [][]float64{y, y2}, miss, sigma, l1); err != nil {
+		return err
+	}
 	check := exLikEval.String() + ": a missing observation (NaN) is skipped"
+	if batch {
+		check = exLikEval.String() + " and " + exLikEvalBatch.String() + ": a missing observation (NaN) is skipped"
+	}
 	if p.Spec.Has(abi.CapSigmaFree) {
 		nan := make([]float64, len(sigma))
 		for i := range nan {
 			nan[i] = math.NaN()
 		}
-		if _, err := eval(y, obs, nan); err != nil {
+		ln, err := eval(y, obs, nan)
+		if err != nil {
 			return fmt.Errorf("plugin %s: %s with σ NaN, as the host gives a sigma_free likelihood (ABI.md §6.2): %v", p.Manifest.Name, exLikEval, err)
+		}
+		if err := sameInBatch("σ NaN, as the host gives a sigma_free likelihood", [][]float64{y}, obs, nan, ln); err != nil {
+			return err
 		}
 		check += "; σ NaN (sigma_free) is not used"
 	}

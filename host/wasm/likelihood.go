@@ -2,6 +2,7 @@ package wasm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -258,6 +259,12 @@ func (in *instance) likEvalBatch(K, m int, ys [][]float64, obs, sigma, ll []floa
 	}
 	ret, err := in.callN(e, b, uint64(b), uint64(K), uint64(m), uint64(base+uint32(oY)), uint64(base+uint32(oO)), uint64(base+uint32(oS)), uint64(base+uint32(oOut)), uint64(base+uint32(oSt)))
 	if err != nil {
+		// The call's size, which a fault may depend on (audit 15: a trap
+		// named nothing but "unreachable").
+		var fe *Error
+		if errors.As(err, &fe) && fe.At == "" {
+			fe.At = fmt.Sprintf(" (a batch of b = %d points of K = %d rows × m = %d outputs)", b, K, m)
+		}
 		return err
 	}
 	if code := i32(ret); code != 0 {

@@ -118,10 +118,23 @@ func authorCases() []hcase {
 			files: plugin("model", "model", "model", "wat/model.wasm", limits),
 			args:  []string{"inspect", "--certify", "--set", "mode=failvjp", "model/plugin.toml"},
 			want:  []string{"kinfer_model_vjp failed at all 12 points", "serve the derivative, or do not list its capability"}},
+		// The batch export, which a run uses, must skip a missing
+		// observation too (audit 15: one reading NaN as 0 was
+		// certified, the check calling kinfer_likelihood_eval only).
+		{name: "certify-batch-reads-nan", code: 1,
+			files: plugin("lik", "batchlik", "likelihood", "wat/batchlik.wasm", limits),
+			args:  []string{"inspect", "--certify", "--set", "mode=batchnan", "lik/plugin.toml"},
+			want:  []string{"kinfer_likelihood_eval and kinfer_likelihood_eval_batch give different results", "observation 0 missing (NaN)", "ABI.md §6.2"}},
+		// A trap of the batch export names the call's size (audit 15:
+		// "wasm error: unreachable" alone).
+		{name: "certify-batch-trap-named", code: 1,
+			files: plugin("lik", "batchlik", "likelihood", "wat/batchlik.wasm", limits),
+			args:  []string{"inspect", "--certify", "--set", "mode=batchtrap", "lik/plugin.toml"},
+			want:  []string{"kinfer_likelihood_eval_batch", "unreachable", "a batch of b = "}},
 		{name: "certify-batch-agrees", code: 0,
 			files: plugin("lik", "batchlik", "likelihood", "wat/batchlik.wasm", limits),
 			args:  []string{"inspect", "--certify", "lik/plugin.toml"},
-			want:  []string{"certified:", "kinfer_likelihood_eval_batch: 12 points"}},
+			want:  []string{"certified:", "kinfer_likelihood_eval_batch: 12 points", "kinfer_likelihood_eval and kinfer_likelihood_eval_batch: a missing observation (NaN) is skipped; σ NaN (sigma_free) is not used"}},
 		// F5: inspect shows the fuel limit (and what needs trusted = true);
 		// kinfer build into a folder that does not exist says so before
 		// compiling (no raw linker error); build --help names every

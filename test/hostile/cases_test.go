@@ -440,6 +440,32 @@ func cases() []hcase {
 			c.args = []string{"run", "study.toml", "-o", "out", "--workers", "2", "--checkpoint-every", "1ns"}
 			return c
 		}(),
+		// A state over 64 MiB inside the guest's memory fails the
+		// checkpoint, not the method: its samples so far are still
+		// written (audit 15: "0 samples" after 2.2 million).
+		{name: "save-65mib-keeps-samples", code: 1, args: []string{"run", "study.toml", "-o", "out", "--workers", "2", "--checkpoint-every", "1ns"},
+			files: methodFiles("save-65mib-keeps-samples", "save65m", "memory_mib = 80\ntimeout_ms = 300\nfuel = 10_000_000"),
+			want:  []string{"kinfer_method_save returned a state of 67108872 bytes, more than the 67108864 a checkpoint takes"},
+			check: func(t *testing.T, dir string, r result) {
+				if strings.Contains(r.stdout, " 0 samples") || !strings.Contains(r.stdout, "STOPPED (partial results)") {
+					t.Errorf("the method's samples were not written:\n%s", r.stdout)
+				}
+			}},
+		// Stopped by a signal, its final checkpoint failing: the terminal
+		// says no checkpoint was written and why, and --resume says so
+		// on one line (audit 15: only summary.json said it, and the
+		// resume's message split the error over two lines).
+		{name: "sigterm-save-fails", code: 1, sig: syscall.SIGTERM, delay: 1500 * time.Millisecond,
+			files: methodFiles("sigterm-save-fails", "neverdonesave65m", "memory_mib = 80\ntimeout_ms = 300\nfuel = 10_000_000"),
+			want:  []string{"interrupted", "partial results written to out; no checkpoint was written: method sigterm-save-fails: save state:", "more than the 67108864 a checkpoint takes"},
+			check: func(t *testing.T, dir string, r result) {
+				stopped(t, dir, r)
+				r2 := kinfer(t, dir, []string{"run", "--resume", "out"}, 0, 0)
+				if r2.code != 1 || !strings.Contains(r2.stderr, "no checkpoint was written since its method could not save its state; run it again") ||
+					strings.Count(strings.TrimSpace(r2.stderr), "\n") != 0 {
+					t.Errorf("--resume after a failed save: %v", r2)
+				}
+			}},
 		func() hcase {
 			// A method that is never done runs until the user stops it;
 			// then partial results are written.
