@@ -560,7 +560,10 @@ func TrainKriging(ds *Design, o Options) ([]*kriging.Model, nn.Provenance, *Repo
 		// sites then go far off (audit 4: force nMAE 685 %). Warned when
 		// the validation shows it (an output the regression captures
 		// exactly is right whatever R).
-		if c := float64(ko.Cond); (c > illConditioned || math.IsNaN(c)) && !(met[j].NMAE < 1) {
+		// A constant output predicted exactly (nMAE undefined, MAE 0) is
+		// not off (audit 15: warned "nMAE is NaN %" beside an MAE of 0).
+		exact := math.IsNaN(met[j].NMAE) && met[j].MAE == 0
+		if c := float64(ko.Cond); (c > illConditioned || math.IsNaN(c)) && !(met[j].NMAE < 1) && !exact {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("output %s: the correlation matrix is nearly singular (condition number %.2g, θ %v) and the validation nMAE is %.3g %%: predictions between the training points go far off; train with --nugget 1e-6 or --estimate-nugget",
 				ko.Name, float64(ko.Cond), roundAll(ko.Theta), met[j].NMAE))
 		}
@@ -617,6 +620,12 @@ func split(ds *Design, o Options) (*nn.Data, *nn.Data, *Report, error) {
 	}
 	rep.TrainingPoints, rep.TrainingSamples = countPoints(trainPts), trainData.N
 	rep.ValidationPoints, rep.ValidationSamples = countPoints(valPts), valData.N
+	if rep.TrainingPoints < 2 && len(ds.Record.Params) > 0 {
+		// Every parameter is constant over one point: the surrogate
+		// learns the conditions only (audit 15: a 2-point design trained
+		// on 1 without a word).
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("training on %d design point: the surrogate cannot learn how the outputs change with the parameters; use a larger design", rep.TrainingPoints))
+	}
 	return trainData, valData, rep, nil
 }
 
@@ -744,7 +753,9 @@ func OutputTable(outs []OutputReport) string {
 		if a := math.Abs(o.NMAE); a >= 1e6 || a > 0 && a < 0.01 {
 			nmae = fmt.Sprintf("%8.3g", o.NMAE) // not 39 digits (audit 4), not "0.00"
 		}
-		if math.IsNaN(o.NMAE) || math.IsInf(o.NMAE, 0) {
+		// NaN with a finite MAE: the validation values are all equal
+		// (nn.Metrics); a non-finite MAE makes it non-finite otherwise.
+		if math.IsNaN(o.NMAE) && !math.IsNaN(o.MAE) && !math.IsInf(o.MAE, 0) {
 			nmae = fmt.Sprintf("%8s", "–")
 			constant = true
 		}

@@ -397,4 +397,15 @@ func TestOutputTableUnits(t *testing.T) {
 	if strings.Contains(tb, "y [%]") || strings.Contains(tb, "0.00 ") {
 		t.Errorf("y in percent, or its nMAE as 0.00:\n%s", tb)
 	}
+	// The footnote on equal validation values only for the NaN nMAE
+	// they give (nn.Metrics), not for predictions gone infinite (audit
+	// 15: printed for an MAE of +Inf).
+	inf := OutputTable([]OutputReport{{Name: "f", Unit: "N", NMAE: math.Inf(1), MAE: math.Inf(1), AE90: math.Inf(1)}})
+	if strings.Contains(inf, "all equal") || !strings.Contains(inf, "+Inf") {
+		t.Errorf("infinite errors:\n%s", inf)
+	}
+	flat := OutputTable([]OutputReport{{Name: "f", Unit: "N", NMAE: math.NaN(), MAE: 0, AE90: 0}})
+	if !strings.Contains(flat, "all equal") {
+		t.Errorf("equal validation values:\n%s", flat)
+	}
 }

@@ -199,8 +199,20 @@ func meanSD(x []float64, rows, cols int) (mean, sd []float64) {
 	}
 	for j := range sd {
 		sd[j] = math.Sqrt(sd[j] / float64(rows))
-		if !(sd[j] > 1e-300) {
+		// Constant is decided on the values (as Kriging does): the mean
+		// of equal values can differ from them in the last bit, and the
+		// sd of 2.8e-17 that leaves made every other value of that
+		// input 1e15 standard deviations away (audit 15: a surrogate
+		// trained on one point predicted 1e17 N inside its bounds).
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for i := 0; i < rows; i++ {
+			lo, hi = min(lo, x[i*cols+j]), max(hi, x[i*cols+j])
+		}
+		if !(sd[j] > 1e-300) || hi-lo <= 1e-12*max(math.Abs(lo), math.Abs(hi)) {
 			sd[j] = 1
+			if rows > 0 {
+				mean[j] = x[j]
+			}
 		}
 	}
 	return mean, sd
