@@ -233,6 +233,13 @@ func cmdScore(args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
+	// Scored as the model a study would load (its box and its split of
+	// inputs into parameters and conditions), or not at all (audit 15: a
+	// file with an inverted box, which inspect and every study refuse,
+	// was scored).
+	if _, err := sf.Spec(); err != nil {
+		return fmt.Errorf("%s: not usable as a model: %w", pos[0], err)
+	}
 	// Before the designs are parsed: a design the surrogate was trained
 	// on, known by its digest, and designs too large for the memory
 	// budget (audit 10: 1.5 GB parsed, then refused by the digest).

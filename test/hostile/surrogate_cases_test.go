@@ -228,6 +228,23 @@ func surrogateCases() []hcase {
 			[]string{"score", "m1.json", "d"}, 1, "design.json", "named pipe"),
 		surrogateCase("score-surrogate-dev-zero", designed(members, symlink("/dev/zero", "z.json")),
 			[]string{"score", "z.json", "d"}, 1, "z.json", "character device"),
+		// A file no study can load (its parameter box inverted) is not
+		// scored as if it were a model (audit 15).
+		surrogateCase("score-inverted-box", designed(members, func(t *testing.T, dir string) {
+			p := filepath.Join(dir, "m1.json")
+			var f map[string]any
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(b, &f); err != nil {
+				t.Fatal(err)
+			}
+			pv := f["provenance"].(map[string]any)
+			pv["param_lower"], pv["param_upper"] = pv["param_upper"], pv["param_lower"]
+			b, _ = json.Marshal(f)
+			os.WriteFile(p, b, 0o644)
+		}), []string{"score", "m1.json", "v"}, 1, "m1.json: not usable as a model", "want lower < upper"),
 		surrogateCase("combine-o-missing-folder", designed(members), []string{"combine", "m1.json", "m2.json", "--validation", "v", "-o", "no/c.json"}, 1, "no/c.json"),
 	}
 	for i := range cs {
