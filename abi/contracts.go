@@ -279,6 +279,18 @@ type SampleStream interface {
 	RestoreSamples([]Sample) error
 }
 
+// HeldPoints is implemented by a method whose restored state carries
+// evaluated points it builds on: a sampler's current chain positions, with
+// the log prior and log likelihood it was told for each. After LoadState
+// the host evaluates them again and refuses a state whose values no
+// evaluation of the study gives (a tampered or foreign state would seed
+// the resumed run with them, and a chain would sit on a forged value).
+type HeldPoints interface {
+	// HeldPoints returns the points with Status OK, LogPrior and LogLik as
+	// the state holds them (nil when there are none yet).
+	HeldPoints() []Result
+}
+
 // Constructor builds a configured component from its setting values, given
 // in the order of its Spec().Settings (see SettingValues). Built-ins register
 // one per model, likelihood and method.

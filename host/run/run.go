@@ -534,21 +534,34 @@ func (r *runner) evaluate(ctx context.Context, pts [][]float64, want abi.Want) (
 // relative: a least-squares method's log likelihood is summed from the
 // residuals).
 func (r *runner) checkBest(ctx context.Context, b abi.Result) error {
+	return r.checkPoints(ctx, "best point", []abi.Result{b})
+}
+
+// checkPoints evaluates points a checkpoint holds (its best, a method's
+// held chain positions) and refuses any whose status, log prior or log
+// likelihood the study does not give (to 1e-9).
+func (r *runner) checkPoints(ctx context.Context, what string, pts []abi.Result) error {
 	want := abi.WantLogTarget
 	if r.s.MethodInfo.Spec.Has(abi.CapLeastSquares) {
 		want |= abi.WantResiduals
 	}
-	res, err := r.t.Evaluate(ctx, [][]float64{b.Theta}, want)
-	if err != nil {
-		return fmt.Errorf("evaluating its best point: %w", err)
+	thetas := make([][]float64, len(pts))
+	for i, p := range pts {
+		thetas[i] = p.Theta
 	}
-	got := res[0]
+	res, err := r.t.Evaluate(ctx, thetas, want)
+	if err != nil {
+		return fmt.Errorf("evaluating its %s: %w", what, err)
+	}
 	same := func(a, b float64) bool {
 		return a == b || math.Abs(a-b) <= 1e-9*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
 	}
-	if got.Status != b.Status || !same(got.LogPrior, b.LogPrior) || !same(got.LogLik, b.LogLik) {
-		return fmt.Errorf("its best point %v has status %v, log prior %g and log likelihood %g, but evaluates to %v, %g and %g: the checkpoint was not written by this study (%w)",
-			b.Theta, b.Status, b.LogPrior, b.LogLik, got.Status, got.LogPrior, got.LogLik, ErrNotThisRun)
+	for i, b := range pts {
+		got := res[i]
+		if got.Status != b.Status || !same(got.LogPrior, b.LogPrior) || !same(got.LogLik, b.LogLik) {
+			return fmt.Errorf("its %s %v has status %v, log prior %g and log likelihood %g, but evaluates to %v, %g and %g: the checkpoint was not written by this study (%w)",
+				what, b.Theta, b.Status, b.LogPrior, b.LogLik, got.Status, got.LogPrior, got.LogLik, ErrNotThisRun)
+		}
 	}
 	return nil
 }
@@ -965,6 +978,16 @@ func (r *runner) resume(ctx context.Context) error {
 	}
 	if err := r.pcg.UnmarshalBinary(c.PriorRNG); err != nil {
 		return fmt.Errorf("checkpoint: prior stream: %w", err)
+	}
+	if hp, ok := s.Method.(abi.HeldPoints); ok {
+		// So are the method's held points (a sampler's chain positions):
+		// a state edited to put a chain on a forged log likelihood wrote
+		// 136 595 rows of it (audit 15).
+		if pts := hp.HeldPoints(); len(pts) > 0 {
+			if err := r.checkPoints(ctx, "method's held point", pts); err != nil {
+				return fmt.Errorf("%s: %w", filepath.Join(r.o.OutDir, CheckpointFile), err)
+			}
+		}
 	}
 	if c.Best != nil {
 		// The best point is evaluated again (before the tallies are

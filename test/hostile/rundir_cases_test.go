@@ -459,13 +459,35 @@ func rundirCases() []hcase {
 			}
 			return out
 		})),
+		// A chain set on a log likelihood the model never gave: refused
+		// by the held points' evaluation (audit 15: 136 595 rows of it
+		// written).
+		keptNoHint(rundirCase("rundir-resume-state-forged-log-lik", true, resume, 1, w("method's held point", "evaluates to", "not written by this study"),
+			editState(func(t *testing.T, b []byte) []byte {
+				var st map[string]any
+				if err := json.Unmarshal(b, &st); err != nil {
+					t.Fatal(err)
+				}
+				ll, _ := st["log_lik"].([]any)
+				started, _ := st["started"].([]any)
+				if len(ll) == 0 || len(started) != len(ll) {
+					t.Fatalf("no chains in the state: %.300s", b)
+				}
+				ll[0], started[0] = -100.0, true
+				out, err := json.Marshal(st)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return out
+			}), snapshot)),
 		rundirCase("rundir-resume-state-other-method", true, resume, 1, w("metropolis"), editState(func(*testing.T, []byte) []byte {
 			return []byte(`{"format":1,"config":{"n":1000,"quantity":-1},"d":2,"seed":1,"draws":[[3000,0.01]],"values":[1],"log_prior":[0]}`)
 		})),
 		// A method state whose chains stand outside the study's bounds (as
-		// another study's would): its samples are refused as they come,
-		// not written (audit 5).
-		rundirCase("rundir-resume-state-foreign-chains", true, resume, 1, w("method metropolis: sample", "outside the study's", "a method state from another study"),
+		// another study's would): refused at the resume, its held points
+		// evaluating to out-of-support (audit 15; audit 5 refused its
+		// samples as they came).
+		rundirCase("rundir-resume-state-foreign-chains", true, resume, 1, w("method's held point [1e+06", "evaluates to out-of-support", "not written by this study"),
 			editState(func(t *testing.T, b []byte) []byte {
 				// Every chain started, at k = 10⁶ (the template may have
 				// stopped before its chains started, whose positions a

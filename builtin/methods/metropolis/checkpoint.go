@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/internal/strictjson"
@@ -142,6 +143,21 @@ func (m *Method) RestoreSamples(smp []abi.Sample) error {
 	}
 	m.keptFrom = 0
 	return nil
+}
+
+// HeldPoints implements abi.HeldPoints: the started chains' current
+// positions with the log prior and log likelihood they were told.
+func (m *Method) HeldPoints() []abi.Result {
+	if !m.inited {
+		return nil
+	}
+	var out []abi.Result
+	for c, ok := range m.st.Started {
+		if ok {
+			out = append(out, abi.Result{Theta: slices.Clone(m.st.X[c]), Status: abi.OK, LogPrior: m.st.LogPrior[c], LogLik: m.st.LogLik[c]})
+		}
+	}
+	return out
 }
 
 // check verifies the shapes of a decoded state, so that a damaged
