@@ -682,41 +682,69 @@ func (p *Plugin) certifyLikelihood(ctx context.Context, o CertifyOptions, rng *r
 // state saved between an ask and its tell (as the host saves it when a
 // run stops during an evaluation) and loaded into a fresh instance gives
 // the pending batch again on the next ask (ABI.md §6.3), so that a resumed
-// run is the run that was stopped.
-func (p *Plugin) certifyResume(ctx context.Context, o CertifyOptions, prob abi.Problem, m abi.Method, pending abi.Batch, c *Certificate) error {
+// run is the run that was stopped. It returns the resumed instance, which
+// certifyMethod then drives beside the others: its later batches and its
+// samples must be theirs (audit 15: a load that dropped the samples or
+// the random-number state was certified). nil without the capability.
+func (p *Plugin) certifyResume(ctx context.Context, o CertifyOptions, prob abi.Problem, m abi.Method, pending abi.Batch, c *Certificate) (abi.Method, error) {
 	cp, ok := m.(abi.Checkpointer)
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	st, err := cp.SaveState()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	fresh, err := p.Method(ctx, o.Settings)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer closeAll(fresh)
+	keep := false
+	defer func() {
+		if !keep {
+			closeAll(fresh)
+		}
+	}()
 	if err := fresh.Init(prob); err != nil {
-		return err
+		return nil, err
 	}
 	if err := fresh.(abi.Checkpointer).LoadState(st); err != nil {
-		return err
+		return nil, err
 	}
 	b, err := fresh.Ask()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if b.Len() != pending.Len() || b.Want != pending.Want || len(b.Points) != len(pending.Points) {
-		return p.differ(exMethodLoad, -1, "after save and load the next ask has %d points (want %v), the pending batch %d (want %v): load must restore the batch asked before the save (ABI.md §6.3)", b.Len(), b.Want, pending.Len(), pending.Want)
+		return nil, p.broken(exMethodLoad, "after save and load the next ask has %d points (want %v), the pending batch %d (want %v): load must restore the batch asked before the save", b.Len(), b.Want, pending.Len(), pending.Want)
 	}
 	for i := range b.Points {
 		if k := sameBits(b.Points[i], pending.Points[i]); k >= 0 {
-			return p.differ(exMethodLoad, -1, "after save and load, point %d of the next ask differs at coordinate %d (%v, the pending batch's %v): load must restore the batch asked before the save (ABI.md §6.3)", i, k, b.Points[i][k], pending.Points[i][k])
+			return nil, p.broken(exMethodLoad, "after save and load, point %d of the next ask differs at coordinate %d (%v, the pending batch's %v): load must restore the batch asked before the save", i, k, b.Points[i][k], pending.Points[i][k])
 		}
 	}
 	c.Checks = append(c.Checks, fmt.Sprintf("%s then %s between an ask and its tell: the next ask on a fresh instance is the pending batch", exMethodSave, exMethodLoad))
-	return nil
+	keep = true
+	return fresh, nil
+}
+
+// ResumeError is a method whose state, saved and loaded into a fresh
+// instance, does not continue as the instance it was saved from: the
+// pending batch, later batches or the samples differ (ABI.md §6.3). The
+// plugin is deterministic; its save or load leaves something out.
+type ResumeError struct {
+	Plugin string
+	Export string
+	Detail string
+}
+
+func (e *ResumeError) Error() string {
+	return fmt.Sprintf("plugin %s: %s does not restore the method: %s (ABI.md §6.3: the state must hold everything the method's future depends on)", e.Plugin, e.Export, e.Detail)
+}
+
+// broken is a ResumeError of export e.
+func (p *Plugin) broken(e export, format string, args ...any) error {
+	return &ResumeError{Plugin: p.Manifest.Name, Export: e.String(), Detail: fmt.Sprintf(format, args...)}
 }
 
 // certifyMethod drives two instances with the same seed through the same
@@ -773,10 +801,19 @@ func (p *Plugin) certifyMethod(ctx context.Context, o CertifyOptions, rng *rand.
 		ms[k] = m
 	}
 	draw := rand.New(rand.NewPCG(o.Seed, 1))
+	var resumed abi.Method // loaded from ms[0]'s state at batch 1 (certifyResume)
+	defer func() {
+		if resumed != nil {
+			closeAll(resumed)
+		}
+	}()
 	batches := 0
 	for ; batches < o.Points && !ms[0].Done(); batches++ {
 		if ms[1].Done() {
 			return p.differ(exMethodDone, -1, "one instance is done after %d batches, the other is not", batches)
+		}
+		if resumed != nil && resumed.Done() {
+			return p.broken(exMethodLoad, "the instance loaded at batch 1 is done after %d batches, the one it was saved from is not", batches)
 		}
 		var asks [2]abi.Batch
 		for k, m := range ms {
@@ -794,10 +831,26 @@ func (p *Plugin) certifyMethod(ctx context.Context, o CertifyOptions, rng *rand.
 				return p.differ(exMethodAsk, -1, "batch %d, point %d, coordinate %d: %v on one instance, %v on the other", batches, i, k, asks[0].Points[i][k], asks[1].Points[i][k])
 			}
 		}
-		if batches == 1 {
-			if err := p.certifyResume(ctx, o, prob, ms[0], asks[0], c); err != nil {
+		if resumed != nil {
+			b, err := resumed.Ask()
+			if err != nil {
 				return err
 			}
+			if b.Len() != asks[0].Len() || b.Want != asks[0].Want || len(b.Points) != len(asks[0].Points) {
+				return p.broken(exMethodLoad, "batch %d: %d points (want %v) on the instance loaded at batch 1, %d (want %v) on the one it was saved from", batches, b.Len(), b.Want, asks[0].Len(), asks[0].Want)
+			}
+			for i := range b.Points {
+				if k := sameBits(b.Points[i], asks[0].Points[i]); k >= 0 {
+					return p.broken(exMethodLoad, "batch %d, point %d, coordinate %d: %v on the instance loaded at batch 1, %v on the one it was saved from (its random-number state?)", batches, i, k, b.Points[i][k], asks[0].Points[i][k])
+				}
+			}
+		}
+		if batches == 1 {
+			r, err := p.certifyResume(ctx, o, prob, ms[0], asks[0], c)
+			if err != nil {
+				return err
+			}
+			resumed = r
 		}
 		pts := asks[0].Points
 		if pts == nil {
@@ -837,31 +890,85 @@ func (p *Plugin) certifyMethod(ctx context.Context, o CertifyOptions, rng *rand.
 				}
 			}
 		}
-		for _, m := range ms {
+		for _, m := range append(ms[:], resumed) {
+			if m == nil {
+				continue
+			}
 			if err := m.Tell(res); err != nil {
 				return err
 			}
 		}
 	}
 	c.Checks = append(c.Checks, fmt.Sprintf("%s: %d batches on two instances with the same seed: identical", exMethodAsk, batches))
-	if ms[0].Done() && ms[1].Done() {
-		var reps [2]abi.Report
-		for k, m := range ms {
-			r, err := m.Report()
-			if err != nil {
-				return err
-			}
-			reps[k] = r
+	// The samples so far, done or not (a method answers samples in any
+	// state after init, ABI.md §6.3): each instance's, and the resumed
+	// one's, which must hold those from before its save too.
+	var reps [2]abi.Report
+	for k, m := range ms {
+		r, err := m.Report()
+		if err != nil {
+			return err
 		}
-		if len(reps[0].Samples) != len(reps[1].Samples) {
-			return p.differ(exMethodSamples, -1, "%d samples on one instance, %d on the other", len(reps[0].Samples), len(reps[1].Samples))
+		reps[k] = r
+	}
+	if len(reps[0].Samples) != len(reps[1].Samples) {
+		return p.differ(exMethodSamples, -1, "%d samples on one instance, %d on the other", len(reps[0].Samples), len(reps[1].Samples))
+	}
+	for i := range reps[0].Samples {
+		if k := sameBits(reps[0].Samples[i].Theta, reps[1].Samples[i].Theta); k >= 0 {
+			return p.differ(exMethodSamples, -1, "sample %d differs at coordinate %d", i, k)
 		}
-		for i := range reps[0].Samples {
-			if k := sameBits(reps[0].Samples[i].Theta, reps[1].Samples[i].Theta); k >= 0 {
-				return p.differ(exMethodSamples, -1, "sample %d differs at coordinate %d", i, k)
-			}
-		}
+	}
+	if len(reps[0].Samples) == 0 {
+		c.Checks = append(c.Checks, fmt.Sprintf("%s: NOT CHECKED: no samples after %d batches (give --set values or --points so that the method produces samples within the batches)", exMethodSamples, batches))
+	} else {
 		c.Checks = append(c.Checks, fmt.Sprintf("%s: %d samples: identical", exMethodSamples, len(reps[0].Samples)))
+	}
+	if resumed != nil {
+		r, err := resumed.Report()
+		if err != nil {
+			return err
+		}
+		if len(r.Samples) != len(reps[0].Samples) {
+			return p.broken(exMethodLoad, "the instance loaded at batch 1 returns %d samples after %d batches, the one it was saved from %d: the state must hold the samples", len(r.Samples), batches, len(reps[0].Samples))
+		}
+		for i := range r.Samples {
+			if k := sameBits(r.Samples[i].Theta, reps[0].Samples[i].Theta); k >= 0 {
+				return p.broken(exMethodLoad, "sample %d differs at coordinate %d between the instance loaded at batch 1 and the one it was saved from", i, k)
+			}
+		}
+		c.Checks = append(c.Checks, fmt.Sprintf("%s then %s at batch 1: the loaded instance's later batches and %d samples are the original's", exMethodSave, exMethodLoad, len(r.Samples)))
+		// And at the end, where the samples are: a state saved now and
+		// loaded into a fresh instance returns them all (a load that
+		// dropped them passed the check at batch 1, before any).
+		st, err := ms[0].(abi.Checkpointer).SaveState()
+		if err != nil {
+			return err
+		}
+		late, err := p.Method(ctx, o.Settings)
+		if err != nil {
+			return err
+		}
+		defer closeAll(late)
+		if err := late.Init(prob); err != nil {
+			return err
+		}
+		if err := late.(abi.Checkpointer).LoadState(st); err != nil {
+			return err
+		}
+		r2, err := late.Report()
+		if err != nil {
+			return err
+		}
+		if len(r2.Samples) != len(reps[0].Samples) {
+			return p.broken(exMethodLoad, "a state saved after %d batches and loaded into a fresh instance returns %d samples, the instance it was saved from %d: the state must hold the samples", batches, len(r2.Samples), len(reps[0].Samples))
+		}
+		for i := range r2.Samples {
+			if k := sameBits(r2.Samples[i].Theta, reps[0].Samples[i].Theta); k >= 0 {
+				return p.broken(exMethodLoad, "sample %d differs at coordinate %d after a save and load at batch %d", i, k, batches)
+			}
+		}
+		c.Checks = append(c.Checks, fmt.Sprintf("%s then %s after batch %d: the %d samples are kept", exMethodSave, exMethodLoad, batches, len(r2.Samples)))
 	}
 	return nil
 }

@@ -131,6 +131,19 @@ func authorCases() []hcase {
 			files: plugin("lik", "batchlik", "likelihood", "wat/batchlik.wasm", limits),
 			args:  []string{"inspect", "--certify", "--set", "mode=batchtrap", "lik/plugin.toml"},
 			want:  []string{"kinfer_likelihood_eval_batch", "unreachable", "a batch of b = "}},
+		// A method whose load drops its samples is not certified (audit
+		// 15: the check at batch 1, before any sample, passed it, and a
+		// resumed run silently returned fewer samples). The refusal names
+		// the save/load contract, not nondeterminism.
+		{name: "certify-method-load-drops-samples", code: 1,
+			files: methodFiles("m", "loaddropsamples", limits),
+			args:  []string{"inspect", "--certify", "--set", "mode=loaddropsamples", "method/plugin.toml"},
+			want:  []string{"kinfer_method_load does not restore the method", "the state must hold the samples", "ABI.md §6.3"},
+			check: func(t *testing.T, _ string, r result) {
+				if strings.Contains(r.stderr, "not deterministic") {
+					t.Errorf("a save/load fault called non-determinism:\n%s", r.stderr)
+				}
+			}},
 		{name: "certify-batch-agrees", code: 0,
 			files: plugin("lik", "batchlik", "likelihood", "wat/batchlik.wasm", limits),
 			args:  []string{"inspect", "--certify", "lik/plugin.toml"},
