@@ -263,6 +263,16 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 	}
 	fmt.Fprintf(w, "%s: %s — %d evaluations (%d failed) in %.2fs on %s, %d samples\n",
 		s.Study, state, s.Evaluations, s.FailedEvaluations, float64(s.WallSeconds), on, s.Samples)
+	// Which component gave the non-finite values (audit 15: a likelihood
+	// plugin's NaN read as the model's or the prior's problem).
+	if len(s.NonFiniteFrom) > 0 {
+		srcs := make([]string, 0, len(s.NonFiniteFrom))
+		for k, n := range s.NonFiniteFrom {
+			srcs = append(srcs, fmt.Sprintf("%d from %s", n, k))
+		}
+		slices.Sort(srcs)
+		fmt.Fprintf(w, "non-finite values (NaN or +Inf): %s\n", strings.Join(srcs, ", "))
+	}
 	switch {
 	case s.Samples == 0 && !s.Complete && strings.HasPrefix(state, "FAILED"):
 		fmt.Fprintf(w, "no samples: every evaluation failed (the reason follows)\n")

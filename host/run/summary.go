@@ -54,6 +54,9 @@ type Summary struct {
 	Evaluations       int            `json:"evaluations"`
 	FailedEvaluations int            `json:"failed_evaluations"`
 	StatusCounts      map[string]int `json:"status_counts"`
+	// NonFiniteFrom splits status_counts' non-finite by the component
+	// that gave the NaN or +∞ ("model", or "likelihood NAME (COMPONENT)").
+	NonFiniteFrom map[string]int `json:"non_finite_from,omitempty"`
 	GradientMode      string         `json:"gradient_mode,omitempty"`
 	// JacobianMode, Jacobians and JacobianEvaluations describe the
 	// residual Jacobians a least-squares method asked for; Residuals is
@@ -164,7 +167,7 @@ func summarize(s *study.Study, t *target.Target, workers int, rep abi.Report, sa
 		Kinfer: Version, Study: s.Name, StudyFile: studyFile,
 		Model: s.ModelInfo.Ref, Method: s.MethodInfo.Ref,
 		Seed: s.Seed, Workers: workers, GoMaxProcs: runtime.GOMAXPROCS(0),
-		Evaluations: c.Evaluations, FailedEvaluations: c.Failed, StatusCounts: c.ByStatus,
+		Evaluations: c.Evaluations, FailedEvaluations: c.Failed, StatusCounts: c.ByStatus, NonFiniteFrom: c.NonFiniteFrom,
 		WallSeconds: F(wall.Seconds()), Samples: len(samples), MethodReport: boundReport(jsonSafe(rep.Extra)),
 	}
 	sum.ModelSeconds = F(c.ModelSeconds)

@@ -66,6 +66,11 @@ type Counts struct {
 	// it.
 	JacobianFailures int `json:",omitempty"`
 	GradientFailures int `json:",omitempty"`
+	// NonFiniteFrom counts the points of status non-finite by the
+	// component that gave the NaN or +∞: "model", or a likelihood term
+	// by name and component (audit 15: a likelihood plugin's NaN was
+	// reported as the model's or the prior's problem).
+	NonFiniteFrom map[string]int `json:",omitempty"`
 	// ModelSeconds is the time spent inside model calls, summed over
 	// workers (so it can exceed the wall time).
 	ModelSeconds float64
@@ -174,7 +179,31 @@ func (t *Target) Counts() Counts {
 	for k, v := range t.counts.ByStatus {
 		c.ByStatus[k] = v
 	}
+	if t.counts.NonFiniteFrom != nil {
+		c.NonFiniteFrom = map[string]int{}
+		for k, v := range t.counts.NonFiniteFrom {
+			c.NonFiniteFrom[k] = v
+		}
+	}
 	return c
+}
+
+// nonFinite counts n points made non-finite by source (Counts.NonFiniteFrom).
+func (t *Target) nonFinite(source string, n int) {
+	if n == 0 {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.counts.NonFiniteFrom == nil {
+		t.counts.NonFiniteFrom = map[string]int{}
+	}
+	t.counts.NonFiniteFrom[source] += n
+}
+
+// termSource names a likelihood term in Counts.NonFiniteFrom.
+func termSource(term *study.Term) string {
+	return "likelihood " + term.Name + " (" + term.Component.Label() + ")"
 }
 
 // DrawPrior draws n points from the prior with rng: each parameter by the
@@ -558,18 +587,24 @@ func (t *Target) evalChunkUnfused(sc *scratch, pts [][]float64, res []abi.Result
 		if err := t.evalModel(live, ds, ys, st); err != nil {
 			return err
 		}
+		nf := 0
 		for j := range live {
 			if status[j] != abi.OK {
 				continue
 			}
 			if st[j] != abi.OK {
 				status[j] = st[j]
+				if st[j] == abi.NonFinite {
+					nf++
+				}
 				continue
 			}
 			if !finite(ys[j]) {
 				status[j] = abi.NonFinite
+				nf++
 			}
 		}
+		t.nonFinite("model", nf)
 	}
 	// Terms in study order, each over the chunk's points at once (one call
 	// of a likelihood with the batch capability); every point's sum adds
@@ -723,6 +758,9 @@ func (t *Target) termChunk(sc *scratch, term *study.Term, ys [][]float64, logL [
 				return err
 			}
 			if st != abi.OK {
+				if st == abi.NonFinite {
+					t.nonFinite(termSource(term), 1)
+				}
 				status[j] = st
 				continue
 			}
@@ -750,6 +788,8 @@ func (t *Target) termChunk(sc *scratch, term *study.Term, ys [][]float64, logL [
 	ll := make([]float64, len(idx))
 	st := make([]abi.Status, len(idx))
 	bl.LogLikelihoodBatch(mo, yo, term.Obs, term.Sigma, ll, st)
+	nf := 0
+	defer func() { t.nonFinite(termSource(term), nf) }()
 	for k, j := range idx {
 		s := st[k]
 		if s == abi.Timeout || s == abi.Trap {
@@ -759,6 +799,9 @@ func (t *Target) termChunk(sc *scratch, term *study.Term, ys [][]float64, logL [
 			s = abi.NonFinite
 		}
 		if s != abi.OK {
+			if s == abi.NonFinite {
+				nf++
+			}
 			status[j] = s
 			continue
 		}

@@ -359,6 +359,9 @@ func cases() []hcase {
 				if m := failedRE.FindStringSubmatch(r.stdout); m == nil || m[1] == "0" {
 					t.Errorf("NaN outputs (a > 0.5) were not counted as failed evaluations: %q", r.stdout)
 				}
+				if !regexp.MustCompile(`non-finite values \(NaN or \+Inf\): \d+ from model\n`).MatchString(r.stdout) {
+					t.Errorf("the model is not named as the source of the NaN:\n%s", r.stdout)
+				}
 				// summary.json names the export, the row, the output and
 				// the value (audit 4: only "status non-finite").
 				b, _ := os.ReadFile(filepath.Join(dir, "out", "summary.json"))
@@ -384,7 +387,17 @@ func cases() []hcase {
 		// point, not a fault; with every point so, the sampler finds no
 		// start and says why.
 		likCase("likelihood-minus-infinity", "neginf", mh, 1, "no starting point with a finite log target"),
-		likCase("likelihood-nan", "nan", mh, 1, "no starting point with a finite log target"),
+		// … and the run names the likelihood that gave the NaN (audit 15:
+		// its advice pointed at the model and the prior).
+		func() hcase {
+			c := likCase("likelihood-nan", "nan", mh, 1, "no starting point with a finite log target")
+			c.check = func(t *testing.T, dir string, r result) {
+				if !regexp.MustCompile(`non-finite values \(NaN or \+Inf\): \d+ from likelihood \S+ \(likelihood-nan\)`).MatchString(r.stdout) {
+					t.Errorf("the likelihood is not named as the source of the NaN:\n%s", r.stdout)
+				}
+			}
+			return c
+		}(),
 		likCase("likelihood-status-9", "status9", mh, 1, "plugin likelihood-status-9", "kinfer_likelihood_eval", "status 9"),
 
 		// Imports and lies about the ABI.
