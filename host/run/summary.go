@@ -57,7 +57,7 @@ type Summary struct {
 	// NonFiniteFrom splits status_counts' non-finite by the component
 	// that gave the NaN or +∞ ("model", or "likelihood NAME (COMPONENT)").
 	NonFiniteFrom map[string]int `json:"non_finite_from,omitempty"`
-	GradientMode      string         `json:"gradient_mode,omitempty"`
+	GradientMode  string         `json:"gradient_mode,omitempty"`
 	// JacobianMode, Jacobians and JacobianEvaluations describe the
 	// residual Jacobians a least-squares method asked for; Residuals is
 	// the length of a point's residual vector (terms, then constraints).
