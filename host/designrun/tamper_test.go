@@ -65,6 +65,12 @@ func TestTamperedResume(t *testing.T) {
 		{"csv_bytes at another point's row", edit(func(r map[string]any) {
 			r["csv_bytes"] = float64(strings.Index(string(csv), "\n100,ok,") + 1)
 		}), "is not of point 255"},
+		// Statuses moved between counts (audit 15: a record saying 100
+		// failed beside rows all ok was accepted).
+		{"points_by_status moved", edit(func(r map[string]any) {
+			n := int(r["points_done"].(float64))
+			r["points_by_status"] = map[string]int{"ok": n - 1, "failed": 1}
+		}), "does not match the rows' statuses"},
 		{"points_done 0 with rows", edit(func(r map[string]any) { r["points_done"], r["points_by_status"] = 0, map[string]int{} }), "before the first point"},
 		{"another header", func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, "design.csv"), append([]byte("point,status,a,b"), csv[16:]...), 0o644)
@@ -105,6 +111,41 @@ func TestTamperedResume(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(victim); string(b) != "victim\n" {
 		t.Errorf("the file behind a symbolic link was changed: %q", b)
+	}
+}
+
+// A record whose n was edited names another Latin hypercube than the one
+// that wrote its rows: refused at the first row, not continued with the
+// other hypercube's points (audit 15: a "complete" 40 000-point design
+// of two hypercubes, 11 505 empty strata per parameter).
+func TestResumeOtherDesignRefused(t *testing.T) {
+	s := load(t, 1)
+	dir := t.TempDir()
+	o := Options{Kind: "lhs", N: 300, Seed: 3, Workers: 1, Stop: func(int) bool { return true }}
+	if _, err := Run(context.Background(), s, dir, o); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "design.json")
+	var r map[string]any
+	b, _ := os.ReadFile(p)
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	r["n"] = 280
+	b, _ = json.Marshal(r)
+	os.WriteFile(p, b, 0o644)
+	o.N, o.Resume, o.Stop = 280, true, nil
+	_, err := Run(context.Background(), s, dir, o)
+	if err == nil || !strings.Contains(err.Error(), "design.csv:2: point 0's parameters are not the design's") {
+		t.Fatalf("got %v", err)
+	}
+	// The same record unedited resumes.
+	r["n"] = 300
+	b, _ = json.Marshal(r)
+	os.WriteFile(p, b, 0o644)
+	o.N = 300
+	if _, err := Run(context.Background(), s, dir, o); err != nil {
+		t.Fatalf("an untouched resume: %v", err)
 	}
 }
 
