@@ -103,28 +103,68 @@ func (f *Floats) UnmarshalJSON(b []byte) error {
 	if len(b) < 2 || b[0] != '[' || b[len(b)-1] != ']' {
 		return fmt.Errorf("want a list of numbers, not %.20s", b)
 	}
+	out, err := parseFloats(b, maxFloats)
+	if err != nil {
+		return err
+	}
+	*f = out
+	return nil
+}
+
+// LossHistory is a member's training loss per epoch in a file: at most
+// MaxLossValues values (Write keeps every k-th of a longer history, with
+// TrainInfo.LossEvery = k). 64 histories of 2^20 values each ("0,"),
+// within every list's bound, decoded to 512 MiB from a 128 MiB file and
+// passed the load's memory plan 4 times (audit 15).
+type LossHistory []float64
+
+// MaxLossValues bounds a LossHistory.
+const MaxLossValues = 1 << 16
+
+// UnmarshalJSON reads the history as Floats does, within MaxLossValues.
+func (l *LossHistory) UnmarshalJSON(b []byte) error {
+	if string(bytes.TrimSpace(b)) == "null" {
+		*l = nil
+		return nil
+	}
+	out, err := parseFloats(b, MaxLossValues)
+	if err != nil {
+		return fmt.Errorf("a member's training loss history (training[].Loss): %w", err)
+	}
+	*l = out
+	return nil
+}
+
+// parseFloats parses a JSON list of numbers of at most max values,
+// refusing null elements; one pass, no slice of tokens.
+func parseFloats(b []byte, max int) ([]float64, error) {
+	b = bytes.TrimSpace(b)
+	if len(b) < 2 || b[0] != '[' || b[len(b)-1] != ']' {
+		return nil, fmt.Errorf("want a list of numbers, not %.20s", b)
+	}
 	inner := bytes.TrimSpace(b[1 : len(b)-1])
 	out := make([]float64, 0)
 	if len(inner) > 0 {
 		n := bytes.Count(inner, []byte{','}) + 1
-		if n > maxFloats {
-			return fmt.Errorf("a list of %d values, at most %d", n, maxFloats)
+		if n > max {
+			return nil, fmt.Errorf("a list of %d values, at most %d", n, max)
 		}
 		out = make([]float64, 0, n)
-		for i, tok := range bytes.Split(inner, []byte{','}) {
+		for i := 0; len(inner) > 0 || i < n; i++ {
+			tok, rest, _ := bytes.Cut(inner, []byte{','})
+			inner = rest
 			tok = bytes.TrimSpace(tok)
 			if string(tok) == "null" {
-				return fmt.Errorf("value %d of a list is null, not a number", i+1)
+				return nil, fmt.Errorf("value %d of a list is null, not a number", i+1)
 			}
 			v, err := strconv.ParseFloat(string(tok), 64)
 			if err != nil || !isJSONNumber(tok) {
-				return fmt.Errorf("value %d of a list is %.20s, not a finite number", i+1, tok)
+				return nil, fmt.Errorf("value %d of a list is %.20s, not a finite number", i+1, tok)
 			}
 			out = append(out, v)
 		}
 	}
-	*f = out
-	return nil
+	return out, nil
 }
 
 // isJSONNumber says whether tok starts as a JSON number does (the
@@ -165,7 +205,7 @@ func (e *Ensemble) Write(w io.Writer, prov Provenance) error {
 		return err
 	}
 	f := fileEnsemble{Format: Format, FormatVersion: FormatVersion, Activation: "softplus",
-		Provenance: prov, Config: e.Config, InputLo: e.InputLo, InputHi: e.InputHi, Weights: e.Weights, Info: e.Info}
+		Provenance: prov, Config: e.Config, InputLo: e.InputLo, InputHi: e.InputHi, Weights: e.Weights, Info: thinLoss(e.Info)}
 	for _, n := range e.Nets {
 		fn := fileNet{Sizes: n.Sizes, XMean: n.XMean, XSD: n.XSD, YMean: n.YMean, YSD: n.YSD}
 		for l := range n.W {
@@ -181,6 +221,28 @@ func (e *Ensemble) Write(w io.Writer, prov Provenance) error {
 		return err
 	}
 	return bw.Flush()
+}
+
+// thinLoss returns info with every loss history longer than MaxLossValues
+// thinned to every k-th epoch (LossEvery = k; the last epoch's loss kept
+// last), so that the file reads back.
+func thinLoss(info []TrainInfo) []TrainInfo {
+	out := make([]TrainInfo, len(info))
+	for i, t := range info {
+		if n := len(t.Loss); n > MaxLossValues {
+			k := (n + MaxLossValues - 2) / (MaxLossValues - 1)
+			var l LossHistory
+			for e := k - 1; e < n; e += k {
+				l = append(l, t.Loss[e])
+			}
+			if (n-1)%k != k-1 {
+				l = append(l, t.Loss[n-1])
+			}
+			t.Loss, t.LossEvery = l, k
+		}
+		out[i] = t
+	}
+	return out
 }
 
 // Save writes the ensemble to path (see Write), through a temporary file

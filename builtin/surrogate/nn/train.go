@@ -269,9 +269,12 @@ func newNet(sizes []int, r *rand.Rand) *Net {
 type TrainInfo struct {
 	// Member is the network's number in its ensemble (1 … Members): its
 	// PCG stream is (Seed, Member). 0 in files written before it existed.
-	Member         int     `json:",omitempty"`
-	Epochs         int     // epochs run
-	Loss           Floats  // mean training loss (Huber + L2) per epoch
+	Member int         `json:",omitempty"`
+	Epochs int         // epochs run
+	Loss   LossHistory // mean training loss (Huber + L2) per epoch
+	// LossEvery, when > 1, says Loss holds every LossEvery-th epoch's
+	// loss (and the last epoch's): a file keeps at most MaxLossValues.
+	LossEvery      int     `json:",omitempty"`
 	FinalRate      float64 // learning rate at the end
 	ValidationLoss float64 // mean Huber loss on the normalised validation data (no dropout)
 	// Stopped says why training ended before Epochs: "min-rate" or "deadline".
