@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/builtin/surrogate/kriging"
 	"github.com/kinfer/kinfer/builtin/surrogate/nn"
+	"github.com/kinfer/kinfer/host/designrun"
 )
 
 // TrainKriging on the toy design: both outputs (y0 = a + x·b, y1 = a·b)
@@ -146,5 +148,20 @@ func TestTrainKrigingTooManyInputs(t *testing.T) {
 	_, _, _, err = TrainKriging(ds, Options{Holdout: 0.2})
 	if err == nil || !strings.Contains(err.Error(), "1002 inputs and 1 outputs exceed what a Kriging file holds (at most 1000 inputs") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// Sequence designs over the same box share their first points; a box
+// moved by less than 1e-6 of a width is the same box (audit 15: 9000 and
+// 9000.000001 passed as held out), one moved by 1 % is not.
+func TestSharedPointsBoxTolerance(t *testing.T) {
+	rec := func(hi float64, n int) *designrun.Record {
+		return &designrun.Record{Kind: "sobol", N: n, Space: "box", Params: []abi.Param{{Lower: 2000, Upper: hi}, {Lower: -0.2, Upper: 0.3}}}
+	}
+	if n := sharedPoints(rec(9000, 64), rec(9000.000001, 32)); n != 32 {
+		t.Errorf("a box moved by 1e-6: %d shared points, want 32", n)
+	}
+	if n := sharedPoints(rec(9000, 64), rec(9070, 32)); n != 0 {
+		t.Errorf("a box moved by 1 %%: %d shared points, want 0", n)
 	}
 }
