@@ -7,13 +7,16 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/host/run"
 	"github.com/kinfer/kinfer/host/study"
+	"github.com/kinfer/kinfer/host/target"
 )
 
 // StagesFile is the record of a multi-stage run in its output directory.
@@ -124,6 +127,12 @@ func runStages(ctx context.Context, studyFile string, sf *study.File, dir string
 			fmt.Fprintf(stdout, "note: stage %d (%s): %s\n", i+1, st, note)
 		}
 		if sum != nil {
+			// Its best point is what the next stage starts from: evaluated
+			// again, as a resumed checkpoint's is (audit 15: a best edited
+			// outside the stage's prior was carried into stage 2).
+			if err := checkStageBest(ctx, path, prev, sum, budget); err != nil {
+				return fmt.Errorf("stage %d (%s): %s: %w", i+1, st, filepath.Join(sdir, "summary.json"), err)
+			}
 			fmt.Fprintf(stdout, "stage %d (%s): complete in %s, not run again\n", i+1, st, sdir)
 		} else {
 			fmt.Fprintf(stdout, "stage %d (%s) into %s\n", i+1, st, sdir)
@@ -410,4 +419,58 @@ func stageSeeds(override int64, top *int64, stf *study.File, derr error) (runSee
 		return runSeed, *stf.Seed
 	}
 	return runSeed, 1
+}
+
+// checkStageBest evaluates a complete stage's recorded best point on its
+// study (loaded with the values it inherited) and refuses a record whose
+// log prior or log likelihood it does not give, to 1e-9, or whose best
+// names other parameters than the study's free ones.
+func checkStageBest(ctx context.Context, path string, prev map[string]float64, sum *run.Summary, budget int64) error {
+	if sum.Best == nil {
+		return nil
+	}
+	rt, err := newRuntime(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer rt.Close(context.Background())
+	s, err := study.Load(ctx, path, study.Options{Workers: 1, Runtime: rt, Previous: prev, MemoryBudget: budget})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	theta := make([]float64, len(s.Free))
+	for j, p := range s.Free {
+		v, ok := sum.Best.Theta[p.Name]
+		if !ok {
+			return fmt.Errorf("its best point has no value of %s: not a record of this stage's study; run the stage again (remove its folder)", p.Name)
+		}
+		theta[j] = v
+	}
+	if len(sum.Best.Theta) != len(s.Free) {
+		return fmt.Errorf("its best point has %d values, the stage's study %d free parameters: not a record of this stage's study; run the stage again (remove its folder)", len(sum.Best.Theta), len(s.Free))
+	}
+	x := theta
+	if s.Transformed() {
+		if x, err = s.Inverse(theta); err != nil {
+			return fmt.Errorf("its best point: %v; run the stage again (remove its folder)", err)
+		}
+	}
+	want := abi.WantLogTarget
+	if s.MethodInfo.Spec.Has(abi.CapLeastSquares) {
+		want |= abi.WantResiduals
+	}
+	res, err := target.New(s, 1).Evaluate(ctx, [][]float64{x}, want)
+	if err != nil {
+		return fmt.Errorf("evaluating its best point: %w", err)
+	}
+	got := res[0]
+	same := func(a, b float64) bool {
+		return a == b || math.Abs(a-b) <= 1e-9*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
+	}
+	if got.Status != abi.OK || !same(got.LogPrior, float64(sum.Best.LogPrior)) || !same(got.LogLik, float64(sum.Best.LogLik)) {
+		return fmt.Errorf("its best point %v has log prior %g and log likelihood %g, but evaluates to %v, %g and %g: not this stage's result; run the stage again (remove its folder)",
+			sum.Best.Theta, float64(sum.Best.LogPrior), float64(sum.Best.LogLik), got.Status, got.LogPrior, got.LogLik)
+	}
+	return nil
 }

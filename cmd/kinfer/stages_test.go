@@ -211,6 +211,20 @@ func TestStageReusedWhenItUsedNothingOfTheStageBefore(t *testing.T) {
 			t.Fatalf("%s: exit %d\n%s\n%s", c[0], code, stdout, stderr)
 		}
 	}
+	// A complete stage's best is evaluated again before the next stage
+	// starts from it: one edited outside its prior is refused (audit 15:
+	// carried into stage 2), the record left as it was.
+	sumPath := filepath.Join(out2, "stage1-s1", "summary.json")
+	orig := mustRead(t, sumPath)
+	var sm map[string]any
+	must(t, json.Unmarshal(orig, &sm))
+	sm["best"].(map[string]any)["theta"].(map[string]any)["a"] = 20.0
+	forged, _ := json.Marshal(sm)
+	must(t, os.WriteFile(sumPath, forged, 0o644))
+	if code, _, stderr := kinfer(t, "run", filepath.Join(dir, "all2.toml"), "-o", out2, "--workers", "1", "--no-report"); code == 0 || !strings.Contains(stderr, "stage 1 (s1.toml)") || !strings.Contains(stderr, "evaluates to out-of-support") {
+		t.Fatalf("a forged best of a complete stage: exit %d\n%s", code, stderr)
+	}
+	must(t, os.WriteFile(sumPath, orig, 0o644))
 	var rec stageStart
 	if err := json.Unmarshal(mustRead(t, filepath.Join(out, "stage2-own", StageStartFile)), &rec); err != nil || rec.Used == nil || len(rec.Used) != 0 || rec.Previous["b"] != 2.5 {
 		t.Fatalf("stage 2's stage_start.json: %+v (%v), want all of stage 1's θ in previous and nothing used", rec, err)
