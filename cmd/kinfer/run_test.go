@@ -34,6 +34,25 @@ func TestVerify(t *testing.T) {
 	if code != 0 || !strings.Contains(o, "identical") || !strings.Contains(o, "with seed 3") {
 		t.Fatalf("verify: exit %d\n%s\n%s", code, o, e)
 	}
+	// A summary.json whose results were edited (the samples untouched)
+	// is not identical (audit 15: a forged posterior mean passed).
+	sp := filepath.Join(out, "summary.json")
+	orig := mustRead(t, sp)
+	var sm map[string]any
+	if err := json.Unmarshal(orig, &sm); err != nil {
+		t.Fatal(err)
+	}
+	sm["params"].([]any)[0].(map[string]any)["mean"] = 8000.0
+	forged, _ := json.Marshal(sm)
+	os.WriteFile(sp, forged, 0o644)
+	code, o, e = kinfer(t, "run", "--verify", out, "--workers", "1")
+	if code != 1 || !strings.Contains(e, "samples.csv is identical but summary.json's params differs") {
+		t.Fatalf("verify of a forged summary: exit %d\n%s\n%s", code, o, e)
+	}
+	if i := strings.Index(e, "summary.json against "); i > 0 {
+		os.RemoveAll(filepath.Dir(strings.Fields(e[i+len("summary.json against "):])[0]))
+	}
+	os.WriteFile(sp, orig, 0o644)
 	p := filepath.Join(out, "samples.csv")
 	lines := strings.SplitAfter(string(mustRead(t, p)), "\n")
 	lines[6] = strings.Replace(lines[6], ",", "1,", 1)

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 
 	"github.com/kinfer/kinfer/host/run"
@@ -128,9 +129,40 @@ func verify(ctx context.Context, dir string, f runFlags, budget int64, stdout, s
 				filepath.Join(dir, run.ParquetFile), filepath.Join(tmp, run.ParquetFile))
 		}
 	}
+	// The record's results derive from the samples and the best point:
+	// the re-run's must be the same numbers (audit 15: a summary.json
+	// whose posterior mean and best point were forged passed as
+	// identical, and report printed them).
+	if key := differentResults(filepath.Join(dir, "summary.json"), filepath.Join(tmp, "summary.json")); key != "" {
+		return fmt.Errorf("--verify: samples.csv is identical but summary.json's %s differs from the re-run's (%s against %s, kept): the record was edited, or written by another kinfer",
+			key, filepath.Join(dir, "summary.json"), filepath.Join(tmp, "summary.json"))
+	}
 	os.RemoveAll(tmp)
-	fmt.Fprintf(stdout, "identical: the re-run reproduces %s byte for byte (%d samples)\n", filepath.Join(dir, "samples.csv"), sum.Samples)
+	fmt.Fprintf(stdout, "identical: the re-run reproduces %s byte for byte (%d samples), and summary.json's results\n", filepath.Join(dir, "samples.csv"), sum.Samples)
 	return nil
+}
+
+// differentResults names the first of summary.json's results (the
+// parameters' statistics, the best point, the sample count) that differ
+// between the records a and b, or "" when they agree.
+func differentResults(a, b string) string {
+	var ra, rb struct {
+		Params  any `json:"params"`
+		Best    any `json:"best"`
+		Samples any `json:"samples"`
+	}
+	if run.ReadRecord(a, run.MaxSummaryBytes, &ra) != nil || run.ReadRecord(b, run.MaxSummaryBytes, &rb) != nil {
+		return "record (unreadable)"
+	}
+	switch {
+	case !reflect.DeepEqual(ra.Params, rb.Params):
+		return "params"
+	case !reflect.DeepEqual(ra.Best, rb.Best):
+		return "best"
+	case !reflect.DeepEqual(ra.Samples, rb.Samples):
+		return "samples"
+	}
+	return ""
 }
 
 // inputsUnchanged checks every recorded input against its file now.
