@@ -558,7 +558,13 @@ func (s *Study) NoAnalyticJacobian() string {
 	_, vjp := s.Model.(abi.VJP)
 	rows, _ := s.Model.(abi.RowsIndependent)
 	if !jac && !(vjp && rows != nil && rows.RowsIndependent()) {
-		return fmt.Sprintf("model %s has no Jacobian (capability %q), nor a VJP with independent rows (%q and %q)", s.ModelInfo.Spec.Name, abi.CapJacobian, abi.CapVJP, abi.CapRowsIndependent)
+		// A pullback model has a VJP from the host (ABI.md §6.1): name
+		// what it lacks (audit 16: told to add "vjp" it did not need).
+		vjpCap := fmt.Sprintf("%q or %q", abi.CapVJP, abi.CapPullback)
+		if vjp {
+			vjpCap = "which it has"
+		}
+		return fmt.Sprintf("model %s has no Jacobian (capability %q), nor a VJP (%s) with independent rows (%q)", s.ModelInfo.Spec.Name, abi.CapJacobian, vjpCap, abi.CapRowsIndependent)
 	}
 	for i, t := range s.Terms {
 		if _, ok := t.Likelihood.(abi.ResidualSlopes); !ok {
