@@ -385,8 +385,23 @@ func (p *Plugin) certifyPullback(a, b abi.Model, thetas [][]float64, x []float64
 			pa.Release()
 			return "", lie(i, "%s gives y[%d] = %v, %s %v", exModelForward, k, y[k], exModelEval, y0[i][k])
 		}
-		g1, g2, g3 := make([]float64, d), make([]float64, d), make([]float64, d)
+		g1, g2, g3, g4 := make([]float64, d), make([]float64, d), make([]float64, d), make([]float64, d)
 		st1, st2 := pa.Pull(v, g1), pa.Pull(v, g2)
+		// The same tape again after a forward pass of another point on
+		// the same instance: a pullback that reads the instance's own
+		// copy of the last forward's tape, not the one it is given (ABI.md
+		// §6.1 MUST NOT), passed the checks above and gave workers-
+		// dependent gradients in runs (audit 16).
+		st4 := abi.OK
+		if n := len(thetas); n > 1 {
+			po, _ := a.(abi.Pullbacker).EvalPullback(thetas[(i+1)%n], x, make([]float64, K*m))
+			if po != nil {
+				po.Release()
+			}
+			st4 = pa.Pull(v, g4)
+		} else {
+			copy(g4, g1)
+		}
 		pa.Release()
 		pb, stb := b.(abi.Pullbacker).EvalPullback(th, x, make([]float64, K*m))
 		st3 := stb
@@ -394,9 +409,17 @@ func (p *Plugin) certifyPullback(a, b abi.Model, thetas [][]float64, x []float64
 			st3 = pb.Pull(v, g3)
 			pb.Release()
 		}
-		for _, s := range []abi.Status{st1, st2, st3} {
+		for _, s := range []abi.Status{st1, st2, st3, st4} {
 			if s == abi.Timeout || s == abi.Trap {
 				return "", firstFault(a, b)
+			}
+		}
+		if st4 != st1 {
+			return "", p.differ(exModelPullback, i, "status %v from its tape, %v from the same tape after a forward pass of another point on that instance: the pullback must read only the tape it is given (ABI.md §6.1)", st1, st4)
+		}
+		if st1 == abi.OK {
+			if k := sameBits(g1, g4); k >= 0 {
+				return "", p.differ(exModelPullback, i, "g[%d] = %v from its tape, %v from the same tape after a forward pass of another point on that instance: the pullback must read only the tape it is given, not state the forward pass left in the instance (ABI.md §6.1)", k, g1[k], g4[k])
 			}
 		}
 		if st1 != st2 || st1 != st3 {
@@ -437,7 +460,7 @@ func (p *Plugin) certifyPullback(a, b abi.Model, thetas [][]float64, x []float64
 			}
 		}
 	}
-	msg := fmt.Sprintf("%s then %s: %d points: y identical to %s; g identical from the same tape twice and on a second instance", exModelForward, exModelPullback, len(thetas), exModelEval)
+	msg := fmt.Sprintf("%s then %s: %d points: y identical to %s; g identical from the same tape twice, after another point's forward pass and on a second instance", exModelForward, exModelPullback, len(thetas), exModelEval)
 	if hasVJP {
 		msg += fmt.Sprintf("; g equal to %s's at the %d points with status ok (bit for bit at %d of %d)", exModelVJP, compared, exact, compared)
 	}

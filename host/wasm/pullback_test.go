@@ -209,6 +209,13 @@ func TestCertifyPullback(t *testing.T) {
 	if strings.Contains(all, "kinfer_model_vjp") || !strings.Contains(all, "kinfer_model_pullback: 12 points on two instances in opposite orders: identical") {
 		t.Errorf("pullback-only model's checks: %q", only.Checks)
 	}
+	// A pullback that reads the instance's own last tape, not the one it
+	// is given (ABI.md §6.1 MUST NOT), is refused: its g after another
+	// point's forward pass differs (audit 16: certified, then gave
+	// workers-dependent gradients).
+	_, err = load(t, r, testManifest("quadstate", "pullback_state.wasm", abi.KindModel, 16, 0)).
+		Certify(context.Background(), CertifyOptions{Settings: []float64{1.5}, Seed: 4})
+	wantErr(t, err, "plugin quadstate", "kinfer_model_pullback", "after a forward pass of another point on that instance", "ABI.md §6.1")
 	for _, c := range []struct{ file, want string }{
 		{"pullback_lie.wasm", "g[1] = "},
 		{"pullback_liey.wasm", "kinfer_model_forward gives y[0] = "},

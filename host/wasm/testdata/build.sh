@@ -12,6 +12,7 @@ $FREE -DPULLBACK -o pullback.wasm testmod.c
 $FREE -DPULLBACK_ONLY -o pullback_only.wasm testmod.c
 $FREE -DPULLBACK -DPULLBACK_LIE=1 -o pullback_lie.wasm testmod.c
 $FREE -DPULLBACK -DPULLBACK_LIE=2 -o pullback_liey.wasm testmod.c
+$FREE -DPULLBACK -DPULLBACK_LIE=3 -o pullback_state.wasm testmod.c
 $FREE -DVJP_LIE -o vjp_lie.wasm testmod.c
 $FREE -DROWS_LIE -o rows_lie.wasm testmod.c
 $FREE -DNOCOND -o nocond_lie.wasm testmod.c

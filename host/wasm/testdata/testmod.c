@@ -22,6 +22,7 @@
 //                           VJP is forward then pullback)
 //   PULLBACK_LIE=1          PULLBACK whose g[1] is 1.5 times the VJP's
 //   PULLBACK_LIE=2          PULLBACK whose forward y[0] differs from eval's
+//   PULLBACK_LIE=3          PULLBACK reading the last forward's θ kept in the instance
 //   RES_LIE                 (with KIND_LIK) residuals twice the true ones
 //   NO_SKIP                 (with KIND_LIK) a missing observation (NaN) is
 //                           not skipped: logL is NaN
@@ -328,6 +329,7 @@ EXPORT(kinfer_model_vjp) int kinfer_model_vjp(const double *theta, int K, const 
 #define PULLBACK_LIE 0
 #endif
 static double tapebuf[2 * 4096];
+static double last_a; /* PULLBACK_LIE=3: the last forward's a, read by the pullback */
 EXPORT(kinfer_model_forward) int kinfer_model_forward(const double *theta, int K, const double *x, double *y, int64_t *tape) {
 	double a = theta[0], b = theta[1];
 	special(a, b);
@@ -340,6 +342,7 @@ EXPORT(kinfer_model_forward) int kinfer_model_forward(const double *theta, int K
 		tapebuf[2 * k + 1] = scale * x[k] * x[k];
 	}
 	if (PULLBACK_LIE == 2 && K > 0) y[0] += 1e-9 * y[0] + 1e-300;
+	last_a = a;
 	if (a == 901) return 0;
 	int64_t ptr = (int64_t)(uintptr_t)tapebuf, n = 2 * (int64_t)K;
 	if (a == 902) ptr = 0xfffffff0;
@@ -360,6 +363,7 @@ EXPORT(kinfer_model_pullback) int kinfer_model_pullback(const double *theta, int
 		g[1] += v[2 * k] * scale;
 	}
 	if (PULLBACK_LIE == 1) g[1] *= 1.5;
+	if (PULLBACK_LIE == 3) g[1] += last_a - a; /* the MUST NOT of ABI.md §6.1 */
 	return 0;
 }
 #endif
