@@ -566,6 +566,38 @@ func (r *runner) checkPoints(ctx context.Context, what string, pts []abi.Result)
 	return nil
 }
 
+// journalChecked is how many of a resumed journal's samples are evaluated
+// again (evenly spaced, the last included).
+const journalChecked = 32
+
+// checkJournal checks a resumed journal's samples, every one a point the
+// run evaluated: none may beat the checkpoint's best (re-evaluated
+// before), and journalChecked of them, evenly spaced, must evaluate to
+// their recorded log prior and log likelihood (audit 16: 100 000 rows
+// moved to another θ with a log likelihood of −100, better than the
+// run's best, were resumed into samples.csv).
+func (r *runner) checkJournal(ctx context.Context, smp []abi.Sample, best *abi.Result) error {
+	if best == nil {
+		return fmt.Errorf("%d samples but no best point in the checkpoint: not a journal this run wrote (%w)", len(smp), ErrBadCheckpoint)
+	}
+	lsq := r.s.MethodInfo.Spec.Has(abi.CapLeastSquares)
+	tol := func(v float64) float64 { return 1e-9 * math.Max(1, math.Abs(v)) }
+	for i, x := range smp {
+		res := abi.Result{Theta: x.Theta, Status: abi.OK, LogPrior: x.LogPrior, LogLik: x.LogLik}
+		if lsq && x.LogLik > best.LogLik+tol(best.LogLik) || !lsq && res.LogTarget() > best.LogTarget()+tol(best.LogTarget()) {
+			return fmt.Errorf("sample %d has log prior %g and log likelihood %g, better than the run's best point (%g, %g): not a point this run evaluated (%w)",
+				i+1, x.LogPrior, x.LogLik, best.LogPrior, best.LogLik, ErrNotThisRun)
+		}
+	}
+	n := min(journalChecked, len(smp))
+	pts := make([]abi.Result, n)
+	for k := range n {
+		i := len(smp) - 1 - k*(len(smp)-1)/max(n-1, 1)
+		pts[k] = abi.Result{Theta: smp[i].Theta, Status: abi.OK, LogPrior: smp[i].LogPrior, LogLik: smp[i].LogLik}
+	}
+	return r.checkPoints(ctx, "journal sample", pts)
+}
+
 // better reports whether x beats the best point so far by the method's
 // objective: the log target, or for a least-squares method (which uses the
 // prior only as its box and for its starts) the log likelihood, C − ½‖r‖²
@@ -996,6 +1028,11 @@ func (r *runner) resume(ctx context.Context) error {
 		// once became the run's, and a next stage's start (audit 5).
 		if err := r.checkBest(ctx, *c.Best); err != nil {
 			return fmt.Errorf("%s: %w", filepath.Join(r.o.OutDir, CheckpointFile), err)
+		}
+	}
+	if r.jn != nil && len(r.taken) > 0 {
+		if err := r.checkJournal(ctx, r.taken, c.Best); err != nil {
+			return fmt.Errorf("--resume: %s: %w", filepath.Join(r.o.OutDir, JournalFile), err)
 		}
 	}
 	if r.jn != nil {

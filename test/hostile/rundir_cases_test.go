@@ -335,7 +335,8 @@ func journalAtLeast(n int64) func(t *testing.T, dir string) {
 }
 
 // journalValue sets value k (θ's d values, then the log prior and the log
-// likelihood) of journal record i to v.
+// likelihood) of journal record i (from the end when negative: −4 is the
+// last step's first chain) to v.
 func journalValue(i, k int, v float64) func(t *testing.T, dir string) {
 	return func(t *testing.T, dir string) {
 		p := filepath.Join(dir, "out", "samples.journal")
@@ -344,6 +345,16 @@ func journalValue(i, k int, v float64) func(t *testing.T, dir string) {
 			t.Fatal(err)
 		}
 		width := int(binary.LittleEndian.Uint64(b[8:16]))
+		if i < 0 {
+			var c struct {
+				N int `json:"journal_samples"`
+			}
+			cb, _ := os.ReadFile(filepath.Join(dir, "out", "checkpoint.json"))
+			if err := json.Unmarshal(cb, &c); err != nil {
+				t.Fatal(err)
+			}
+			i += c.N
+		}
 		binary.LittleEndian.PutUint64(b[16+8*(i*width+k):], math.Float64bits(v))
 		if err := os.WriteFile(p, b, 0o644); err != nil {
 			t.Fatal(err)
@@ -581,6 +592,37 @@ func rundirCases() []hcase {
 			journalAtLeast(1), journalValue(0, 2, math.Inf(1)), snapshot)),
 		keptNoHint(rundirCase("rundir-resume-journal-log-lik-nan", true, resume, 1, w("sample 2 of samples.journal has log likelihood NaN", "run the study again"),
 			journalAtLeast(2), journalValue(1, 3, math.NaN()), snapshot)),
+		// Finite but impossible journal values (audit 16): a log
+		// likelihood of −1e300 in a chain's kept sample (either the same θ
+		// as the sample before with other values, or a fall no accepted
+		// step gives), and one better than the run's best.
+		keptNoHint(rundirCase("rundir-resume-journal-log-lik-minus-1e300", true, resume, 1, w("corrupt checkpoint: chain 0", "run the study again"),
+			journalAtLeast(12), journalValue(8, 3, -1e300), snapshot)),
+		keptNoHint(rundirCase("rundir-resume-journal-log-lik-better-than-best", true, resume, 1, w("better than the run's best point", "run the study again"),
+			journalAtLeast(12), journalValue(-4, 0, 2500), journalValue(-4, 3, -1), snapshot)),
+		// A sample moved to another θ with its values kept: found by the
+		// chain's acceptance count when the move adds a change, else by
+		// evaluating journal samples again (the last among them).
+		keptNoHint(rundirCase("rundir-resume-journal-theta-moved", true, resume, 1, w(`corrupt checkpoint: chain 3|journal sample \[2500`, "run the study again"),
+			journalAtLeast(12), journalValue(-1, 0, 2500), snapshot)),
+		// A metropolis state whose counts or adaptation no run reaches.
+		keptNoHint(rundirCase("rundir-resume-state-log-lambda-700", true, resume, 1, w("log_lambda 700 outside", "run the study again"),
+			editState(func(t *testing.T, b []byte) []byte {
+				return bytes.Replace(b, []byte(`"log_lambda":`), []byte(`"log_lambda":700,"x_log_lambda":`), 1)
+			}), snapshot)),
+		keptNoHint(rundirCase("rundir-resume-state-accept-kept-forged", true, resume, 1, w("accepted 0 proposals after burn-in, but its", "run the study again"),
+			journalAtLeast(400), editState(func(t *testing.T, b []byte) []byte {
+				var st map[string]any
+				if err := json.Unmarshal(b, &st); err != nil {
+					t.Fatal(err)
+				}
+				acc := st["accept_kept"].([]any)
+				for i := range acc {
+					acc[i] = 0
+				}
+				out, _ := json.Marshal(st)
+				return out
+			}), snapshot)),
 		// Tallies that disagree with each other (audit 15: Evaluations
 		// edited to 0 was resumed into a summary of fewer evaluations
 		// than ok points).

@@ -131,10 +131,10 @@ func (m *Method) RestoreSamples(smp []abi.Sample) error {
 			return fmt.Errorf("metropolis: restored draw %d has %d values, want %d", i, len(x.Theta), d)
 		}
 	}
-	if m.keptFrom == 0 {
-		return nil
-	}
 	for ch := range c {
+		if m.keptFrom == 0 {
+			break
+		}
 		k := make([]abi.Sample, m.keptFrom, m.keptFrom+len(m.kept[ch]))
 		for s := range m.keptFrom {
 			k[s] = smp[s*c+ch]
@@ -142,6 +142,39 @@ func (m *Method) RestoreSamples(smp []abi.Sample) error {
 		m.kept[ch] = append(k, m.kept[ch]...)
 	}
 	m.keptFrom = 0
+	// A chain's kept samples change only where it accepted a proposal:
+	// its acceptance count after burn-in is at least the changes between
+	// consecutive kept samples (exactly, up to its first kept step, when
+	// every step is kept); a state whose counts say otherwise is not the
+	// journal's (audit 16: accept_kept [1,1,1,1] halved the reported
+	// acceptance rate).
+	// Between consecutive kept samples a chain either stayed (the same
+	// θ and the same log prior and likelihood, bit for bit) or moved by
+	// accepted steps, each of which lowers the log target by less than
+	// −log u ≤ 53·ln 2 ≈ 36.8 (u ≥ 2⁻⁵³): a sample whose values no
+	// chain can reach is not this run's (audit 16: journal rows edited
+	// to log likelihoods of −1e300 were resumed).
+	maxDrop := 37 * float64(m.cfg.Thin)
+	for ch, kept := range m.kept {
+		changes := 0
+		for i := 1; i < len(kept); i++ {
+			a, b := kept[i-1], kept[i]
+			if slices.Equal(b.Theta, a.Theta) {
+				if math.Float64bits(b.LogPrior) != math.Float64bits(a.LogPrior) || math.Float64bits(b.LogLik) != math.Float64bits(a.LogLik) {
+					return fmt.Errorf("metropolis: corrupt checkpoint: chain %d's kept samples %d and %d have the same θ but other log prior or log likelihood", ch, i-1, i)
+				}
+				continue
+			}
+			changes++
+			if b.LogPrior+b.LogLik < a.LogPrior+a.LogLik-maxDrop {
+				return fmt.Errorf("metropolis: corrupt checkpoint: chain %d moved from log target %g to %g between kept samples %d and %d, a fall no accepted step gives", ch, a.LogPrior+a.LogLik, b.LogPrior+b.LogLik, i-1, i)
+			}
+		}
+		acc := m.st.AcceptKept[ch]
+		if acc < changes || m.cfg.Thin == 1 && acc > changes+1 {
+			return fmt.Errorf("metropolis: corrupt checkpoint: chain %d accepted %d proposals after burn-in, but its %d kept samples change %d times", ch, acc, len(kept), changes)
+		}
+	}
 	return nil
 }
 
@@ -198,6 +231,24 @@ func (s *state) check() error {
 			if len(x.Theta) != d {
 				return fmt.Errorf("samples[%d][%d] has %d values, want %d", k, i, len(x.Theta), d)
 			}
+		}
+	}
+	// Values the sampler itself bounds or counts (audit 16: log_lambda
+	// 700 froze every chain; accept_kept edited halved the reported
+	// acceptance).
+	if math.IsNaN(s.LogLambda) || math.Abs(s.LogLambda) > logLambdaMax {
+		return fmt.Errorf("log_lambda %v outside [−%d, %d], where the adaptation keeps it", s.LogLambda, logLambdaMax, logLambdaMax)
+	}
+	keptSteps := max(0, s.Step-s.Config.BurnIn)
+	if s.ProposedKept < 0 || s.ProposedKept > keptSteps {
+		return fmt.Errorf("proposed_kept %d outside [0, %d] (steps after burn-in)", s.ProposedKept, keptSteps)
+	}
+	for k := range c {
+		if s.AcceptKept[k] < 0 || s.AcceptKept[k] > s.ProposedKept {
+			return fmt.Errorf("accept_kept[%d] = %d outside [0, %d] (proposals after burn-in)", k, s.AcceptKept[k], s.ProposedKept)
+		}
+		if s.AcceptBurn[k] < 0 || s.AcceptBurn[k] > min(s.Step, s.Config.BurnIn) {
+			return fmt.Errorf("accept_burn[%d] = %d outside [0, %d] (burn-in steps)", k, s.AcceptBurn[k], min(s.Step, s.Config.BurnIn))
 		}
 	}
 	started := true
