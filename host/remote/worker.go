@@ -261,7 +261,10 @@ func Work(ctx context.Context, cfg Config, o WorkerOptions) error {
 		w.mu.Unlock()
 		w.rt.Close(context.Background())
 	}()
-	w.logf("worker %s: %d slots on %s, cache %s", o.ID, o.Slots, cfg.PublicURL(), o.CacheDir)
+	// The id and the cache folder are the operator's flags, often
+	// templated from a host name: escaped as the run side shows the id
+	// (audit 16: an ESC sequence and a newline went to the terminal).
+	w.logf("worker %s: %d slots on %s, cache %s", guesttext.Escape(o.ID), o.Slots, guesttext.Escape(cfg.PublicURL()), guesttext.Escape(o.CacheDir))
 	if o.Ready != nil {
 		o.Ready()
 	}

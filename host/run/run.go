@@ -1009,7 +1009,8 @@ func (r *runner) resume(ctx context.Context) error {
 		r.taken = restored
 	}
 	if err := r.pcg.UnmarshalBinary(c.PriorRNG); err != nil {
-		return fmt.Errorf("checkpoint: prior stream: %w", err)
+		// A damaged record: named, and not worth resuming again (audit 16).
+		return fmt.Errorf("%s: prior_rng: the prior stream's state does not decode (%v) (%w)", filepath.Join(r.o.OutDir, CheckpointFile), err, ErrBadCheckpoint)
 	}
 	if hp, ok := s.Method.(abi.HeldPoints); ok {
 		// So are the method's held points (a sampler's chain positions):

@@ -296,6 +296,12 @@ func Rule(v []float64, window, tol float64) (bool, float64) {
 		scale, useCV = sd, false
 	}
 	start := n - int(math.Ceil(window*float64(n)))
+	if n-max(start, 1) < 2 {
+		// A window of fewer than 2 earlier running values checks
+		// nothing (audit 16: window 1e-9 claimed convergence at
+		// min_samples); not yet.
+		return false, math.Inf(1)
+	}
 	var worst float64
 	for k := max(start, 1); k < n; k++ {
 		dm := 0.0

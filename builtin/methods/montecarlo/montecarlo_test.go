@@ -570,3 +570,19 @@ func TestMinSamplesCountsFailedDraws(t *testing.T) {
 		t.Errorf("converged %v, %d failed, %d values", m.st.Converged, m.st.Failed, len(m.st.Values))
 	}
 }
+
+// A window holding no earlier running value checks nothing, so the rule
+// does not hold (audit 16: window 1e-9 claimed convergence at
+// min_samples with a largest deviation of 0).
+func TestRuleEmptyWindow(t *testing.T) {
+	v := make([]float64, 1000)
+	for i := range v {
+		v[i] = float64(i % 7)
+	}
+	if ok, dev := Rule(v, 1e-9, 0.02); ok || !math.IsInf(dev, 1) {
+		t.Errorf("window 1e-9 of 1000 values: held %v, deviation %v", ok, dev)
+	}
+	if _, dev := Rule(v, 0.1, 0.02); math.IsInf(dev, 1) {
+		t.Errorf("window 0.1: deviation %v, want a measured one", dev)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // Combine joins the members of one ensemble trained separately (Config.
@@ -49,7 +50,7 @@ func Combine(parts ...*Ensemble) (*Ensemble, error) {
 		c := *e.Config
 		c.Member, c.Members = 0, 0
 		if !sameConfig(&c, &base) {
-			return nil, fmt.Errorf("nn: combine: part %d was trained with another configuration than part 1 (%+v against %+v)", p+1, c, base)
+			return nil, fmt.Errorf("nn: combine: part %d was trained with another configuration than part 1: %s", p+1, configDiff(&c, &base))
 		}
 		if !slices.Equal(e.InputLo, first.InputLo) || !slices.Equal(e.InputHi, first.InputHi) {
 			return nil, fmt.Errorf("nn: combine: part %d has another training box than part 1 (other training data)", p+1)
@@ -89,6 +90,36 @@ func Combine(parts ...*Ensemble) (*Ensemble, error) {
 	}
 	e.weigh(validated)
 	return e, e.check()
+}
+
+// configDiff names the fields of two configurations a file keeps that
+// differ, with their values (audit 16: two raw Go structs were printed).
+func configDiff(a, b *Config) string {
+	var ma, mb map[string]any
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if json.Unmarshal(ja, &ma) != nil || json.Unmarshal(jb, &mb) != nil {
+		return "unreadable configurations"
+	}
+	keys := make([]string, 0, len(ma)+len(mb))
+	for k := range ma {
+		keys = append(keys, k)
+	}
+	for k := range mb {
+		if _, ok := ma[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var diffs []string
+	for _, k := range keys {
+		va, _ := json.Marshal(ma[k])
+		vb, _ := json.Marshal(mb[k])
+		if !bytes.Equal(va, vb) {
+			diffs = append(diffs, fmt.Sprintf("%s %s here, %s in part 1", k, va, vb))
+		}
+	}
+	return strings.Join(diffs, "; ") + " (train every member with the same flags but --member)"
 }
 
 // sameConfig compares the fields of two configurations a file keeps: their

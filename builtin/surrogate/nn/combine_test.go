@@ -102,7 +102,7 @@ func TestCombineEqualsOneTraining(t *testing.T) {
 		{"no training records", []*Ensemble{parts[0], &noInfo, parts[2]}, "part 2 has 1 networks and 0 training records"},
 		{"missing", parts[:2], "member 2 is missing"},
 		{"twice", []*Ensemble{parts[0], parts[1], parts[2], parts[1]}, "member 1 is given twice"},
-		{"seed", []*Ensemble{parts[1], reseeded, parts[0]}, "another configuration"},
+		{"seed", []*Ensemble{parts[1], reseeded, parts[0]}, "another configuration than part 1: Seed 43 here, 42 in part 1 (train every member"},
 		{"validation", []*Ensemble{parts[1], noVal, parts[0]}, "validated"},
 		{"data", []*Ensemble{parts[1], moved, parts[0]}, "training"},
 	} {
