@@ -242,7 +242,7 @@ func Run(ctx context.Context, s *study.Study, dir string, o Options) (*Record, e
 			f.Close()
 			return nil, fmt.Errorf("design --resume: %w", err)
 		}
-		if err := sameRows(f, csvPath, int64(len(header(s))), rec.CSVBytes, pts[:rec.Done], rec.ByStatus); err != nil {
+		if err := sameRows(f, csvPath, int64(len(header(s))), rec.CSVBytes, s, pts[:rec.Done], rec.ByStatus); err != nil {
 			f.Close()
 			return nil, fmt.Errorf("design --resume: %w", err)
 		}
@@ -467,16 +467,37 @@ func resumable(f *os.File, path, header string, size int64, done int) error {
 // the rows must be of that design: a record whose n was edited resumed
 // one Latin hypercube with another, and a complete design of 40 000
 // points had 11 505 empty strata per parameter (audit 15).
-func sameRows(f *os.File, path string, from, size int64, pts [][]float64, byStatus map[string]int) error {
+func sameRows(f *os.File, path string, from, size int64, s *study.Study, pts [][]float64, byStatus map[string]int) error {
 	r := bufio.NewReaderSize(io.NewSectionReader(f, from, size-from), maxRowBytes)
 	counts := map[string]int{}
 	point, worst := -1, ""
-	var want []byte
 	line := 1
-	flush := func() {
+	// Each point's rows, after "point,status,": its parameters, then per
+	// dataset (in study order) and condition row the dataset's name and
+	// the condition values (audit 16: rows with other conditions, another
+	// dataset or missing rows passed the parameters' check).
+	c := len(s.ModelInfo.Spec.Conditions)
+	var rowTail [][]byte // per row of a point: ",dataset,x…" after θ
+	for _, ds := range s.Data {
+		for k := range ds.K {
+			b := appendField([]byte{','}, ds.Name)
+			for j := range c {
+				b = append(b, ',')
+				b = strconv.AppendFloat(b, ds.X[k*c+j], 'g', -1, 64)
+			}
+			rowTail = append(rowTail, b)
+		}
+	}
+	var theta []byte
+	nrow := 0 // rows of the current point so far
+	flush := func() error {
 		if point >= 0 {
 			counts[worst]++
+			if nrow != len(rowTail) {
+				return fmt.Errorf("%s:%d: point %d has %d rows, the study's datasets %d (damaged record or file)", path, line, point, nrow, len(rowTail))
+			}
 		}
+		return nil
 	}
 	for {
 		row, err := r.ReadSlice('\n')
@@ -497,22 +518,33 @@ func sameRows(f *os.File, path string, from, size int64, pts [][]float64, byStat
 			return fmt.Errorf("%s:%d: not a row of point %d or %d of the %d points_done (damaged record or file)", path, line, max(point, 0), point+1, len(pts))
 		}
 		if i != point {
-			flush()
-			point, worst = i, abi.OK.String()
-			want = want[:0]
-			for _, v := range pts[i] {
-				want = strconv.AppendFloat(want, v, 'g', -1, 64)
-				want = append(want, ',')
+			if err := flush(); err != nil {
+				return err
+			}
+			point, worst, nrow = i, abi.OK.String(), 0
+			theta = theta[:0]
+			for j, v := range pts[i] {
+				if j > 0 {
+					theta = append(theta, ',')
+				}
+				theta = strconv.AppendFloat(theta, v, 'g', -1, 64)
 			}
 		}
-		if !bytes.HasPrefix(rest, want) {
+		if !bytes.HasPrefix(rest, theta) {
 			return fmt.Errorf("%s:%d: point %d's parameters are not the design's (the record's design, n or seed differs from the one that wrote these rows; run the design again into another folder)", path, line, i)
 		}
+		tail := rest[len(theta):]
+		if nrow >= len(rowTail) || !bytes.HasPrefix(tail, rowTail[nrow]) || len(tail) > len(rowTail[nrow]) && tail[len(rowTail[nrow])] != ',' && tail[len(rowTail[nrow])] != '\n' {
+			return fmt.Errorf("%s:%d: row %d of point %d is not the study's dataset and condition row (damaged or edited file)", path, line, nrow+1, i)
+		}
+		nrow++
 		if st := string(status); st != abi.OK.String() {
 			worst = st
 		}
 	}
-	flush()
+	if err := flush(); err != nil {
+		return err
+	}
 	if point != len(pts)-1 {
 		return fmt.Errorf("%s: rows of %d points, the record's points_done is %d (damaged record or file)", path, point+1, len(pts))
 	}

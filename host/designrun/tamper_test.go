@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -71,6 +72,13 @@ func TestTamperedResume(t *testing.T) {
 			n := int(r["points_done"].(float64))
 			r["points_by_status"] = map[string]int{"ok": n - 1, "failed": 1}
 		}), "does not match the rows' statuses"},
+		// A row's condition or dataset edited, or a row dropped (the
+		// record's csv_bytes kept in step): not the study's rows (audit
+		// 16).
+		{"condition edited", rowEdit(csv, func(f []string, cond int) []string { f[cond] = "99"; return f }), "is not the study's dataset and condition row"},
+		{"dataset renamed", rowEdit(csv, func(f []string, cond int) []string { f[cond-1] = "forged"; return f }), "is not the study's dataset and condition row"},
+		{"row dropped", rowEdit(csv, func([]string, int) []string { return nil }), "of point 0 is not the study's dataset and condition row"},
+		{"last row of a point dropped", lineEdit(csv, s.Data[0].K, func([]string, int) []string { return nil }), "point 0 has"},
 		{"points_done 0 with rows", edit(func(r map[string]any) { r["points_done"], r["points_by_status"] = 0, map[string]int{} }), "before the first point"},
 		{"another header", func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, "design.csv"), append([]byte("point,status,a,b"), csv[16:]...), 0o644)
@@ -180,5 +188,38 @@ func TestNoWriteThroughLinks(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("hung on a FIFO design.json.tmp")
+	}
+}
+
+// rowEdit returns a damage that rewrites design.csv's first row with
+// edit (its fields and the index of the first condition; nil drops the
+// row) and keeps design.json's csv_bytes in step.
+func rowEdit(csv []byte, edit func(fields []string, cond int) []string) func(t *testing.T, dir string) {
+	return lineEdit(csv, 1, edit)
+}
+
+// lineEdit is rowEdit of line n (1: the first row).
+func lineEdit(csv []byte, n int, edit func(fields []string, cond int) []string) func(t *testing.T, dir string) {
+	return func(t *testing.T, dir string) {
+		lines := strings.SplitAfter(string(csv), "\n")
+		header := strings.Split(strings.TrimSuffix(lines[0], "\n"), ",")
+		cond := slices.Index(header, "dataset") + 1
+		f := edit(strings.Split(strings.TrimSuffix(lines[n], "\n"), ","), cond)
+		if f == nil {
+			lines[n] = ""
+		} else {
+			lines[n] = strings.Join(f, ",") + "\n"
+		}
+		out := strings.Join(lines, "")
+		os.WriteFile(filepath.Join(dir, "design.csv"), []byte(out), 0o644)
+		p := filepath.Join(dir, "design.json")
+		var r map[string]any
+		b, _ := os.ReadFile(p)
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatal(err)
+		}
+		r["csv_bytes"] = r["csv_bytes"].(float64) + float64(len(out)-len(csv))
+		b, _ = json.Marshal(r)
+		os.WriteFile(p, b, 0o644)
 	}
 }
