@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,7 +12,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/kinfer/kinfer/abi"
@@ -130,7 +134,7 @@ func runStages(ctx context.Context, studyFile string, sf *study.File, dir string
 			// Its best point is what the next stage starts from: evaluated
 			// again, as a resumed checkpoint's is (audit 15: a best edited
 			// outside the stage's prior was carried into stage 2).
-			if err := checkStageBest(ctx, path, prev, sum, budget); err != nil {
+			if err := checkStageBest(ctx, path, sdir, prev, sum, budget); err != nil {
 				return fmt.Errorf("stage %d (%s): %s: %w", i+1, st, filepath.Join(sdir, "summary.json"), err)
 			}
 			fmt.Fprintf(stdout, "stage %d (%s): complete in %s, not run again\n", i+1, st, sdir)
@@ -425,7 +429,7 @@ func stageSeeds(override int64, top *int64, stf *study.File, derr error) (runSee
 // study (loaded with the values it inherited) and refuses a record whose
 // log prior or log likelihood it does not give, to 1e-9, or whose best
 // names other parameters than the study's free ones.
-func checkStageBest(ctx context.Context, path string, prev map[string]float64, sum *run.Summary, budget int64) error {
+func checkStageBest(ctx context.Context, path, sdir string, prev map[string]float64, sum *run.Summary, budget int64) error {
 	if sum.Best == nil {
 		return nil
 	}
@@ -472,5 +476,54 @@ func checkStageBest(ctx context.Context, path string, prev map[string]float64, s
 		return fmt.Errorf("its best point %v has log prior %g and log likelihood %g, but evaluates to %v, %g and %g: not this stage's result; run the stage again (remove its folder)",
 			sum.Best.Theta, float64(sum.Best.LogPrior), float64(sum.Best.LogLik), got.Status, got.LogPrior, got.LogLik)
 	}
-	return nil
+	// And it is the best: no sample the stage wrote beats it (audit 16:
+	// a best replaced by a worse point with its true values passed).
+	return noSampleBetter(filepath.Join(sdir, "samples.csv"), sum.Best, s.MethodInfo.Spec.Has(abi.CapLeastSquares))
+}
+
+// noSampleBetter refuses a best point that a row of the stage's
+// samples.csv beats (by the log target, or for a least-squares method the
+// log likelihood, as the run chose its best): every sample is a point the
+// run evaluated, so none can.
+func noSampleBetter(path string, best *run.Best, lsq bool) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r := csv.NewReader(bufio.NewReaderSize(f, 1<<16))
+	r.ReuseRecord = true
+	hdr, err := r.Read()
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	lp, ll := slices.Index(hdr, "log_prior"), slices.Index(hdr, "log_likelihood")
+	if lp < 0 || ll < 0 {
+		return fmt.Errorf("%s: no log_prior and log_likelihood columns", path)
+	}
+	score := func(p, l float64) float64 {
+		if lsq {
+			return l
+		}
+		return p + l
+	}
+	top := score(float64(best.LogPrior), float64(best.LogLik))
+	for line := 2; ; line++ {
+		rec, err := r.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		p, e1 := strconv.ParseFloat(rec[lp], 64)
+		l, e2 := strconv.ParseFloat(rec[ll], 64)
+		if e1 != nil || e2 != nil {
+			return fmt.Errorf("%s:%d: log_prior %q, log_likelihood %q: not numbers", path, line, rec[lp], rec[ll])
+		}
+		if v := score(p, l); v > top+1e-9*math.Max(1, math.Abs(top)) {
+			return fmt.Errorf("its best point has log prior %g and log likelihood %g, but %s:%d has %g and %g, better: not this stage's best; run the stage again (remove its folder)",
+				float64(best.LogPrior), float64(best.LogLik), path, line, p, l)
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -223,6 +224,25 @@ func TestStageReusedWhenItUsedNothingOfTheStageBefore(t *testing.T) {
 	must(t, os.WriteFile(sumPath, forged, 0o644))
 	if code, _, stderr := kinfer(t, "run", filepath.Join(dir, "all2.toml"), "-o", out2, "--workers", "1", "--no-report"); code == 0 || !strings.Contains(stderr, "stage 1 (s1.toml)") || !strings.Contains(stderr, "evaluates to out-of-support") {
 		t.Fatalf("a forged best of a complete stage: exit %d\n%s", code, stderr)
+	}
+	// A worse in-prior point with its true values: evaluates right, but a
+	// sample the stage wrote beats it (audit 16).
+	sm["best"].(map[string]any)["theta"].(map[string]any)["a"] = 5.0
+	forged, _ = json.Marshal(sm)
+	must(t, os.WriteFile(sumPath, forged, 0o644))
+	_, _, stderr := kinfer(t, "run", filepath.Join(dir, "all2.toml"), "-o", out2, "--workers", "1", "--no-report")
+	m := regexp.MustCompile(`evaluates to ok, (\S+) and (\S+): not this`).FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("no values in %s", stderr)
+	}
+	lp, _ := strconv.ParseFloat(m[1], 64)
+	ll, _ := strconv.ParseFloat(m[2], 64)
+	b := sm["best"].(map[string]any)
+	b["log_prior"], b["log_likelihood"], b["log_target"] = lp, ll, lp+ll
+	forged, _ = json.Marshal(sm)
+	must(t, os.WriteFile(sumPath, forged, 0o644))
+	if code, _, stderr := kinfer(t, "run", filepath.Join(dir, "all2.toml"), "-o", out2, "--workers", "1", "--no-report"); code == 0 || !strings.Contains(stderr, "better: not this stage's best") {
+		t.Fatalf("a worse best with its true values: exit %d\n%s", code, stderr)
 	}
 	must(t, os.WriteFile(sumPath, orig, 0o644))
 	var rec stageStart
