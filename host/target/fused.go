@@ -165,7 +165,12 @@ func (t *Target) evalPointFused(sc *scratch, theta []float64, r *abi.Result) err
 		}
 	}
 	if status == abi.OK && len(t.S.Constraints) > 0 {
-		logL += t.constraintLogLik(sc, theta, sc.pointY(len(t.S.Data), 0))
+		cl, bad := t.constraintLogLik(sc, theta, sc.pointY(len(t.S.Data), 0))
+		if bad != nil {
+			t.nonFinite(constraintSource(bad), 1)
+			status = abi.NonFinite
+		}
+		logL += cl
 	}
 	r.Status = status
 	if status != abi.OK {

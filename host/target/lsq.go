@@ -86,7 +86,7 @@ func (t *Target) Residuals() int { return t.lsq.R }
 // constraintLogLik is −½‖r_c‖² over the study's constraints at theta (the
 // free parameters in θ) with model outputs ys (per dataset), summed in
 // study order.
-func (t *Target) constraintLogLik(sc *scratch, theta []float64, ys [][]float64) float64 {
+func (t *Target) constraintLogLik(sc *scratch, theta []float64, ys [][]float64) (float64, *study.Constraint) {
 	m := len(t.S.ModelInfo.Spec.Outputs)
 	ll := 0.0
 	for _, c := range t.S.Constraints {
@@ -103,9 +103,18 @@ func (t *Target) constraintLogLik(sc *scratch, theta []float64, ys [][]float64) 
 		for _, x := range r {
 			ll -= 0.5 * x * x
 		}
+		// A soft constraint's term is finite; an overflowing one (a
+		// weight or bound of 1e308) makes the point non-finite, named
+		// (audit 16: the run blamed the model and the prior).
+		if math.IsNaN(ll) || math.IsInf(ll, 0) {
+			return ll, c
+		}
 	}
-	return ll
+	return ll, nil
 }
+
+// constraintSource names a constraint in Counts.NonFiniteFrom.
+func constraintSource(c *study.Constraint) string { return "constraint " + c.Name }
 
 // constraintGradY adds ∂(−½‖r_c‖²)/∂y = −(∂r_c/∂y)ᵀ·r_c of the output
 // constraints on dataset di into gy (K×m), y being its model outputs.
@@ -153,7 +162,15 @@ func (t *Target) residuals(sc *scratch, theta []float64, ys [][]float64) ([]floa
 		if st == abi.Timeout || st == abi.Trap {
 			return nil, st, fault(term.Likelihood, st)
 		}
+		if st == abi.OK && !finite(rt) {
+			st = abi.NonFinite
+		}
 		if st != abi.OK {
+			if st == abi.NonFinite {
+				// Named, as on the log-likelihood path (audit 16: nmse's
+				// variance of 1e-320 went unnamed).
+				t.nonFinite(termSource(term), 1)
+			}
 			return nil, st, nil
 		}
 	}
@@ -164,9 +181,10 @@ func (t *Target) residuals(sc *scratch, theta []float64, ys [][]float64) ([]floa
 		} else {
 			c.ThetaResiduals(theta, rc)
 		}
-	}
-	if !finite(r) {
-		return nil, abi.NonFinite, nil
+		if !finite(rc) {
+			t.nonFinite(constraintSource(c), 1)
+			return nil, abi.NonFinite, nil
+		}
 	}
 	return r, abi.OK, nil
 }

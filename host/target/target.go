@@ -628,7 +628,13 @@ func (t *Target) evalChunkUnfused(sc *scratch, pts [][]float64, res []abi.Result
 		}
 		ys := sc.pointY(len(t.S.Data), j)
 		if len(t.S.Constraints) > 0 && !resOnly {
-			logL[j] += t.constraintLogLik(sc, pts[i], ys)
+			cl, bad := t.constraintLogLik(sc, pts[i], ys)
+			if bad != nil {
+				t.nonFinite(constraintSource(bad), 1)
+				status[j] = abi.NonFinite
+				continue
+			}
+			logL[j] += cl
 		}
 		if want&abi.WantResiduals != 0 {
 			r, st, err := t.residuals(sc, pts[i], ys)
