@@ -541,7 +541,9 @@ func TrainKriging(ds *Design, o Options) ([]*kriging.Model, nn.Provenance, *Repo
 			y[i] = trainData.Y[i*out+j]
 		}
 		t0 := time.Now()
-		m, err := kriging.Fit(x, y, o.Kriging)
+		ko := o.Kriging
+		ko.Params, ko.Names = in-ds.Conditions, ds.InNames // parameters first, then the conditions
+		m, err := kriging.Fit(x, y, ko)
 		if err != nil {
 			return nil, nn.Provenance{}, nil, fmt.Errorf("train: output %s: %w", ds.OutNames[j], err)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -51,6 +52,13 @@ type Options struct {
 	// subset (2·Subset, 4·Subset, … sites, while fewer than n) after the
 	// first subset's search (default 8).
 	RefineIterations int
+	// Params is the number of leading coordinates that are parameters
+	// (the rest are conditions, which a study evaluates at its data's
+	// values only); 0 means all. The regression must be determined in
+	// the parameters (checkRegression).
+	Params int
+	// Names, optional, name the coordinates in messages.
+	Names []string
 	// FullIterations bounds the final BFGS iterations on all n sites
 	// (default 2; < 0 for none), each of which costs a Cholesky
 	// factorisation and an inverse of the n×n correlation matrix.
@@ -178,7 +186,7 @@ func Fit(x [][]float64, y []float64, opt Options) (*Model, error) {
 		}
 		yn[i] = (y[i] - m.yMean) / m.yStd
 	}
-	if err := m.checkRegression(); err != nil {
+	if err := m.checkRegression(opt.Params, opt.Names); err != nil {
 		return nil, err
 	}
 
@@ -664,27 +672,67 @@ func (m *Model) Box() (lo, hi []float64) {
 // F (n sites × p functions, on the normalised sites).
 const maxRegressionCond = 1e12
 
-// checkRegression refuses a regression the sites do not determine: F of
-// deficient rank (a quadratic in two parameters has six functions of
-// them, and a design of five parameter points, however many conditions
-// each, cannot fix them) leaves the generalised least-squares β
-// undetermined, and the surrogate's errors were 1e13 times the output
-// (audit 15) while the search blamed the correlation matrix. DACE's
+// checkRegression refuses a regression the sites do not determine: the
+// regression matrix F (n sites × p functions, on the normalised sites)
+// must have full rank, or the generalised least-squares β is not
+// determined (audit 15: five parameter points for the six quadratic
+// functions of two parameters gave errors 1e13 times the output, the
+// search blaming the correlation matrix, "duplicate sites?"). DACE's
 // dacefit (Lophaven, Nielsen & Søndergaard 2002) refuses F with a
-// condition number above 1e15 ("poor combination of regression model and
-// design sites"); kinfer refuses above 1e12, where β has lost all but
-// four digits.
-func (m *Model) checkRegression() error {
+// condition number above 1e15; kinfer refuses above 1e12, where β has
+// lost all but four digits. The message says why: an input with too few
+// distinct values for the order (a condition measured at two lengths
+// leaves its square undetermined: audit 16), or too few distinct
+// parameter points (the first params coordinates; all when 0).
+func (m *Model) checkRegression(params int, names []string) error {
 	if m.p == 1 {
 		return nil
 	}
-	f := mat.NewDense(m.n, m.p, nil)
+	rank, cond, err := regressionRank(m.order, m.x, m.n, m.d)
+	if err != nil || rank == m.p {
+		return err
+	}
+	name := func(j int) string {
+		if j < len(names) && names[j] != "" {
+			return names[j]
+		}
+		return fmt.Sprintf("coordinate %d", j+1)
+	}
+	var few []string
+	for j := range m.d {
+		vals := map[float64]bool{}
+		for i := range m.n {
+			vals[m.x[i*m.d+j]] = true
+		}
+		if len(vals) <= m.order {
+			few = append(few, fmt.Sprintf("%s takes %d values", name(j), len(vals)))
+		}
+	}
+	if len(few) > 0 {
+		return fmt.Errorf("kriging: a regression of order %d needs at least %d distinct values of every input, but %s: its terms in them are not determined (rank %d of %d): use a lower regression order (--regression %d)", m.order, m.order+1, strings.Join(few, ", "), rank, m.p, m.order-1)
+	}
+	if params <= 0 || params > m.d {
+		params = m.d
+	}
+	distinct := map[string]bool{}
 	for i := range m.n {
-		basis(m.order, m.x[i*m.d:(i+1)*m.d], f.RawRowView(i))
+		distinct[fmt.Sprint(m.x[i*m.d:i*m.d+params])] = true
+	}
+	return fmt.Errorf("kriging: the design's %d distinct points of its %d parameters do not determine the %d regression functions of order %d in %d inputs (rank %d, condition number %.2g): use a lower regression order (--regression %d) or a design of more points", len(distinct), params, m.p, m.order, m.d, rank, cond, m.order-1)
+}
+
+// regressionRank is the numerical rank (singular values above the
+// largest / maxRegressionCond) and condition number of the regression
+// matrix of order at the n sites x (n × d, row-major).
+func regressionRank(order int, x []float64, n, d int) (int, float64, error) {
+	p := nBasis(order, d)
+	f := mat.NewDense(n, p, nil)
+	for i := range n {
+		basis(order, x[i*d:(i+1)*d], f.RawRowView(i))
 	}
 	var svd mat.SVD
 	if !svd.Factorize(f, mat.SVDNone) {
-		return fmt.Errorf("kriging: the regression matrix's singular values did not converge")
+		return 0, 0, fmt.Errorf("kriging: the regression matrix's singular values did not converge")
 	}
 	sv := svd.Values(nil)
 	rank := 0
@@ -693,9 +741,5 @@ func (m *Model) checkRegression() error {
 			rank++
 		}
 	}
-	if rank < m.p {
-		cond := sv[0] / sv[len(sv)-1]
-		return fmt.Errorf("kriging: the %d sites do not determine the %d regression functions of order %d in %d-D (the regression matrix has rank %d, condition number %.2g): the design has too few distinct points for the order — use a lower regression order (--regression %d) or a design of more points", m.n, m.p, m.order, m.d, rank, cond, m.order-1)
-	}
-	return nil
+	return rank, sv[0] / sv[len(sv)-1], nil
 }

@@ -503,4 +503,24 @@ func TestRegressionNotDeterminedRefused(t *testing.T) {
 	if _, err := Fit(x, y, Options{Order: 1}); err != nil {
 		t.Fatalf("order 1: %v", err)
 	}
+	// Told which coordinates are parameters: 5 points of 2 parameters.
+	if _, err := Fit(x, y, Options{Order: 2, Params: 2}); err == nil || !strings.Contains(err.Error(), "the design's 5 distinct points of its 2 parameters do not determine the 10 regression functions") {
+		t.Fatalf("order 2 in 2 parameters: %v", err)
+	}
+	// A condition of two values leaves its square undetermined: refused
+	// naming it (audit 16: "a design of more points" cannot help).
+	x, y = nil, nil
+	for i := range 12 {
+		a, b := float64(i%4)/3, float64(i%3)/2+0.1*float64(i/4)
+		for _, c := range []float64{29, 31.5} { // the lengths of review 16's study
+			x = append(x, []float64{a, b, c})
+			y = append(y, a+2*b*c+c*c)
+		}
+	}
+	if _, err := Fit(x, y, Options{Order: 2, Params: 2, Names: []string{"a", "b", "length_mm"}}); err == nil || !strings.Contains(err.Error(), "needs at least 3 distinct values of every input, but length_mm takes 2 values") {
+		t.Fatalf("a condition of two values: %v", err)
+	}
+	if _, err := Fit(x, y, Options{Order: 1, Params: 2}); err != nil {
+		t.Fatalf("a condition of two values, order 1: %v", err)
+	}
 }
