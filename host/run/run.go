@@ -271,6 +271,18 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 	}
 	wall := time.Duration((r.prevWall + time.Since(r.start).Seconds()) * float64(time.Second))
 	sum := summarize(s, r.t, o.Workers, rep, samples, r.best, wall)
+	if o.Resume {
+		// The plugins' own tallies start again with the process, the
+		// run's (status_counts) are restored: say which these are
+		// (review 16: a resumed run's failures looked fewer).
+		const since = " (plugin calls since the run was last resumed; status_counts counts the whole run)"
+		if sum.EvaluationFailures != "" {
+			sum.EvaluationFailures += since
+		}
+		if sum.DerivativeFailures != "" {
+			sum.DerivativeFailures += since
+		}
+	}
 	sum.Provenance = provenance(s, ins)
 	sum.MemoryBudget = r.budget
 	if rs, ok := o.Remote.(interface{ Summary() any }); ok {
