@@ -138,7 +138,7 @@ func verify(ctx context.Context, dir string, f runFlags, budget int64, stdout, s
 			key, filepath.Join(dir, "summary.json"), filepath.Join(tmp, "summary.json"))
 	}
 	os.RemoveAll(tmp)
-	fmt.Fprintf(stdout, "identical: the re-run reproduces %s byte for byte (%d samples), and summary.json's results\n", filepath.Join(dir, "samples.csv"), sum.Samples)
+	fmt.Fprintf(stdout, "identical: the re-run reproduces %s byte for byte (%d samples) and the results in its summary.json (statistics, best point, tallies, method report)\n", filepath.Join(dir, "samples.csv"), sum.Samples)
 	return nil
 }
 
@@ -146,21 +146,18 @@ func verify(ctx context.Context, dir string, f runFlags, budget int64, stdout, s
 // parameters' statistics, the best point, the sample count) that differ
 // between the records a and b, or "" when they agree.
 func differentResults(a, b string) string {
-	var ra, rb struct {
-		Params  any `json:"params"`
-		Best    any `json:"best"`
-		Samples any `json:"samples"`
-	}
+	var ra, rb map[string]any
 	if run.ReadRecord(a, run.MaxSummaryBytes, &ra) != nil || run.ReadRecord(b, run.MaxSummaryBytes, &rb) != nil {
 		return "record (unreadable)"
 	}
-	switch {
-	case !reflect.DeepEqual(ra.Params, rb.Params):
-		return "params"
-	case !reflect.DeepEqual(ra.Best, rb.Best):
-		return "best"
-	case !reflect.DeepEqual(ra.Samples, rb.Samples):
-		return "samples"
+	// Every deterministic result: the statistics, the best point, the
+	// tallies and the method's report (R̂, ESS, acceptance, evidence, …;
+	// audit 16: forged diagnostics passed when only params, best and
+	// samples were compared). Not the times, workers or provenance.
+	for _, k := range []string{"params", "best", "samples", "evaluations", "failed_evaluations", "status_counts", "non_finite_from", "method_report", "transform"} {
+		if !reflect.DeepEqual(ra[k], rb[k]) {
+			return k
+		}
 	}
 	return ""
 }
