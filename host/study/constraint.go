@@ -321,6 +321,12 @@ func (s *Study) loadConstraints(f *File, d *tomlx.Decoded) error {
 			if !(c.Weight > 0) || math.IsInf(c.Weight, 0) {
 				return d.Errorf(tbl+".weight", "weight must be a positive finite number, got %g", c.Weight)
 			}
+			// The residual weight·violation is squared: beyond 1e100 it
+			// overflows for any violation over 1e54 (audit 16: 1e308 made
+			// every point non-finite).
+			if c.Weight > 1e100 {
+				return d.Errorf(tbl+".weight", "weight %g is beyond 1e100: the squared residual (weight·violation)² overflows; use a smaller weight", c.Weight)
+			}
 		}
 		// Which keys each kind takes; any other given key is an error.
 		given := map[string]bool{
@@ -406,6 +412,14 @@ func (s *Study) paramConstraint(d *tomlx.Decoded, tbl string, cf ConstraintFile,
 		}
 		if math.IsNaN(c.Lower) || math.IsNaN(c.Upper) || !(c.Lower < c.Upper) {
 			return d.Errorf(tbl+".lower", "want lower < upper, got [%g, %g]", c.Lower, c.Upper)
+		}
+		for _, b := range []struct {
+			key string
+			v   float64
+		}{{"lower", c.Lower}, {"upper", c.Upper}} {
+			if !math.IsInf(b.v, 0) && math.Abs(b.v) > 1e100 {
+				return d.Errorf(tbl+"."+b.key, "%s %g is beyond 1e100: the squared violation overflows; leave it out for no bound", b.key, b.v)
+			}
 		}
 	case ConstraintGroupMean:
 		if len(c.Idx) < 2 {

@@ -115,6 +115,9 @@ func TestConstraintErrors(t *testing.T) {
 		{`kind = "range"`, ``, `study.toml:16: key "constraint[0].kind": missing kind`},
 		{`weight = 0.1`, `wieght = 0.1`, `study.toml:20: key "constraint.wieght": unknown key`},
 		{`weight = 0.1`, `weight = -1`, `study.toml:20: key "constraint[0].weight": weight must be a positive finite number`},
+		// Values whose squared residual overflows (audit 16).
+		{`weight = 0.1`, `weight = 1e308`, `study.toml:20: key "constraint[0].weight": weight 1e+308 is beyond 1e100`},
+		{`lower = 2500`, `lower = 1e308`, `study.toml:19: key "constraint[0].lower": lower 1e+308 is beyond 1e100`},
 		{`params = ["k"]`, `params = ["q"]`, `study.toml:18: key "constraint[0].params": "q" names no free parameter (free: k, eps_r)`},
 		{`params = ["k"]`, `params = ["k", "k*"]`, `study.toml:18: key "constraint[0].params": parameter "k" is named twice`},
 		{`params = ["k"]`, `params = ["[k"]`, `study.toml:18: key "constraint[0].params": bad pattern`},

@@ -48,6 +48,11 @@ func New(settings []float64) (abi.Likelihood, error) {
 	if !(v >= 0) || math.IsInf(v, 0) {
 		return nil, fmt.Errorf("nmse: variance must be finite and ≥ 0, got %g", v)
 	}
+	if v > 0 && v < 1e-290 {
+		// The weights m/(N·variance) overflow (audit 16: 1e-320 made every
+		// point non-finite).
+		return nil, fmt.Errorf("nmse: variance %g is below 1e-290: the weights 1/variance of the squared errors overflow; rescale the data", v)
+	}
 	if v > 0 && n == PerDoF {
 		return nil, fmt.Errorf("nmse: a given variance applies to normalise = pooled only")
 	}

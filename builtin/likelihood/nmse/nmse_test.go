@@ -3,6 +3,7 @@ package nmse
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/kinfer/kinfer/abi"
@@ -188,5 +189,16 @@ func TestMissingObservations(t *testing.T) {
 	}
 	if st := l.Residuals(2, y, obs, obs, r); st != abi.OK || gy[3] != 0 || r[3] != 0 || math.Abs(-0.5*r[0]*r[0]-ll) > handTol {
 		t.Errorf("gy %v r %v", gy, r)
+	}
+}
+
+// A variance whose inverse overflows is refused at New (audit 16: 1e-320
+// made every point non-finite, the run blaming the model).
+func TestTinyVarianceRefused(t *testing.T) {
+	if _, err := New([]float64{Pooled, 1e-320}); err == nil || !strings.Contains(err.Error(), "below 1e-290") {
+		t.Errorf("variance 1e-320: %v", err)
+	}
+	if _, err := New([]float64{Pooled, 1e-200}); err != nil {
+		t.Errorf("variance 1e-200: %v", err)
 	}
 }
