@@ -150,11 +150,12 @@ func differentResults(a, b string) string {
 	if run.ReadRecord(a, run.MaxSummaryBytes, &ra) != nil || run.ReadRecord(b, run.MaxSummaryBytes, &rb) != nil {
 		return "record (unreadable)"
 	}
-	// Every deterministic result: the statistics, the best point, the
-	// tallies and the method's report (R̂, ESS, acceptance, evidence, …;
-	// audit 16: forged diagnostics passed when only params, best and
-	// samples were compared). Not the times, workers or provenance.
-	for _, k := range []string{"params", "best", "samples", "evaluations", "failed_evaluations", "status_counts", "non_finite_from", "method_report", "transform"} {
+	// Every deterministic result: what ran (study, model, method,
+	// likelihoods, whether it completed), the statistics, the best point,
+	// the tallies and the method's report (R̂, ESS, acceptance, evidence,
+	// …; audits 16 and 17: forged diagnostics and a forged method name
+	// passed). Not the times, workers or provenance.
+	for _, k := range []string{"study", "model", "method", "likelihoods", "complete", "error", "params", "best", "samples", "evaluations", "failed_evaluations", "status_counts", "non_finite_from", "method_report", "transform"} {
 		if !reflect.DeepEqual(ra[k], rb[k]) {
 			return k
 		}
