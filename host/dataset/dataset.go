@@ -3,7 +3,9 @@ package dataset
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -49,6 +51,10 @@ type Table struct {
 	// such a column (a subject ID, a comment) reads as NaN and is an error
 	// only when used (CheckNumeric, Matrix).
 	Text []*TextCell
+	// SHA256 is the hex digest of the file's bytes as read (files read
+	// by path; "" for Parse): the digest a run records is of the data it
+	// fitted, not of a second read (audit 17).
+	SHA256 string
 }
 
 // TextCell is a cell that is not a number: its file line and text.
@@ -122,7 +128,16 @@ func readMax(path string, maxBytes int64, text bool) (*Table, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return parseMax(path, f, maxBytes, text)
+	h := sha256.New()
+	t, err := parseMax(path, io.TeeReader(f, h), maxBytes, text)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := io.Copy(h, f); err != nil { // what the parser left unread
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	t.SHA256 = hex.EncodeToString(h.Sum(nil))
+	return t, nil
 }
 
 // Parse is Read on a reader; file names the source in errors.

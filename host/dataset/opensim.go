@@ -2,7 +2,10 @@ package dataset
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"math"
 	"path/filepath"
 	"strings"
@@ -33,8 +36,16 @@ func readOpenSim(path string, maxBytes int64) (*Table, error) {
 		return nil, err
 	}
 	defer f.Close()
-	r := bufio.NewReader(safefile.Limit(f, path, MaxFileBytes))
+	h := sha256.New()
+	lim := safefile.Limit(f, path, MaxFileBytes)
+	r := bufio.NewReader(io.TeeReader(lim, h))
 	t := &Table{File: path}
+	defer func() {
+		// The digest of the bytes read (Table.SHA256), the rest included.
+		if _, err := io.Copy(h, lim); err == nil {
+			t.SHA256 = hex.EncodeToString(h.Sum(nil))
+		}
+	}()
 	var lines []int
 	if strings.ToLower(filepath.Ext(path)) == ".trc" {
 		tr, err := opensim.ReadTRC(path, r)

@@ -81,26 +81,31 @@ type Input struct {
 // plugin's manifest and module.
 func Inputs(s *study.Study) ([]Input, error) {
 	var ins []Input
-	add := func(role, path string) error {
+	// The digest of the bytes the study loaded when it has one (a file
+	// replaced while the run loaded it was recorded with the other's
+	// digest, audit 17), else of the file now.
+	add := func(role, path, loaded string) error {
 		abs, err := filepath.Abs(path)
 		if err != nil {
 			return err
 		}
-		sum, err := FileSHA256(abs)
-		if err != nil {
-			return err
+		sum := loaded
+		if sum == "" {
+			if sum, err = FileSHA256(abs); err != nil {
+				return err
+			}
 		}
 		ins = append(ins, Input{Role: role, Path: abs, SHA256: sum})
 		return nil
 	}
-	if err := add("study", s.Path); err != nil {
+	if err := add("study", s.Path, s.SHA256); err != nil {
 		return nil, err
 	}
 	for _, d := range s.Data {
 		if s.NoData {
 			break // the [conditions] rows are in the study file
 		}
-		if err := add("data "+d.Name, d.File); err != nil {
+		if err := add("data "+d.Name, d.File, d.SHA256); err != nil {
 			return nil, err
 		}
 	}
@@ -109,7 +114,7 @@ func Inputs(s *study.Study) ([]Input, error) {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(s.Dir, p)
 		}
-		if err := add("init", p); err != nil {
+		if err := add("init", p, s.InitSHA256); err != nil {
 			return nil, err
 		}
 	}
@@ -127,7 +132,7 @@ func Inputs(s *study.Study) ([]Input, error) {
 			continue
 		}
 		if f, ok := strings.CutPrefix(c.c.Ref, study.SurrogatePrefix); ok {
-			if err := add(c.role+" file", f); err != nil {
+			if err := add(c.role+" file", f, ""); err != nil {
 				return nil, err
 			}
 			continue
@@ -136,10 +141,10 @@ func Inputs(s *study.Study) ([]Input, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := add(c.role+" manifest", c.c.Ref); err != nil {
+		if err := add(c.role+" manifest", c.c.Ref, ""); err != nil {
 			return nil, err
 		}
-		if err := add(c.role+" module", m.WasmPath()); err != nil {
+		if err := add(c.role+" module", m.WasmPath(), ""); err != nil {
 			return nil, err
 		}
 	}

@@ -1,11 +1,16 @@
 package run
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/kinfer/kinfer/host/study"
 )
 
 // A record from elsewhere: special files, oversized files and list bombs
@@ -120,6 +125,35 @@ func TestOpenJournalRefuses(t *testing.T) {
 	if err := syscall.Mkfifo(p, 0o644); err == nil {
 		if _, _, err := openJournal(dir, 2, 0, 1<<30); err == nil || !strings.Contains(err.Error(), "named pipe") {
 			t.Errorf("a journal that is a named pipe: %v", err)
+		}
+	}
+}
+
+// The inputs' digests are of the bytes the study loaded, not of a second
+// read: a data file replaced after the load is recorded as loaded (audit
+// 17: 4 of 150 runs recorded the replacement's digest beside the fit of
+// the original).
+func TestInputsDigestWhatWasLoaded(t *testing.T) {
+	dir := t.TempDir()
+	studyPath := filepath.Join(dir, "study.toml")
+	data := filepath.Join(dir, "force_length.csv")
+	orig, _ := os.ReadFile("../../examples/quickstart/force_length.csv")
+	os.WriteFile(studyPath, must(os.ReadFile("../../examples/quickstart/study.toml")), 0o644)
+	os.WriteFile(data, orig, 0o644)
+	s, err := study.Load(context.Background(), studyPath, study.Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	os.WriteFile(data, append(append([]byte(nil), orig...), "33.1,600\n"...), 0o644)
+	ins, err := Inputs(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.Sum256(orig)
+	for _, in := range ins {
+		if in.Role == "data pull-test" && in.SHA256 != hex.EncodeToString(h[:]) {
+			t.Errorf("data recorded with sha256 %s, the loaded bytes' is %x", in.SHA256, h)
 		}
 	}
 }

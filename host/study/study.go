@@ -51,6 +51,9 @@ type Dataset struct {
 	X       []float64 // K×c conditions in model order
 	Outputs []string  // the model outputs it observes (default of its terms)
 	table   *dataset.Table
+	// SHA256 is the digest of the file's bytes as loaded (run.Inputs
+	// records it).
+	SHA256 string
 }
 
 // column returns the named CSV column, or K NaNs if the file has none; a
@@ -106,6 +109,10 @@ type Study struct {
 	// InitFile is the init file Starts were read from ("" when they are a
 	// previous stage's end, or there are none).
 	InitFile string
+	// SHA256 and InitSHA256 are the digests of the study file's and the
+	// init file's bytes as loaded (run.Inputs records them: a second read
+	// could see a file replaced meanwhile, audit 17).
+	SHA256, InitSHA256 string
 
 	// Transforms reparameterise some free parameters for the method
 	// (θ = T(x), the study's [transform] table; see transform.go). XParams
@@ -298,7 +305,7 @@ func Load(ctx context.Context, path string, o Options) (_ *Study, err error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Study{Path: path, Dir: filepath.Dir(path), Name: f.Name, Seed: 1, dataCap: maxDataBytes, budget: o.MemoryBudget}
+	s := &Study{Path: path, Dir: filepath.Dir(path), Name: f.Name, Seed: 1, dataCap: maxDataBytes, budget: o.MemoryBudget, SHA256: d.SHA256}
 	if o.MemoryBudget > 0 {
 		s.dataCap = min(s.dataCap, o.MemoryBudget/2)
 	}
@@ -734,7 +741,7 @@ func (s *Study) loadData(f *File, d *tomlx.Decoded) error {
 		if err := s.charge(d, tbl+".file", t.Bytes()+int64(len(t.Rows))*int64(len(conds))*8, "dataset "+df.Name); err != nil {
 			return err
 		}
-		ds := &Dataset{Name: df.Name, File: t.File, K: len(t.Rows), table: t}
+		ds := &Dataset{Name: df.Name, File: t.File, K: len(t.Rows), table: t, SHA256: t.SHA256}
 		if ds.X, err = t.Matrix(conds); err != nil {
 			return fmt.Errorf("%s: model %q needs its condition columns: %w", keyAt(d, tbl+".file"), spec.Name, err)
 		}
@@ -1199,7 +1206,7 @@ func (s *Study) loadStarts(f *File, d *tomlx.Decoded, o Options) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", keyAt(d, "init"), s.dataErr(err))
 	}
-	s.InitFile = f.Init
+	s.InitFile, s.InitSHA256 = f.Init, t.SHA256
 	if err := s.charge(d, "init", 2*t.Bytes(), "the initial points"); err != nil {
 		return err
 	}

@@ -1,6 +1,8 @@
 package tomlx
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"reflect"
@@ -43,6 +45,10 @@ type Decoded struct {
 	File  string
 	Meta  toml.MetaData
 	lines map[string]int
+	// SHA256 is the hex digest of the bytes DecodeFile decoded ("" for
+	// Decode): a run records it, not a second read's (audit 17: a file
+	// replaced while it loaded was recorded with the other's digest).
+	SHA256 string
 }
 
 // Errorf returns an *Error at the line where key (a dotted path, as in the
@@ -145,7 +151,12 @@ func DecodeFile(path string, v any, opaque ...string) (*Decoded, error) {
 		}
 		return nil, err
 	}
-	return Decode(path, string(data), v, opaque...)
+	d, err := Decode(path, string(data), v, opaque...)
+	if d != nil {
+		h := sha256.Sum256(data)
+		d.SHA256 = hex.EncodeToString(h[:])
+	}
+	return d, err
 }
 
 // Decode decodes text (named file in errors) into v. Unknown keys are
