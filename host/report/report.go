@@ -597,7 +597,22 @@ func (r *Report) posterior(s *study.Study, o Options) {
 			}
 		}
 		if v, ok := r.truth()[name]; ok {
-			marks = append(marks, figures.Mark{X: v, Name: "truth", Color: figures.Color(2), Solid: true})
+			// A truth far outside the samples would stretch the axis until
+			// the histogram vanished (audit 17: k = 1e12): drawn only
+			// within two ranges of the samples, else said.
+			lo, hi := math.Inf(1), math.Inf(-1)
+			for _, x := range col {
+				lo, hi = min(lo, x), max(hi, x)
+			}
+			span := hi - lo
+			if span == 0 {
+				span = math.Max(math.Abs(lo), 1) * 0.1
+			}
+			if v >= lo-2*span && v <= hi+2*span {
+				marks = append(marks, figures.Mark{X: v, Name: "truth", Color: figures.Color(2), Solid: true})
+			} else {
+				r.note("the truth of %s, %s, lies far outside its samples' range [%s, %s]: not drawn in its histogram", name, g(v), g(lo), g(hi))
+			}
 		}
 		label := name
 		if u := r.Summary.Params[j].Unit; u != "" {

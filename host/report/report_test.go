@@ -159,6 +159,22 @@ func TestTruthFromAnalysis(t *testing.T) {
 			t.Errorf("report lacks %q", want)
 		}
 	}
+	// A truth far outside the samples is not drawn (it stretched the
+	// axis until the histogram vanished, audit 17), and the report says so.
+	an = strings.Replace(an, `"truth": 42.5`, `"truth": 1e12`, 1)
+	if err := os.WriteFile(filepath.Join(dir, "analysis.json"), []byte(an), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r, err = Build(context.Background(), dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	if err := r.HTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(r.Notes, "\n"), "the truth of k, 1e+12, lies far outside its samples' range") || !strings.Contains(b.String(), "lies far outside its samples") {
+		t.Errorf("no note of the truth out of range: %q", r.Notes)
+	}
 }
 
 // One sample at 1e308 and one at −1e308 in a column (hi − lo overflows
