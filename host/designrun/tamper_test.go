@@ -79,6 +79,16 @@ func TestTamperedResume(t *testing.T) {
 		{"dataset renamed", rowEdit(csv, func(f []string, cond int) []string { f[cond-1] = "forged"; return f }), "is not the study's dataset and condition row"},
 		{"row dropped", rowEdit(csv, func([]string, int) []string { return nil }), "of point 0 is not the study's dataset and condition row"},
 		{"last row of a point dropped", lineEdit(csv, s.Data[0].K, func([]string, int) []string { return nil }), "point 0 has"},
+		// An output edited in the last point's rows (which a resume
+		// evaluates again): not what the model gives (audit 17).
+		{"output edited", func(t *testing.T, dir string) {
+			lines := strings.SplitAfter(string(csv), "\n")
+			n := len(lines) - 1 // the last is empty after the final newline
+			lineEdit(csv, n-1, func(f []string, _ int) []string {
+				f[len(f)-1] = "123456"
+				return f
+			})(t, dir)
+		}, "are not what the model gives there"},
 		{"points_done 0 with rows", edit(func(r map[string]any) { r["points_done"], r["points_by_status"] = 0, map[string]int{} }), "before the first point"},
 		{"another header", func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, "design.csv"), append([]byte("point,status,a,b"), csv[16:]...), 0o644)
