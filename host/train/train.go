@@ -3,6 +3,7 @@ package train
 import (
 	"bufio"
 	"crypto/sha256"
+	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -220,6 +221,14 @@ func ReadDesign(dir string) (*Design, error) {
 	for sc.Scan() {
 		line++
 		fields := strings.Split(sc.Text(), ",")
+		if strings.Contains(sc.Text(), `"`) {
+			// A quoted field (kinfer design quotes a dataset name with a
+			// comma or a quote: review 17, "9 fields, want 8").
+			r := csv.NewReader(strings.NewReader(sc.Text()))
+			if fields, err = r.Read(); err != nil {
+				return nil, fmt.Errorf("%s:%d: %v", cp, line, err)
+			}
+		}
 		if line == 1 {
 			if !slices.Equal(fields, want) {
 				return nil, fmt.Errorf("%s:1: header %q does not match design.json (want %q)", cp, sc.Text(), strings.Join(want, ","))

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -407,5 +408,27 @@ func TestOutputTableUnits(t *testing.T) {
 	flat := OutputTable([]OutputReport{{Name: "f", Unit: "N", NMAE: math.NaN(), MAE: 0, AE90: 0}})
 	if !strings.Contains(flat, "all equal") {
 		t.Errorf("equal validation values:\n%s", flat)
+	}
+}
+
+// A dataset name with a comma and a quote, which kinfer design writes
+// quoted, reads back (review 17: "9 fields, want 8").
+func TestReadDesignQuotedDataset(t *testing.T) {
+	dir := t.TempDir()
+	writeDesign(t, dir, 12)
+	p := filepath.Join(dir, "design.csv")
+	b := strings.ReplaceAll(string(must(os.ReadFile(p))), ",d,", `,"pull, ""A""",`)
+	os.WriteFile(p, []byte(b), 0o644)
+	rp := filepath.Join(dir, "design.json")
+	r := string(must(os.ReadFile(rp)))
+	r = strings.Replace(r, `"datasets":["d"]`, `"datasets":["pull, \"A\""]`, 1)
+	r = regexp.MustCompile(`"csv_bytes":\d+`).ReplaceAllString(r, `"csv_bytes":`+strconv.Itoa(len(b)))
+	os.WriteFile(rp, []byte(r), 0o644)
+	ds, err := ReadDesign(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds.Data.N != 33 { // 11 ok points (point 2 failed) × 3 rows
+		t.Errorf("%d samples, want 33", ds.Data.N)
 	}
 }

@@ -36,6 +36,14 @@ func (m *Method) SaveState() ([]byte, error) {
 		s.RNG[k] = b
 	}
 	b, err := json.Marshal(&s)
+	var uv *json.UnsupportedValueError
+	if errors.As(err, &uv) {
+		// ±∞ in the chains or their adaptation: the chains diverged
+		// (review 17: a flat likelihood in a transformed parameter whose
+		// x is unbounded made the target improper in x, and the
+		// covariance of x overflowed).
+		return nil, fmt.Errorf("metropolis: the chains diverged (a value of the state is %s): the target is not proper in the method's coordinates — with [transform], a likelihood flat in a parameter whose x is unbounded; drop the transform of that parameter", uv.Str)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("metropolis: saving state: %w", err)
 	}

@@ -424,3 +424,17 @@ func TestStartProposalFromPriorBox(t *testing.T) {
 func TestReportWhenStopped(t *testing.T) {
 	conformance.CheckStoppedReport(t, func() abi.Method { return newMethod(t, 4, 30, 20, 1) }, conformance.FailingTarget(), 11, 45)
 }
+
+// A state holding ±∞ (chains diverged on a target improper in the
+// method's coordinates) cannot be saved: the error says why, not
+// "json: unsupported value" (review 17).
+func TestSaveDivergedState(t *testing.T) {
+	m := newMethod(t, 2, 10, 10, 1)
+	if err := m.Init(conformance.Conjugate2D().Target.Problem(1)); err != nil {
+		t.Fatal(err)
+	}
+	m.st.AccM2[0] = math.Inf(1)
+	if _, err := m.SaveState(); err == nil || !strings.Contains(err.Error(), "the chains diverged (a value of the state is +Inf)") {
+		t.Errorf("SaveState: %v", err)
+	}
+}
