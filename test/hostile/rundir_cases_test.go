@@ -603,7 +603,7 @@ func rundirCases() []hcase {
 		// A sample moved to another θ with its values kept: found by the
 		// chain's acceptance count when the move adds a change, else by
 		// evaluating journal samples again (the last among them).
-		keptNoHint(rundirCase("rundir-resume-journal-theta-moved", true, resume, 1, w(`corrupt checkpoint: chain 3|journal sample \[2500`, "run the study again"),
+		keptNoHint(rundirCase("rundir-resume-journal-theta-moved", true, resume, 1, w(`corrupt checkpoint: chain 3|journal sample [2500`, "run the study again"),
 			journalAtLeast(12), journalValue(-1, 0, 2500), snapshot)),
 		// A metropolis state whose counts or adaptation no run reaches.
 		keptNoHint(rundirCase("rundir-resume-state-log-lambda-700", true, resume, 1, w("log_lambda 700 outside", "run the study again"),
