@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/builtin/analysis"
@@ -347,28 +348,34 @@ func (a *Analysis) Text() string {
 	if a.Stopped {
 		fmt.Fprintf(&b, "WARNING: %s\n", guesttext.Escape(a.StoppedNote))
 	}
-	fmt.Fprintf(&b, "%s: %d samples\n\n%-16s %12s %12s %12s %9s\n", a.Study, a.Samples, "param", "p05", "p95", "spread", "of prior")
+	fmt.Fprintf(&b, "%s: %d samples\n\n", a.Study, a.Samples)
+	// Columns as wide as their widest cell (audit 18: a p05 of 15 digits
+	// ran into its p95).
+	rows := [][]string{{"param", "p05", "p95", "spread", "of prior"}}
 	for _, p := range a.Params {
 		rel := "-"
 		if r := float64(p.Relative); !math.IsNaN(r) && !math.IsInf(r, 0) {
 			rel = fmt.Sprintf("%.1f%%", 100*r)
 		}
-		fmt.Fprintf(&b, "%-16s %12s %12s %12.5g %9s\n", p.Name, sigfig.Format(float64(p.P05), 5, float64(p.Spread)), sigfig.Format(float64(p.P95), 5, float64(p.Spread)), p.Spread, rel)
+		rows = append(rows, []string{p.Name, sigfig.Format(float64(p.P05), 5, float64(p.Spread)), sigfig.Format(float64(p.P95), 5, float64(p.Spread)), fmt.Sprintf("%.5g", float64(p.Spread)), rel})
 	}
+	b.WriteString(table(rows, 1))
 	if a.Truth != nil {
 		a.Truth.text(&b)
 	}
 	if len(a.Predictive) == 0 {
 		fmt.Fprintf(&b, "\nposterior-predictive fit: none (the study has no observed data)\n")
 	} else {
-		fmt.Fprintf(&b, "\nposterior-predictive fit (%d samples):\n%-14s %-14s %6s %12s %12s %12s  %s\n", a.PredSamples, "dataset", "output", "n", "MAE", "RMSE", "max |error|", "unit")
+		fmt.Fprintf(&b, "\nposterior-predictive fit (%d samples):\n", a.PredSamples)
+		rows := [][]string{{"dataset", "output", "n", "MAE", "RMSE", "max |error|", "unit"}}
 		for _, f := range a.Predictive {
 			unit := f.Unit
 			if unit == "" {
 				unit = "-"
 			}
-			fmt.Fprintf(&b, "%-14s %-14s %6d %12.5g %12.5g %12.5g  %s\n", f.Dataset, f.Output, f.N, f.MAE, f.RMSE, f.MaxAbs, unit)
+			rows = append(rows, []string{f.Dataset, f.Output, fmt.Sprint(f.N), fmt.Sprintf("%.5g", float64(f.MAE)), fmt.Sprintf("%.5g", float64(f.RMSE)), fmt.Sprintf("%.5g", float64(f.MaxAbs)), unit})
 		}
+		b.WriteString(table(rows, 2, 6))
 	}
 	if len(a.Stages) > 0 {
 		fmt.Fprintf(&b, "\nmarginal CDF change per TMCMC stage (Bartsoen Fig. 7):\n%5s %10s %10s %10s  %s\n", "stage", "q", "mean RMSE", "max RMSE", "at")
@@ -398,6 +405,37 @@ func (a *Analysis) Text() string {
 			}
 			b.WriteByte('\n')
 		}
+	}
+	return b.String()
+}
+
+// table lays out rows (the first the header) in columns as wide as their
+// widest cell, two spaces apart: columns before the first of left are
+// left-aligned (names), from it on right-aligned (numbers), and columns
+// from the second index of left on left-aligned again (units).
+func table(rows [][]string, left ...int) string {
+	width := map[int]int{}
+	for _, r := range rows {
+		for j, c := range r {
+			width[j] = max(width[j], utf8.RuneCountInString(c))
+		}
+	}
+	leftAligned := func(j int) bool { return j < left[0] || len(left) > 1 && j >= left[1] }
+	var b strings.Builder
+	for _, r := range rows {
+		var line strings.Builder
+		for j, c := range r {
+			if j > 0 {
+				line.WriteString("  ")
+			}
+			pad := strings.Repeat(" ", width[j]-utf8.RuneCountInString(c))
+			if leftAligned(j) {
+				line.WriteString(c + pad)
+			} else {
+				line.WriteString(pad + c)
+			}
+		}
+		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
 	}
 	return b.String()
 }
