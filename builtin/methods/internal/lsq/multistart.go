@@ -237,6 +237,23 @@ func Report(outs []Outcome, settings map[string]any, rcond float64, obs int, nam
 	case "blocked_by_failures":
 		warn = append(warn, fmt.Sprintf("the best start stopped with %q: its steps were cut short by %d failed evaluations (statuses not ok, or Jacobians that could not be computed), so the point may be the edge of the region where the model succeeds, not a minimum, and its standard errors do not hold", b.Reason, b.Failures))
 	}
+	// Other starts stopped the same way are rows of samples.csv too, and
+	// so of the run table's mean and quantiles: named, with their cost
+	// against the best's (audit 18: gaussnewton's start 1 on MGH09 ended
+	// at 21 times the best cost, unmentioned).
+	var unconverged []string
+	for k, o := range outs {
+		if k == best {
+			continue
+		}
+		switch o.Reason {
+		case "max_evaluations", "max_iterations", "stalled":
+			unconverged = append(unconverged, fmt.Sprintf("start %d (%q, cost %.3g × the best's)", o.Start, o.Reason, o.Cost()/b.Cost()))
+		}
+	}
+	if len(unconverged) > 0 {
+		warn = append(warn, fmt.Sprintf("%s stopped without a convergence test: their rows in samples.csv (and the run table's mean and quantiles over the starts) include points that may not be minima", strings.Join(unconverged, ", ")))
+	}
 	// A start whose first point (an init row, or a prior draw) could not
 	// be used started elsewhere: said, since an init row given to be
 	// started from was replaced by a prior draw without a word (audit 12).
