@@ -303,6 +303,21 @@ func (r *TruthReport) atTruthText(b *strings.Builder) {
 	if at := r.AtTruth; at != nil {
 		fmt.Fprintf(b, "log target at the truth: %.6g (%s; log prior %.6g, log likelihood %.6g), above %.1f %% of the samples' (their largest %.6g)\n",
 			at.LogTarget, at.Status, at.LogPrior, at.LogLikelihood, 100*at.SamplesBelow, at.SamplesMax)
+		// The fixed parameters stay at the study's values there (audit
+		// 18: −0.42 "at the truth" of noise-free data, the bones at their
+		// perturbed start, with no word of it).
+		differ := 0
+		for _, f := range r.Fixed {
+			if f.Truth != f.Fixed {
+				differ++
+			}
+		}
+		if differ > 0 {
+			fmt.Fprintf(b, "(with the study's fixed values: %d of the truths given for fixed parameters differ from them and were not used, listed below)\n", differ)
+		}
+	}
+	for _, f := range r.Fixed {
+		fmt.Fprintf(b, "not sampled (fixed in the study): %s, truth %.6g, fixed at %.6g\n", f.Name, f.Truth, f.Fixed)
 	}
 }
 
@@ -345,9 +360,6 @@ func (r *TruthReport) text(b *strings.Builder) {
 		fmt.Fprintf(b, "not checked: %s\n", strings.Join(r.Unchecked, ", "))
 	}
 	r.atTruthText(b)
-	for _, f := range r.Fixed {
-		fmt.Fprintf(b, "not sampled (fixed in the study): %s, truth %.6g, fixed at %.6g\n", f.Name, f.Truth, f.Fixed)
-	}
 }
 
 // atTruth evaluates the log target at the truth θ (over the free

@@ -80,6 +80,17 @@ func TestCheckTruthParams(t *testing.T) {
 			t.Errorf("text lacks %q:\n%s", want, b.String())
 		}
 	}
+	// The log target at the truth says the fixed parameters stayed at the
+	// study's values, also when the truth is not checked (audit 18).
+	r.AtTruth = &AtTruth{Status: "ok", LogTarget: -1}
+	r.Basis = "none"
+	b.Reset()
+	r.text(&b)
+	for _, want := range []string{"log target at the truth: -1", "with the study's fixed values: 1 of the truths given for fixed parameters differ", "fix, truth 7.5, fixed at 7"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("unchecked truth's text lacks %q:\n%s", want, b.String())
+		}
+	}
 	// Weights: all the weight on the sample 5 moves the band onto it.
 	r, _ = checkTruth("t.json", tv[2:], free, all, base, samples, []float64{0, 0, 0, 0, 1}, nil, "")
 	if !r.Weighted || r.Params[0].P05 != 5 || r.Params[0].Inside || r.Params[0].Percentile != 0 {
