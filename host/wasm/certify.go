@@ -1337,6 +1337,29 @@ func (p *Plugin) certifyMissing(a abi.Likelihood, m int, y, obs, sigma []float64
 	if err != nil {
 		return fmt.Errorf("plugin %s: %s with observation 0 missing (NaN), which a likelihood must skip (ABI.md §6.2): %v", p.Manifest.Name, exLikEval, err)
 	}
+	// Its residual and its entry of ∂logL/∂y are 0 (ABI.md §6.2): a
+	// nonzero gy there moved Adam's optimum, a nonzero residual inflated
+	// Levenberg–Marquardt's standard errors (audit 18).
+	if rl, ok := a.(abi.Residuals); ok {
+		r := make([]float64, len(y))
+		st := rl.Residuals(m, y, miss, sigma, r)
+		if st == abi.Timeout || st == abi.Trap {
+			return a.(abi.Faulter).Fault()
+		}
+		if st != abi.OK || r[0] != 0 {
+			return fmt.Errorf("plugin %s: %s with observation 0 missing (NaN): status %v, r[0] = %v; a missing observation's residual MUST be 0 (ABI.md §6.2)", p.Manifest.Name, exLikResiduals, st, r[0])
+		}
+	}
+	if gl, ok := a.(abi.GradY); ok {
+		gy := make([]float64, len(y))
+		_, st := gl.LogLikelihoodGrad(m, y, miss, sigma, gy)
+		if st == abi.Timeout || st == abi.Trap {
+			return a.(abi.Faulter).Fault()
+		}
+		if st != abi.OK || gy[0] != 0 {
+			return fmt.Errorf("plugin %s: %s with observation 0 missing (NaN): status %v, gy[0] = %v; a missing observation's ∂logL/∂y MUST be 0 (ABI.md §6.2)", p.Manifest.Name, exLikGrad, st, gy[0])
+		}
+	}
 	// The batch export, which a run uses for every point, must skip it
 	// too, with kinfer_likelihood_eval's value (audit 15: one reading NaN
 	// as 0 was certified, and moved k's posterior by 9 sd).
@@ -1363,9 +1386,19 @@ func (p *Plugin) certifyMissing(a abi.Likelihood, m int, y, obs, sigma []float64
 	if err := sameInBatch("observation 0 missing (NaN), which a likelihood must skip", [][]float64{y, y2}, miss, sigma, l1); err != nil {
 		return err
 	}
-	check := exLikEval.String() + ": a missing observation (NaN) is skipped"
+	exps := []string{exLikEval.String()}
 	if batch {
-		check = exLikEval.String() + " and " + exLikEvalBatch.String() + ": a missing observation (NaN) is skipped"
+		exps = append(exps, exLikEvalBatch.String())
+	}
+	if _, ok := a.(abi.Residuals); ok {
+		exps = append(exps, exLikResiduals.String())
+	}
+	if _, ok := a.(abi.GradY); ok {
+		exps = append(exps, exLikGrad.String())
+	}
+	check := strings.Join(exps, ", ") + ": a missing observation (NaN) is skipped"
+	if len(exps) == 2 {
+		check = strings.Join(exps, " and ") + ": a missing observation (NaN) is skipped"
 	}
 	if p.Spec.Has(abi.CapSigmaFree) {
 		nan := make([]float64, len(sigma))

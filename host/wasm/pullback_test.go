@@ -283,6 +283,13 @@ func TestCertifyLikelihoodDerivatives(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "with observation 0 missing (NaN), which a likelihood must skip") {
 		t.Fatalf("lik_noskip.wasm: %v", err)
 	}
+	// Its ∂logL/∂y there must be 0 too (audit 18: a nonzero one moved
+	// Adam's optimum and was certified).
+	_, err = load(t, r, testManifest("gynan", "lik_gynan.wasm", abi.KindLikelihood, 0, 0)).
+		Certify(context.Background(), CertifyOptions{Seed: 4, Outputs: 2, Points: 6})
+	if err == nil || !strings.Contains(err.Error(), "kinfer_likelihood_grad with observation 0 missing (NaN)") || !strings.Contains(err.Error(), "MUST be 0") {
+		t.Fatalf("lik_gynan.wasm: %v", err)
+	}
 }
 
 // A model that lists rows_independent although its rows depend on how many

@@ -24,6 +24,7 @@
 //   PULLBACK_LIE=2          PULLBACK whose forward y[0] differs from eval's
 //   PULLBACK_LIE=3          PULLBACK reading the last forward's θ kept in the instance
 //   RES_LIE                 (with KIND_LIK) residuals twice the true ones
+//   GY_NAN                  (with KIND_LIK) gy of a missing observation not 0
 //   NO_SKIP                 (with KIND_LIK) a missing observation (NaN) is
 //                           not skipped: logL is NaN
 //   ROWS_LIE                lists rows_independent, but y depends on K
@@ -440,6 +441,9 @@ EXPORT(kinfer_likelihood_grad) int kinfer_likelihood_grad(int K, int m, const do
 		for (int j = 0; j < m; j++) {
 			double sg = s[i * m + j];
 			gy[i * m + j] = o[i * m + j] != o[i * m + j] ? 0 : -(j + 1) * (y[i * m + j] - o[i * m + j]) / (sg * sg);
+#ifdef GY_NAN
+			if (o[i * m + j] != o[i * m + j]) gy[i * m + j] = -y[i * m + j];
+#endif
 		}
 	return 0;
 }
