@@ -284,11 +284,27 @@ func (p *Plugin) certifyModel(ctx context.Context, o CertifyOptions, rng *rand.R
 		// 2–39 rows, or of 256, was certified).
 		checked := 0
 		sizes := []int{1, certifyBlock, 2 + rng.IntN(38)}
+		jm, hasJac := b.(abi.Jacobian)
 		for i, th := range thetas {
 			if s0[i] != abi.OK || checked == 4 {
 				continue
 			}
 			checked++
+			// The Jacobian too: the host assembles a least-squares
+			// Jacobian from blocks of rows (audit 18: one whose rows
+			// depended on the block's first condition was certified, and
+			// Levenberg–Marquardt stopped at wrong points).
+			var jfull []float64
+			if hasJac {
+				jfull = make([]float64, K*m*d)
+				st := a.(abi.Jacobian).Jacobian(th, x, make([]float64, K*m), jfull)
+				if st == abi.Timeout || st == abi.Trap {
+					return a.(abi.Faulter).Fault()
+				}
+				if st != abi.OK {
+					jfull = nil
+				}
+			}
 			for _, size := range sizes {
 				if size >= K && size > 1 {
 					continue // the whole call, compared above
@@ -312,10 +328,29 @@ func (p *Plugin) certifyModel(ctx context.Context, o CertifyOptions, rng *rand.R
 						return &DerivativeMismatchError{p.Manifest.Name, exModelEval.String() + " (rows_independent)", i,
 							fmt.Sprintf("%s y[%d] = %v, but all %d rows together give %v: the rows are not independent", what, lo*m+k, yr[k], K, y0[i][lo*m+k])}
 					}
+					if jfull != nil {
+						jb := make([]float64, (hi-lo)*m*d)
+						st := jm.Jacobian(th, x[lo*nc:hi*nc], make([]float64, (hi-lo)*m), jb)
+						if st == abi.Timeout || st == abi.Trap {
+							return b.(abi.Faulter).Fault()
+						}
+						if st != abi.OK {
+							return &DerivativeMismatchError{p.Manifest.Name, exModelJacobian.String() + " (rows_independent)", i,
+								fmt.Sprintf("%s status %v, but all %d rows together give ok", what, st, K)}
+						}
+						if k := sameBits(jb, jfull[lo*m*d:hi*m*d]); k >= 0 {
+							return &DerivativeMismatchError{p.Manifest.Name, exModelJacobian.String() + " (rows_independent)", i,
+								fmt.Sprintf("%s Jacobian entry %d (row %d, parameter %s) = %v, but all %d rows together give %v: the Jacobian's rows are not independent", what, lo*m*d+k, lo+k/(m*d), p.Spec.Params[k%d].Name, jb[k], K, jfull[lo*m*d+k])}
+						}
+					}
 				}
 			}
 		}
-		c.Checks = append(c.Checks, fmt.Sprintf("rows_independent: for %d points, every row alone, and blocks of %d and %d rows, give the bits of all %d rows together", checked, certifyBlock, sizes[2], K))
+		jtoo := ""
+		if hasJac {
+			jtoo = " (outputs and Jacobian)"
+		}
+		c.Checks = append(c.Checks, fmt.Sprintf("rows_independent: for %d points, every row alone, and blocks of %d and %d rows, give the bits%s of all %d rows together", checked, certifyBlock, sizes[2], jtoo, K))
 	}
 	if _, j := a.(abi.Jacobian); j || isVJP(a) {
 		msg, err := p.certifyDerivatives(a, thetas, x, K, y0, s0, rng)

@@ -305,6 +305,15 @@ func TestCertifyRowsIndependent(t *testing.T) {
 	}
 	wantErr(t, err, "plugin rowslie", "ABI.md §4")
 
+	// Outputs right, but the Jacobian's rows depend on the call's first
+	// condition: the host assembles least-squares Jacobians from blocks
+	// (audit 18: certified, then a wrong fit).
+	_, err = load(t, r, testManifest("jacrows", "jac_rows_lie.wasm", abi.KindModel, 16, 0)).
+		Certify(context.Background(), CertifyOptions{Settings: []float64{1.5}, Seed: 4})
+	if !errors.As(err, &dm) || !strings.Contains(err.Error(), "kinfer_model_jacobian (rows_independent)") || !strings.Contains(err.Error(), "the Jacobian's rows are not independent") {
+		t.Fatalf("jac_rows_lie.wasm: %v, want a rows_independent mismatch of the Jacobian", err)
+	}
+
 	// A model that lies only in calls of the host's block of 256 rows is
 	// caught on 600 rows (recheck of audit 5: certified).
 	x600 := make([]float64, 600)

@@ -28,6 +28,8 @@
 //   NO_SKIP                 (with KIND_LIK) a missing observation (NaN) is
 //                           not skipped: logL is NaN
 //   ROWS_LIE                lists rows_independent, but y depends on K
+//   JAC_ROWS_LIE            lists jacobian and rows_independent; y is right,
+//                           but ∂y/∂b depends on the call's first condition
 //   BLOCK_LIE               lists rows_independent, but y differs in calls
 //                           of exactly 256 rows (the host's blocks)
 //   NOCOND                  no conditions; lists rows_independent, but row
@@ -148,6 +150,8 @@ static const char spec[] = "{\"kind\":\"method\",\"name\":\"grid\",\"version\":\
 #define CAPS "[]"
 #elif defined(ROWS_LIE) || defined(NOCOND) || defined(BLOCK_LIE)
 #define CAPS "[\"rows_independent\"]"
+#elif defined(JAC_ROWS_LIE)
+#define CAPS "[\"jacobian\",\"rows_independent\"]"
 #elif defined(OFFSET_LIE)
 #define CAPS "[\"jacobian\"]"
 #elif defined(PULLBACK_ONLY)
@@ -300,6 +304,9 @@ EXPORT(kinfer_model_jacobian) int kinfer_model_jacobian(const double *theta, int
 		r[1] = -scale; /* the wrong sign, hidden by nothing */
 #endif
 		r[2] = scale * x[k] * x[k]; r[3] = 0;
+#ifdef JAC_ROWS_LIE
+		r[1] += x[0]; /* depends on the call's first row */
+#endif
 	}
 	if (a == 999) jac[0] = 1.0 / 0.0;
 	return 0;
