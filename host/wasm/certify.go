@@ -1047,10 +1047,13 @@ type DerivativeMismatchError struct {
 
 func (e *DerivativeMismatchError) Error() string {
 	contract := "ABI.md §6.1: the Jacobian is ∂y/∂θ of kinfer_model_eval's y, the VJP vᵀ·∂y/∂θ"
-	if strings.HasSuffix(e.Export, "(rows_independent)") {
+	switch {
+	case strings.HasSuffix(e.Export, "(rows_independent)"):
 		contract = "ABI.md §4: with rows_independent, row k of y depends on θ and row k of x only"
-	} else if strings.HasPrefix(e.Export, "kinfer_likelihood") {
-		contract = "ABI.md §6.2: logL = C − ½‖r‖² for the residuals r, gy = ∂logL/∂y"
+	case e.Export == exLikGrad.String():
+		contract = "ABI.md §6.2: gy = ∂logL/∂y"
+	case strings.HasPrefix(e.Export, "kinfer_likelihood"):
+		contract = "ABI.md §6.2: logL = C − ½‖r‖² for the residuals r"
 	}
 	return fmt.Sprintf("plugin %s: %s at point %d: %s (%s)", e.Plugin, e.Export, e.Point, e.Detail, contract)
 }
@@ -1532,7 +1535,16 @@ func (p *Plugin) certifyLikelihoodDerivatives(a abi.Likelihood, m int, ys [][]fl
 			e := diffBeyondNoise(gy, fd, noise)
 			worst = math.Max(worst, e)
 			if !(e <= gradYTol) {
-				return "", mismatch(exLikGrad, i, "gy differs from central differences of logL in y by %.3g (relative), more than %g", e, gradYTol)
+				// The entry that differs most, with its inputs, so that a
+				// derivative wrong only in the tails can be found (audit 18).
+				k := 0
+				for j := range gy {
+					if math.Abs(gy[j]-fd[j]) > math.Abs(gy[k]-fd[k]) {
+						k = j
+					}
+				}
+				return "", mismatch(exLikGrad, i, "gy differs from central differences of logL in y by %.3g (relative), more than %g; most at row %d, output %d (y %v, obs %v, σ %v): gy %v, the difference quotient %v",
+					e, gradYTol, k/m, k%m, y[k], obs[k], sigma[k], gy[k], fd[k])
 			}
 		}
 		if compared > 0 {
