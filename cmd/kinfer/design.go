@@ -37,7 +37,7 @@ func cmdDesign(args []string, stdout io.Writer) error {
 	if err := checkWorkers(*workers); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	rt, err := newRuntime(ctx, nil)
 	if err != nil {

@@ -242,7 +242,9 @@ func interruptible(stderr io.Writer, stopping string) (context.Context, func()) 
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
 	done := make(chan struct{})
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	// SIGHUP too: a terminal or ssh session that closes sends it, and the
+	// run lost everything it computed (audit 18).
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		select {
 		case sig := <-sigs:
@@ -280,6 +282,8 @@ func signalName(sig os.Signal) string {
 		return "SIGINT"
 	case syscall.SIGTERM:
 		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
 	}
 	return sig.String()
 }

@@ -182,14 +182,20 @@ use = "metropolis"
 chains = 2
 `
 
-// SIGINT and SIGTERM stop a run within stopWithin in every phase — while a
+// SIGINT and SIGTERM (and SIGHUP) stop a run within stopWithin in every phase — while a
 // plugin compiles, while one is instantiated, during a plugin call, during
 // a built-in model's evaluation — and
 // the run still writes summary.json with "complete": false; stopped during
 // a call, it also writes its checkpoint.
 func TestSignalStopsEveryPhase(t *testing.T) {
 	for _, phase := range []string{"compile", "instantiate", "call", "builtin"} {
-		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		sigs := []syscall.Signal{syscall.SIGINT, syscall.SIGTERM}
+		if phase == "builtin" {
+			// A closing terminal's SIGHUP too (audit 18: it killed the
+			// run with nothing written).
+			sigs = append(sigs, syscall.SIGHUP)
+		}
+		for _, sig := range sigs {
 			t.Run(phase+"/"+sig.String(), func(t *testing.T) {
 				study, env := phaseStudy(t, phase)
 				out := filepath.Join(t.TempDir(), "out")
