@@ -290,7 +290,7 @@ func load(dir string) (*manifest.Manifest, string, error) {
 // outside the sandbox).
 func noOptionNames(dir string) error {
 	for _, pat := range []string{"-*.c", "-*.ts", "-*.go", "-*.rs"} {
-		m, _ := filepath.Glob(filepath.Join(dir, pat))
+		m, _ := globIn(dir, pat)
 		if len(m) > 0 {
 			return fmt.Errorf("%s: a source file named %q: a name beginning with \"-\" would be read by the compiler as an option; rename it", dir, filepath.Base(m[0]))
 		}
@@ -299,7 +299,7 @@ func noOptionNames(dir string) error {
 	// is a regular file: a named pipe among them hung the build with no
 	// message, kinfer itself reading a .go pipe (audit 14).
 	for _, pat := range []string{"*.c", "*.h", "*.ts", "*.go", "*.rs", "src/*.rs", "go.mod", "go.sum", "Cargo.toml"} {
-		m, _ := filepath.Glob(filepath.Join(dir, pat))
+		m, _ := globIn(dir, pat)
 		for _, f := range m {
 			st, err := os.Stat(f)
 			if err == nil && !st.Mode().IsRegular() {
@@ -315,11 +315,11 @@ func noOptionNames(dir string) error {
 // src/lib.rs) or AssemblyScript (.ts files). A folder with sources of more
 // than one is refused.
 func Detect(dir string) (string, error) {
-	goFiles, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	goFiles, err := globIn(dir, "*.go")
 	if err != nil {
 		return "", err
 	}
-	cFiles, err := filepath.Glob(filepath.Join(dir, "*.c"))
+	cFiles, err := globIn(dir, "*.c")
 	if err != nil {
 		return "", err
 	}
@@ -476,7 +476,7 @@ func compile(ctx context.Context, m *manifest.Manifest, lang, out string, opts O
 		embedded = sdk
 		cmd = append(cmd, "-o", out, ".")
 	case LangC:
-		srcs, _ := filepath.Glob(filepath.Join(dir, "*.c"))
+		srcs, _ := globIn(dir, "*.c")
 		sort.Strings(srcs)
 		cmd = []string{opts.clangCmd(), "--target=wasm32-wasi", "-O2", "-mexec-model=reactor", "-Wall"}
 		for _, inc := range opts.Include {
@@ -577,4 +577,28 @@ func run(ctx context.Context, dir string, env []string, name string, args ...str
 		return buf.String(), fmt.Errorf("interrupted (%s stopped): %w", filepath.Base(name), context.Cause(ctx))
 	}
 	return buf.String(), err
+}
+
+// globIn is filepath.Glob of pattern in the folder dir, without reading
+// dir's own path as a pattern: a plugin folder named p[12] was built from
+// the sources of its sibling p1, and one named b[x failed with "syntax
+// error in pattern" (audit 18). The names are sorted, as Glob's are.
+func globIn(dir, pattern string) ([]string, error) {
+	if _, err := filepath.Match(pattern, ""); err != nil {
+		return nil, err
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil // Glob's answer for a folder that does not exist
+		}
+		return nil, err
+	}
+	var out []string
+	for _, e := range ents {
+		if ok, _ := filepath.Match(pattern, e.Name()); ok {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	return out, nil
 }

@@ -293,3 +293,23 @@ func TestLangVersion(t *testing.T) {
 		}
 	}
 }
+
+// A folder's own path is not a pattern: "p[12]" holds its own C source and
+// its sibling "p1" another; "b[x" holds one (audit 18: the sibling's
+// sources were compiled, or "syntax error in pattern").
+func TestDetectFolderNamedLikeAPattern(t *testing.T) {
+	root := t.TempDir()
+	for name, src := range map[string]string{"p[12]": "own.c", "p1": "evil.c", "b[x": "own.c", "z[9]": "a.c"} {
+		must(t, os.MkdirAll(filepath.Join(root, name), 0o755))
+		must(t, os.WriteFile(filepath.Join(root, name, src), []byte("int x;\n"), 0o644))
+	}
+	for _, name := range []string{"p[12]", "b[x", "z[9]"} {
+		if lang, err := Detect(filepath.Join(root, name)); lang != LangC || err != nil {
+			t.Errorf("%s: %q %v", name, lang, err)
+		}
+	}
+	got, err := globIn(filepath.Join(root, "p[12]"), "*.c")
+	if err != nil || len(got) != 1 || filepath.Base(got[0]) != "own.c" {
+		t.Errorf("globIn p[12]: %v %v", got, err)
+	}
+}

@@ -72,7 +72,7 @@ func findRustc(ctx context.Context, opts Options) (cmd, libdir string, err error
 			tried = append(tried, fmt.Sprintf("%s: %v", p, rerr))
 			continue
 		}
-		if m, _ := filepath.Glob(filepath.Join(dir, "libstd-*.rlib")); len(m) == 0 {
+		if m, _ := globIn(dir, "libstd-*.rlib"); len(m) == 0 {
 			tried = append(tried, fmt.Sprintf("%s: no %s standard library in %s", p, RustTarget, dir))
 			continue
 		}
@@ -94,7 +94,7 @@ func rustToolchain(ctx context.Context, opts Options) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: %s --version: %v", ErrNoToolchain, rc, err)
 	}
-	rlibs, _ := filepath.Glob(filepath.Join(libdir, "*.rlib"))
+	rlibs, _ := globIn(libdir, "*.rlib")
 	sort.Strings(rlibs)
 	h := sha256.New()
 	for _, f := range rlibs {
@@ -122,7 +122,7 @@ func rustRoot(dir string) string {
 // tsEntries are the AssemblyScript entry files of a plugin: the *.ts files
 // in its folder (not *.d.ts), sorted.
 func tsEntries(dir string) []string {
-	m, _ := filepath.Glob(filepath.Join(dir, "*.ts"))
+	m, _ := globIn(dir, "*.ts")
 	var out []string
 	for _, f := range m {
 		if !strings.HasSuffix(f, ".d.ts") {
@@ -282,7 +282,7 @@ func ascSDK(dir, tmp string) (path string, embedded bool, err error) {
 	dst := filepath.Join(path, "kinfer")
 	if d := findUp(dir, filepath.Join("sdk", "assemblyscript", "index.ts")); d != "" {
 		src := filepath.Join(d, "sdk", "assemblyscript")
-		files, _ := filepath.Glob(filepath.Join(src, "*"))
+		files, _ := globIn(src, "*")
 		if err := os.MkdirAll(dst, 0o755); err != nil {
 			return "", false, err
 		}
