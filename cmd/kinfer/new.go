@@ -1069,6 +1069,12 @@ serveMethod(new Sir(), new Spec("method", "[%.Name%]")
 // only characters no shell treats specially, else in single quotes (a
 // single quote inside is closed, escaped and reopened).
 func shellQuote(s string) string {
+	// A word starting with "-" is read as an option by kinfer and sh:
+	// "./-x" names the same folder (audit 18: every printed command
+	// failed).
+	if strings.HasPrefix(s, "-") {
+		s = "./" + s
+	}
 	plain := s != ""
 	for _, r := range s {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+,:@%=", r)) {

@@ -271,6 +271,8 @@ func TestShellQuote(t *testing.T) {
 		"q1/my plugin $(touch x)": "'q1/my plugin $(touch x)'",
 		"q2/it's":                 `'q2/it'\''s'`,
 		"":                        "''",
+		"-dash2":                  "./-dash2", // not an option (audit 18)
+		"-d x/study.toml":         "'./-d x/study.toml'",
 	} {
 		if got := shellQuote(in); got != want {
 			t.Errorf("%q: %s, want %s", in, got, want)
