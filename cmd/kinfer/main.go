@@ -997,7 +997,9 @@ func printSDKDir(w io.Writer, dir, comment string) error {
 		if strings.HasSuffix(path, ".json") || strings.HasSuffix(path, ".toml") {
 			c = "#" // not valid in JSON either, but plain to read
 		}
-		if _, err := fmt.Fprintf(w, "%s ---- %s ----\n", c, path); err != nil {
+		// A marker no source holds (audit 18: the SDKs' own section
+		// comments "// ---- … ----" read as file names).
+		if _, err := fmt.Fprintf(w, "%s ==== kinfer sdk file: %s ====\n", c, path); err != nil {
 			return err
 		}
 		_, err = w.Write(b)
@@ -1008,7 +1010,7 @@ func printSDKDir(w io.Writer, dir, comment string) error {
 func cmdBuild(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("build", flag.ContinueOnError)
 	header := fs.Bool("print-header", false, "print the C header kinfer.h this binary carries (and builds C plugins with when their\nfolder has none) instead of building; kinfer build --print-header > kinfer.h to read it or for an editor")
-	printSDK := fs.String("print-sdk", "", "print the sources of the SDK this binary carries for a language (c, go, rust or assemblyscript),\neach file after a line naming it, instead of building: the API a plugin compiles against")
+	printSDK := fs.String("print-sdk", "", "print the sources of the SDK this binary carries for a language (c, go, rust or assemblyscript),\neach file after a line \"// ==== kinfer sdk file: PATH ====\", instead of building: the API a plugin compiles against")
 	pos, err := parse(fs, args, -1)
 	if err != nil {
 		return err

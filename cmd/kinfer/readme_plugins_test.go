@@ -155,14 +155,14 @@ func TestBuildPrintSDK(t *testing.T) {
 			if strings.HasSuffix(f, ".toml") || strings.HasSuffix(f, ".json") {
 				c = "#"
 			}
-			want += c + " ---- " + f + " ----\n" + string(mustRead(t, "../../"+f))
+			want += c + " ==== kinfer sdk file: " + f + " ====\n" + string(mustRead(t, "../../"+f))
 		}
 		if out != want {
 			t.Errorf("%s: %d bytes, want the %d files' %d", lang, len(out), len(files), len(want))
 		}
 	}
 	code, out, _ := kinfer(t, "build", "--print-sdk", "go")
-	if code != 0 || !strings.Contains(out, "// ---- sdk/go/model/model.go ----\n") || !strings.Contains(out, "// ---- abi/contracts.go ----\n") || strings.Contains(out, "_test.go") {
+	if code != 0 || !strings.Contains(out, "// ==== kinfer sdk file: sdk/go/model/model.go ====\n") || !strings.Contains(out, "// ==== kinfer sdk file: abi/contracts.go ====\n") || strings.Contains(out, "_test.go") {
 		t.Errorf("go: exit %d, or model.go or the abi package missing, or a test file printed", code)
 	}
 	if code, _, errs := kinfer(t, "build", "--print-sdk", "fortran"); code != 2 || !strings.Contains(errs, "want c, go, rust or assemblyscript") {
