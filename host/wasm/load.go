@@ -124,8 +124,13 @@ func (r *Runtime) Load(ctx context.Context, m *manifest.Manifest) (*Plugin, erro
 		return nil, fmt.Errorf("plugin %s defines no memory; ABI v1 requires an exported memory named \"memory\"", name)
 	}
 	if info.MemMin > limit {
-		return nil, fmt.Errorf("plugin %s declares a minimum memory of %d pages (%.4g MiB), more than its limit memory_mib=%d",
-			name, info.MemMin, float64(info.MemMin)/pagesPerMiB, memMiB)
+		// Named as the manifest's key, as its other limits are (audit 18).
+		where := ""
+		if m.Path != "" {
+			where = m.Path + `: key "limits.memory_mib": `
+		}
+		return nil, fmt.Errorf("%splugin %s declares a minimum memory of %d pages (%.4g MiB), more than its limit memory_mib=%d: raise memory_mib to at least %d",
+			where, name, info.MemMin, float64(info.MemMin)/pagesPerMiB, memMiB, (info.MemMin+pagesPerMiB-1)/pagesPerMiB)
 	}
 
 	if !r.unmetered {

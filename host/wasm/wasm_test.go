@@ -118,7 +118,7 @@ func TestLoadRefusals(t *testing.T) {
 		{"emptydescribe.wasm", abi.KindModel, 0, []string{"plugin bad: kinfer_describe returned an empty span: describe: out of memory (test)"}},
 		{"nocapexport.wasm", abi.KindModel, 0, []string{`plugin bad lists capability "vjp" but does not export kinfer_model_vjp`}},
 		{"badsig.wasm", abi.KindModel, 0, []string{"plugin bad exports kinfer_model_eval with signature (i32, i32, i32, i32, i32) -> i32; ABI v1 wants (i32, i32, i32, i32, i32, i32) -> i32"}},
-		{"bigmem.wasm", abi.KindModel, 2, []string{"plugin bad declares a minimum memory of 64 pages (4 MiB), more than its limit memory_mib=2"}},
+		{"bigmem.wasm", abi.KindModel, 2, []string{`testdata/bad.toml: key "limits.memory_mib": plugin bad declares a minimum memory of 64 pages (4 MiB), more than its limit memory_mib=2: raise memory_mib to at least 4`}},
 		{"model.wasm", abi.KindLikelihood, 0, []string{"plugin bad describes itself as a model", `kind = "likelihood"`}},
 		{"testmod.c", abi.KindModel, 0, []string{"plugin bad: testmod.c: not a WebAssembly binary"}},
 		{"missing.wasm", abi.KindModel, 0, []string{"plugin bad", "missing.wasm"}},
