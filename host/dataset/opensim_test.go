@@ -46,3 +46,33 @@ func TestReadTRCAsTable(t *testing.T) {
 		t.Fatalf("a column mapped twice: %v", err)
 	}
 }
+
+// UTF-16 and lines ended by a carriage return alone are named, as the CSV
+// reader names them (audit 18: "no line endheader" at a wrong line). The
+// same file with LF or CRLF line ends reads.
+func TestOpenSimEncodingRefused(t *testing.T) {
+	trc := "PathFileType\t4\t(X/Y/Z)\tm.trc\n" +
+		"DataRate\tCameraRate\tNumFrames\tNumMarkers\tUnits\tOrigDataRate\tOrigDataStartFrame\tOrigNumFrames\n" +
+		"100\t100\t1\t1\tmm\t100\t1\t1\n" +
+		"Frame#\tTime\tHeel\t\t\n\t\tX1\tY1\tZ1\n\n1\t0\t1\t2\t3\n"
+	utf16 := []byte{0xFF, 0xFE}
+	for _, r := range trc {
+		utf16 = append(utf16, byte(r), 0)
+	}
+	for name, c := range map[string]struct {
+		body []byte
+		want string
+	}{
+		"lf.trc":    {[]byte(trc), ""},
+		"crlf.trc":  {[]byte(strings.ReplaceAll(trc, "\n", "\r\n")), ""},
+		"cr.trc":    {[]byte(strings.ReplaceAll(trc, "\n", "\r")), "cr.trc:1: the lines end in a carriage return alone"},
+		"utf16.trc": {utf16, "utf16.trc: UTF-16 text"},
+	} {
+		p := filepath.Join(t.TempDir(), name)
+		os.WriteFile(p, c.body, 0o644)
+		_, err := Read(p)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: %v, want %q", name, err, c.want)
+		}
+	}
+}
