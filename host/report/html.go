@@ -454,8 +454,8 @@ func (r *Report) paramTable() ([]string, []paramRow, []string) {
 	var rows []paramRow
 	ses, ofTheta := run.ThetaStandardErrors(r.report, r.Summary.Transform)
 	for j, p := range r.Summary.Params {
-		best := math.NaN()
-		if r.Summary.Best != nil {
+		best := math.NaN() // shown "—" for a propagation run (its "best" draw is a tie)
+		if r.Summary.Best != nil && r.propagation() == nil {
 			if v, ok := r.Summary.Best.Theta[p.Name]; ok {
 				best = v
 			}

@@ -591,7 +591,10 @@ func (r *Report) posterior(s *study.Study, o Options) {
 			}
 		}
 		var marks []figures.Mark
-		if r.Summary.Best != nil {
+		// A propagation run's "best" is the prior draw of the highest
+		// log target, which with uniform priors and no data is a tie
+		// among all draws: not drawn (audit 19).
+		if r.Summary.Best != nil && r.propagation() == nil {
 			if v, ok := r.Summary.Best.Theta[name]; ok {
 				marks = append(marks, figures.Mark{X: v, Name: "best point"})
 			}
@@ -627,7 +630,7 @@ func (r *Report) posterior(s *study.Study, o Options) {
 	}
 	note := fmt.Sprintf("Marginal posterior histograms (density, %d of %d samples) with the prior's density truncated to the model's bounds (the prior the run samples: zero outside them, divided by the prior's probability inside) over the same range; the dashed line is the best point.", len(idx), n)
 	if r.propagation() != nil {
-		note = fmt.Sprintf("A propagation run: its samples are draws of the prior (the uncertain inputs), not a posterior. Histograms of the draws (density, %d of %d) with the prior's density truncated to the model's bounds, which they should follow; the dashed line is the draw of the highest log target.", len(idx), n)
+		note = fmt.Sprintf("A propagation run: its samples are draws of the prior (the uncertain inputs), not a posterior. Histograms of the draws (density, %d of %d) with the prior's density truncated to the model's bounds, which they should follow.", len(idx), n)
 	}
 	if len(r.truth()) > 0 {
 		note += " The solid green line is the true value (analysis.json, kinfer analyze --truth)."
@@ -927,7 +930,7 @@ func (r *Report) fit(ctx context.Context, s *study.Study, o Options, sampler boo
 	m := len(spec.Outputs)
 	tg := target.New(s, o.Workers)
 	var figs []*figures.Figure
-	var thinned []string
+	var thinned, cut []string
 	for _, ds := range s.Data {
 		// The outputs of every sample at every row are held at once: at
 		// most maxFitValues of them (a dataset of 10⁶ rows takes fewer
@@ -998,9 +1001,14 @@ func (r *Report) fit(ctx context.Context, s *study.Study, o Options, sampler boo
 		}
 		obs := observed(s, ds)
 		shown := 0
+		var left []string
 		for oi, out := range spec.Outputs {
 			ob, has := obs[out.Name]
-			if !has || shown >= o.MaxOutputs {
+			if !has {
+				continue
+			}
+			if shown >= o.MaxOutputs {
+				left = append(left, out.Name)
 				continue
 			}
 			shown++
@@ -1033,6 +1041,10 @@ func (r *Report) fit(ctx context.Context, s *study.Study, o Options, sampler boo
 			}
 			figs = append(figs, figures.Single("fit-"+ds.Name+"-"+out.Name, p, panelW, panelH))
 		}
+		// Said, not silently dropped (audit 19: 24 of 36 outputs left out).
+		if len(left) > 0 {
+			cut = append(cut, fmt.Sprintf("%s: the first %d of its %d observed outputs (not drawn: %s)", ds.Name, shown, shown+len(left), strings.Join(left, ", ")))
+		}
 	}
 	note := "The model's outputs at the best point against the observed data."
 	if sampler {
@@ -1040,6 +1052,9 @@ func (r *Report) fit(ctx context.Context, s *study.Study, o Options, sampler boo
 	}
 	if len(thinned) > 0 {
 		note += " Drawn: " + strings.Join(thinned, "; ") + "."
+	}
+	if len(cut) > 0 {
+		note += fmt.Sprintf(" At most %d outputs a dataset are drawn: %s.", o.MaxOutputs, strings.Join(cut, "; "))
 	}
 	r.add("Model fit", note, figs...)
 	return nil

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/builtin/prior"
+	"github.com/kinfer/kinfer/host/study"
 )
 
 // writeRun writes a run directory by hand: summary.json with the given
@@ -438,6 +439,11 @@ func TestQuantityOfInterest(t *testing.T) {
 	if strings.Contains(html, "Posterior marginals") {
 		t.Error("a propagation run's draws titled as posterior marginals")
 	}
+	// No "best point" of prior draws (a tie among all of them with
+	// uniform priors and no data; audit 19).
+	if strings.Contains(html, "the dashed line is the draw") || strings.Contains(html, "best point") {
+		t.Error("a propagation run shows a best point")
+	}
 }
 
 // samples.csv as a spreadsheet saves it — a byte-order mark, every field
@@ -628,5 +634,52 @@ func TestCornerCaptionCountsRun(t *testing.T) {
 	}
 	if !found {
 		t.Error("no corner plot")
+	}
+}
+
+// A dataset's observed outputs beyond MaxOutputs are not drawn, and the
+// Model fit note says which (audit 19: 24 of 36 left out silently).
+func TestFitOutputsCutSaid(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "d.csv"), []byte("length_mm,force_N,strain\n30,0,0\n31,150,0.033\n32,400,0.066\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "study.toml"), []byte(`name = "two"
+[model]
+use = "ligament"
+ref_length_mm = 30.0
+[[data]]
+name = "d"
+file = "d.csv"
+[[likelihood]]
+use = "gaussian"
+data = "d"
+sigma = { force_N = 10.0, strain = 0.01 }
+[prior]
+k = { uniform = [2000.0, 9000.0] }
+eps_r = { uniform = [-0.2, 0.3] }
+[method]
+use = "metropolis"
+`), 0o644)
+	s, err := study.Load(context.Background(), filepath.Join(dir, "study.toml"), study.Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	run := writeRun(t, "metropolis", `{}`, 50)
+	var smp strings.Builder
+	smp.WriteString("k,eps_r,log_prior,log_likelihood\n")
+	for i := range 50 {
+		fmt.Fprintf(&smp, "%d,0.03,-1,-2\n", 5000+i)
+	}
+	os.WriteFile(filepath.Join(run, "samples.csv"), []byte(smp.String()), 0o644)
+	r, err := Build(context.Background(), run, Options{Study: s, MaxOutputs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := r.HTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "At most 1 outputs a dataset are drawn: d: the first 1 of its 2 observed outputs (not drawn: strain)") {
+		t.Errorf("no note of the outputs not drawn: %q", r.Notes)
 	}
 }
