@@ -12,7 +12,6 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/kinfer/kinfer/host/designrun"
 	"github.com/kinfer/kinfer/host/run"
@@ -37,7 +36,7 @@ func cmdDesign(args []string, stdout io.Writer) error {
 	if err := checkWorkers(*workers); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := signal.NotifyContext(context.Background(), stopSignals()...)
 	defer stop()
 	rt, err := newRuntime(ctx, nil)
 	if err != nil {

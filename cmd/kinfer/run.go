@@ -242,9 +242,7 @@ func interruptible(stderr io.Writer, stopping string) (context.Context, func()) 
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
 	done := make(chan struct{})
-	// SIGHUP too: a terminal or ssh session that closes sends it, and the
-	// run lost everything it computed (audit 18).
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Notify(sigs, stopSignals()...)
 	go func() {
 		select {
 		case sig := <-sigs:
@@ -274,6 +272,18 @@ func interruptible(stderr io.Writer, stopping string) (context.Context, func()) 
 		close(done)
 		cancel(nil)
 	}
+}
+
+// stopSignals are the signals that stop kinfer cleanly: SIGINT, SIGTERM
+// and SIGHUP, which a terminal or ssh session that closes sends (audit
+// 18: the run lost everything it computed) — unless SIGHUP is ignored, as
+// nohup starts a command: asking for it would undo that (review 19).
+func stopSignals() []os.Signal {
+	sigs := []os.Signal{os.Interrupt, syscall.SIGTERM}
+	if !signal.Ignored(syscall.SIGHUP) {
+		sigs = append(sigs, syscall.SIGHUP)
+	}
+	return sigs
 }
 
 func signalName(sig os.Signal) string {

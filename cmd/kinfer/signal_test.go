@@ -452,3 +452,30 @@ func TestVerifyInterruptedLeavesNothing(t *testing.T) {
 		t.Errorf("left in the temporary directory: %v", left)
 	}
 }
+
+// A run started under nohup keeps SIGHUP ignored: the session closing
+// does not stop it (review 19: asking for SIGHUP undid nohup's ignore).
+func TestNohupKeepsRunning(t *testing.T) {
+	nohup, err := exec.LookPath("nohup")
+	if err != nil {
+		t.Skip("no nohup")
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	os.WriteFile(filepath.Join(dir, "force_length.csv"), mustRead(t, "../../examples/quickstart/force_length.csv"), 0o644)
+	os.WriteFile(filepath.Join(dir, "study.toml"), []byte(strings.Replace(string(mustRead(t, "../../examples/quickstart/study.toml")), "samples = 5000", "samples = 60000", 1)), 0o644)
+	cmd := exec.Command(nohup, kinferBin, "run", filepath.Join(dir, "study.toml"), "-o", out, "--no-report", "--workers", "1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // loaded and running (the run takes about 1.5 s)
+	cmd.Process.Signal(syscall.SIGHUP)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the run under nohup stopped on SIGHUP: %v\n%s", err, stderr.String())
+	}
+	if s := readSummary(t, out); !s.Complete {
+		t.Errorf("summary.json not complete")
+	}
+}
