@@ -584,6 +584,11 @@ func run(ctx context.Context, dir string, env []string, name string, args ...str
 // the sources of its sibling p1, and one named b[x failed with "syntax
 // error in pattern" (audit 18). The names are sorted, as Glob's are.
 func globIn(dir, pattern string) ([]string, error) {
+	// A pattern of ours may name a subfolder (src/*.rs): its folder part
+	// is a plain path.
+	if sub, base := filepath.Split(pattern); sub != "" {
+		dir, pattern = filepath.Join(dir, sub), base
+	}
 	if _, err := filepath.Match(pattern, ""); err != nil {
 		return nil, err
 	}

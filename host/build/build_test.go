@@ -312,4 +312,10 @@ func TestDetectFolderNamedLikeAPattern(t *testing.T) {
 	if err != nil || len(got) != 1 || filepath.Base(got[0]) != "own.c" {
 		t.Errorf("globIn p[12]: %v %v", got, err)
 	}
+	// A pattern naming a subfolder (src/*.rs; review 19: matched nothing).
+	must(t, os.MkdirAll(filepath.Join(root, "p[12]", "src"), 0o755))
+	must(t, os.WriteFile(filepath.Join(root, "p[12]", "src", "lib.rs"), nil, 0o644))
+	if got, err := globIn(filepath.Join(root, "p[12]"), "src/*.rs"); err != nil || len(got) != 1 || got[0] != filepath.Join(root, "p[12]", "src", "lib.rs") {
+		t.Errorf("globIn src/*.rs: %v %v", got, err)
+	}
 }
