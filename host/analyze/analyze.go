@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"unicode/utf8"
+	"unicode"
 
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/builtin/analysis"
@@ -417,7 +417,7 @@ func table(rows [][]string, left ...int) string {
 	width := map[int]int{}
 	for _, r := range rows {
 		for j, c := range r {
-			width[j] = max(width[j], utf8.RuneCountInString(c))
+			width[j] = max(width[j], displayWidth(c))
 		}
 	}
 	leftAligned := func(j int) bool { return j < left[0] || len(left) > 1 && j >= left[1] }
@@ -428,7 +428,7 @@ func table(rows [][]string, left ...int) string {
 			if j > 0 {
 				line.WriteString("  ")
 			}
-			pad := strings.Repeat(" ", width[j]-utf8.RuneCountInString(c))
+			pad := strings.Repeat(" ", width[j]-displayWidth(c))
 			if leftAligned(j) {
 				line.WriteString(c + pad)
 			} else {
@@ -438,6 +438,25 @@ func table(rows [][]string, left ...int) string {
 		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
 	}
 	return b.String()
+}
+
+// displayWidth is the columns a terminal gives s: combining marks none,
+// East Asian wide characters two (review 19: a table aligned by runes
+// misaligned such names).
+func displayWidth(s string) int {
+	n := 0
+	for _, r := range s {
+		switch {
+		case unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf):
+		case r >= 0x1100 && r <= 0x115F, r >= 0x2E80 && r <= 0xA4CF && r != 0x303F, r >= 0xAC00 && r <= 0xD7A3,
+			r >= 0xF900 && r <= 0xFAFF, r >= 0xFE30 && r <= 0xFE4F, r >= 0xFF00 && r <= 0xFF60, r >= 0xFFE0 && r <= 0xFFE6,
+			r >= 0x1F300 && r <= 0x1F64F, r >= 0x1F900 && r <= 0x1F9FF, r >= 0x20000 && r <= 0x3FFFD:
+			n += 2
+		default:
+			n++
+		}
+	}
+	return n
 }
 
 // regressions fits Eq. 9 (ε_r on the attachments), Eq. 10 (k on the

@@ -51,3 +51,18 @@ func TestAnalysisNaNMarshals(t *testing.T) {
 		t.Errorf("NaN not written as null: %s", b)
 	}
 }
+
+// Columns line up in a terminal for names with combining marks and East
+// Asian wide characters (review 19).
+func TestTableDisplayWidth(t *testing.T) {
+	out := table([][]string{{"name", "value"}, {"e\u0301te", "1"}, {"力", "22"}, {"ab", "333"}}, 1)
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	for _, l := range lines {
+		if w := displayWidth(l); w != displayWidth(lines[0]) {
+			t.Errorf("line %q is %d columns wide, the header %d", l, w, displayWidth(lines[0]))
+		}
+	}
+	if displayWidth("e\u0301") != 1 || displayWidth("力") != 2 {
+		t.Error("displayWidth")
+	}
+}
