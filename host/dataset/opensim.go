@@ -39,16 +39,16 @@ func readOpenSim(path string, maxBytes int64) (*Table, error) {
 	defer f.Close()
 	h := sha256.New()
 	lim := safefile.Limit(f, path, MaxFileBytes)
-	r := bufio.NewReader(io.TeeReader(lim, h))
+	r := bufio.NewReaderSize(io.TeeReader(lim, h), 1<<20)
 	// UTF-16 and lines ended by a carriage return alone, named as the CSV
 	// reader names them (audit 18: "no line endheader" at a wrong line).
 	if b, _ := r.Peek(2); bytes.HasPrefix(b, []byte("\xFF\xFE")) || bytes.HasPrefix(b, []byte("\xFE\xFF")) {
 		return nil, fmt.Errorf("%s: UTF-16 text; save it in UTF-8 (or ASCII)", path)
 	}
-	if b, _ := r.Peek(r.Size()); len(b) > 0 {
-		if i := bytes.IndexByte(b, '\r'); i >= 0 && i+1 < len(b) && b[i+1] != '\n' {
-			return nil, fmt.Errorf("%s:1: the lines end in a carriage return alone (classic Mac OS): save the file with LF or CRLF line ends", path)
-		}
+	// CR-only: carriage returns and no line feed in the first MiB (a stray
+	// CR, or CR CR LF, beside line feeds is read as before; review 19).
+	if b, _ := r.Peek(r.Size()); bytes.IndexByte(b, '\r') >= 0 && bytes.IndexByte(b, '\n') < 0 && bytes.Count(b, []byte{'\r'}) > 1 {
+		return nil, fmt.Errorf("%s:1: the lines end in a carriage return alone (classic Mac OS): save the file with LF or CRLF line ends", path)
 	}
 	t := &Table{File: path}
 	defer func() {
