@@ -156,12 +156,41 @@ func differentResults(a, b string) string {
 	// …; audits 16 and 17: forged diagnostics and a forged method name
 	// passed). Not the times, workers or provenance, nor non_finite_from,
 	// which a remote run does not collect from its workers (review 17).
+	// A plugin's reference is recorded as the run resolved it, relative
+	// or absolute with the study's path (review 19: a false "differs");
+	// its identity is in provenance.inputs' digests, checked before: the
+	// references are compared by their folder and file name.
+	for _, k := range []string{"model", "method", "likelihoods"} {
+		ra[k], rb[k] = refKeys(ra[k]), refKeys(rb[k])
+	}
 	for _, k := range []string{"study", "model", "method", "likelihoods", "complete", "error", "params", "best", "samples", "evaluations", "failed_evaluations", "status_counts", "method_report", "transform"} {
 		if !reflect.DeepEqual(ra[k], rb[k]) {
 			return k
 		}
 	}
 	return ""
+}
+
+// refKeys maps a component reference (or a list of them) to what verify
+// compares: a built-in's name, a plugin's manifest by its folder and file.
+func refKeys(v any) any {
+	key := func(s string) string {
+		if strings.HasPrefix(s, "builtin:") || !strings.ContainsAny(s, `/\`) {
+			return s
+		}
+		return filepath.Base(filepath.Dir(s)) + "/" + filepath.Base(s)
+	}
+	switch x := v.(type) {
+	case string:
+		return key(x)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = refKeys(e)
+		}
+		return out
+	}
+	return v
 }
 
 // inputsUnchanged checks every recorded input against its file now.

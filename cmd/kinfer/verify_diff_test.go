@@ -52,3 +52,20 @@ func TestFirstDifference(t *testing.T) {
 		t.Errorf("/dev/zero: %v", err)
 	}
 }
+
+// A plugin reference recorded relative in the run and absolute in the
+// re-run is the same reference; another built-in method is not (review
+// 19: a false "differs" on every relative plugin run).
+func TestDifferentResultsPluginRefs(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	os.WriteFile(a, []byte(`{"model": "../../plugins/go/ligament/plugin.toml", "method": "builtin:metropolis", "likelihoods": ["builtin:gaussian"], "params": []}`), 0o644)
+	os.WriteFile(b, []byte(`{"model": "/home/u/kinfer/plugins/go/ligament/plugin.toml", "method": "builtin:metropolis", "likelihoods": ["builtin:gaussian"], "params": []}`), 0o644)
+	if k := differentResults(a, b); k != "" {
+		t.Errorf("relative and absolute plugin references differ in %q", k)
+	}
+	os.WriteFile(b, []byte(`{"model": "/home/u/kinfer/plugins/go/ligament/plugin.toml", "method": "builtin:tmcmc", "likelihoods": ["builtin:gaussian"], "params": []}`), 0o644)
+	if k := differentResults(a, b); k != "method" {
+		t.Errorf("another method: %q, want method", k)
+	}
+}
