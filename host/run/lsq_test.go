@@ -783,3 +783,26 @@ func TestInitRowsUnusedWarned(t *testing.T) {
 		}
 	}
 }
+
+// A method plugin that is not least-squares gets the init rows only as
+// answers to its prior draws, which the host counts as for a built-in:
+// rows it never drew are said (audit 20: -1 and no warning). The Go
+// metropolis plugin with 2 chains draws 2 of the 4 rows.
+func TestInitRowsCountedForPlainMethodPlugin(t *testing.T) {
+	mh := `plugin = "` + repoPath(t, "plugins/go/metropolis/plugin.toml") + `"
+chains = 2
+burn_in = 20
+samples = 20`
+	sum, _ := lsqRun(t, map[string]string{"study.toml": gnStudy(`use = "ligament"`, mh, `init = "starts.csv"`), "d.csv": gnCSV(false),
+		"starts.csv": "k,eps_r\n5000,0.03\n5100,0.031\n5200,0.032\n5300,0.033\n"}, nil)
+	if sum.InitRows != 4 || sum.InitRowsUsed != 2 {
+		t.Errorf("init_rows %d, init_rows_used %d; want 4, 2", sum.InitRows, sum.InitRowsUsed)
+	}
+	warned := false
+	for _, w := range sum.Warnings() {
+		warned = warned || w.About == "init"
+	}
+	if !warned {
+		t.Error("no WARNING (init) for the 2 rows never drawn")
+	}
+}

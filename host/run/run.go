@@ -294,10 +294,12 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 	}
 	if s.InitFile != "" {
 		sum.InitFile, sum.InitRows = s.InitFile, len(s.Starts)
-		// A built-in method takes the rows only as its first prior draws;
-		// a plugin gets them all as abi.Problem.Starts too, and may start
-		// from them without drawing (audit 10): what it used is unknown.
-		if strings.HasPrefix(s.MethodInfo.Ref, "builtin:") {
+		// A built-in method takes the rows only as its first prior draws,
+		// and so does a plugin but a least-squares one, which gets them
+		// all through kinfer_method_problem too and may start from them
+		// without drawing (audit 10): what it used is unknown. (Audit 20:
+		// every plugin was counted unknown, rows left unused unsaid.)
+		if strings.HasPrefix(s.MethodInfo.Ref, "builtin:") || !s.MethodInfo.Spec.Has(abi.CapLeastSquares) {
 			sum.InitRowsUsed = r.startsUsed
 		} else {
 			sum.InitRowsUsed = -1
