@@ -655,6 +655,20 @@ func (p *Plugin) certifyLikelihood(ctx context.Context, o CertifyOptions, rng *r
 	for i := 0; i < n; i++ {
 		la[i], sa[i] = a.LogLikelihood(m, ys[i], obs, sigma)
 	}
+	// Refusals compared with refusals certify nothing (audit 20: a
+	// log-normal likelihood refusing certify's observations ≤ 0 at every
+	// point was "certified").
+	if !slices.Contains(sa, abi.OK) {
+		if err := faulted(sa[0], sa[0]); err != nil {
+			return err
+		}
+		note := ""
+		if f, ok := a.(interface{ EvaluationFailures() string }); ok {
+			note = f.EvaluationFailures()
+		}
+		return &NothingComparedError{p.Manifest.Name, exLikEval.String(), n, statusCounts(sa), note,
+			"certify's observations are standard normal draws (some ≤ 0), σ in [0.5, 1.5] and y = obs + σ·a normal draw (ABI.md §8): a likelihood whose domain excludes them cannot be certified by kinfer inspect; certify it in its study (certify = true in its [[likelihood]] table)"}
+	}
 	lb, sb := make([]float64, n), make([]abi.Status, n)
 	for i := n - 1; i >= 0; i-- {
 		lb[i], sb[i] = b.LogLikelihood(m, ys[i], obs, sigma)

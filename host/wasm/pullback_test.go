@@ -359,3 +359,17 @@ func TestCertifyJacobianColumnwise(t *testing.T) {
 		t.Fatalf("offset_lie.wasm: %v, want a Jacobian mismatch in b", err)
 	}
 }
+
+// A likelihood that refuses every certification point (its domain
+// excludes the synthetic observations) is not certified on refusals alone
+// (audit 20: a log-normal likelihood was "certified").
+func TestCertifyLikelihoodAllRefused(t *testing.T) {
+	r := newRT(t, nil)
+	// lik_positive.wasm refuses an observation ≤ 0 (status 2): each
+	// point has some of certify's 16 standard normal observations below 0.
+	_, err := load(t, r, testManifest("allbad", "lik_positive.wasm", abi.KindLikelihood, 0, 0)).
+		Certify(context.Background(), CertifyOptions{Seed: 4, Outputs: 2, Points: 6})
+	if err == nil || !strings.Contains(err.Error(), "kinfer_likelihood_eval failed at all 6 points") || !strings.Contains(err.Error(), "nothing could be certified") {
+		t.Fatalf("%v", err)
+	}
+}

@@ -25,6 +25,8 @@
 //   PULLBACK_LIE=3          PULLBACK reading the last forward's θ kept in the instance
 //   RES_LIE                 (with KIND_LIK) residuals twice the true ones
 //   GY_NAN                  (with KIND_LIK) gy of a missing observation not 0
+//   LIK_POSITIVE            (with KIND_LIK) an observation ≤ 0 is invalid (a
+//                           log-normal's domain)
 //   NO_SKIP                 (with KIND_LIK) a missing observation (NaN) is
 //                           not skipped: logL is NaN
 //   ROWS_LIE                lists rows_independent, but y depends on K
@@ -421,6 +423,9 @@ EXPORT(probe_stdin) int probe_stdin(void) {
 /* A missing observation (NaN) is skipped (ABI.md §6.2): its σ is not read. */
 static int check(int K, int m, const double *o, const double *s) {
 	for (int i = 0; i < K * m; i++) if (o[i] == o[i] && !(s[i] > 0)) return 2;
+#ifdef LIK_POSITIVE
+	for (int i = 0; i < K * m; i++) if (o[i] == o[i] && !(o[i] > 0)) return 2;
+#endif
 	return 0;
 }
 EXPORT(kinfer_likelihood_eval) int kinfer_likelihood_eval(int K, int m, const double *y, const double *o, const double *s, double *out) {
