@@ -1375,46 +1375,9 @@ func (p *Plugin) certifyMissing(a abi.Likelihood, m int, y, obs, sigma []float64
 		}
 		return l, nil
 	}
-	miss := append([]float64(nil), obs...)
-	miss[0] = math.NaN()
-	l1, err := eval(y, miss, sigma)
-	if err == nil {
-		y2 := append([]float64(nil), y...)
-		y2[0] += 10 * sigma[0]
-		var l2 float64
-		if l2, err = eval(y2, miss, sigma); err == nil && math.Float64bits(l1) != math.Float64bits(l2) {
-			err = fmt.Errorf("logL %v, and %v with another prediction there", l1, l2)
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("plugin %s: %s with observation 0 missing (NaN), which a likelihood must skip (ABI.md §6.2): %v", p.Manifest.Name, exLikEval, err)
-	}
-	// Its residual and its entry of ∂logL/∂y are 0 (ABI.md §6.2): a
-	// nonzero gy there moved Adam's optimum, a nonzero residual inflated
-	// Levenberg–Marquardt's standard errors (audit 18).
-	if rl, ok := a.(abi.Residuals); ok {
-		r := make([]float64, len(y))
-		st := rl.Residuals(m, y, miss, sigma, r)
-		if st == abi.Timeout || st == abi.Trap {
-			return a.(abi.Faulter).Fault()
-		}
-		if st != abi.OK || r[0] != 0 {
-			return fmt.Errorf("plugin %s: %s with observation 0 missing (NaN): status %v, r[0] = %v; a missing observation's residual MUST be 0 (ABI.md §6.2)", p.Manifest.Name, exLikResiduals, st, r[0])
-		}
-	}
-	if gl, ok := a.(abi.GradY); ok {
-		gy := make([]float64, len(y))
-		_, st := gl.LogLikelihoodGrad(m, y, miss, sigma, gy)
-		if st == abi.Timeout || st == abi.Trap {
-			return a.(abi.Faulter).Fault()
-		}
-		if st != abi.OK || gy[0] != 0 {
-			return fmt.Errorf("plugin %s: %s with observation 0 missing (NaN): status %v, gy[0] = %v; a missing observation's ∂logL/∂y MUST be 0 (ABI.md §6.2)", p.Manifest.Name, exLikGrad, st, gy[0])
-		}
-	}
-	// The batch export, which a run uses for every point, must skip it
-	// too, with kinfer_likelihood_eval's value (audit 15: one reading NaN
-	// as 0 was certified, and moved k's posterior by 9 sd).
+	// A missing observation at each output of the first row and at the
+	// last value (audit 20: only observation 0 was tried, and one reading
+	// another output's NaN as 0 was certified).
 	bl, batch := a.(abi.BatchLikelihood)
 	sameInBatch := func(what string, ys [][]float64, obs, sigma []float64, want float64) error {
 		if !batch {
@@ -1433,10 +1396,17 @@ func (p *Plugin) certifyMissing(a abi.Likelihood, m int, y, obs, sigma []float64
 		}
 		return nil
 	}
-	y2 := append([]float64(nil), y...)
-	y2[0] += 10 * sigma[0]
-	if err := sameInBatch("observation 0 missing (NaN), which a likelihood must skip", [][]float64{y, y2}, miss, sigma, l1); err != nil {
-		return err
+	positions := make([]int, 0, m+1)
+	for j := range min(m, len(obs)) {
+		positions = append(positions, j)
+	}
+	if last := len(obs) - 1; last >= m {
+		positions = append(positions, last)
+	}
+	for _, at := range positions {
+		if err := p.certifyMissingAt(a, m, y, obs, sigma, at, eval, sameInBatch); err != nil {
+			return err
+		}
 	}
 	exps := []string{exLikEval.String()}
 	if batch {
@@ -1468,6 +1438,55 @@ func (p *Plugin) certifyMissing(a abi.Likelihood, m int, y, obs, sigma []float64
 	}
 	c.Checks = append(c.Checks, check)
 	return nil
+}
+
+// certifyMissingAt checks observation at missing (NaN): logL does not
+// change with the prediction there, its residual and ∂logL/∂y are 0, and
+// the batch export gives kinfer_likelihood_eval's value (ABI.md §6.2).
+func (p *Plugin) certifyMissingAt(a abi.Likelihood, m int, y, obs, sigma []float64, at int,
+	eval func(y, obs, sigma []float64) (float64, error), sameInBatch func(string, [][]float64, []float64, []float64, float64) error) error {
+	where := fmt.Sprintf("observation %d (row %d, output %d) missing (NaN)", at, at/m, at%m)
+	miss := append([]float64(nil), obs...)
+	miss[at] = math.NaN()
+	y2 := append([]float64(nil), y...)
+	y2[at] += 10 * sigma[at]
+	l1, err := eval(y, miss, sigma)
+	if err == nil {
+		var l2 float64
+		if l2, err = eval(y2, miss, sigma); err == nil && math.Float64bits(l1) != math.Float64bits(l2) {
+			err = fmt.Errorf("logL %v, and %v with another prediction there", l1, l2)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("plugin %s: %s with %s, which a likelihood must skip (ABI.md §6.2): %v", p.Manifest.Name, exLikEval, where, err)
+	}
+	// Its residual and its entry of ∂logL/∂y are 0 (ABI.md §6.2): a
+	// nonzero gy there moved Adam's optimum, a nonzero residual inflated
+	// Levenberg–Marquardt's standard errors (audit 18).
+	if rl, ok := a.(abi.Residuals); ok {
+		r := make([]float64, len(y))
+		st := rl.Residuals(m, y, miss, sigma, r)
+		if st == abi.Timeout || st == abi.Trap {
+			return a.(abi.Faulter).Fault()
+		}
+		if st != abi.OK || r[at] != 0 {
+			return fmt.Errorf("plugin %s: %s with %s: status %v, r[%d] = %v; a missing observation's residual MUST be 0 (ABI.md §6.2)", p.Manifest.Name, exLikResiduals, where, st, at, r[at])
+		}
+	}
+	if gl, ok := a.(abi.GradY); ok {
+		gy := make([]float64, len(y))
+		_, st := gl.LogLikelihoodGrad(m, y, miss, sigma, gy)
+		if st == abi.Timeout || st == abi.Trap {
+			return a.(abi.Faulter).Fault()
+		}
+		if st != abi.OK || gy[at] != 0 {
+			return fmt.Errorf("plugin %s: %s with %s: status %v, gy[%d] = %v; a missing observation's ∂logL/∂y MUST be 0 (ABI.md §6.2)", p.Manifest.Name, exLikGrad, where, st, at, gy[at])
+		}
+	}
+	// The batch export, which a run uses for every point, must skip it
+	// too, with kinfer_likelihood_eval's value (audit 15: one reading NaN
+	// as 0 was certified, and moved k's posterior by 9 sd).
+	return sameInBatch(where+", which a likelihood must skip", [][]float64{y, y2}, miss, sigma, l1)
 }
 
 func (p *Plugin) certifyLikelihoodDerivatives(a abi.Likelihood, m int, ys [][]float64, obs, sigma, la []float64, sa []abi.Status) (string, error) {

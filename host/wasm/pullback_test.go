@@ -280,14 +280,21 @@ func TestCertifyLikelihoodDerivatives(t *testing.T) {
 	}
 	_, err = load(t, r, testManifest("noskip", "lik_noskip.wasm", abi.KindLikelihood, 0, 0)).
 		Certify(context.Background(), CertifyOptions{Seed: 4, Outputs: 2, Points: 6})
-	if err == nil || !strings.Contains(err.Error(), "with observation 0 missing (NaN), which a likelihood must skip") {
+	if err == nil || !strings.Contains(err.Error(), "with observation 0 (row 0, output 0) missing (NaN), which a likelihood must skip") {
 		t.Fatalf("lik_noskip.wasm: %v", err)
+	}
+	// Every output's missing observation is skipped, not only the first
+	// (audit 20: output 1's NaN read as 0 was certified).
+	_, err = load(t, r, testManifest("noskip1", "lik_noskip1.wasm", abi.KindLikelihood, 0, 0)).
+		Certify(context.Background(), CertifyOptions{Seed: 4, Outputs: 2, Points: 6})
+	if err == nil || !strings.Contains(err.Error(), "with observation 1 (row 0, output 1) missing (NaN), which a likelihood must skip") {
+		t.Fatalf("lik_noskip1.wasm: %v", err)
 	}
 	// Its ∂logL/∂y there must be 0 too (audit 18: a nonzero one moved
 	// Adam's optimum and was certified).
 	_, err = load(t, r, testManifest("gynan", "lik_gynan.wasm", abi.KindLikelihood, 0, 0)).
 		Certify(context.Background(), CertifyOptions{Seed: 4, Outputs: 2, Points: 6})
-	if err == nil || !strings.Contains(err.Error(), "kinfer_likelihood_grad with observation 0 missing (NaN)") || !strings.Contains(err.Error(), "MUST be 0") {
+	if err == nil || !strings.Contains(err.Error(), "kinfer_likelihood_grad with observation 0 (row 0, output 0) missing (NaN)") || !strings.Contains(err.Error(), "MUST be 0") {
 		t.Fatalf("lik_gynan.wasm: %v", err)
 	}
 }

@@ -124,7 +124,7 @@ func authorCases() []hcase {
 		{name: "certify-batch-reads-nan", code: 1,
 			files: plugin("lik", "batchlik", "likelihood", "wat/batchlik.wasm", limits),
 			args:  []string{"inspect", "--certify", "--set", "mode=batchnan", "lik/plugin.toml"},
-			want:  []string{"kinfer_likelihood_eval and kinfer_likelihood_eval_batch give different results", "observation 0 missing (NaN)", "ABI.md §6.2"}},
+			want:  []string{"kinfer_likelihood_eval and kinfer_likelihood_eval_batch give different results", "observation 0 (row 0, output 0) missing (NaN)", "ABI.md §6.2"}},
 		// A trap of the batch export names the call's size (audit 15:
 		// "wasm error: unreachable" alone).
 		{name: "certify-batch-trap-named", code: 1,

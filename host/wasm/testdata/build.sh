@@ -25,6 +25,7 @@ $FREE -DKIND_LIK -DRES_LIE -o lik_reslie.wasm testmod.c
 $FREE -DKIND_LIK -DNO_SKIP -o lik_noskip.wasm testmod.c
 $FREE -DKIND_LIK -DGY_NAN -o lik_gynan.wasm testmod.c
 $FREE -DKIND_LIK -DLIK_POSITIVE -o lik_positive.wasm testmod.c
+$FREE -DKIND_LIK -DNO_SKIP1 -o lik_noskip1.wasm testmod.c
 $FREE -DKIND_METHOD -o method.wasm testmod.c
 $WASI -DWASI -o wasi.wasm testmod.c
 $FREE -DABI_VERSION=2 -o badversion.wasm testmod.c

@@ -25,6 +25,8 @@
 //   PULLBACK_LIE=3          PULLBACK reading the last forward's θ kept in the instance
 //   RES_LIE                 (with KIND_LIK) residuals twice the true ones
 //   GY_NAN                  (with KIND_LIK) gy of a missing observation not 0
+//   NO_SKIP1                (with KIND_LIK) a missing observation of output 1
+//                           (not 0) reads as 0
 //   LIK_POSITIVE            (with KIND_LIK) an observation ≤ 0 is invalid (a
 //                           log-normal's domain)
 //   NO_SKIP                 (with KIND_LIK) a missing observation (NaN) is
@@ -433,10 +435,15 @@ EXPORT(kinfer_likelihood_eval) int kinfer_likelihood_eval(int K, int m, const do
 	double ll = 0;
 	for (int i = 0; i < K; i++)
 		for (int j = 0; j < m; j++) {
+#if defined(NO_SKIP1)
+			if (o[i * m + j] != o[i * m + j] && j != 1) continue;
+			double r = (y[i * m + j] - (o[i * m + j] == o[i * m + j] ? o[i * m + j] : 0)) / s[i * m + j];
+#else
 #ifndef NO_SKIP
 			if (o[i * m + j] != o[i * m + j]) continue;
 #endif
 			double r = (y[i * m + j] - o[i * m + j]) / s[i * m + j];
+#endif
 			ll -= 0.5 * (j + 1) * r * r;
 		}
 	if (y[0] == 666) __builtin_trap();
