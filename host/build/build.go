@@ -21,6 +21,7 @@ import (
 	"github.com/kinfer/kinfer/host/manifest"
 	"github.com/kinfer/kinfer/host/safefile"
 	"github.com/kinfer/kinfer/internal/filemode"
+	"github.com/kinfer/kinfer/internal/guesttext"
 )
 
 // Languages a plugin directory may be written in.
@@ -292,23 +293,37 @@ func noOptionNames(dir string) error {
 	for _, pat := range []string{"-*.c", "-*.ts", "-*.go", "-*.rs"} {
 		m, _ := globIn(dir, pat)
 		if len(m) > 0 {
-			return fmt.Errorf("%s: a source file named %q: a name beginning with \"-\" would be read by the compiler as an option; rename it", dir, filepath.Base(m[0]))
+			return fmt.Errorf("%s: a source file named %q: a name beginning with \"-\" would be read by the compiler as an option; rename it", guesttext.Escape(dir), filepath.Base(m[0]))
 		}
 	}
-	// Every source a compiler (or kinfer, to detect the language) reads
-	// is a regular file: a named pipe among them hung the build with no
-	// message, kinfer itself reading a .go pipe (audit 14).
-	for _, pat := range []string{"*.c", "*.h", "*.ts", "*.go", "*.rs", "src/*.rs", "go.mod", "go.sum", "Cargo.toml"} {
-		m, _ := globIn(dir, pat)
-		for _, f := range m {
-			st, err := os.Stat(f)
-			if err == nil && !st.Mode().IsRegular() {
-				return fmt.Errorf("%s is %s, not a regular file: a source must be one (a compiler would wait on it, or read a device); remove it", f, filemode.Kind(st.Mode()))
-			}
+	// Every file a compiler (or kinfer, to detect the language) may read
+	// is a regular file: a named pipe among the sources hung the build
+	// with no message (audit 14), also in a subfolder a Rust module or a
+	// C header is read from (audit 20). The whole tree is checked (links
+	// followed to what they name, folders not entered through links), up
+	// to maxSourceEntries entries.
+	n := 0
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // unreadable: the compiler says so
 		}
-	}
-	return nil
+		if n++; n > maxSourceEntries {
+			return fmt.Errorf("%s holds more than %d files and folders: not a plugin's sources", guesttext.Escape(dir), maxSourceEntries)
+		}
+		if d.IsDir() {
+			return nil
+		}
+		st, err := os.Stat(path)
+		if err != nil || st.Mode().IsRegular() || st.IsDir() {
+			return nil
+		}
+		return fmt.Errorf("%s is %s, not a regular file: a plugin's folder may hold none (a compiler would wait on it, or read a device); remove it", guesttext.Escape(path), filemode.Kind(st.Mode()))
+	})
+	return err
 }
+
+// maxSourceEntries bounds the files and folders noOptionNames walks.
+const maxSourceEntries = 100_000
 
 // Detect says which language the plugin in dir is written in: Go
 // (non-test .go files of package main), C (.c files), Rust (lib.rs or

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/kinfer/kinfer/host/manifest"
@@ -317,5 +318,21 @@ func TestDetectFolderNamedLikeAPattern(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(root, "p[12]", "src", "lib.rs"), nil, 0o644))
 	if got, err := globIn(filepath.Join(root, "p[12]"), "src/*.rs"); err != nil || len(got) != 1 || got[0] != filepath.Join(root, "p[12]", "src", "lib.rs") {
 		t.Errorf("globIn src/*.rs: %v %v", got, err)
+	}
+}
+
+// A named pipe anywhere in a plugin's folder, a C header in a subfolder
+// too, is refused before any compiler reads it (audit 20: the build
+// hung); its name is shown escaped.
+func TestSpecialFileInSubfolderRefused(t *testing.T) {
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "a.c"), []byte("int x;\n"), 0o644))
+	must(t, os.MkdirAll(filepath.Join(dir, "inc"), 0o755))
+	if err := syscall.Mkfifo(filepath.Join(dir, "inc", "x\n.h"), 0o644); err != nil {
+		t.Skip("no FIFOs:", err)
+	}
+	err := noOptionNames(dir)
+	if err == nil || !strings.Contains(err.Error(), `inc/x\n.h is a named pipe`) {
+		t.Fatalf("%v", err)
 	}
 }
