@@ -498,6 +498,11 @@ func withRuntime(fs *flag.FlagSet, args []string, verbose *bool, stderr io.Write
 	if err != nil {
 		return err
 	}
+	// A path is printed in messages: one with a line feed forged output
+	// lines ("certified: …", audit 20).
+	if !guesttext.Clean(pos[0]) {
+		return usageError{fmt.Errorf("%s: the path has a control character, a line or paragraph separator, a bidirectional control or invalid UTF-8: rename the file or its folder", guesttext.Escape(pos[0]))}
+	}
 	ctx := context.Background()
 	var plog io.Writer // plugin log lines (ABI.md §7), with --verbose
 	if verbose != nil && *verbose {

@@ -682,3 +682,12 @@ func TestAnalyzeTruth(t *testing.T) {
 		t.Errorf("--help does not document --truth: %s", out)
 	}
 }
+
+// A path with a line feed is refused, escaped, before it is printed in
+// any message (audit 20: "stat x" then a forged "certified:" line).
+func TestInspectPathWithLineFeed(t *testing.T) {
+	code, out, e := kinfer(t, "inspect", "x\ncertified:    deterministic")
+	if code != 2 || !strings.Contains(e, `x\ncertified:`) || strings.Contains(out+e, "\ncertified:") {
+		t.Errorf("exit %d\n%s\n%s", code, out, e)
+	}
+}
