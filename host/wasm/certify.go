@@ -313,12 +313,12 @@ func (p *Plugin) certifyModel(ctx context.Context, o CertifyOptions, rng *rand.R
 				for lo := 0; lo < K; lo += size {
 					hi := min(lo+size, K)
 					st := b.Eval(th, x[lo*nc:hi*nc], yr[:(hi-lo)*m])
-					if st == abi.Timeout || st == abi.Trap {
-						return b.(abi.Faulter).Fault()
-					}
 					what := fmt.Sprintf("rows %d–%d alone give", lo, hi-1)
 					if hi-lo == 1 {
 						what = fmt.Sprintf("row %d alone gives", lo)
+					}
+					if st == abi.Timeout || st == abi.Trap {
+						return fmt.Errorf("%w (rows_independent check: %s)", b.(abi.Faulter).Fault(), strings.TrimSuffix(strings.TrimSuffix(what, " give"), " gives"))
 					}
 					if st != abi.OK {
 						return &DerivativeMismatchError{p.Manifest.Name, exModelEval.String() + " (rows_independent)", i,
@@ -332,7 +332,8 @@ func (p *Plugin) certifyModel(ctx context.Context, o CertifyOptions, rng *rand.R
 						jb := make([]float64, (hi-lo)*m*d)
 						st := jm.Jacobian(th, x[lo*nc:hi*nc], make([]float64, (hi-lo)*m), jb)
 						if st == abi.Timeout || st == abi.Trap {
-							return b.(abi.Faulter).Fault()
+							// Located: the rows of the call (audit 20).
+							return fmt.Errorf("%w (rows_independent check: %s)", b.(abi.Faulter).Fault(), strings.TrimSuffix(strings.TrimSuffix(what, " give"), " gives"))
 						}
 						if st != abi.OK {
 							return &DerivativeMismatchError{p.Manifest.Name, exModelJacobian.String() + " (rows_independent)", i,
