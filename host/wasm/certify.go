@@ -972,7 +972,11 @@ func (p *Plugin) certifyMethod(ctx context.Context, o CertifyOptions, rng *rand.
 			}
 		}
 	}
-	c.Checks = append(c.Checks, fmt.Sprintf("%s: %d batches on two instances with the same seed: identical", exMethodAsk, batches))
+	nb := fmt.Sprintf("%d batches", batches)
+	if batches == 1 {
+		nb = "1 batch"
+	}
+	c.Checks = append(c.Checks, fmt.Sprintf("%s: %s on two instances with the same seed: identical", exMethodAsk, nb))
 	// The samples so far, done or not (a method answers samples in any
 	// state after init, ABI.md §6.3): each instance's, and the resumed
 	// one's, which must hold those from before its save too.
