@@ -91,6 +91,17 @@ const (
 const PriorBoxTail = 1e-6
 
 // Problem is what the host tells a method when the run starts.
+//
+// In a method plugin (the Go SDK's sdk/go/method) the Problem is built
+// from what ABI v1 passes (ABI.md §6.3–6.5), which is less: Params have
+// the bounds only, named theta0, theta1, … with the bounds' midpoints as
+// defaults, unless the method is least-squares (kinfer_method_problem
+// gives the names, the defaults and Starts); Starts is empty for any
+// other plugin (the study's init rows come as its first prior draws);
+// MemoryBudget is 0, and a plugin's limit is its manifest's memory_mib,
+// which a method that plans its memory should compare against (audit 20).
+// kinfer inspect --certify drives a method with three parameters on
+// [−3, 3] (ABI.md §8).
 type Problem struct {
 	// Params are the free parameters in θ order, with their bounds.
 	Params []Param
