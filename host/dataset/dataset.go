@@ -277,10 +277,32 @@ func skipBOM(file string, br *bufio.Reader) error {
 	switch {
 	case bytes.HasPrefix(b, []byte("\xEF\xBB\xBF")):
 		br.Discard(3)
-	case bytes.HasPrefix(b, []byte("\xFF\xFE")), bytes.HasPrefix(b, []byte("\xFE\xFF")):
+	case bytes.HasPrefix(b, []byte("\xFF\xFE")), bytes.HasPrefix(b, []byte("\xFE\xFF")), utf16NoBOM(br):
 		return fmt.Errorf("%s: UTF-16 text; save it as a comma-separated file in UTF-8 (Excel: \"CSV UTF-8\")", file)
 	}
 	return nil
+}
+
+// utf16NoBOM says whether the text br starts with looks like UTF-16
+// without a byte-order mark: a zero byte in every other place of its
+// first bytes (audit 20: read as one column of "l\x00e\x00n…").
+func utf16NoBOM(br *bufio.Reader) bool {
+	b, _ := br.Peek(64)
+	if len(b) < 8 {
+		return false
+	}
+	even, odd := 0, 0
+	for i, c := range b[:len(b)&^1] {
+		if c == 0 {
+			if i%2 == 0 {
+				even++
+			} else {
+				odd++
+			}
+		}
+	}
+	half := len(b) / 2
+	return even*4 >= half*3 || odd*4 >= half*3
 }
 
 // separator names the separator a field with no comma seems to use, or "".

@@ -81,6 +81,17 @@ func TestByteOrderMark(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "u16.csv: UTF-16 text") {
 		t.Fatalf("got %v", err)
 	}
+	// Without the mark (audit 20): little- and big-endian.
+	le := strings.Join(strings.Split("length_mm,force_N\n30,0\n", ""), "\x00") + "\x00"
+	for name, text := range map[string]string{"le.csv": le, "be.csv": "\x00" + le[:len(le)-1]} {
+		if _, err := Parse(name, strings.NewReader(text)); err == nil || !strings.Contains(err.Error(), name+": UTF-16 text") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	// Plain text with a few zero bytes is not taken for UTF-16.
+	if _, err := Parse("ok.csv", strings.NewReader("a,b\n1,2\n3,4\n5,6\n7,8\n")); err != nil {
+		t.Errorf("plain text: %v", err)
+	}
 }
 
 func TestBounds(t *testing.T) {

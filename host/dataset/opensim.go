@@ -42,7 +42,7 @@ func readOpenSim(path string, maxBytes int64) (*Table, error) {
 	r := bufio.NewReaderSize(io.TeeReader(lim, h), 1<<20)
 	// UTF-16 and lines ended by a carriage return alone, named as the CSV
 	// reader names them (audit 18: "no line endheader" at a wrong line).
-	if b, _ := r.Peek(2); bytes.HasPrefix(b, []byte("\xFF\xFE")) || bytes.HasPrefix(b, []byte("\xFE\xFF")) {
+	if b, _ := r.Peek(2); bytes.HasPrefix(b, []byte("\xFF\xFE")) || bytes.HasPrefix(b, []byte("\xFE\xFF")) || utf16NoBOM(r) {
 		return nil, fmt.Errorf("%s: UTF-16 text; save it in UTF-8 (or ASCII)", path)
 	}
 	// CR-only: carriage returns and no line feed in the first MiB (a stray

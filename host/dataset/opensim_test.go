@@ -67,6 +67,8 @@ func TestOpenSimEncodingRefused(t *testing.T) {
 		"crlf.trc":  {[]byte(strings.ReplaceAll(trc, "\n", "\r\n")), ""},
 		"cr.trc":    {[]byte(strings.ReplaceAll(trc, "\n", "\r")), "cr.trc:1: the lines end in a carriage return alone"},
 		"utf16.trc": {utf16, "utf16.trc: UTF-16 text"},
+		// Without its byte-order mark too (audit 20).
+		"utf16nobom.trc": {utf16[2:], "utf16nobom.trc: UTF-16 text"},
 		// Line feeds beside carriage returns read as before (review 19).
 		"crcrlf.trc": {[]byte(strings.ReplaceAll(trc, "\n", "\r\r\n")), "!cr"},
 		"stray.trc":  {[]byte(strings.Replace(trc, "DataRate", "Data\rRate", 1)), "!cr"},
