@@ -42,11 +42,17 @@ func cmdNew(args []string, stdout io.Writer) error {
 	dir := fs.String("dir", "", "the folder to create (default: ./NAME); it must not exist")
 	pos, err := parse(fs, args, 2)
 	if err != nil {
-		if _, ok := err.(helpError); ok {
+		if he, ok := err.(helpError); ok {
+			// The flags of the generic help, after this command's own
+			// description (audit 20: the usage line was printed twice).
+			flags := he.text
+			if i := strings.Index(flags, "flags ("); i >= 0 {
+				flags = flags[i:]
+			}
 			return helpError{"usage: kinfer new model|likelihood|method NAME [--lang go|c|rust|assemblyscript] [--dir DIR]\n\n" +
 				"Writes a plugin folder: plugin.toml, a source that builds with kinfer build, study.toml with data.csv\n" +
 				"(synthetic, made from the values in truth.json) that runs it, and test.sh, which builds the plugin,\n" +
-				"runs the study and checks that the posterior recovers truth.json.\n\n" + err.(helpError).text}
+				"runs the study and checks that the posterior recovers truth.json.\n\n" + flags}
 		}
 		return err
 	}

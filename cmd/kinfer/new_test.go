@@ -88,8 +88,8 @@ func TestNewErrors(t *testing.T) {
 		if code != c.code || !strings.Contains(errs, c.msg) {
 			t.Errorf("kinfer %v: exit %d, stderr %q; want exit %d and %q", c.args, code, errs, c.code, c.msg)
 		}
-		if c.code == 0 && !strings.Contains(out, "-lang") {
-			t.Errorf("kinfer %v: help lacks the flags:\n%s", c.args, out)
+		if c.code == 0 && (!strings.Contains(out, "-lang") || strings.Count(out, "usage:") != 1) {
+			t.Errorf("kinfer %v: help lacks the flags, or has its usage line twice (audit 20):\n%s", c.args, out)
 		}
 	}
 }
