@@ -380,3 +380,14 @@ func TestCertifyLikelihoodAllRefused(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// A trap in the rows_independent check names the rows of the call that
+// trapped (audit 20: only θ was named).
+func TestCertifyRowsTrapLocated(t *testing.T) {
+	r := newRT(t, nil)
+	_, err := load(t, r, testManifest("jactrap", "jac_rows_trap.wasm", abi.KindModel, 16, 0)).
+		Certify(context.Background(), CertifyOptions{Settings: []float64{1.5}, Seed: 4})
+	if err == nil || !strings.Contains(err.Error(), "rows_independent check: row 2 alone") {
+		t.Fatalf("%v", err)
+	}
+}

@@ -16,6 +16,7 @@ $FREE -DPULLBACK -DPULLBACK_LIE=3 -o pullback_state.wasm testmod.c
 $FREE -DVJP_LIE -o vjp_lie.wasm testmod.c
 $FREE -DROWS_LIE -o rows_lie.wasm testmod.c
 $FREE -DJAC_ROWS_LIE -o jac_rows_lie.wasm testmod.c
+$FREE -DJAC_ROWS_TRAP -o jac_rows_trap.wasm testmod.c
 $FREE -DNOCOND -o nocond_lie.wasm testmod.c
 $FREE -DBLOCK_LIE -o block_lie.wasm testmod.c
 $FREE -DOFFSET_LIE -o offset_lie.wasm testmod.c

@@ -32,6 +32,8 @@
 //   NO_SKIP                 (with KIND_LIK) a missing observation (NaN) is
 //                           not skipped: logL is NaN
 //   ROWS_LIE                lists rows_independent, but y depends on K
+//   JAC_ROWS_TRAP           lists jacobian and rows_independent; the Jacobian
+//                           traps for the row x = 3 evaluated alone
 //   JAC_ROWS_LIE            lists jacobian and rows_independent; y is right,
 //                           but ∂y/∂b depends on the call's first condition
 //   BLOCK_LIE               lists rows_independent, but y differs in calls
@@ -154,7 +156,7 @@ static const char spec[] = "{\"kind\":\"method\",\"name\":\"grid\",\"version\":\
 #define CAPS "[]"
 #elif defined(ROWS_LIE) || defined(NOCOND) || defined(BLOCK_LIE)
 #define CAPS "[\"rows_independent\"]"
-#elif defined(JAC_ROWS_LIE)
+#elif defined(JAC_ROWS_LIE) || defined(JAC_ROWS_TRAP)
 #define CAPS "[\"jacobian\",\"rows_independent\"]"
 #elif defined(OFFSET_LIE)
 #define CAPS "[\"jacobian\"]"
@@ -296,6 +298,9 @@ EXPORT(kinfer_model_jacobian) int kinfer_model_jacobian(const double *theta, int
 	double a = theta[0], b = theta[1];
 	special(a, b);
 	if (a < -500) return 2;
+#ifdef JAC_ROWS_TRAP
+	if (K == 1 && x[0] == 3) __builtin_trap();
+#endif
 	for (int k = 0; k < K; k++) {
 		y[2 * k] = scale * (a * x[k] + b);
 		y[2 * k + 1] = scale * a * x[k] * x[k];
