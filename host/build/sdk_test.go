@@ -1,7 +1,6 @@
 package build
 
 import (
-	"github.com/kinfer/kinfer/host/manifest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kinfer/kinfer/host/manifest"
 )
 
 const goPlugin = `package main

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/kinfer/kinfer/internal/guesttext"
 	"io"
 	"math"
 	"os"
@@ -25,6 +24,7 @@ import (
 	"github.com/kinfer/kinfer/host/safefile"
 	"github.com/kinfer/kinfer/host/study"
 	"github.com/kinfer/kinfer/host/target"
+	"github.com/kinfer/kinfer/internal/guesttext"
 	"github.com/kinfer/kinfer/internal/strictjson"
 )
 

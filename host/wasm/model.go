@@ -5,12 +5,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/kinfer/kinfer/internal/guesttext"
 	"math"
 	"strconv"
 	"strings"
 
 	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/internal/guesttext"
 )
 
 // Model returns the plugin's model configured with settings (in spec order,

@@ -8,14 +8,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/kinfer/kinfer/builtin/surrogate/internal/floatcode"
-	"github.com/kinfer/kinfer/builtin/surrogate/internal/savefile"
-	"github.com/kinfer/kinfer/internal/guesttext"
 	"io"
 	"math"
 	"os"
 	"strconv"
 
+	"github.com/kinfer/kinfer/builtin/surrogate/internal/floatcode"
+	"github.com/kinfer/kinfer/builtin/surrogate/internal/savefile"
+	"github.com/kinfer/kinfer/internal/guesttext"
 	"github.com/kinfer/kinfer/internal/strictjson"
 )
 
