@@ -313,12 +313,13 @@ func (p *Plugin) certifyModel(ctx context.Context, o CertifyOptions, rng *rand.R
 				for lo := 0; lo < K; lo += size {
 					hi := min(lo+size, K)
 					st := b.Eval(th, x[lo*nc:hi*nc], yr[:(hi-lo)*m])
-					what := fmt.Sprintf("rows %d–%d alone give", lo, hi-1)
+					where, verb := fmt.Sprintf("rows %d–%d alone", lo, hi-1), " give"
 					if hi-lo == 1 {
-						what = fmt.Sprintf("row %d alone gives", lo)
+						where, verb = fmt.Sprintf("row %d alone", lo), " gives"
 					}
+					what := where + verb
 					if st == abi.Timeout || st == abi.Trap {
-						return fmt.Errorf("%w (rows_independent check: %s)", b.(abi.Faulter).Fault(), strings.TrimSuffix(strings.TrimSuffix(what, " give"), " gives"))
+						return fmt.Errorf("%w (rows_independent check: %s)", b.(abi.Faulter).Fault(), where)
 					}
 					if st != abi.OK {
 						return &DerivativeMismatchError{p.Manifest.Name, exModelEval.String() + " (rows_independent)", i,
@@ -333,7 +334,7 @@ func (p *Plugin) certifyModel(ctx context.Context, o CertifyOptions, rng *rand.R
 						st := jm.Jacobian(th, x[lo*nc:hi*nc], make([]float64, (hi-lo)*m), jb)
 						if st == abi.Timeout || st == abi.Trap {
 							// Located: the rows of the call (audit 20).
-							return fmt.Errorf("%w (rows_independent check: %s)", b.(abi.Faulter).Fault(), strings.TrimSuffix(strings.TrimSuffix(what, " give"), " gives"))
+							return fmt.Errorf("%w (rows_independent check: %s)", b.(abi.Faulter).Fault(), where)
 						}
 						if st != abi.OK {
 							return &DerivativeMismatchError{p.Manifest.Name, exModelJacobian.String() + " (rows_independent)", i,
