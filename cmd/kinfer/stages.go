@@ -460,19 +460,11 @@ func checkStageBest(ctx context.Context, path, sdir string, prev map[string]floa
 			return fmt.Errorf("its best point: %v; run the stage again (remove its folder)", err)
 		}
 	}
-	want := abi.WantLogTarget
-	if s.MethodInfo.Spec.Has(abi.CapLeastSquares) {
-		want |= abi.WantResiduals
-	}
-	res, err := target.New(s, 1).Evaluate(ctx, [][]float64{x}, want)
+	i, got, err := run.FirstMismatch(ctx, s, target.New(s, 1), []abi.Result{{Theta: x, Status: abi.OK, LogPrior: float64(sum.Best.LogPrior), LogLik: float64(sum.Best.LogLik)}})
 	if err != nil {
 		return fmt.Errorf("evaluating its best point: %w", err)
 	}
-	got := res[0]
-	same := func(a, b float64) bool {
-		return a == b || math.Abs(a-b) <= 1e-9*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
-	}
-	if got.Status != abi.OK || !same(got.LogPrior, float64(sum.Best.LogPrior)) || !same(got.LogLik, float64(sum.Best.LogLik)) {
+	if i >= 0 {
 		return fmt.Errorf("its best point %v has log prior %g and log likelihood %g, but evaluates to %v, %g and %g: not this stage's result; run the stage again (remove its folder)",
 			sum.Best.Theta, float64(sum.Best.LogPrior), float64(sum.Best.LogLik), got.Status, got.LogPrior, got.LogLik)
 	}

@@ -555,29 +555,45 @@ func (r *runner) checkBest(ctx context.Context, b abi.Result) error {
 // held chain positions) and refuses any whose status, log prior or log
 // likelihood the study does not give (to 1e-9).
 func (r *runner) checkPoints(ctx context.Context, what string, pts []abi.Result) error {
+	i, got, err := FirstMismatch(ctx, r.s, r.t, pts)
+	if err != nil {
+		return fmt.Errorf("evaluating its %s: %w", what, err)
+	}
+	if i >= 0 {
+		b := pts[i]
+		return fmt.Errorf("its %s %v has status %v, log prior %g and log likelihood %g, but evaluates to %v, %g and %g: the checkpoint was not written by this study (%w)",
+			what, b.Theta, b.Status, b.LogPrior, b.LogLik, got.Status, got.LogPrior, got.LogLik, ErrNotThisRun)
+	}
+	return nil
+}
+
+// FirstMismatch evaluates recorded points (a checkpoint's best, a
+// stage's best) on t and returns the index of the first whose status, log
+// prior or log likelihood the evaluation does not give, to 1e-9 relative
+// (a least-squares method's log likelihood is summed from the residuals,
+// so it is evaluated with them), and that evaluation; -1 when all agree.
+func FirstMismatch(ctx context.Context, s *study.Study, t *target.Target, pts []abi.Result) (int, abi.Result, error) {
 	want := abi.WantLogTarget
-	if r.s.MethodInfo.Spec.Has(abi.CapLeastSquares) {
+	if s.MethodInfo.Spec.Has(abi.CapLeastSquares) {
 		want |= abi.WantResiduals
 	}
 	thetas := make([][]float64, len(pts))
 	for i, p := range pts {
 		thetas[i] = p.Theta
 	}
-	res, err := r.t.Evaluate(ctx, thetas, want)
+	res, err := t.Evaluate(ctx, thetas, want)
 	if err != nil {
-		return fmt.Errorf("evaluating its %s: %w", what, err)
+		return -1, abi.Result{}, err
 	}
 	same := func(a, b float64) bool {
 		return a == b || math.Abs(a-b) <= 1e-9*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
 	}
 	for i, b := range pts {
-		got := res[i]
-		if got.Status != b.Status || !same(got.LogPrior, b.LogPrior) || !same(got.LogLik, b.LogLik) {
-			return fmt.Errorf("its %s %v has status %v, log prior %g and log likelihood %g, but evaluates to %v, %g and %g: the checkpoint was not written by this study (%w)",
-				what, b.Theta, b.Status, b.LogPrior, b.LogLik, got.Status, got.LogPrior, got.LogLik, ErrNotThisRun)
+		if got := res[i]; got.Status != b.Status || !same(got.LogPrior, b.LogPrior) || !same(got.LogLik, b.LogLik) {
+			return i, got, nil
 		}
 	}
-	return nil
+	return -1, abi.Result{}, nil
 }
 
 // journalChecked is how many of a resumed journal's samples are evaluated
