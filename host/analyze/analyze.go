@@ -21,6 +21,7 @@ import (
 	"github.com/kinfer/kinfer/host/wasm"
 	"github.com/kinfer/kinfer/internal/guesttext"
 	"github.com/kinfer/kinfer/internal/sigfig"
+	"golang.org/x/text/width"
 )
 
 // OutputFile is the analysis written next to the run's outputs.
@@ -440,17 +441,16 @@ func table(rows [][]string, left ...int) string {
 	return b.String()
 }
 
-// displayWidth is the columns a terminal gives s: combining marks none,
-// East Asian wide characters two (review 19: a table aligned by runes
-// misaligned such names).
+// displayWidth is the columns a terminal gives s: combining marks and
+// format characters none, East Asian wide and fullwidth characters
+// (Unicode UAX #11, golang.org/x/text/width) two (review 19: a table
+// aligned by runes misaligned such names).
 func displayWidth(s string) int {
 	n := 0
 	for _, r := range s {
 		switch {
 		case unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf):
-		case r >= 0x1100 && r <= 0x115F, r >= 0x2E80 && r <= 0xA4CF && r != 0x303F, r >= 0xAC00 && r <= 0xD7A3,
-			r >= 0xF900 && r <= 0xFAFF, r >= 0xFE30 && r <= 0xFE4F, r >= 0xFF00 && r <= 0xFF60, r >= 0xFFE0 && r <= 0xFFE6,
-			r >= 0x1F300 && r <= 0x1F64F, r >= 0x1F900 && r <= 0x1F9FF, r >= 0x20000 && r <= 0x3FFFD:
+		case isWide(r):
 			n += 2
 		default:
 			n++
@@ -560,4 +560,9 @@ func fitEstimates(s *study.Study, method string, best *run.Best, tr *run.Transfo
 		}
 	}
 	return est, ""
+}
+
+func isWide(r rune) bool {
+	k := width.LookupRune(r).Kind()
+	return k == width.EastAsianWide || k == width.EastAsianFullwidth
 }
