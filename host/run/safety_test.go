@@ -459,6 +459,28 @@ func TestBandAgainstBoundWarned(t *testing.T) {
 	}
 }
 
+// A run of one row (adam with starts = 1) has no band: its row on a bound
+// is warned, a row near it is not (audit 21: adam's single start ended on
+// the bound unwarned, the same study with 3 starts warned).
+func TestOneRowOnBoundWarned(t *testing.T) {
+	s := loadQuickstart(t)
+	defer s.Close()
+	hi, mid := s.Free[0].Upper, (s.Free[1].Lower+s.Free[1].Upper)/2
+	for _, c := range []struct {
+		x    float64
+		warn int
+	}{{hi, 1}, {hi - 1e-3*(hi-s.Free[0].Lower), 0}} {
+		s.Method = &fixedSamples{pts: [][]float64{{c.x, mid}}}
+		sum, err := Run(context.Background(), s, Options{OutDir: t.TempDir(), Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sum.BoundWarnings) != c.warn || c.warn == 1 && !strings.Contains(sum.BoundWarnings[0], s.Free[0].Name+": the run's one row is on the upper bound") {
+			t.Errorf("one row at %g (upper bound %g): warnings %q, want %d", c.x, hi, sum.BoundWarnings, c.warn)
+		}
+	}
+}
+
 func must[T any](v T, err error) T {
 	if err != nil {
 		panic(err)

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/kinfer/kinfer/abi"
+	"github.com/kinfer/kinfer/builtin/methods/internal/mcmc"
+	"github.com/kinfer/kinfer/builtin/methods/internal/multistart"
 )
 
 // A start refused for a −∞ log likelihood with finite residuals and
@@ -23,6 +25,37 @@ func TestNoStartNamesTheCause(t *testing.T) {
 	} {
 		if err := noStart("levmar", 0, 100, c.r); !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.r, err, c.want)
+		}
+	}
+}
+
+// A start that stopped with gaussnewton's "no_decrease" passed no
+// convergence test: it is warned about, best start or not, with the
+// gradient test's cosine at its point (audit 21: NIST Rat43 stopped so at
+// 141 times the certified cost, unwarned). J = [1; 0], r = [1; 1]: the
+// cosine between r and J's column is 1/√2 (analytic).
+func TestNoDecreaseWarned(t *testing.T) {
+	fac := func(r0 float64) *Factor {
+		f, err := Factorize([]float64{1, 0}, []float64{r0, r0}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	outs := []Outcome{
+		{Start: 0, X: []float64{0}, Fac: fac(2), Reason: "no_decrease", Done: true},
+		{Start: 1, X: []float64{0}, Fac: fac(1), Reason: "no_decrease", Done: true},
+	}
+	b := mcmc.Bounds{Lower: []float64{-10}, Upper: []float64{10}}
+	rep := Report(outs, nil, 1e-12, 2, []string{"a"}, b, []int{1, 1}, multistart.Counts{}, false)
+	w, _ := rep.Extra["warnings"].([]any)
+	all := ""
+	for _, x := range w {
+		all += x.(string) + "\n"
+	}
+	for _, want := range []string{`the best start stopped with "no_decrease"`, "there is 0.71", `start 0 ("no_decrease", cost 4 × the best's, largest cosine 0.71)`} {
+		if !strings.Contains(all, want) {
+			t.Errorf("warnings lack %q:\n%s", want, all)
 		}
 	}
 }
