@@ -67,6 +67,11 @@ type Analysis struct {
 	Params      []Spread `json:"params"`
 	Predictive  []Fit    `json:"predictive"`
 	PredSamples int      `json:"predictive_samples"` // samples evaluated for the predictive fit
+	// PredictiveBasis says what the predictive fit evaluated when it is
+	// not posterior samples: an optimiser's best row.
+	PredictiveBasis string `json:"predictive_basis,omitempty"`
+	// Note says how to read params for an optimiser's run.
+	Note string `json:"note,omitempty"`
 	// Regressions are Eq. 9–11 per bundle, for parameters named
 	// k_<bundle>, epsr_<bundle> and xF_/yF_/xT_/yT_<bundle> (the knee).
 	Regressions []Regression `json:"regressions,omitempty"`
@@ -330,7 +335,26 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 	if maxPred <= 0 {
 		maxPred = 1000
 	}
-	if a.Predictive, a.PredSamples, err = Predictive(ctx, s, samples, maxPred, max(o.Workers, 1), budget); err != nil {
+	// An optimiser's rows are its starts' end points: averaging a
+	// diverged start's predictions into the fit reported ten times the
+	// fit's error (audit 21: gaussnewton on NIST Eckerle4). Its fit is its
+	// best row's, the first of the highest log target, as summary.json's
+	// best.
+	predFrom := samples
+	if optimiser(s, sum.Method) && len(samples) > 0 {
+		a.Note = fmt.Sprintf("%s is an optimiser: samples.csv holds its starts' end points, so p05, p95 and spread are over the starts, not a posterior", sum.Method)
+		if lp, ll := tbl.Index("log_prior"), tbl.Index("log_likelihood"); lp >= 0 && ll >= 0 {
+			bi := 0
+			for i, row := range tbl.Rows {
+				if row[lp]+row[ll] > tbl.Rows[bi][lp]+tbl.Rows[bi][ll] {
+					bi = i
+				}
+			}
+			predFrom = samples[bi : bi+1]
+			a.PredictiveBasis = fmt.Sprintf("the best start's end point (row %d of samples.csv, the highest log target), not an average over the starts", bi+1)
+		}
+	}
+	if a.Predictive, a.PredSamples, err = Predictive(ctx, s, predFrom, maxPred, max(o.Workers, 1), budget); err != nil {
 		return nil, err
 	}
 	out, err := json.MarshalIndent(a, "", "  ")
@@ -361,13 +385,20 @@ func (a *Analysis) Text() string {
 		rows = append(rows, []string{p.Name, sigfig.Format(float64(p.P05), 5, float64(p.Spread)), sigfig.Format(float64(p.P95), 5, float64(p.Spread)), fmt.Sprintf("%.5g", float64(p.Spread)), rel})
 	}
 	b.WriteString(table(rows, 1))
+	if a.Note != "" {
+		fmt.Fprintf(&b, "(%s)\n", a.Note)
+	}
 	if a.Truth != nil {
 		a.Truth.text(&b)
 	}
 	if len(a.Predictive) == 0 {
 		fmt.Fprintf(&b, "\nposterior-predictive fit: none (the study has no observed data)\n")
 	} else {
-		fmt.Fprintf(&b, "\nposterior-predictive fit (%d samples):\n", a.PredSamples)
+		if a.PredictiveBasis != "" {
+			fmt.Fprintf(&b, "\nfit at %s:\n", a.PredictiveBasis)
+		} else {
+			fmt.Fprintf(&b, "\nposterior-predictive fit (%d samples):\n", a.PredSamples)
+		}
 		rows := [][]string{{"dataset", "output", "n", "MAE", "RMSE", "max |error|", "unit"}}
 		for _, f := range a.Predictive {
 			unit := f.Unit
@@ -541,8 +572,7 @@ func weightIndex(cols []string, s *study.Study) int {
 // them, the reason there is no band. A sampler's run gives nil, "".
 func fitEstimates(s *study.Study, method string, best *run.Best, tr *run.TransformSummary, report any) (map[string]Estimate, string) {
 	lsq := s.MethodInfo.Spec.Has(abi.CapLeastSquares)
-	optimiser := lsq || method == "builtin:adam" || method == "builtin:anneal"
-	if !optimiser {
+	if !optimiser(s, method) {
 		return nil, ""
 	}
 	none := fmt.Sprintf("%s is an optimiser: samples.csv holds its starts' end points, not posterior samples, so there is no posterior band to check the truth against", method)
@@ -560,6 +590,12 @@ func fitEstimates(s *study.Study, method string, best *run.Best, tr *run.Transfo
 		}
 	}
 	return est, ""
+}
+
+// optimiser tells whether a run's method is an optimiser, whose rows are
+// its starts' end points: a least-squares method, adam or anneal.
+func optimiser(s *study.Study, method string) bool {
+	return s.MethodInfo.Spec.Has(abi.CapLeastSquares) || method == "builtin:adam" || method == "builtin:anneal"
 }
 
 func isWide(r rune) bool {
