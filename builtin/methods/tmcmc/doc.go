@@ -106,8 +106,15 @@
 // one solution"). The package's multimodal test shows it: two modes of
 // equal posterior mass, one narrow and tall, one wide; original and betz
 // end with every chain in the tall mode, bartsoen with about half in each.
-// Only bartsoen is an unbiased sampler of the posterior and the evidence;
-// the other two are there to reproduce the paper's comparison.
+// Only bartsoen's posterior and evidence converge to the right ones as
+// the population grows; the other two are there to reproduce the paper's
+// comparison. At a finite population bartsoen's log evidence is slightly
+// low, as every adaptively tempered estimate is (the temperatures are
+// chosen from the same weights; log of the weights' mean is low by
+// Jensen's inequality): on a linear-Gaussian problem with an exact
+// evidence, averaged over 30–60 seeds, −0.028 ± 0.010 nats at 1000 chains
+// (0.4 of the reported standard error) and −0.010 ± 0.007 at 4000, with a
+// seed-to-seed spread 4–20 % above the reported standard error (audit 21).
 //
 // # Proposal coordinates (setting proposal)
 //
