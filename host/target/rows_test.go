@@ -354,3 +354,44 @@ func (u *concurrency) EvalPullback(theta, x, y []float64) (abi.Pullback, abi.Sta
 	}
 	return liveRelease{pb, u}, st
 }
+
+// batchRows is the arm with a batched Eval that counts its calls and the
+// points in them, and RowsIndependent.
+type batchRows struct {
+	m             *arm.Model
+	calls, points atomic.Int64
+}
+
+func (u *batchRows) Spec() abi.Spec { return u.m.Spec() }
+func (u *batchRows) Eval(theta, x, y []float64) abi.Status {
+	u.calls.Add(1)
+	u.points.Add(1)
+	return u.m.Eval(theta, x, y)
+}
+func (u *batchRows) EvalBatch(thetas [][]float64, x []float64, ys [][]float64, st []abi.Status) {
+	u.calls.Add(1)
+	u.points.Add(int64(len(thetas)))
+	for j, th := range thetas {
+		st[j] = u.m.Eval(th, x, ys[j])
+	}
+}
+func (u *batchRows) RowsIndependent() bool { return true }
+
+// A model with independent rows on a dataset of one block (≤ RowBlock
+// rows) gets its points in batched calls, as any model: the host splits
+// only larger datasets (audit 21: every call was one point, on 20 rows);
+// the results are those of point-by-point calls, bit for bit.
+func TestRowsIndependentSmallDatasetBatched(t *testing.T) {
+	s := armRowsStudy(t, 20)
+	three := armPoints(s, 3)
+	var pts [][]float64
+	for i := range 128 { // chunks of target.ChunkSize = 8 for 128 points
+		pts = append(pts, three[i%3])
+	}
+	b := &batchRows{m: arm.NewModel(arm.DefaultDamping)}
+	got := evalAll(t, s, b, 1, pts, abi.WantLogTarget)
+	if b.calls.Load() != 16 || b.points.Load() != 128 {
+		t.Errorf("128 points on 20 rows: %d calls of %d points in all, want 16 calls of 128", b.calls.Load(), b.points.Load())
+	}
+	sameResults(t, "batched vs whole", got, evalAll(t, s, whole{arm.NewModel(arm.DefaultDamping)}, 1, pts, abi.WantLogTarget))
+}

@@ -729,7 +729,10 @@ func finite(v []float64) bool {
 
 // evalModel evaluates the model for the points on one dataset.
 func (t *Target) evalModel(full [][]float64, ds *study.Dataset, ys [][]float64, st []abi.Status) error {
-	if t.rowsIndependent() {
+	// A dataset of one block is not split: its points go to the model in
+	// one batched call, as for any model (audit 21: rows_independent made
+	// every call one point, even on 20 rows).
+	if t.rowsIndependent() && rowBlocks(ds.K) > 1 {
 		return t.evalModelRows(full, ds, ys, st)
 	}
 	start := time.Now()
