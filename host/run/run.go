@@ -282,6 +282,9 @@ func Run(ctx context.Context, s *study.Study, o Options) (*Summary, error) {
 		if sum.DerivativeFailures != "" {
 			sum.DerivativeFailures += since
 		}
+		if sum.BatchFaults != "" {
+			sum.BatchFaults += since
+		}
 	}
 	sum.Provenance = provenance(s, ins)
 	sum.MemoryBudget = r.budget

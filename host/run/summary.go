@@ -75,6 +75,9 @@ type Summary struct {
 	// EvaluationFailures says which plugin failed points (status 1 or 2),
 	// with its last kinfer_last_error message (ABI.md §3).
 	EvaluationFailures string `json:"evaluation_failures,omitempty"`
+	// BatchFaults says which batched model calls faulted while their
+	// points then each succeeded alone (target.BatchFaults).
+	BatchFaults string `json:"batch_faults,omitempty"`
 	// Constraints are the study's soft constraints, with their number of
 	// residuals.
 	Constraints       []ConstraintSummary `json:"constraints,omitempty"`
@@ -184,6 +187,7 @@ func summarize(s *study.Study, t *target.Target, workers int, rep abi.Report, sa
 	sum.JacobianFailures, sum.GradientFailures = c.JacobianFailures, c.GradientFailures
 	sum.DerivativeFailures = guesttext.Escape(t.DerivativeFailures())
 	sum.EvaluationFailures = guesttext.Escape(t.EvaluationFailures())
+	sum.BatchFaults = guesttext.Escape(t.BatchFaults())
 	if s.MethodInfo.Spec.Has(abi.CapLeastSquares) || c.Jacobians > 0 {
 		sum.Residuals = t.Residuals()
 	}
@@ -696,6 +700,9 @@ func (s *Summary) Warnings() []Warning {
 		}
 		ws = append(ws, Warning{"", fmt.Sprintf("%d Jacobians and %d gradients could not be computed at points of status ok: %s",
 			s.JacobianFailures, s.GradientFailures, why)})
+	}
+	if s.BatchFaults != "" {
+		ws = append(ws, Warning{"model " + s.Model, s.BatchFaults})
 	}
 	for _, m := range MethodWarnings(s.MethodReport) {
 		ws = append(ws, Warning{"method " + s.Method, m})

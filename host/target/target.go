@@ -921,6 +921,16 @@ func (t *Target) EvaluationFailures() string {
 	return strings.Join(parts, "; ")
 }
 
+// BatchFaults describes the batched model calls that faulted while each
+// of their points then succeeded alone (a plugin's batch path breaking
+// ABI.md §2; the results are the single-point calls'), or "".
+func (t *Target) BatchFaults() string {
+	if f, ok := t.S.Model.(interface{ BatchFaults() string }); ok {
+		return f.BatchFaults()
+	}
+	return ""
+}
+
 // SetCounts restores tallies (when a run resumes from a checkpoint).
 func (t *Target) SetCounts(c Counts) {
 	t.mu.Lock()

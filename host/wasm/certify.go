@@ -112,6 +112,15 @@ func (p *Plugin) Certify(ctx context.Context, o CertifyOptions) (*Certificate, e
 	return c, err
 }
 
+// rowsWord names what the rows of x are: conditions, or, for a model
+// without conditions, rows (audit 21: "5 conditions" of a model with none).
+func rowsWord(nc int) string {
+	if nc == 0 {
+		return "rows (no conditions)"
+	}
+	return "conditions"
+}
+
 func (p *Plugin) differ(e export, point int, format string, args ...any) error {
 	return &NondeterminismError{Plugin: p.Manifest.Name, Export: e.String(), Point: point, Detail: fmt.Sprintf(format, args...)}
 }
@@ -247,7 +256,13 @@ func (p *Plugin) certifyModel(ctx context.Context, o CertifyOptions, rng *rand.R
 				}
 			}
 		}
-		c.Checks = append(c.Checks, fmt.Sprintf("%s: %d points, %d conditions: identical to one batch on a fresh instance, on %s", exModelEval, n, K, run.what))
+		c.Checks = append(c.Checks, fmt.Sprintf("%s: %d points, %d %s: identical to one batch on a fresh instance, on %s", exModelEval, n, K, rowsWord(nc), run.what))
+	}
+	// A batch that trapped (an output or status left unwritten) while its
+	// points then succeeded alone gave the same results through the host's
+	// retry, so the comparisons above pass: refused here (audit 21).
+	if msg := p.evals.batchTrap(); msg != "" {
+		return fmt.Errorf("plugin %s: %s faults in a batch whose points each succeed alone (%s): a batch must give each point what a call of that point alone gives (ABI.md §2); a run retries each such batch point by point, on a new instance", p.Manifest.Name, exModelEval, msg)
 	}
 	// Gradients: each point on both instances, in opposite orders.
 	if _, ok := a.(abi.Jacobian); ok {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -202,5 +203,41 @@ func TestCertifySaysResidualsNotChecked(t *testing.T) {
 	line, err := p.certifyLikelihoodDerivatives(negInf{}, 2, ys, []float64{0, 0}, []float64{1, 1}, la, []abi.Status{abi.OK, abi.OK})
 	if err != nil || !strings.Contains(line, "kinfer_likelihood_residuals: NOT CHECKED: logL was −∞ or a call failed at every point") {
 		t.Errorf("%q, %v", line, err)
+	}
+}
+
+// A batch that leaves an output unwritten while its points, called alone,
+// are right (batch_nowrite.wasm: point 1 of a batch skips y[1]): a run
+// gets the single-point results and is told (BatchFaults, summary.json
+// batch_faults), and certify refuses the plugin (audit 21: both were
+// silent, and certify said deterministic).
+func TestBatchFaultTalliedAndRefused(t *testing.T) {
+	r := newRT(t, nil)
+	p := load(t, r, testManifest("bnw", "batch_nowrite.wasm", abi.KindModel, 16, 0))
+	m, err := p.Model(context.Background(), []float64{1}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.(interface{ Close() error }).Close()
+	x := []float64{1, 2}
+	th := [][]float64{{1, 2}, {3, 1}, {2, 0}}
+	ys := [][]float64{make([]float64, 4), make([]float64, 4), make([]float64, 4)}
+	st := make([]abi.Status, 3)
+	m.(abi.BatchModel).EvalBatch(th, x, ys, st)
+	// y = (a·x + b, a·x²) per row (testmod.c, scale 1): point 1, a = 3,
+	// b = 1, at x = 1 and 2.
+	if st[1] != abi.OK || !slices.Equal(ys[1], []float64{4, 3, 7, 12}) {
+		t.Fatalf("point 1: status %v, y %v, want ok and [4 3 7 12] (its call alone)", st[1], ys[1])
+	}
+	note := m.(interface{ BatchFaults() string }).BatchFaults()
+	for _, want := range []string{"kinfer_model_eval faulted in 1 batched calls", "a batch of 3 points", "without writing y[1]"} {
+		if !strings.Contains(note, want) {
+			t.Errorf("BatchFaults %q lacks %q", note, want)
+		}
+	}
+	p2 := load(t, r, testManifest("bnw", "batch_nowrite.wasm", abi.KindModel, 16, 0))
+	_, err = p2.Certify(context.Background(), CertifyOptions{Settings: []float64{1}, Seed: 1})
+	if err == nil || !strings.Contains(err.Error(), "kinfer_model_eval faults in a batch whose points each succeed alone") {
+		t.Errorf("certify: %v", err)
 	}
 }

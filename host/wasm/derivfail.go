@@ -30,6 +30,54 @@ type failTally struct {
 	nonFinite map[export]int
 	nfWhat    map[export]string
 	nfAt      map[export][2]int // the described one's row and output
+	// batchTraps counts the batched calls of an eval export that trapped
+	// (an unwritten output or status, a guest trap) while each of their
+	// points then succeeded alone: the batch path breaks ABI.md §2 and the
+	// host used the single-point results. batchWhat is one such fault, the
+	// first in sort order.
+	batchTraps map[export]int
+	batchWhat  map[export]string
+}
+
+// addBatchTrap tallies one batched call of export e that trapped while
+// each of its points succeeded alone; what is the batch's fault.
+func (d *failTally) addBatchTrap(e export, what string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.batchTraps == nil {
+		d.batchTraps, d.batchWhat = map[export]int{}, map[export]string{}
+	}
+	d.batchTraps[e]++
+	if w, ok := d.batchWhat[e]; !ok || what < w {
+		d.batchWhat[e] = what
+	}
+}
+
+// batchTrap is the first batch fault tallied (addBatchTrap) of any
+// export, or "".
+func (d *failTally) batchTrap() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for e := export(0); e < numExports; e++ {
+		if d.batchTraps[e] > 0 {
+			return d.batchWhat[e]
+		}
+	}
+	return ""
+}
+
+// batchNote is one line per export with batch faults (addBatchTrap), or
+// "".
+func (d *failTally) batchNote() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var parts []string
+	for e := export(0); e < numExports; e++ {
+		if n := d.batchTraps[e]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s faulted in %d batched calls whose points then each succeeded alone: a batch must give each point what a call of that point alone gives (ABI.md §2); the results are the single-point calls' (each such batch cost a new instance and a call per point); for example: %s", e, n, guesttext.Escape(d.batchWhat[e])))
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // addNonFinite tallies n points of export e returned with non-finite
@@ -152,6 +200,10 @@ func (w *model) DerivativeFailures() string { return w.pool.p.deriv.note() }
 // (failed) or 2 (invalid), with the guest's last kinfer_last_error
 // message, or "" when there were none.
 func (w *model) EvaluationFailures() string { return w.pool.p.evals.note() }
+
+// BatchFaults describes the batched calls that faulted while their points
+// then succeeded alone (failTally.addBatchTrap), or "".
+func (w *model) BatchFaults() string { return w.pool.p.evals.batchNote() }
 
 // PluginName is the manifest's name, which messages use (ABI.md §4: the
 // spec's may differ).

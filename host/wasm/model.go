@@ -141,7 +141,13 @@ func (w *model) EvalBatch(thetas [][]float64, x []float64, ys [][]float64, statu
 		// points, the first at θ = …" named a point that did not trap),
 		// and a batch that ran out of its pooled fuel only through its
 		// order has each point's result.
-		w.evalEach(thetas, x, ys, status, K)
+		if w.evalEach(thetas, x, ys, status, K) && e.Status == abi.Trap {
+			// Not a point's fault: the batch path's (an output or status
+			// it left unwritten, a trap of its own). Said in
+			// evaluation_failures, and refused by certify (audit 21: it
+			// passed silently, and certify said deterministic).
+			w.pool.p.evals.addBatchTrap(exModelEval, fmt.Sprintf("a batch of %d points: %s %s%s", b, e.Export, e.Msg, e.At))
+		}
 		return
 	}
 	if err != nil {
@@ -151,13 +157,13 @@ func (w *model) EvalBatch(thetas [][]float64, x []float64, ys [][]float64, statu
 
 // evalEach evaluates the points one call each (EvalBatch's retry of a
 // faulted batch); the first point that faults alone stops it, its fault
-// naming it.
-func (w *model) evalEach(thetas [][]float64, x []float64, ys [][]float64, status []abi.Status, K int) {
+// naming it. It reports whether every point succeeded alone.
+func (w *model) evalEach(thetas [][]float64, x []float64, ys [][]float64, status []abi.Status, K int) bool {
 	for i := range thetas {
 		in, err := w.pool.get()
 		if err != nil {
 			fillStatus(status, w.pool.failed(err))
-			return
+			return false
 		}
 		err = in.modelEval(thetas[i:i+1], x, ys[i:i+1], status[i:i+1], K, w.d, w.c, w.m)
 		w.pool.put(in)
@@ -165,12 +171,13 @@ func (w *model) evalEach(thetas [][]float64, x []float64, ys [][]float64, status
 			err = w.at(err, thetas[i:i+1])
 			var e *Error
 			if errors.As(err, &e) && e.At != "" {
-				e.At += fmt.Sprintf(", point %d of a batch of %d (the batch faulted; each point was then called alone)", i+1, len(thetas))
+				e.At += fmt.Sprintf(", point %d of a batch of %d (the batch faulted; each point was then called alone)", i, len(thetas))
 			}
 			fillStatus(status, w.pool.failed(err))
-			return
+			return false
 		}
 	}
+	return true
 }
 
 // statusUnset pre-fills the status buffer so that a guest that returns 0

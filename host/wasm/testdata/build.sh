@@ -14,6 +14,7 @@ $FREE -DPULLBACK -DPULLBACK_LIE=1 -o pullback_lie.wasm testmod.c
 $FREE -DPULLBACK -DPULLBACK_LIE=2 -o pullback_liey.wasm testmod.c
 $FREE -DPULLBACK -DPULLBACK_LIE=3 -o pullback_state.wasm testmod.c
 $FREE -DVJP_LIE -o vjp_lie.wasm testmod.c
+$FREE -DBATCH_NOWRITE -o batch_nowrite.wasm testmod.c
 $FREE -DROWS_LIE -o rows_lie.wasm testmod.c
 $FREE -DJAC_ROWS_LIE -o jac_rows_lie.wasm testmod.c
 $FREE -DJAC_ROWS_TRAP -o jac_rows_trap.wasm testmod.c

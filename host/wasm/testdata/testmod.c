@@ -44,6 +44,8 @@
 //                           y2 offset by 1e6; lists only jacobian
 //   VJP_LIE                 a model whose VJP has the wrong sign on g[1]
 //                           (kinfer_model_jacobian right)
+//   BATCH_NOWRITE           in a call of more than one point, point 1
+//                           leaves its y[1] unwritten (alone, it is right)
 
 #include <stdint.h>
 
@@ -269,6 +271,10 @@ EXPORT(kinfer_model_eval) int kinfer_model_eval(int b, const double *theta, int 
 			double xk = x[k];
 #endif
 			yi[2 * k] = scale * (a * xk + bb);
+#ifdef BATCH_NOWRITE
+			/* the batch path's bug: point 1 of a batch leaves y[1] unwritten */
+			if (b > 1 && i == 1 && k == 0) continue;
+#endif
 			yi[2 * k + 1] = scale * a * xk * xk;
 #ifdef OFFSET_LIE
 			yi[2 * k + 1] += 1e6; /* a large output beside the lie */
