@@ -488,6 +488,12 @@ func parseBatch(read func(what string, ptr uint32, n uint64) ([]byte, error), pt
 		b.Draw = int(n)
 		return b, nil
 	}
+	if points == 0 {
+		// Address 0 is C's NULL: a header whose points were never set
+		// read zeros there, every point out of support, and the run ended
+		// "done" with the starting draws repeated (audit 21).
+		return abi.Batch{}, fmt.Errorf("returned points pointer 0 (NULL) in mode 0: the header's points (offset 12) must point to the n×d values")
+	}
 	if points%8 != 0 {
 		return abi.Batch{}, fmt.Errorf("returned points pointer %d: not 8-byte aligned", points)
 	}

@@ -313,6 +313,9 @@ func cases() []hcase {
 		moduleCase("last-error-out-of-range", "wat/lasterror-oob.wasm", 1, "plugin last-error-out-of-range", "kinfer_configure returned 1"),
 		methodCase("ask-header-out-of-range", "headeroob", 1, "plugin ask-header-out-of-range", "kinfer_method_ask", "batch header", "outside memory"),
 		methodCase("ask-points-out-of-range", "pointsoob", 1, "plugin ask-points-out-of-range", "kinfer_method_ask", "points", "outside memory"),
+		// A header whose points were never set (C's NULL) read zeros at
+		// address 0: every point out of support, the run "done" (audit 21).
+		methodCase("ask-points-null", "pointsnull", 1, "plugin ask-points-null", "kinfer_method_ask", "points pointer 0 (NULL)"),
 		methodCase("samples-out-of-range", "samplesoob", 1, "plugin samples-out-of-range", "kinfer_method_samples", "outside memory"),
 		methodCase("report-out-of-range", "reportoob", 1, "plugin report-out-of-range", "kinfer_method_report", "outside memory"),
 		func() hcase {

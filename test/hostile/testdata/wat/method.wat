@@ -16,7 +16,7 @@
   ;; 8192: state = batches, nsamples (i32 each), then the samples (d+2 f64
   ;; per row); 262144: scratch for the deep report.
   (data (i32.const 512) "{\"evil\":true}\00")
-  (data (i32.const 1024) "{\"kind\":\"method\",\"name\":\"method\",\"version\":\"1.0.0\",\"doc\":\"hostile test method\",\"settings\":[{\"name\":\"mode\",\"choices\":[\"ok\",\"loopinit\",\"loopask\",\"looptell\",\"loopdone\",\"loopsamples\",\"loopreport\",\"loopsave\",\"headeroob\",\"pointsoob\",\"samplesoob\",\"reportoob\",\"saveoob\",\"reporthuge\",\"points2e25\",\"draw1e9\",\"draw16m\",\"empty\",\"neverdone\",\"tellerr\",\"savehuge\",\"savereal\",\"reportdeep\",\"wantbits\",\"badmode\",\"samplesbig\",\"samplesnan\",\"samplesout\",\"samplesinf\",\"neverdoneloopsamples\",\"done7\",\"reportbomb\",\"draw1m\",\"draw10k\",\"save65m\",\"neverdonesave65m\",\"loaddropsamples\"]}],\"capabilities\":[\"checkpoint\"]}\00")
+  (data (i32.const 1024) "{\"kind\":\"method\",\"name\":\"method\",\"version\":\"1.0.0\",\"doc\":\"hostile test method\",\"settings\":[{\"name\":\"mode\",\"choices\":[\"ok\",\"loopinit\",\"loopask\",\"looptell\",\"loopdone\",\"loopsamples\",\"loopreport\",\"loopsave\",\"headeroob\",\"pointsoob\",\"samplesoob\",\"reportoob\",\"saveoob\",\"reporthuge\",\"points2e25\",\"draw1e9\",\"draw16m\",\"empty\",\"neverdone\",\"tellerr\",\"savehuge\",\"savereal\",\"reportdeep\",\"wantbits\",\"badmode\",\"samplesbig\",\"samplesnan\",\"samplesout\",\"samplesinf\",\"neverdoneloopsamples\",\"done7\",\"reportbomb\",\"draw1m\",\"draw10k\",\"save65m\",\"neverdonesave65m\",\"loaddropsamples\",\"pointsnull\"]}],\"capabilities\":[\"checkpoint\"]}\00")
   (data (i32.const 4096) "tell refused on purpose (mode tellerr)\00")
 
   (func $strlen (param $p i32) (result i32)
@@ -72,6 +72,8 @@
     (if (call $is (i32.const 2)) (then (call $loop)))
     (if (call $is (i32.const 8)) (then (return (i32.const 0xfffffff0))))
     (if (call $is (i32.const 9)) (then (return (call $header (i32.const 4) (i32.const 0) (i32.const 1) (i32.const 0xffff0000)))))
+    ;; pointsnull: mode 0 with the points pointer never set (C's NULL).
+    (if (call $is (i32.const 37)) (then (return (call $header (i32.const 4) (i32.const 0) (i32.const 1) (i32.const 0)))))
     (if (call $is (i32.const 14)) (then (return (call $header (i32.const 0x2000000) (i32.const 0) (i32.const 1) (i32.const 0)))))
     (if (call $is (i32.const 15)) (then (return (call $header (i32.const 1000000000) (i32.const 1) (i32.const 1) (i32.const 0)))))
     (if (call $is (i32.const 16)) (then (return (call $header (i32.const 0x1000000) (i32.const 1) (i32.const 1) (i32.const 0)))))
