@@ -437,6 +437,11 @@ func explain(ctx context.Context, err error, dir string) error {
 		return err // running again would stop the same way
 	}
 	if _, serr := os.Stat(filepath.Join(dir, run.CheckpointFile)); serr == nil {
+		if se := (*run.SaveError)(nil); errors.As(err, &se) {
+			// A later save failed; the earlier checkpoint stands (audit 21:
+			// the resume then failed again at its next checkpoint, unhinted).
+			return fmt.Errorf("%w\n(the run can continue from its last checkpoint, before the failed save: kinfer run --resume %s; a state that grows with the run will fail again at a later checkpoint: resume without --checkpoint-every, or with a longer one)", err, dir)
+		}
 		err = fmt.Errorf("%w\n(the run can continue where it stopped: kinfer run --resume %s)", err, dir)
 	}
 	return err

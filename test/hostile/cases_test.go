@@ -467,6 +467,20 @@ func cases() []hcase {
 					t.Errorf("the method's samples were not written:\n%s", r.stdout)
 				}
 			}},
+		// A state that outgrows 64 MiB after a checkpoint succeeded: the
+		// earlier checkpoint stands, the hint says the resume will fail
+		// again at a later checkpoint, and a resume without
+		// --checkpoint-every completes (audit 21: the hint was the plain
+		// one, and ABI.md said no resume was possible).
+		{name: "save-65mib-after-a-checkpoint", code: 1, args: []string{"run", "study.toml", "-o", "out", "--workers", "1", "--checkpoint-every", "1ns"},
+			files: methodFiles("save-65mib-after-a-checkpoint", "save65msecond", "memory_mib = 80\ntimeout_ms = 300\nfuel = 10_000_000"),
+			want:  []string{"more than the 67108864 a checkpoint takes", "the run can continue from its last checkpoint, before the failed save", "resume without --checkpoint-every"},
+			check: func(t *testing.T, dir string, r result) {
+				r2 := kinfer(t, dir, []string{"run", "--resume", "out"}, 0, 0)
+				if r2.code != 0 || !strings.Contains(r2.stdout, "done") {
+					t.Errorf("--resume without --checkpoint-every: %v", r2)
+				}
+			}},
 		// Stopped by a signal, its final checkpoint failing: the terminal
 		// says no checkpoint was written and why, and --resume says so
 		// on one line (audit 15: only summary.json said it, and the

@@ -16,7 +16,7 @@
   ;; 8192: state = batches, nsamples (i32 each), then the samples (d+2 f64
   ;; per row); 262144: scratch for the deep report.
   (data (i32.const 512) "{\"evil\":true}\00")
-  (data (i32.const 1024) "{\"kind\":\"method\",\"name\":\"method\",\"version\":\"1.0.0\",\"doc\":\"hostile test method\",\"settings\":[{\"name\":\"mode\",\"choices\":[\"ok\",\"loopinit\",\"loopask\",\"looptell\",\"loopdone\",\"loopsamples\",\"loopreport\",\"loopsave\",\"headeroob\",\"pointsoob\",\"samplesoob\",\"reportoob\",\"saveoob\",\"reporthuge\",\"points2e25\",\"draw1e9\",\"draw16m\",\"empty\",\"neverdone\",\"tellerr\",\"savehuge\",\"savereal\",\"reportdeep\",\"wantbits\",\"badmode\",\"samplesbig\",\"samplesnan\",\"samplesout\",\"samplesinf\",\"neverdoneloopsamples\",\"done7\",\"reportbomb\",\"draw1m\",\"draw10k\",\"save65m\",\"neverdonesave65m\",\"loaddropsamples\",\"pointsnull\"]}],\"capabilities\":[\"checkpoint\"]}\00")
+  (data (i32.const 1024) "{\"kind\":\"method\",\"name\":\"method\",\"version\":\"1.0.0\",\"doc\":\"hostile test method\",\"settings\":[{\"name\":\"mode\",\"choices\":[\"ok\",\"loopinit\",\"loopask\",\"looptell\",\"loopdone\",\"loopsamples\",\"loopreport\",\"loopsave\",\"headeroob\",\"pointsoob\",\"samplesoob\",\"reportoob\",\"saveoob\",\"reporthuge\",\"points2e25\",\"draw1e9\",\"draw16m\",\"empty\",\"neverdone\",\"tellerr\",\"savehuge\",\"savereal\",\"reportdeep\",\"wantbits\",\"badmode\",\"samplesbig\",\"samplesnan\",\"samplesout\",\"samplesinf\",\"neverdoneloopsamples\",\"done7\",\"reportbomb\",\"draw1m\",\"draw10k\",\"save65m\",\"neverdonesave65m\",\"loaddropsamples\",\"pointsnull\",\"save65msecond\"]}],\"capabilities\":[\"checkpoint\"]}\00")
   (data (i32.const 4096) "tell refused on purpose (mode tellerr)\00")
 
   (func $strlen (param $p i32) (result i32)
@@ -177,6 +177,9 @@
     ;; save65m: a state of 64 MiB + 8 bytes inside memory, after the
     ;; samples kept so far.
     (if (i32.or (call $is (i32.const 34)) (call $is (i32.const 35)))
+      (then (return (call $pack (call $big (i32.const 1040)) (i32.const 67108872)))))
+    ;; save65msecond: states fit until the second batch, then 64 MiB + 8.
+    (if (i32.and (call $is (i32.const 38)) (i32.ge_u (global.get $batches) (i32.const 2)))
       (then (return (call $pack (call $big (i32.const 1040)) (i32.const 67108872)))))
     (i32.store (i32.const 8192) (global.get $batches))
     (i32.store (i32.const 8196) (global.get $nsamples))
