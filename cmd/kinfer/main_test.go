@@ -352,6 +352,10 @@ iterations = 1
 	if code, _, errs := kinfer(t, "run", "../../examples/quickstart/study.toml", "--seed", "-2"); code != 2 || !strings.Contains(errs, "--seed must be ≥ 0, got -2") {
 		t.Fatalf("run --seed -2: %d %s", code, errs)
 	}
+	// --help offered "default -1", which --seed refuses (audit 21).
+	if code, out, _ := kinfer(t, "run", "--help"); code != 0 || strings.Contains(out, "default -1") || !strings.Contains(out, "default: the study's own") {
+		t.Fatalf("run --help: %d %s", code, out)
+	}
 }
 
 // kinfer analyze: spreads from samples.csv and the posterior-predictive fit.

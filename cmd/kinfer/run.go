@@ -68,7 +68,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	var f runFlags
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.StringVar(&f.out, "o", "", "output directory (default out/<study name>)")
-	fs.Int64Var(&f.seed, "seed", -1, "override the study's seed")
+	fs.Int64Var(&f.seed, "seed", 0, "override the study's seed (≥ 0; default: the study's own)")
 	fs.IntVar(&f.workers, "workers", runtime.NumCPU(), "parallel evaluation workers (results do not depend on them)")
 	fs.BoolVar(&f.verbose, "verbose", false, "show plugin log lines and the run's phases on stderr")
 	fs.StringVar(&f.resume, "resume", "", "continue the stopped run whose output directory this is")
@@ -95,8 +95,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		seedSet = seedSet || fl.Name == "seed"
 	})
 	if seedSet && f.seed < 0 {
-		// −1 is the flag's "not given"; a negative seed was silently ignored.
+		// −1 is "not given" below; a negative seed was silently ignored.
 		return usageError{fmt.Errorf("--seed must be ≥ 0, got %d", f.seed)}
+	}
+	if !seedSet {
+		// The flag's default is 0 so that --help shows none (it showed
+		// "default -1", which --seed refuses: audit 21); not given is −1.
+		f.seed = -1
 	}
 	if f.everySet && f.every <= 0 {
 		return usageError{fmt.Errorf("--checkpoint-every must be a positive duration (e.g. 30s), got %v", f.every)}
