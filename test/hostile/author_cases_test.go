@@ -100,6 +100,11 @@ func authorCases() []hcase {
 				if strings.Contains(r.stderr, "not deterministic") {
 					t.Errorf("a deterministic plugin called non-deterministic:\n%s", r.stderr)
 				}
+				// Wrong on complete data: not sent to its NaN handling
+				// (audit 21).
+				if strings.Contains(r.stderr, "missing (NaN)") {
+					t.Errorf("a batch wrong on complete data reported as a missing observation's mismatch:\n%s", r.stderr)
+				}
 			}},
 		// Wrong only in batches of 3: batches of 5 agree with eval, which
 		// once certified it.
