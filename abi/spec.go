@@ -179,7 +179,13 @@ func (s Spec) Validate() error {
 			return fmt.Errorf("spec %s: param %q has bounds [%g, %g]; want finite bounds", s.Name, p.Name, p.Lower, p.Upper)
 		}
 		if !(p.Lower <= p.Default && p.Default <= p.Upper) {
-			return fmt.Errorf("spec %s: param %q has default %g outside its bounds [%g, %g]", s.Name, p.Name, p.Default, p.Lower, p.Upper)
+			hint := ""
+			if p.Default == 0 {
+				// Audit 21: the implicit 0 of a missing default read as a
+				// value the author had given.
+				hint = " (a param without \"default\" has the default 0, ABI.md §4: give one inside the bounds)"
+			}
+			return fmt.Errorf("spec %s: param %q has default %g outside its bounds [%g, %g]%s", s.Name, p.Name, p.Default, p.Lower, p.Upper, hint)
 		}
 	}
 	for _, c := range s.Conditions {

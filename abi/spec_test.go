@@ -24,6 +24,7 @@ func TestValidate(t *testing.T) {
 		{func(s *Spec) { s.Params[0].Upper = math.Inf(1) }, "want finite bounds"},
 		{func(s *Spec) { s.Params[0].Default = 1.5 }, `param "a" has default 1.5 outside its bounds [0, 1]`},
 		{func(s *Spec) { s.Params[0].Default = -0.1 }, "outside its bounds"},
+		{func(s *Spec) { s.Params[0].Lower, s.Params[0].Upper = 1, 2 }, `has default 0 outside its bounds [1, 2] (a param without "default" has the default 0`},
 		{func(s *Spec) { s.Params[0].Default = math.NaN() }, "outside its bounds"},
 		{func(s *Spec) { s.Settings = []Setting{{Name: "v", Default: 2, Choices: []string{"a", "b"}}} }, `setting "v" has default 2; with choices [a b] the default is an index, 0 to 1`},
 		{func(s *Spec) { s.Settings = []Setting{{Name: "v", Default: 0.5, Choices: []string{"a", "b"}}} }, "the default is an index"},

@@ -31,6 +31,15 @@ func TestDeepDescriptionRefused(t *testing.T) {
 	}
 }
 
+// A number beyond float64 is named with its key, not as Go's "cannot
+// unmarshal number 1e999 into Go value of type float64" (audit 21).
+func TestDescriptionNumberOutOfRange(t *testing.T) {
+	_, err := decodeSpec([]byte(`{"kind":"model","name":"x","params":[{"name":"a","lower":0,"upper":1e999}],"outputs":[{"name":"y"}]}`))
+	if err == nil || !strings.Contains(err.Error(), `number 1e999 at "params.upper" is beyond the range of a 64-bit float`) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
 // FuzzDecodeSpec: any description, valid or not, decodes or is refused
 // without a panic; a decoded one validates without a panic.
 func FuzzDecodeSpec(f *testing.F) {

@@ -645,12 +645,20 @@ func decodeSpec(b []byte) (abi.Spec, error) {
 	if err := checkDepth(b, maxJSONDepth); err != nil {
 		return s, err
 	}
-	if err := checkKeys(json.NewDecoder(bytes.NewReader(b)), reflect.TypeOf(s), ""); err != nil {
+	keys := json.NewDecoder(bytes.NewReader(b))
+	keys.UseNumber() // numbers are Decode's to check, with their field
+	if err := checkKeys(keys, reflect.TypeOf(s), ""); err != nil {
 		return s, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
+		// A number beyond float64 (1e999) came out as Go's "cannot
+		// unmarshal number 1e999 into Go value of type float64" (audit 21).
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && strings.HasPrefix(te.Value, "number") && te.Type.Kind() == reflect.Float64 {
+			return s, fmt.Errorf("invalid JSON: %s at %q is beyond the range of a 64-bit float (±1.8e308): give a finite number", te.Value, te.Field)
+		}
 		return s, fmt.Errorf("invalid JSON: %w", err)
 	}
 	if err := trailing(b, dec); err != nil {

@@ -764,6 +764,11 @@ func (w *method) Report() (abi.Report, error) {
 		dec := json.NewDecoder(bytes.NewReader(js))
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				// "unexpected EOF" alone did not say it was the JSON that
+				// ended early (audit 21).
+				err = fmt.Errorf("its %d bytes of JSON end before the value does (truncated: is the span's length that of the whole text?)", len(js))
+			}
 			return rep, w.check(in.malformed(exMethodReport, "returned an invalid report: %v", err))
 		}
 		if err := trailing(js, dec); err != nil {

@@ -318,6 +318,8 @@ func cases() []hcase {
 		methodCase("ask-points-null", "pointsnull", 1, "plugin ask-points-null", "kinfer_method_ask", "points pointer 0 (NULL)"),
 		methodCase("samples-out-of-range", "samplesoob", 1, "plugin samples-out-of-range", "kinfer_method_samples", "outside memory"),
 		methodCase("report-out-of-range", "reportoob", 1, "plugin report-out-of-range", "kinfer_method_report", "outside memory"),
+		// A report cut short: said so, not "unexpected EOF" (audit 21).
+		methodCase("report-truncated", "reporttrunc", 1, "plugin report-truncated", "kinfer_method_report", "its 8 bytes of JSON end before the value does"),
 		func() hcase {
 			c := methodCase("save-out-of-range", "saveoob", 1, "plugin save-out-of-range", "kinfer_method_save", "outside memory")
 			c.args = []string{"run", "study.toml", "-o", "out", "--workers", "2", "--checkpoint-every", "1ns"}

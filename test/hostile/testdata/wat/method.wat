@@ -16,7 +16,7 @@
   ;; 8192: state = batches, nsamples (i32 each), then the samples (d+2 f64
   ;; per row); 262144: scratch for the deep report.
   (data (i32.const 512) "{\"evil\":true}\00")
-  (data (i32.const 1024) "{\"kind\":\"method\",\"name\":\"method\",\"version\":\"1.0.0\",\"doc\":\"hostile test method\",\"settings\":[{\"name\":\"mode\",\"choices\":[\"ok\",\"loopinit\",\"loopask\",\"looptell\",\"loopdone\",\"loopsamples\",\"loopreport\",\"loopsave\",\"headeroob\",\"pointsoob\",\"samplesoob\",\"reportoob\",\"saveoob\",\"reporthuge\",\"points2e25\",\"draw1e9\",\"draw16m\",\"empty\",\"neverdone\",\"tellerr\",\"savehuge\",\"savereal\",\"reportdeep\",\"wantbits\",\"badmode\",\"samplesbig\",\"samplesnan\",\"samplesout\",\"samplesinf\",\"neverdoneloopsamples\",\"done7\",\"reportbomb\",\"draw1m\",\"draw10k\",\"save65m\",\"neverdonesave65m\",\"loaddropsamples\",\"pointsnull\",\"save65msecond\"]}],\"capabilities\":[\"checkpoint\"]}\00")
+  (data (i32.const 1024) "{\"kind\":\"method\",\"name\":\"method\",\"version\":\"1.0.0\",\"doc\":\"hostile test method\",\"settings\":[{\"name\":\"mode\",\"choices\":[\"ok\",\"loopinit\",\"loopask\",\"looptell\",\"loopdone\",\"loopsamples\",\"loopreport\",\"loopsave\",\"headeroob\",\"pointsoob\",\"samplesoob\",\"reportoob\",\"saveoob\",\"reporthuge\",\"points2e25\",\"draw1e9\",\"draw16m\",\"empty\",\"neverdone\",\"tellerr\",\"savehuge\",\"savereal\",\"reportdeep\",\"wantbits\",\"badmode\",\"samplesbig\",\"samplesnan\",\"samplesout\",\"samplesinf\",\"neverdoneloopsamples\",\"done7\",\"reportbomb\",\"draw1m\",\"draw10k\",\"save65m\",\"neverdonesave65m\",\"loaddropsamples\",\"pointsnull\",\"save65msecond\",\"reporttrunc\"]}],\"capabilities\":[\"checkpoint\"]}\00")
   (data (i32.const 4096) "tell refused on purpose (mode tellerr)\00")
 
   (func $strlen (param $p i32) (result i32)
@@ -141,6 +141,8 @@
     (if (call $is (i32.const 6)) (then (call $loop)))
     (if (call $is (i32.const 11)) (then (return (call $pack (i32.const 0xffffff00) (i32.const 1000)))))
     (if (call $is (i32.const 13)) (then (return (call $pack (i32.const 0) (i32.const 300000000)))))
+    ;; reporttrunc: the first 8 bytes of {"evil":true}.
+    (if (call $is (i32.const 39)) (then (return (call $pack (i32.const 512) (i32.const 8)))))
     (if (call $is (i32.const 22)) ;; {"a": then 100 000 '[' and 100 000 ']', then }
       (then
         (i32.store (i32.const 262144) (i32.const 0x3a22_6122)) ;; "a":  little-endian: " a " :
