@@ -285,15 +285,17 @@ func load(dir string) (*manifest.Manifest, string, error) {
 }
 
 // noOptionNames refuses a plugin folder holding a source file whose name
-// begins with "-": the C and AssemblyScript compilers are given the
+// begins with "-" or "@": the C and AssemblyScript compilers are given the
 // sources by name, and would read such a name as an option (audit 8: a
 // file named "-Bz.c" made clang run a program shipped in the folder,
-// outside the sandbox).
+// outside the sandbox) or, with "@", as a response file of options, which
+// LLVM expands before any "--" (audit 21: "@@x.c" made clang read "-Bz"
+// from the file "@x.c").
 func noOptionNames(dir string) error {
-	for _, pat := range []string{"-*.c", "-*.ts", "-*.go", "-*.rs"} {
+	for _, pat := range []string{"-*.c", "-*.ts", "-*.go", "-*.rs", "@*.c", "@*.ts", "@*.go", "@*.rs"} {
 		m, _ := globIn(dir, pat)
 		if len(m) > 0 {
-			return fmt.Errorf("%s: a source file named %q: a name beginning with \"-\" would be read by the compiler as an option; rename it", guesttext.Escape(dir), filepath.Base(m[0]))
+			return fmt.Errorf("%s: a source file named %q: a name beginning with \"-\" or \"@\" would be read by the compiler as an option or a file of options; rename it", guesttext.Escape(dir), filepath.Base(m[0]))
 		}
 	}
 	// Every file a compiler (or kinfer, to detect the language) may read

@@ -115,9 +115,11 @@ func TestBuildRefusesFolderLinkOut(t *testing.T) {
 }
 
 // A source file named like an option is refused before any compiler runs
-// (audit 8: "-Bz.c" made clang run a program shipped in the folder).
+// (audit 8: "-Bz.c" made clang run a program shipped in the folder), and
+// one named like a response file (audit 21: "@@x.c" made clang read "-Bz"
+// from the file "@x.c").
 func TestBuildRefusesOptionNames(t *testing.T) {
-	for _, f := range []string{"-Bz.c", "--config=cfg.ts"} {
+	for _, f := range []string{"-Bz.c", "--config=cfg.ts", "@@x.c", "@opts.ts"} {
 		dir := t.TempDir()
 		must(t, os.WriteFile(filepath.Join(dir, "twice.c"), []byte("int x;\n"), 0o644))
 		must(t, os.WriteFile(filepath.Join(dir, f), []byte("int y;\n"), 0o644))
