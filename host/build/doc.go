@@ -53,10 +53,11 @@
 // clone's or the embedded one), so that `import ... from "kinfer"`
 // resolves; the start function becomes _initialize (ABI.md §1) and aborts
 // go to the plugin log before trapping, so the module imports only
-// kinfer_v1.log. asc is found as Options.Asc, $KINFER_ASC,
-// node_modules/.bin/asc in the plugin's folder or above, asc on PATH, or in
-// kinfer/assemblyscript under the user cache directory (where AscInstall
-// puts AscVersion); its toolchain string is "AssemblyScript <version>".
+// kinfer_v1.log. asc is found as Options.Asc, $KINFER_ASC, asc on PATH,
+// or in kinfer/assemblyscript under the user cache directory (where
+// AscInstall puts AscVersion), never in a node_modules of the plugin's
+// folder or above it (a folder could ship a program of its own there); its
+// toolchain string is "AssemblyScript <version>".
 //
 // Plugins outside the repository. The guest SDKs are carried in the
 // binary (package github.com/kinfer/kinfer at the module root embeds

@@ -223,11 +223,11 @@ func findAsc(dir string, opts Options) (string, error) {
 	case os.Getenv("KINFER_ASC") != "":
 		cands = []string{os.Getenv("KINFER_ASC")}
 	default:
-		if dir != "" {
-			if d := findUp(dir, filepath.Join("node_modules", ".bin", "asc")); d != "" {
-				cands = append(cands, filepath.Join(d, "node_modules", ".bin", "asc"))
-			}
-		}
+		// Never a node_modules/.bin/asc of the plugin's folder or above
+		// it: a plugin folder (or the repository it came in) could ship
+		// its own "compiler", which kinfer build would run outside the
+		// sandbox (audit 21). A project's own install is named by
+		// KINFER_ASC.
 		cands = append(cands, "asc")
 		if c := ascCacheDir(); c != "" {
 			cands = append(cands, filepath.Join(c, "node_modules", ".bin", "asc"))

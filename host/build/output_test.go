@@ -129,3 +129,23 @@ func TestBuildRefusesOptionNames(t *testing.T) {
 		}
 	}
 }
+
+// An asc shipped in the plugin's folder (node_modules/.bin/asc) is never
+// the compiler kinfer build runs (audit 21: it ran, outside the sandbox).
+func TestAscNotFromThePluginsFolder(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "node_modules", ".bin")
+	must(t, os.MkdirAll(bin, 0o755))
+	must(t, os.WriteFile(filepath.Join(bin, "asc"), []byte("#!/bin/sh\ntouch \"$0.ran\"\n"), 0o755))
+	t.Setenv("KINFER_ASC", "")
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	p, err := findAsc(filepath.Join(dir, "sub"), Options{})
+	if err == nil || strings.HasPrefix(p, dir) {
+		t.Errorf("findAsc = %q, %v: want no compiler (none on PATH or in the cache)", p, err)
+	}
+	if p, err = findAsc(dir, Options{}); err == nil || strings.HasPrefix(p, dir) {
+		t.Errorf("findAsc = %q, %v", p, err)
+	}
+}
