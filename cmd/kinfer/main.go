@@ -1089,6 +1089,7 @@ func cmdAnalyze(args []string, stdout io.Writer) error {
 	pred := fs.Int("predictive", 1000, "posterior samples evaluated for the predictive fit")
 	truth := fs.String("truth", "", "a JSON `FILE` of known true values, {\"param\": value, ...} (e.g. a synthetic example's truth.json):\nreport per parameter whether the truth lies in the central 90 % band (p05–p95), its posterior\npercentile (fraction of samples below it) and how many of the parameters given are inside;\na key that is not a model parameter is an error, free parameters without a truth are listed as skipped")
 	budgetFlag := fs.String("memory-budget", "", "memory samples.csv may take when read, e.g. 8GiB (default: half the physical memory, at most 16 GiB)")
+	trust := fs.Bool("trust-study", false, trustStudyDoc)
 	pos, err := parse(fs, args, 1)
 	if err != nil {
 		return err
@@ -1123,7 +1124,7 @@ func cmdAnalyze(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	a, err := analyze.Analyze(ctx, pos[0], analyze.Options{Workers: *workers, MaxPredictive: *pred, Runtime: rt, Truth: *truth, Previous: prev, MemoryBudget: budget})
+	a, err := analyze.Analyze(ctx, pos[0], analyze.Options{Workers: *workers, MaxPredictive: *pred, Runtime: rt, Truth: *truth, Previous: prev, MemoryBudget: budget, IgnoreTrust: ignoreTrust(*trust, "kinfer analyze")})
 	if err != nil {
 		return err
 	}

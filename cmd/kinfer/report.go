@@ -15,6 +15,19 @@ import (
 	"github.com/kinfer/kinfer/internal/guesttext"
 )
 
+// trustStudyDoc is the help of --trust-study (report, analyze, run
+// --verify).
+const trustStudyDoc = "honour trusted = true in the study the run directory names (off: a run directory may come from elsewhere, so its study's plugins keep the sandbox's limits)"
+
+// ignoreTrust is study.Options.IgnoreTrust for a command reading a run
+// directory: "" with --trust-study, else why and how to lift it.
+func ignoreTrust(trust bool, cmd string) string {
+	if trust {
+		return ""
+	}
+	return cmd + " reads a run directory, which may come from elsewhere; if you trust the study it names, pass --trust-study"
+}
+
 func cmdReport(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	out := fs.String("o", "", "the HTML `FILE` to write (default RUN_DIR/report.html); not one of the run's files or inputs")
@@ -22,6 +35,7 @@ func cmdReport(args []string, stdout io.Writer) error {
 	workers := fs.Int("workers", runtime.NumCPU(), "parallel workers for the model evaluations of the fit figures")
 	maxSamples := fs.Int("max-samples", 2000, "at most this many samples (evenly spaced) in histograms, the corner plot and traces; at most 100000 (each costs about 1.4 kB of figures)")
 	maxPred := fs.Int("predictive", 100, "posterior samples evaluated for the posterior-predictive band of the fit figures")
+	trust := fs.Bool("trust-study", false, trustStudyDoc)
 	pos, err := parse(fs, args, 1)
 	if err != nil {
 		return err
@@ -64,7 +78,7 @@ func cmdReport(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	path, r, err := report.Write(ctx, dir, *out, report.Options{Runtime: rt, Workers: max(*workers, 1), MaxSamples: *maxSamples, MaxPredictive: *maxPred, Previous: prev})
+	path, r, err := report.Write(ctx, dir, *out, report.Options{Runtime: rt, Workers: max(*workers, 1), MaxSamples: *maxSamples, MaxPredictive: *maxPred, Previous: prev, IgnoreTrust: ignoreTrust(*trust, "kinfer report")})
 	if err != nil {
 		return err
 	}

@@ -61,6 +61,8 @@ type runFlags struct {
 	everySet    bool
 	previous    map[string]float64       // a multi-stage study's previous stage's result
 	loaded      func(*study.Study) error // called once the study is loaded (a stage records what it used)
+	trustStudy  bool                     // --trust-study: with --verify, honour the study's trusted = true
+	ignoreTrust string                   // study.Options.IgnoreTrust of the load
 	nats        remote.Config            // URL set: evaluate on remote workers
 }
 
@@ -74,6 +76,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.resume, "resume", "", "continue the stopped run whose output directory this is")
 	fs.StringVar(&f.verify, "verify", "", "re-run the complete run whose output directory this is (same study, data, plugins and seed) and say whether samples.csv is byte-identical")
 	fs.DurationVar(&f.every, "checkpoint-every", run.DefaultCheckpointEvery, "least time between checkpoints (refused for a method that cannot checkpoint)")
+	fs.BoolVar(&f.trustStudy, "trust-study", false, "with --verify: "+trustStudyDoc)
 	natsFlags(fs, &f.nats, "evaluate on the workers of this NATS server (kinfer worker --nats URL; see docs/DISTRIBUTED.md) instead of on this machine")
 	fs.StringVar(&f.budget, "memory-budget", "", "memory the method's settings may plan for, e.g. 8GiB (default: half the physical memory, at most 16 GiB)")
 	fs.BoolVar(&f.noReport, "no-report", false, "do not write report.html (figures and diagnostics, see kinfer report) at the end of the run")
@@ -328,7 +331,7 @@ func execute(ctx context.Context, studyFile, dir string, lock *run.DirLock, seed
 	if planBudget <= 0 {
 		planBudget = run.DefaultMemoryBudget()
 	}
-	s, err := loadInterruptible(ctx, studyFile, study.Options{Workers: f.workers, Runtime: rt, Interrupt: ctx, Previous: f.previous, MemoryBudget: planBudget})
+	s, err := loadInterruptible(ctx, studyFile, study.Options{Workers: f.workers, Runtime: rt, Interrupt: ctx, Previous: f.previous, MemoryBudget: planBudget, IgnoreTrust: f.ignoreTrust})
 	if err != errAbandoned {
 		defer rt.Close(context.Background())
 	}

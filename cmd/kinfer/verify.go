@@ -94,6 +94,7 @@ func verify(ctx context.Context, dir string, f runFlags, budget int64, stdout, s
 		}
 	}
 	f.noReport = true // only samples.csv is compared
+	f.ignoreTrust = ignoreTrust(f.trustStudy, "kinfer run --verify")
 	_, _, err = execute(ctx, sum.StudyFile, tmp, tlock, int64(p.Seed), budget, f, stderr)
 	tlock.Unlock()
 	if err != nil && ctx.Err() != nil {

@@ -117,6 +117,8 @@ type Options struct {
 	// MemoryBudget bounds the memory of samples.csv's table (a third
 	// of it; 0: run.DefaultMemoryBudget()).
 	MemoryBudget int64
+	// IgnoreTrust is study.Options.IgnoreTrust for the reloaded study.
+	IgnoreTrust string
 }
 
 // Analyze analyses the run in dir and writes dir/analysis.json.
@@ -180,7 +182,7 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 	if budget <= 0 {
 		budget = run.DefaultMemoryBudget()
 	}
-	s, err := study.Load(ctx, sum.StudyFile, study.Options{Workers: max(o.Workers, 1), Runtime: o.Runtime, Previous: o.Previous, MemoryBudget: budget})
+	s, err := study.Load(ctx, sum.StudyFile, study.Options{Workers: max(o.Workers, 1), Runtime: o.Runtime, Previous: o.Previous, MemoryBudget: budget, IgnoreTrust: o.IgnoreTrust})
 	if err != nil {
 		return nil, fmt.Errorf("analyze: reloading the run's study: %w", err)
 	}

@@ -60,6 +60,8 @@ type Options struct {
 	MaxCorner int
 	// MaxOutputs bounds the fit figures per dataset (0: 12).
 	MaxOutputs int
+	// IgnoreTrust is study.Options.IgnoreTrust for a reloaded study.
+	IgnoreTrust string
 }
 
 func (o *Options) defaults() {
@@ -163,7 +165,7 @@ func Build(ctx context.Context, dir string, o Options) (*Report, error) {
 		}
 		r.note("the study %s is not the one the run recorded (%s): no prior densities and no model fit", r.Summary.StudyFile, why)
 	} else if s == nil && o.Runtime != nil && r.Summary.StudyFile != "" {
-		s, err = study.Load(ctx, r.Summary.StudyFile, study.Options{Workers: o.Workers, Runtime: o.Runtime, Previous: o.Previous, MemoryBudget: run.DefaultMemoryBudget()})
+		s, err = study.Load(ctx, r.Summary.StudyFile, study.Options{Workers: o.Workers, Runtime: o.Runtime, Previous: o.Previous, MemoryBudget: run.DefaultMemoryBudget(), IgnoreTrust: o.IgnoreTrust})
 		if err != nil {
 			r.note("the study %s did not load again (%v): no prior densities and no model fit", r.Summary.StudyFile, err)
 			s = nil

@@ -249,6 +249,12 @@ type Options struct {
 	// not change (audit 5: 8 workers of a default-memory plugin took 1.7 GB
 	// under a 1 GiB budget, 12 crashed the host).
 	MemoryBudget int64
+	// IgnoreTrust, when not empty, says why the study's trusted = true is
+	// not honoured here and how to honour it: a study named by a run
+	// directory (kinfer report, analyze, run --verify) may come from
+	// elsewhere, and its trusted = true lifted the sandbox's limits for a
+	// plugin that then spun forever (audit 21).
+	IgnoreTrust string
 }
 
 // pluginInstances is the number of instances of a plugin model or
@@ -418,6 +424,10 @@ func (s *Study) plugin(ctx context.Context, d *tomlx.Decoded, r componentRef, ki
 	// A plugin's own manifest cannot switch off or stretch the sandbox's
 	// hang protection (no timeout or fuel limit, or more than the maxima):
 	// that is the study's decision (ABI.md §9).
+	if why := m.Limits.NeedsTrust(); len(why) > 0 && r.trusted && o.IgnoreTrust != "" {
+		return nil, d.Errorf(r.table+".plugin", "plugin %s asks for %s in %s, which only trusted code may, and this table's trusted = true is not honoured here: %s",
+			m.Name, strings.Join(why, " and "), m.Path, o.IgnoreTrust)
+	}
 	if why := m.Limits.NeedsTrust(); len(why) > 0 && !r.trusted {
 		return nil, d.Errorf(r.table+".plugin", "plugin %s asks for %s in %s, which only trusted code may: add trusted = true to this table if you trust it",
 			m.Name, strings.Join(why, " and "), m.Path)

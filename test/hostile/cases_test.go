@@ -548,9 +548,24 @@ func cases() []hcase {
 		manifestCase("timeout-out-of-int64", manifest("timeout-out-of-int64", "model", "model.wasm", "timeout_ms = 99999999999999999999"), "plugin.toml:8", "limits.timeout_ms"),
 		manifestCase("fuel-float", manifest("fuel-float", "model", "model.wasm", "fuel = 1e15"), "plugin.toml:8", `key "limits.fuel"`, "want an integer"),
 		manifestCase("fuel-unlimited-untrusted", manifest("fuel-unlimited-untrusted", "model", "model.wasm", "fuel = 0"), "plugin fuel-unlimited-untrusted", "fuel = 0", "trusted = true"),
+		// The run's study trusts the plugin; a command reading the run
+		// directory afterwards does not take that from the study it names
+		// (the directory may come from elsewhere: audit 21, a forged one
+		// made report and analyze spin forever) unless --trust-study.
 		{name: "fuel-unlimited-trusted", code: 0, want: []string{"hostile: done"}, files: map[string]string{
 			"model/plugin.toml": manifest("fuel-unlimited-trusted", "model", "model.wasm", "fuel = 0\ntimeout_ms = 2000"), "model/model.wasm": "@wat/model.wasm",
-			"d.csv": data, "study.toml": study(okModel+"\ntrusted = true", gaussian, mh)}},
+			"d.csv": data, "study.toml": study(okModel+"\ntrusted = true", gaussian, mh)},
+			check: func(t *testing.T, dir string, r result) {
+				if r := kinfer(t, dir, []string{"analyze", "out"}, 0, 0); r.code != 1 || !strings.Contains(r.stderr, "trusted = true is not honoured here: kinfer analyze reads a run directory") || !strings.Contains(r.stderr, "--trust-study") {
+					t.Errorf("analyze without --trust-study: %v", r)
+				}
+				if r := kinfer(t, dir, []string{"analyze", "--trust-study", "out"}, 0, 0); r.code != 0 {
+					t.Errorf("analyze --trust-study: %v", r)
+				}
+				if r := kinfer(t, dir, []string{"run", "--verify", "out"}, 0, 0); r.code != 1 || !strings.Contains(r.stderr, "kinfer run --verify reads a run directory") {
+					t.Errorf("run --verify without --trust-study: %v", r)
+				}
+			}},
 		manifestCase("manifest-nested-100000", manifest("manifest-nested-100000", "model", "model.wasm", limits)+"[build]\nx = "+deepNest+"\n", "plugin.toml:12", "nested more than 8 deep"),
 		{name: "plugin-dev-zero", code: 1, want: []string{"study.toml:5", `key "model.plugin"`, "/dev/zero", "not a regular file"},
 			files: map[string]string{"d.csv": data, "study.toml": study("plugin = \"/dev/zero\"", gaussian, mh)}},
