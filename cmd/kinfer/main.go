@@ -1015,6 +1015,7 @@ func printSDKDir(w io.Writer, dir, comment string) error {
 func cmdBuild(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("build", flag.ContinueOnError)
 	header := fs.Bool("print-header", false, "print the C header kinfer.h this binary carries (and builds C plugins with when their\nfolder has none) instead of building; kinfer build --print-header > kinfer.h to read it or for an editor")
+	timeout := fs.Duration("timeout", build.DefaultTimeout, "stop the compiler after this long (a source reading a named pipe, a compiler that never returns)")
 	printSDK := fs.String("print-sdk", "", "print the sources of the SDK this binary carries for a language (c, go, rust or assemblyscript),\neach file after a line \"// ==== kinfer sdk file: PATH ====\", instead of building: the API a plugin compiles against")
 	pos, err := parse(fs, args, -1)
 	if err != nil {
@@ -1047,7 +1048,10 @@ func cmdBuild(args []string, stdout, stderr io.Writer) error {
 	if st, err := os.Stat(pos[0]); err == nil && !st.IsDir() {
 		return usageError{fmt.Errorf("%s is a file: kinfer build takes the plugin's folder, the one holding its plugin.toml and sources", pos[0])}
 	}
-	res, err := build.BuildContext(ctx, pos[0], build.Options{})
+	if *timeout <= 0 {
+		return usageError{fmt.Errorf("--timeout must be a positive duration (e.g. 10m), got %v", *timeout)}
+	}
+	res, err := build.BuildContext(ctx, pos[0], build.Options{Timeout: *timeout})
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kinfer/kinfer/host/manifest"
 )
@@ -147,5 +148,43 @@ func TestAscNotFromThePluginsFolder(t *testing.T) {
 	}
 	if p, err = findAsc(dir, Options{}); err == nil || strings.HasPrefix(p, dir) {
 		t.Errorf("findAsc = %q, %v", p, err)
+	}
+}
+
+// A compiler's output is kept at both ends, the middle counted: 500 000
+// warnings took kinfer to 1.15 GB (audit 21).
+func TestCompilerOutputBounded(t *testing.T) {
+	var h headTail
+	line := []byte(strings.Repeat("w", 99) + "\n")
+	for range 20000 { // 2 MB
+		h.Write(line)
+	}
+	s := h.String()
+	if len(s) > 2*outputKept+100 || !strings.Contains(s, "[… 1868928 bytes of compiler output left out …]") {
+		t.Errorf("kept %d bytes: %q…", len(s), s[outputKept-10:outputKept+60])
+	}
+	var small headTail
+	small.Write([]byte("one\n"))
+	if small.String() != "one\n" {
+		t.Errorf("short output %q", small.String())
+	}
+}
+
+// A compiler that never returns is stopped at the build's time limit, and
+// named (audit 21: a source including a named pipe hung the build).
+func TestBuildTimeLimit(t *testing.T) {
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "twice.c"), []byte("int x;\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "plugin.toml"), []byte(cManifest), 0o644))
+	slow := filepath.Join(t.TempDir(), "clang")
+	// Answers the version check at once, then sleeps in the compile.
+	must(t, os.WriteFile(slow, []byte("#!/bin/sh\ncase \"$1\" in --version) echo 'clang version 14.0.6'; echo 'Target: wasm32-unknown-wasi'; exit 0;; -print-*) echo /usr; exit 0;; esac\nexec sleep 60\n"), 0o755))
+	start := time.Now()
+	_, err := Build(dir, Options{Clang: slow, Timeout: 500 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "took longer than its time limit") {
+		t.Fatalf("err = %v", err)
+	}
+	if el := time.Since(start); el > 10*time.Second {
+		t.Errorf("stopped after %v", el)
 	}
 }
