@@ -297,3 +297,35 @@ func FuzzReadTRC(f *testing.F) {
 		ReadTRC("f", strings.NewReader(in))
 	})
 }
+
+// A file with more rows than the caller accepts is refused at the first
+// row beyond, naming its line and the columns MaxRows was asked for; the
+// header is bounded too (audit 21: a 120 MB file was read whole first).
+func TestReadLimits(t *testing.T) {
+	var asked []int
+	lim := Limits{MaxRows: func(cols int) int { asked = append(asked, cols); return 2 }}
+	_, err := ReadStorageLimited("walk01_grf.mot", strings.NewReader(handMOT), lim)
+	var e *TooManyRowsError
+	if !errors.As(err, &e) || e.Line != 10 || e.Max != 2 || e.Cols != 10 {
+		t.Errorf(".mot: %v (%+v)", err, e)
+	}
+	_, err = ReadTRCLimited("walk01.trc", strings.NewReader(handTRC), lim)
+	if !errors.As(err, &e) || e.Line != 9 || e.Cols != 8 {
+		t.Errorf(".trc: %v (%+v)", err, e)
+	}
+	if !reflect.DeepEqual(asked, []int{10, 8}) {
+		t.Errorf("MaxRows asked for %v columns, want [10 8]", asked)
+	}
+	// At the limit: read.
+	three := Limits{MaxRows: func(int) int { return 3 }}
+	if _, err := ReadStorageLimited("walk01_grf.mot", strings.NewReader(handMOT), three); err != nil {
+		t.Errorf(".mot of 3 rows within 3: %v", err)
+	}
+	if _, err := ReadTRCLimited("walk01.trc", strings.NewReader(handTRC), three); err != nil {
+		t.Errorf(".trc of 3 rows within 3: %v", err)
+	}
+	long := "x.sto\n" + strings.Repeat("comment line of a header\n", MaxHeaderBytes/20) + "endheader\ntime\ty\n0\t1\n"
+	if _, err := ReadStorage("x.sto", strings.NewReader(long)); err == nil || !strings.Contains(err.Error(), "more than 1048576 bytes before \"endheader\"") {
+		t.Errorf("a header over 1 MiB: %v", err)
+	}
+}

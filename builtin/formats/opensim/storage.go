@@ -193,9 +193,49 @@ func parseNumber(s string) (float64, bool) {
 	return 0, false
 }
 
+// Limits bound what a reader keeps of a file; the zero value bounds only
+// the header (MaxHeaderBytes).
+type Limits struct {
+	// MaxRows, when set, gives the most data rows of cols values each
+	// that the caller accepts: a file with more is refused with a
+	// *TooManyRowsError when the row beyond is read, not after reading the
+	// whole file (audit 21: a 120 MB .sto took 2.3 GB before its table
+	// was refused).
+	MaxRows func(cols int) int
+}
+
+// MaxHeaderBytes bounds the header lines a .sto or .mot keeps before its
+// "endheader": real headers are a few lines.
+const MaxHeaderBytes = 1 << 20
+
+// TooManyRowsError is a file with more data rows than Limits.MaxRows.
+type TooManyRowsError struct {
+	File      string
+	Line      int // the line of the first row beyond
+	Max, Cols int
+}
+
+func (e *TooManyRowsError) Error() string {
+	return fmt.Sprintf("%s:%d: more than %d rows of %d columns", e.File, e.Line, e.Max, e.Cols)
+}
+
+// maxRows is lim.MaxRows(cols), or no bound.
+func (lim Limits) maxRows(cols int) int {
+	if lim.MaxRows == nil {
+		return math.MaxInt
+	}
+	return lim.MaxRows(cols)
+}
+
 // ReadStorage parses a .sto or .mot file; file names it in errors.
 func ReadStorage(file string, r io.Reader) (*Storage, error) {
+	return ReadStorageLimited(file, r, Limits{})
+}
+
+// ReadStorageLimited is ReadStorage within lim.
+func ReadStorageLimited(file string, r io.Reader, lim Limits) (*Storage, error) {
 	l := newLines(file, r)
+	headerBytes := 0
 	s := &Storage{File: file}
 	nRows, nCols := -1, -1
 	nRowsLine, nColsLine := 0, 0
@@ -216,6 +256,9 @@ func ReadStorage(file string, r io.Reader) (*Storage, error) {
 		if l.n == 1 && !isKV {
 			s.Name = strings.TrimSpace(line)
 			continue
+		}
+		if headerBytes += len(line) + 1; headerBytes > MaxHeaderBytes {
+			return nil, l.errorf("bad header: more than %d bytes before \"endheader\" (a .sto/.mot header is a few lines)", MaxHeaderBytes)
 		}
 		s.Header = append(s.Header, line)
 		if !isKV {
@@ -275,6 +318,7 @@ func ReadStorage(file string, r io.Reader) (*Storage, error) {
 		return nil, l.errorf("bad header: %d labels, but nColumns=%d (line %d)", len(labels), nCols, nColsLine)
 	}
 	s.Labels = labels
+	maxRows := lim.maxRows(len(labels))
 	var chunk []float64
 	for {
 		line, ok, err := l.next()
@@ -287,6 +331,9 @@ func ReadStorage(file string, r io.Reader) (*Storage, error) {
 		line = strings.TrimRight(line, " \t")
 		if line == "" {
 			continue
+		}
+		if len(s.Rows) >= maxRows {
+			return nil, &TooManyRowsError{File: file, Line: l.n, Max: maxRows, Cols: len(labels)}
 		}
 		f := splitFields(line)
 		if len(f) != len(labels) {

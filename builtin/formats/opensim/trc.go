@@ -81,6 +81,12 @@ func (t *TRC) ColumnLabels() []string {
 
 // ReadTRC parses a .trc file; file names it in errors.
 func ReadTRC(file string, r io.Reader) (*TRC, error) {
+	return ReadTRCLimited(file, r, Limits{})
+}
+
+// ReadTRCLimited is ReadTRC within lim; a row has Frame#, Time and X, Y, Z
+// of each marker, 2 + 3·markers columns.
+func ReadTRCLimited(file string, r io.Reader, lim Limits) (*TRC, error) {
 	l := newLines(file, r)
 	t := &TRC{File: file}
 	need := func(what string) (string, error) {
@@ -205,6 +211,7 @@ func ReadTRC(file string, r io.Reader) (*TRC, error) {
 		}
 	}
 	width := 2 + 3*numMarkers
+	maxRows := lim.maxRows(width)
 	var chunk []float64
 	for {
 		line, ok, err := l.next()
@@ -216,6 +223,9 @@ func ReadTRC(file string, r io.Reader) (*TRC, error) {
 		}
 		if strings.TrimSpace(line) == "" {
 			continue
+		}
+		if len(t.Time) >= maxRows {
+			return nil, &TooManyRowsError{File: file, Line: l.n, Max: maxRows, Cols: width}
 		}
 		var f []string
 		if strings.ContainsRune(line, '\t') {
