@@ -139,3 +139,32 @@ func TestAnalyzeTruthOnPropagation(t *testing.T) {
 		t.Errorf("exit %d\n%s\n%s", code, o, e)
 	}
 }
+
+// A method's refusal of its problem names the study file, line and the
+// setting's key (audit 21: montecarlo's condition past the last row named
+// none).
+func TestMethodInitErrorLocated(t *testing.T) {
+	dir := t.TempDir()
+	study := `name = "mc"
+[model]
+use = "ligament"
+ref_length_mm = 30.0
+[conditions]
+length_mm = [29.0, 31.0]
+[prior]
+k = { uniform = [2000.0, 9000.0] }
+eps_r = { uniform = [-0.2, 0.3] }
+[method]
+use = "montecarlo"
+quantity = "force_N"
+condition = 2
+`
+	p := filepath.Join(dir, "s.toml")
+	if err := os.WriteFile(p, []byte(study), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, e := kinfer(t, "run", p, "-o", filepath.Join(dir, "o"), "--no-report")
+	if code == 0 || !strings.Contains(e, `s.toml:13: key "method.condition": method montecarlo: init: montecarlo: condition 2, but the study has 2 condition rows`) {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+}

@@ -750,7 +750,7 @@ func InitMethod(s *study.Study, t *target.Target, budget int64) error {
 	p := abi.Problem{Params: s.XParams, Seed: s.Seed, MemoryBudget: budget, Residuals: R, Observations: s.ObservedResiduals(), Starts: starts,
 		OutputNames: outs, OutputRows: t.OutputRows(), Likelihoods: len(s.Terms), PriorBox: s.PriorBox()}
 	if err := s.Method.Init(p); err != nil {
-		return fmt.Errorf("method %s: init: %w", s.MethodInfo.Label(), err)
+		return s.LocateMethodError(fmt.Errorf("method %s: init: %w", s.MethodInfo.Label(), err))
 	}
 	return nil
 }

@@ -178,6 +178,10 @@ type Study struct {
 	// budget is Options.MemoryBudget (0: none), which certification is
 	// charged to.
 	budget int64
+	// methodKey locates a method's refusal at Init in the study: where the
+	// [method] table sets the one setting the message names, else the
+	// table (LocateMethodError).
+	methodKey func(error) error
 }
 
 // MaxDataBytes bounds the memory of a study's data: its tables (including
@@ -1102,6 +1106,7 @@ func (s *Study) loadMethod(ctx, ictx context.Context, f *File, d *tomlx.Decoded,
 		})
 		s.closers = append(s.closers, s.Method.(io.Closer))
 		s.MethodInfo = Component{Ref: s.resolvePath(r.plugin), Name: p.Manifest.Name, Spec: p.Spec}
+		s.methodKey = func(err error) error { return settingErr(d, "method", p.Spec, err) }
 		if ic, ok := s.Method.(interface{ InterruptCalls(context.Context) }); ok {
 			// An ask or tell still running StopGrace after the stop is
 			// interrupted: the stop must not wait for a method call.
@@ -1128,7 +1133,23 @@ func (s *Study) loadMethod(ctx, ictx context.Context, f *File, d *tomlx.Decoded,
 		return settingErr(d, "method", e.Spec, err)
 	}
 	s.MethodInfo = Component{Ref: "builtin:" + r.use, Name: r.use, Spec: e.Spec}
+	s.methodKey = func(err error) error { return settingErr(d, "method", e.Spec, err) }
 	return nil
+}
+
+// LocateMethodError prefixes a method's refusal of its problem (Init) with
+// the study file, line and key of the setting it names (audit 21: "condition
+// 2, but the study has 2 condition rows" named no file or key); the error
+// stays err for errors.Is and As.
+func (s *Study) LocateMethodError(err error) error {
+	if s.methodKey == nil || err == nil {
+		return err
+	}
+	loc := s.methodKey(err).Error()
+	if msg := err.Error(); strings.HasSuffix(loc, msg) {
+		loc = strings.TrimSuffix(strings.TrimSuffix(loc, msg), ": ")
+	}
+	return fmt.Errorf("%s: %w", loc, err)
 }
 
 // cutBy says, for free parameter j, when the model's bounds cut its
