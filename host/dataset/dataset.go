@@ -55,6 +55,9 @@ type Table struct {
 	// by path; "" for Parse): the digest a run records is of the data it
 	// fitted, not of a second read (audit 17).
 	SHA256 string
+	// renamed maps a column renamed by Rename to the file's own name for
+	// it, so that messages name the column the file has.
+	renamed map[string]string
 }
 
 // TextCell is a cell that is not a number: its file line and text.
@@ -429,6 +432,10 @@ func (t *Table) Errorf(r int, column, format string, args ...any) error {
 	line := 1
 	if r >= 0 && r < len(t.Lines) {
 		line = int(t.Lines[r])
+	}
+	if from, ok := t.renamed[column]; ok {
+		// Audit 21: "column sigma_force_N", a name the file does not have.
+		return fmt.Errorf("%s:%d: column %q (read as %s by the study's columns): %s", t.File, line, from, column, fmt.Sprintf(format, args...))
 	}
 	return fmt.Errorf("%s:%d: column %q: %s", t.File, line, column, fmt.Sprintf(format, args...))
 }

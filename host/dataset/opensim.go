@@ -139,6 +139,10 @@ func (t *Table) Rename(pairs [][2]string) error {
 	}
 	for i, p := range pairs {
 		t.Columns[idx[i]] = p[0]
+		if t.renamed == nil {
+			t.renamed = map[string]string{}
+		}
+		t.renamed[p[0]] = p[1]
 	}
 	if len(drop) > 0 {
 		t.dropColumns(drop)

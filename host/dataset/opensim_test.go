@@ -33,6 +33,11 @@ func TestReadTRCAsTable(t *testing.T) {
 	if err := tb.Rename([][2]string{{"heel_x", "Heel_X"}}); err != nil || tb.Columns[2] != "heel_x" {
 		t.Fatalf("rename: %v %v", err, tb.Columns)
 	}
+	// A message about a renamed column names the file's column (audit 21:
+	// "column sigma_force_N" of a file without one).
+	if err := tb.Errorf(1, "heel_x", "bad"); !strings.Contains(err.Error(), `m.trc:8: column "Heel_X" (read as heel_x by the study's columns): bad`) {
+		t.Errorf("Errorf of a renamed column: %v", err)
+	}
 	// A study saying Time is the file's Heel_Y column: the file's own Time
 	// column is dropped, not confused with it.
 	heelY0, heelZ0 := tb.Rows[0][3], tb.Rows[0][4]
