@@ -127,3 +127,22 @@ func TestKrigingIllConditionedWarned(t *testing.T) {
 		t.Errorf("train with a nugget: exit %d\n%s\n%s", code, out, e)
 	}
 }
+
+// Flags out of range are refused before the training's plan is printed
+// (audit 21: "training 0 networks …", then the refusal).
+func TestTrainFlagsRefusedFirst(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--members", "0"}, "--members 0 must be ≥ 1"},
+		{[]string{"--member", "7", "--members", "1"}, "--member 7 must be in 1 … --members = 1"},
+	} {
+		args := append([]string{"train", dir, "-o", filepath.Join(dir, "s.json")}, c.args...)
+		code, out, e := kinfer(t, args...)
+		if code == 0 || strings.Contains(out, "training") || !strings.Contains(e, c.want) {
+			t.Errorf("%v: exit %d\n%s\n%s", c.args, code, out, e)
+		}
+	}
+}

@@ -187,7 +187,7 @@ func TestLeastSquaresPrintsStandardErrors(t *testing.T) {
 func TestTrainFlagNames(t *testing.T) {
 	for in, want := range map[string]string{
 		"nn: Patience -1 must be ≥ 0":              "--patience -1 must be ≥ 0",
-		"nn: Member 3 must be in [0, Members = 2]": "--member 3 must be in [0, --members = 2]",
+		"nn: Member 3 must be in 1 … Members = 2 (0: every member)": "--member 3 must be in 1 … --members = 2 (0: every member)",
 		"nn: PlateauMinDelta 2 must be in [0, 1)":  "--plateau-delta 2 must be in [0, 1)",
 		"nn: MinLearningRate -1 must be ≥ 0":       "--min-lr -1 must be ≥ 0",
 	} {

@@ -83,6 +83,13 @@ func cmdTrain(args []string, stdout io.Writer) error {
 	cfg.Members, cfg.Epochs, cfg.BatchSize, cfg.LearningRate, cfg.MinLearningRate = *members, *epochs, *batch, *lr, *minLR
 	cfg.Patience, cfg.DecayFactor, cfg.L2, cfg.Dropout, cfg.HuberDelta, cfg.Seed = *patience, *decay, *l2, *dropout, *delta, *seed
 	cfg.PlateauMinDelta, cfg.Member, cfg.Weights = *plateau, *member, *weights
+	// Refused before the designs are read or the plan printed (audit 21:
+	// "training 0 networks", then the refusal).
+	if *kind == "nn" {
+		if err := cfg.Validate(); err != nil {
+			return usageError{flagNames(err)}
+		}
+	}
 	if *limit < 0 {
 		return usageError{fmt.Errorf("--time-limit %v: want 0 (none) or a positive duration", *limit)}
 	}

@@ -92,7 +92,7 @@ func checkSizes(sizes []int) error {
 // k+1); members train concurrently on up to GOMAXPROCS goroutines, and the
 // weights are identical for any GOMAXPROCS.
 func Train(cfg Config, train, val *Data) (*Ensemble, error) {
-	if err := cfg.validate(); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	if err := train.check("training"); err != nil {

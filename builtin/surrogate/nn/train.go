@@ -102,7 +102,8 @@ func DefaultConfig() Config {
 	}
 }
 
-func (c *Config) validate() error {
+// Validate refuses settings out of range, naming the field.
+func (c *Config) Validate() error {
 	if len(c.Hidden) > MaxLayers {
 		return fmt.Errorf("nn: %d hidden layers, at most %d", len(c.Hidden), MaxLayers)
 	}
@@ -138,7 +139,7 @@ func (c *Config) validate() error {
 	case c.Members < 1:
 		return fmt.Errorf("nn: Members %d must be ≥ 1", c.Members)
 	case c.Member < 0 || c.Member > c.Members:
-		return fmt.Errorf("nn: Member %d must be in [0, Members = %d]", c.Member, c.Members)
+		return fmt.Errorf("nn: Member %d must be in 1 … Members = %d (0: every member)", c.Member, c.Members)
 	case c.Patience < 0:
 		return fmt.Errorf("nn: Patience %d must be ≥ 0", c.Patience)
 	case c.MinLearningRate < 0:
