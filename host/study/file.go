@@ -284,7 +284,7 @@ func CheckName(d *tomlx.Decoded, name string) error {
 	if bad == "" {
 		return nil
 	}
-	return d.Errorf("name", "name %q %s; the name is one folder name (the default output folder is out/<name>), e.g. \"knee-specimen1\"", name, bad)
+	return d.Errorf("name", "name %.60q %s; the name is one folder name (the default output folder is out/<name>), e.g. \"knee-specimen1\"", name, bad)
 }
 
 // tomlKind names the kind of a decoded TOML value as a study writes it,

@@ -95,6 +95,8 @@ func TestErrorsNameFileLineKey(t *testing.T) {
 		{`name = "t"`, `name = "../../x"`, `study.toml:1: key "name": name "../../x" has a path separator`},
 		{`name = "t"`, `name = ".."`, `study.toml:1: key "name": name ".." is not a folder name`},
 		{`name = "t"`, `name = " "`, `study.toml:1: key "name": name " " starts or ends with a space`},
+		// A long name is quoted in part (audit 21: 100 000 characters echoed).
+		{`name = "t"`, `name = "` + strings.Repeat("a", 100000) + `"`, `study.toml:1: key "name": name "` + strings.Repeat("a", 60) + `" is longer than 200 bytes`},
 		// A lognormal given the mean and sd of k rather than of log k.
 		{"k = { uniform = [2000.0, 9000.0] }", "k = { lognormal = [5200.0, 500.0] }", `study.toml:18: key "prior.k": prior lognormal(5200, 500) has less than 1e-09 of its probability in [2000, 12000] (lognormal's arguments are the mean and sd of log x), the model's bounds`},
 		{`use = "metropolis"`, `use = "metropolise"`, `study.toml:22: key "method.use": no built-in method "metropolise"`},
