@@ -188,3 +188,18 @@ func TestBuildTimeLimit(t *testing.T) {
 		t.Errorf("stopped after %v", el)
 	}
 }
+
+// The carried kinfer.h is written, and said to be used, only for a plugin
+// whose sources include it (audit 21: a plugin written against the ABI
+// alone, naming kinfer.h in a comment, was told it used it).
+func TestHeaderOnlyWhenIncluded(t *testing.T) {
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "m.c"), []byte("// written without kinfer.h\nint x;\n"), 0o644))
+	if needsHeader(dir, Options{}) {
+		t.Error("a source that does not include kinfer.h needs it")
+	}
+	must(t, os.WriteFile(filepath.Join(dir, "m.c"), []byte("#define KINFER_MODEL\n  #  include <kinfer.h>\nint x;\n"), 0o644))
+	if !needsHeader(dir, Options{}) {
+		t.Error("a source including kinfer.h does not need it")
+	}
+}

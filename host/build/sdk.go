@@ -7,9 +7,11 @@ import (
 	"go/parser"
 	"go/token"
 	"go/version"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -53,16 +55,47 @@ func writeHeader(dir string) error {
 	return os.WriteFile(filepath.Join(dir, "kinfer.h"), b, 0o644)
 }
 
-// needsHeader reports that a C plugin in dir finds no kinfer.h of its own:
-// none next to its sources, in an Options.Include directory, or in an
-// sdk/c found by walking up (a clone of the repository).
+// needsHeader reports that a C plugin in dir names kinfer.h in a source
+// and finds none of its own: none next to its sources, in an
+// Options.Include directory, or in an sdk/c found by walking up (a clone of
+// the repository). A plugin written against the ABI alone does not get the
+// header, nor the note that it was used (audit 21).
 func needsHeader(dir string, opts Options) bool {
+	if !mentions(dir, []string{"*.c", "*.h"}, includesKinferH) {
+		return false
+	}
 	for _, d := range append([]string{dir}, opts.Include...) {
 		if _, err := os.Stat(filepath.Join(d, "kinfer.h")); err == nil {
 			return false
 		}
 	}
 	return findSDK(dir) == ""
+}
+
+// mentionRead bounds what mentions reads of each file.
+const mentionRead = 4 << 20
+
+// includesKinferH is an #include of kinfer.h (a comment naming it is not).
+var includesKinferH = regexp.MustCompile(`(?m)^[ \t]*#[ \t]*include[ \t]*[<"]kinfer\.h[>"]`)
+
+// mentions reports whether a file of dir matching one of the patterns
+// matches re in its first mentionRead bytes.
+func mentions(dir string, patterns []string, re *regexp.Regexp) bool {
+	for _, pat := range patterns {
+		files, _ := globIn(dir, pat)
+		for _, p := range files {
+			f, err := os.Open(p)
+			if err != nil {
+				continue
+			}
+			b, _ := io.ReadAll(io.LimitReader(f, mentionRead))
+			f.Close()
+			if re.Match(b) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // goMod is the part of `go mod edit -json` that matters here.
