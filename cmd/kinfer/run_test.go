@@ -186,10 +186,10 @@ func TestLeastSquaresPrintsStandardErrors(t *testing.T) {
 // errors; a negative --patience or --min-lr is refused (it was accepted).
 func TestTrainFlagNames(t *testing.T) {
 	for in, want := range map[string]string{
-		"nn: Patience -1 must be ≥ 0":              "--patience -1 must be ≥ 0",
+		"nn: Patience -1 must be ≥ 0":                               "--patience -1 must be ≥ 0",
 		"nn: Member 3 must be in 1 … Members = 2 (0: every member)": "--member 3 must be in 1 … --members = 2 (0: every member)",
-		"nn: PlateauMinDelta 2 must be in [0, 1)":  "--plateau-delta 2 must be in [0, 1)",
-		"nn: MinLearningRate -1 must be ≥ 0":       "--min-lr -1 must be ≥ 0",
+		"nn: PlateauMinDelta 2 must be in [0, 1)":                   "--plateau-delta 2 must be in [0, 1)",
+		"nn: MinLearningRate -1 must be ≥ 0":                        "--min-lr -1 must be ≥ 0",
 	} {
 		err := flagNames(errors.New(in))
 		var u usageError
