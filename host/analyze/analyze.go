@@ -339,21 +339,21 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 	}
 	// An optimiser's rows are its starts' end points: averaging a
 	// diverged start's predictions into the fit reported ten times the
-	// fit's error (audit 21: gaussnewton on NIST Eckerle4). Its fit is its
-	// best row's, the first of the highest log target, as summary.json's
-	// best.
+	// fit's error (audit 21: gaussnewton on NIST Eckerle4). Its fit is at
+	// summary.json's best, the point report.html draws (a least-squares
+	// method ranks by its likelihood alone, review 22).
 	predFrom := samples
-	if optimiser(s, sum.Method) && len(samples) > 0 {
+	if run.Optimiser(sum.Method, s.MethodInfo.Spec.Has(abi.CapLeastSquares), raw.MethodReport) && len(samples) > 0 {
 		a.Note = fmt.Sprintf("%s is an optimiser: samples.csv holds its starts' end points, so p05, p95 and spread are over the starts, not a posterior", sum.Method)
-		if lp, ll := tbl.Index("log_prior"), tbl.Index("log_likelihood"); lp >= 0 && ll >= 0 {
-			bi := 0
-			for i, row := range tbl.Rows {
-				if row[lp]+row[ll] > tbl.Rows[bi][lp]+tbl.Rows[bi][ll] {
-					bi = i
+		if best := bestTheta(sum.Best, s.Free); best != nil {
+			predFrom = [][]float64{best}
+			a.PredictiveBasis = "summary.json's best point, not an average over the starts"
+			for i, row := range samples {
+				if slices.Equal(row, best) {
+					a.PredictiveBasis = fmt.Sprintf("the best start's end point (row %d of samples.csv, summary.json's best), not an average over the starts", i+1)
+					break
 				}
 			}
-			predFrom = samples[bi : bi+1]
-			a.PredictiveBasis = fmt.Sprintf("the best start's end point (row %d of samples.csv, the highest log target), not an average over the starts", bi+1)
 		}
 	}
 	if a.Predictive, a.PredSamples, err = Predictive(ctx, s, predFrom, maxPred, max(o.Workers, 1), budget); err != nil {
@@ -574,7 +574,7 @@ func weightIndex(cols []string, s *study.Study) int {
 // them, the reason there is no band. A sampler's run gives nil, "".
 func fitEstimates(s *study.Study, method string, best *run.Best, tr *run.TransformSummary, report any) (map[string]Estimate, string) {
 	lsq := s.MethodInfo.Spec.Has(abi.CapLeastSquares)
-	if !optimiser(s, method) {
+	if !run.Optimiser(method, lsq, report) {
 		return nil, ""
 	}
 	none := fmt.Sprintf("%s is an optimiser: samples.csv holds its starts' end points, not posterior samples, so there is no posterior band to check the truth against", method)
@@ -594,10 +594,21 @@ func fitEstimates(s *study.Study, method string, best *run.Best, tr *run.Transfo
 	return est, ""
 }
 
-// optimiser tells whether a run's method is an optimiser, whose rows are
-// its starts' end points: a least-squares method, adam or anneal.
-func optimiser(s *study.Study, method string) bool {
-	return s.MethodInfo.Spec.Has(abi.CapLeastSquares) || method == "builtin:adam" || method == "builtin:anneal"
+// bestTheta is summary.json's best point as a row of the free parameters,
+// or nil when it has none or lacks a parameter.
+func bestTheta(b *run.Best, free []abi.Param) []float64 {
+	if b == nil {
+		return nil
+	}
+	th := make([]float64, len(free))
+	for j, p := range free {
+		v, ok := b.Theta[p.Name]
+		if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil
+		}
+		th[j] = v
+	}
+	return th
 }
 
 func isWide(r rune) bool {

@@ -233,18 +233,18 @@ func (r *Report) isSampler() bool {
 	switch r.Method {
 	case "tmcmc", "metropolis":
 		return true
-	case "adam", "anneal", "levmar", "gaussnewton":
+	}
+	// The study may not have reloaded: a least-squares plugin is known by
+	// its report's cost trace.
+	if run.Optimiser(r.Summary.Method, false, r.report) {
 		return false
 	}
 	if r.propagation() != nil {
 		return true // draws of the prior
 	}
-	// A plugin method: an optimiser leaves a trace; a sampler many rows.
-	if r.report["trace_cost"] != nil || r.report["trajectory"] != nil {
-		return false
-	}
-	return r.Summary.Samples >= 50
+	return r.Summary.Samples >= 50 // a plugin sampler: many rows
 }
+
 
 // propagation is the method report's montecarlo block — kinfer's
 // montecarlo, or a propagation plugin reporting the same block (as

@@ -636,6 +636,23 @@ func (r *runner) checkJournal(ctx context.Context, smp []abi.Sample, best *abi.R
 // prior only as its box and for its starts) the log likelihood, C − ½‖r‖²
 // — so that with a normal prior, best is the fit the method returns and
 // not an iterate with a higher prior density on its way there.
+// Optimiser tells whether a run's rows are an optimiser's end points, one
+// per start, rather than draws: kinfer's optimisers, a least-squares
+// method, or a plugin whose report has a cost trace or a trajectory.
+// method is summary.json's ("builtin:adam", or a plugin's manifest path),
+// report its method_report. analyze and report decide by it alike.
+func Optimiser(method string, leastSquares bool, report any) bool {
+	switch method {
+	case "builtin:adam", "builtin:anneal", "builtin:levmar", "builtin:gaussnewton":
+		return true
+	}
+	if leastSquares {
+		return true
+	}
+	m, _ := report.(map[string]any)
+	return m["trace_cost"] != nil || m["trajectory"] != nil
+}
+
 func (r *runner) better(x abi.Result) bool {
 	if r.s.MethodInfo.Spec.Has(abi.CapLeastSquares) {
 		return x.LogLik > r.best.LogLik || (x.LogLik == r.best.LogLik && x.LogTarget() > r.best.LogTarget())

@@ -469,7 +469,7 @@ func TestOneRowOnBoundWarned(t *testing.T) {
 	for _, c := range []struct {
 		x    float64
 		warn int
-	}{{hi, 1}, {hi - 1e-3*(hi-s.Free[0].Lower), 0}} {
+	}{{hi, 1}, {hi - 1e-3*(hi-s.Free[0].Lower), 0}, {hi * (1 - 1e-9), 0}} {
 		s.Method = &fixedSamples{pts: [][]float64{{c.x, mid}}}
 		sum, err := Run(context.Background(), s, Options{OutDir: t.TempDir(), Workers: 1})
 		if err != nil {

@@ -218,16 +218,18 @@ func summarize(s *study.Study, t *target.Target, workers int, rep abi.Report, sa
 			// prior's draws near its own 0, are not decided by the bound
 			// (audit 5: warned on every lognormal positive parameter).
 			// One row (an optimiser's single start, anneal's best) has no
-			// band: it is warned when it is on the bound itself, to 1e-10
-			// of the range (audit 21: adam with starts = 1 ended on the
-			// bound with no warning, the same study with 3 starts warned).
-			if w := p.Upper - p.Lower; len(col) == 1 && !s.MethodInfo.Spec.Has(abi.CapLeastSquares) && w > 0 && !math.IsInf(w, 0) {
+			// band: it is warned when it is on a finite bound itself, to
+			// 1e-10 of the bound's magnitude, as least squares' at_bound
+			// (audit 21: adam with starts = 1 ended on the bound with no
+			// warning, the same study with 3 starts warned; review 22: 1e-10
+			// of the range put 0.096 "on" the bound 0 of a box [0, 1e9]).
+			if len(col) == 1 && !s.MethodInfo.Spec.Has(abi.CapLeastSquares) {
 				for _, b := range []struct {
 					side  string
 					value float64
 				}{{"lower", p.Lower}, {"upper", p.Upper}} {
 					vanishes := j < len(s.Priors) && math.IsInf(s.Priors[j].LogPdf(b.value), -1)
-					if math.Abs(col[0]-b.value) <= 1e-10*w && !vanishes {
+					if !math.IsInf(b.value, 0) && math.Abs(col[0]-b.value) <= 1e-10*math.Max(1, math.Abs(b.value)) && !vanishes {
 						sum.BoundWarnings = append(sum.BoundWarnings, fmt.Sprintf("%s: the run's one row is on the %s bound %g: the bound, not the data, decides it (widen the model's bounds or the prior if the data point beyond)",
 							p.Name, b.side, b.value))
 					}
