@@ -74,7 +74,16 @@ func (t *Table) CheckNumeric(name string) error {
 		return nil
 	}
 	c := t.Text[j]
-	return fmt.Errorf("%s:%d: column %q: %.60q is not a number", t.File, c.Line, name, c.Value)
+	return fmt.Errorf("%s:%d: %s: %.60q is not a number", t.File, c.Line, t.columnLabel(name), c.Value)
+}
+
+// columnLabel names column in a message: as the file names it, and, when
+// the study's columns renamed it, as what it was read as (audit 21).
+func (t *Table) columnLabel(column string) string {
+	if from, ok := t.renamed[column]; ok && from != column {
+		return fmt.Sprintf("column %q (read as %s by the study's columns)", from, column)
+	}
+	return fmt.Sprintf("column %q", column)
 }
 
 // Bytes is the memory the table is accounted for (see MaxTableBytes).
@@ -433,11 +442,7 @@ func (t *Table) Errorf(r int, column, format string, args ...any) error {
 	if r >= 0 && r < len(t.Lines) {
 		line = int(t.Lines[r])
 	}
-	if from, ok := t.renamed[column]; ok {
-		// Audit 21: "column sigma_force_N", a name the file does not have.
-		return fmt.Errorf("%s:%d: column %q (read as %s by the study's columns): %s", t.File, line, from, column, fmt.Sprintf(format, args...))
-	}
-	return fmt.Errorf("%s:%d: column %q: %s", t.File, line, column, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%s:%d: %s: %s", t.File, line, t.columnLabel(column), fmt.Sprintf(format, args...))
 }
 
 // WriteFile writes columns and rows to path as Write does, buffered.

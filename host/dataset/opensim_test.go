@@ -38,6 +38,11 @@ func TestReadTRCAsTable(t *testing.T) {
 	if err := tb.Errorf(1, "heel_x", "bad"); !strings.Contains(err.Error(), `m.trc:8: column "Heel_X" (read as heel_x by the study's columns): bad`) {
 		t.Errorf("Errorf of a renamed column: %v", err)
 	}
+	tb.Text = make([]*TextCell, len(tb.Columns))
+	tb.Text[2] = &TextCell{Line: 8, Value: "abc"}
+	if err := tb.CheckNumeric("heel_x"); err == nil || !strings.Contains(err.Error(), `m.trc:8: column "Heel_X" (read as heel_x by the study's columns): "abc" is not a number`) {
+		t.Errorf("CheckNumeric of a renamed column: %v", err)
+	}
 	// A study saying Time is the file's Heel_Y column: the file's own Time
 	// column is dropped, not confused with it.
 	heelY0, heelZ0 := tb.Rows[0][3], tb.Rows[0][4]
