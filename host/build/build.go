@@ -557,7 +557,15 @@ func compile(ctx context.Context, m *manifest.Manifest, lang, out string, opts O
 			return Result{}, err
 		}
 		embedded = emb
-		cmd = ascCommand(asc, tsEntries(dir), path, out)
+		// asc reads asconfig.json from its working directory (the
+		// plugin's folder), whose "transform" loads JavaScript that node
+		// runs with the user's rights (hostile 22): an empty config of
+		// ours is named instead, so the folder's is never read.
+		conf := filepath.Join(tmp, "asconfig.json")
+		if err := os.WriteFile(conf, []byte("{}\n"), 0o644); err != nil {
+			return Result{}, err
+		}
+		cmd = ascCommand(asc, tsEntries(dir), path, conf, out)
 	default:
 		return Result{}, fmt.Errorf("unknown plugin language %q", lang)
 	}

@@ -46,10 +46,11 @@
 // A directory holding *.ts files (not *.d.ts) is an AssemblyScript plugin,
 // built with
 //
-//	asc *.ts --path <tmp>/as -O3 --noAssert --runtime incremental \
+//	asc *.ts --config <tmp>/asconfig.json --path <tmp>/as -O3 --noAssert --runtime incremental \
 //	    --exportStart _initialize --use abort=~lib/kinfer/index/kinferAbort -o <wasm>
 //
-// where <tmp>/as/kinfer holds the SDK package (sdk/assemblyscript, the
+// where <tmp>/asconfig.json is empty (the plugin folder's asconfig.json,
+// whose "transform" would run JavaScript, is never read), <tmp>/as/kinfer holds the SDK package (sdk/assemblyscript, the
 // clone's or the embedded one), so that `import ... from "kinfer"`
 // resolves; the start function becomes _initialize (ABI.md §1) and aborts
 // go to the plugin log before trapping, so the module imports only

@@ -303,9 +303,10 @@ func ascSDK(dir, tmp string) (path string, embedded bool, err error) {
 	return path, true, writeEmbedded("sdk/assemblyscript", dst)
 }
 
-// ascCommand is the asc command line (run in the plugin's folder).
-func ascCommand(asc string, entries []string, path, out string) []string {
+// ascCommand is the asc command line (run in the plugin's folder), with
+// conf as its configuration file (never the folder's asconfig.json).
+func ascCommand(asc string, entries []string, path, conf, out string) []string {
 	cmd := append([]string{asc}, entries...)
-	return append(cmd, "--path", path, "-O3", "--noAssert", "--runtime", "incremental",
+	return append(cmd, "--config", conf, "--path", path, "-O3", "--noAssert", "--runtime", "incremental",
 		"--exportStart", "_initialize", "--use", "abort=~lib/kinfer/index/kinferAbort", "-o", out)
 }

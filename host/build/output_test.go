@@ -1,8 +1,10 @@
 package build
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -201,5 +203,29 @@ func TestHeaderOnlyWhenIncluded(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(dir, "m.c"), []byte("#define KINFER_MODEL\n  #  include <kinfer.h>\nint x;\n"), 0o644))
 	if !needsHeader(dir, Options{}) {
 		t.Error("a source including kinfer.h does not need it")
+	}
+}
+
+// An asconfig.json in an AssemblyScript plugin's folder is never read: its
+// "transform" loads JavaScript that node runs with the user's rights
+// (hostile 22: it ran `id` and reported a successful build).
+func TestAscConfigOfTheFolderNotRead(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"ligament.ts", "plugin.toml"} {
+		b := mustReadFile(t, filepath.Join("..", "..", "plugins", "assemblyscript", "ligament", f))
+		must(t, os.WriteFile(filepath.Join(dir, f), b, 0o644))
+	}
+	marker := filepath.Join(dir, "transform-ran")
+	must(t, os.WriteFile(filepath.Join(dir, "evil.js"), []byte("require('fs').writeFileSync("+strconv.Quote(marker)+", 'x');\nmodule.exports = class {};\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "asconfig.json"), []byte(`{"options": {"transform": ["./evil.js"]}}`), 0o644))
+	_, err := Build(dir, Options{})
+	if errors.Is(err, ErrNoToolchain) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the folder's asconfig.json transform ran")
 	}
 }
