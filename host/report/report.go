@@ -245,7 +245,6 @@ func (r *Report) isSampler() bool {
 	return r.Summary.Samples >= 50 // a plugin sampler: many rows
 }
 
-
 // propagation is the method report's montecarlo block — kinfer's
 // montecarlo, or a propagation plugin reporting the same block (as
 // host/testdata/plugins/mcprop) —, nil for any other method.
