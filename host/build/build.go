@@ -107,11 +107,7 @@ func Build(dir string, opts Options) (Result, error) {
 // Unix), its temporary files are removed, and the module and plugin.toml
 // are left as they were.
 func BuildContext(ctx context.Context, dir string, opts Options) (_ Result, err error) {
-	limit := opts.Timeout
-	if limit <= 0 {
-		limit = DefaultTimeout
-	}
-	ctx, cancel := context.WithTimeoutCause(ctx, limit, fmt.Errorf("%w, %v", ErrTimeout, limit))
+	ctx, cancel := bounded(ctx, opts)
 	defer cancel()
 	defer interrupted(ctx, dir, &err)
 	if err := noOptionNames(dir); err != nil {
@@ -210,9 +206,20 @@ func checkOutput(m *manifest.Manifest, out string) error {
 // interrupted replaces an error of a build that ctx stopped (a killed
 // compiler's "signal: killed", a toolchain probe that "failed") by one that
 // says so.
+// bounded is ctx limited to the build's time (Options.Timeout, else
+// DefaultTimeout), with ErrTimeout as its cause; Build and Check both
+// compile under it (review 22).
+func bounded(ctx context.Context, opts Options) (context.Context, context.CancelFunc) {
+	limit := opts.Timeout
+	if limit <= 0 {
+		limit = DefaultTimeout
+	}
+	return context.WithTimeoutCause(ctx, limit, fmt.Errorf("%w, %v", ErrTimeout, limit))
+}
+
 func interrupted(ctx context.Context, dir string, err *error) {
 	if *err != nil && ctx.Err() != nil {
-		*err = fmt.Errorf("build of %s stopped: %v; the compiler was stopped and its temporary files removed", dir, context.Cause(ctx))
+		*err = fmt.Errorf("build of %s stopped: %w; the compiler was stopped and its temporary files removed", dir, context.Cause(ctx))
 	}
 }
 
@@ -242,8 +249,13 @@ func Check(dir string, opts Options) (CheckResult, error) {
 
 // CheckContext is Check stopped by ctx (see BuildContext).
 func CheckContext(ctx context.Context, dir string, opts Options) (_ CheckResult, err error) {
+	ctx, cancel := bounded(ctx, opts)
+	defer cancel()
 	defer interrupted(ctx, dir, &err)
 	var cr CheckResult
+	if err := noOptionNames(dir); err != nil {
+		return cr, err
+	}
 	m, lang, err := load(dir)
 	if err != nil {
 		return cr, err
@@ -394,8 +406,8 @@ func Detect(dir string) (string, error) {
 
 // Toolchain is the string recorded in plugin.toml for lang on this machine;
 // an error wrapping ErrNoToolchain if the compiler is missing. For
-// AssemblyScript it is the compiler found from the working directory; a
-// plugin's build looks from the plugin's folder (node_modules above it).
+// AssemblyScript it is the compiler findAsc finds (never one of a plugin's
+// folder).
 func Toolchain(lang string, opts Options) (string, error) {
 	return toolchainFor(context.Background(), lang, "", opts)
 }
@@ -572,13 +584,21 @@ func compile(ctx context.Context, m *manifest.Manifest, lang, out string, opts O
 	if msg, err := run(ctx, dir, env, cmd[0], cmd[1:]...); err != nil {
 		return Result{}, fmt.Errorf("plugin %s: build failed: %s: %v\n%s", m.Name, strings.Join(cmd, " "), err, msg)
 	}
-	b, err := os.ReadFile(out)
-	if errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Lstat(out); errors.Is(err, fs.ErrNotExist) {
 		// Audit 21: "open …wasm.PID.tmp: no such file or directory".
 		return Result{}, fmt.Errorf("plugin %s: the compiler exited 0 but wrote no module: %s", m.Name, strings.Join(cmd, " "))
 	}
+	// Within the size the host loads, checked before reading (hostile 22:
+	// a module of 1.5 GiB was read whole, pinned in plugin.toml, then
+	// refused by the load check).
+	f, err := safefile.Open(out, manifest.MaxModuleBytes)
 	if err != nil {
-		return Result{}, err
+		return Result{}, fmt.Errorf("plugin %s: the module the compiler wrote: %w", m.Name, err)
+	}
+	b, err := safefile.ReadAll(safefile.Limit(f, out, manifest.MaxModuleBytes), nil, safefile.Size(f))
+	f.Close()
+	if err != nil {
+		return Result{}, fmt.Errorf("plugin %s: the module the compiler wrote: %w", m.Name, err)
 	}
 	if err := checkModule(b, m.Kind); err != nil {
 		return Result{}, fmt.Errorf("plugin %s: %s: %v", m.Name, out, err)

@@ -211,10 +211,10 @@ func rustSDK(dir, tmp string) (sdk string, embedded bool, err error) {
 }
 
 // Asc: the AssemblyScript compiler. It is a node script; where it is
-// looked for, in order: Options.Asc, $KINFER_ASC, node_modules/.bin/asc in
-// the plugin's folder or a folder above it, asc on PATH, and the folder
-// AscInstall installs into (kinfer/assemblyscript in the user cache
-// directory, $XDG_CACHE_HOME or ~/.cache on Linux).
+// looked for, in order: Options.Asc, $KINFER_ASC, asc on PATH, and the
+// folder AscInstall installs into (kinfer/assemblyscript in the user cache
+// directory, $XDG_CACHE_HOME or ~/.cache on Linux); never in a
+// node_modules of the plugin's folder or above it.
 func findAsc(dir string, opts Options) (string, error) {
 	var cands []string
 	switch {

@@ -179,11 +179,12 @@ func TestBuildTimeLimit(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(dir, "twice.c"), []byte("int x;\n"), 0o644))
 	must(t, os.WriteFile(filepath.Join(dir, "plugin.toml"), []byte(cManifest), 0o644))
 	slow := filepath.Join(t.TempDir(), "clang")
-	// Answers the version check at once, then sleeps in the compile.
-	must(t, os.WriteFile(slow, []byte("#!/bin/sh\ncase \"$1\" in --version) echo 'clang version 14.0.6'; echo 'Target: wasm32-unknown-wasi'; exit 0;; -print-*) echo /usr; exit 0;; esac\nexec sleep 60\n"), 0o755))
+	// Answers the toolchain checks at once (a sysroot file: itself), then
+	// sleeps in the compile.
+	must(t, os.WriteFile(slow, []byte("#!/bin/sh\ncase \"$1 $2\" in --version*) echo 'clang version 14.0.6'; exit 0;; *-print-*) echo \"$0\"; exit 0;; esac\nexec sleep 60\n"), 0o755))
 	start := time.Now()
 	_, err := Build(dir, Options{Clang: slow, Timeout: 500 * time.Millisecond})
-	if err == nil || !strings.Contains(err.Error(), "took longer than its time limit") {
+	if err == nil || !strings.Contains(err.Error(), "took longer than its time limit") || !errors.Is(err, ErrTimeout) {
 		t.Fatalf("err = %v", err)
 	}
 	if el := time.Since(start); el > 10*time.Second {
@@ -227,5 +228,28 @@ func TestAscConfigOfTheFolderNotRead(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Error("the folder's asconfig.json transform ran")
+	}
+}
+
+// A module over the size the host loads is refused before it is read, and
+// neither it nor its sha256 is left behind (hostile 22: 1.5 GiB were read,
+// pinned in plugin.toml, then refused by the load check).
+func TestBuildModuleOverSizeRefused(t *testing.T) {
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "twice.c"), []byte("int x;\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "plugin.toml"), []byte(cManifest), 0o644))
+	big := filepath.Join(t.TempDir(), "clang")
+	// Answers the version check, then writes a sparse module of 300 MiB.
+	must(t, os.WriteFile(big, []byte("#!/bin/sh\ncase \"$1 $2\" in --version*) echo 'clang version 14.0.6'; exit 0;; *-print-*) echo \"$0\"; exit 0;; esac\n"+
+		"while [ $# -gt 0 ]; do if [ \"$1\" = -o ]; then out=$2; fi; shift; done\nprintf '\\000asm\\001\\000\\000\\000' > \"$out\"; truncate -s 300M \"$out\"\n"), 0o755))
+	_, err := Build(dir, Options{Clang: big})
+	if err == nil || !strings.Contains(err.Error(), "the module the compiler wrote") {
+		t.Fatalf("err = %v", err)
+	}
+	if b := mustReadFile(t, filepath.Join(dir, "plugin.toml")); strings.Contains(string(b), "sha256") {
+		t.Errorf("plugin.toml pinned the refused module:\n%s", b)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "*.wasm*")); len(m) > 0 {
+		t.Errorf("left behind: %v", m)
 	}
 }
