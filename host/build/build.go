@@ -532,7 +532,7 @@ func compile(ctx context.Context, m *manifest.Manifest, lang, out string, opts O
 				return Result{}, err
 			}
 			cmd = append(cmd, "-I", tmp, "-ffile-prefix-map="+tmp+"=sdk/c")
-			embedded = true
+			embedded = includesHeader(dir)
 		} else if sdk := findSDK(dir); sdk != "" {
 			cmd = append(cmd, "-I", sdk, "-ffile-prefix-map="+sdk+"=sdk/c")
 		}

@@ -55,21 +55,26 @@ func writeHeader(dir string) error {
 	return os.WriteFile(filepath.Join(dir, "kinfer.h"), b, 0o644)
 }
 
-// needsHeader reports that a C plugin in dir names kinfer.h in a source
-// and finds none of its own: none next to its sources, in an
-// Options.Include directory, or in an sdk/c found by walking up (a clone of
-// the repository). A plugin written against the ABI alone does not get the
-// header, nor the note that it was used (audit 21).
+// needsHeader reports that a C plugin in dir finds no kinfer.h of its own:
+// none next to its sources, in an Options.Include directory, or in an
+// sdk/c found by walking up (a clone of the repository). The carried one is
+// then on its include path (harmless when unused); whether the build says
+// it used it is includesHeader's.
 func needsHeader(dir string, opts Options) bool {
-	if !mentions(dir, []string{"*.c", "*.h"}, includesKinferH) {
-		return false
-	}
 	for _, d := range append([]string{dir}, opts.Include...) {
 		if _, err := os.Stat(filepath.Join(d, "kinfer.h")); err == nil {
 			return false
 		}
 	}
 	return findSDK(dir) == ""
+}
+
+// includesHeader reports that a source of dir includes kinfer.h: a plugin
+// written against the ABI alone is not told it used the carried header
+// (audit 21). An include this does not see (from a subfolder's header,
+// through a macro) still finds the header; only the note is left out.
+func includesHeader(dir string) bool {
+	return mentions(dir, []string{"*.c", "*.h"}, includesKinferH)
 }
 
 // mentionRead bounds what mentions reads of each file.
