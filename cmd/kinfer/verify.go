@@ -173,13 +173,17 @@ func differentResults(a, b string) string {
 }
 
 // refKeys maps a component reference (or a list of them) to what verify
-// compares: a built-in's name, a plugin's manifest by its folder and file.
+// compares: a built-in's name, a plugin's manifest by its file name (with
+// a likelihood's " on DATASET"). A run started in the study's folder
+// records "plugin.toml", the re-run an absolute path (author 22: every
+// skeleton's run failed to verify); the manifests and modules themselves
+// are compared by sha256 among the inputs.
 func refKeys(v any) any {
 	key := func(s string) string {
-		if strings.HasPrefix(s, "builtin:") || !strings.ContainsAny(s, `/\`) {
+		if strings.HasPrefix(s, "builtin:") {
 			return s
 		}
-		return filepath.Base(filepath.Dir(s)) + "/" + filepath.Base(s)
+		return filepath.Base(s)
 	}
 	switch x := v.(type) {
 	case string:
