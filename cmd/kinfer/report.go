@@ -17,7 +17,7 @@ import (
 
 // trustStudyDoc is the help of --trust-study (report, analyze, run
 // --verify).
-const trustStudyDoc = "honour trusted = true in the study the run directory names (off: a run directory may come from elsewhere, so its study's plugins keep the sandbox's limits)"
+const trustStudyDoc = "honour trusted = true in the study the run directory names (off: a run directory may come from elsewhere, so a plugin of its study that needs trusted = true is refused)"
 
 // ignoreTrust is study.Options.IgnoreTrust for a command reading a run
 // directory: "" with --trust-study, else why and how to lift it.

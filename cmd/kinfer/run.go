@@ -76,7 +76,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.resume, "resume", "", "continue the stopped run whose output directory this is")
 	fs.StringVar(&f.verify, "verify", "", "re-run the complete run whose output directory this is (same study, data, plugins and seed) and say whether samples.csv is byte-identical")
 	fs.DurationVar(&f.every, "checkpoint-every", run.DefaultCheckpointEvery, "least time between checkpoints (refused for a method that cannot checkpoint)")
-	fs.BoolVar(&f.trustStudy, "trust-study", false, "with --verify: "+trustStudyDoc)
+	fs.BoolVar(&f.trustStudy, "trust-study", false, "with --resume or --verify: "+trustStudyDoc)
 	natsFlags(fs, &f.nats, "evaluate on the workers of this NATS server (kinfer worker --nats URL; see docs/DISTRIBUTED.md) instead of on this machine")
 	fs.StringVar(&f.budget, "memory-budget", "", "memory the method's settings may plan for, e.g. 8GiB (default: half the physical memory, at most 16 GiB)")
 	fs.BoolVar(&f.noReport, "no-report", false, "do not write report.html (figures and diagnostics, see kinfer report) at the end of the run")
@@ -127,6 +127,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if (f.resume != "" || f.verify != "") && (f.out != "" || f.seed >= 0) {
 		return usageError{fmt.Errorf("--resume and --verify take the output directory; -o and --seed come from its run")}
 	}
+	if f.trustStudy && f.resume == "" && f.verify == "" {
+		return usageError{fmt.Errorf("--trust-study is for --resume and --verify, which load the study a run directory names (a run of STUDY.toml honours its trusted = true)")}
+	}
 
 	ctx, stop := interruptible(stderr, "stopping (the partial results are written, and a checkpoint if the method can save its state)")
 	defer stop()
@@ -141,6 +144,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 			return fmt.Errorf("--resume: %s is not a run's output directory (%v)", dir, err)
 		}
+		// The study is the one the directory names (review 22: a forged
+		// directory's study lifted the limits for --resume still).
+		f.ignoreTrust = ignoreTrust(f.trustStudy, "kinfer run --resume")
 	} else {
 		studyFile = pos[0]
 		if isModule(studyFile) || isManifest(studyFile) {

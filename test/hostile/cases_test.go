@@ -565,6 +565,12 @@ func cases() []hcase {
 				if r := kinfer(t, dir, []string{"run", "--verify", "out"}, 0, 0); r.code != 1 || !strings.Contains(r.stderr, "kinfer run --verify reads a run directory") {
 					t.Errorf("run --verify without --trust-study: %v", r)
 				}
+				if r := kinfer(t, dir, []string{"run", "--verify", "out", "--trust-study"}, 0, 0); r.code != 0 || !strings.Contains(r.stdout, "identical") {
+					t.Errorf("run --verify --trust-study: %v", r)
+				}
+				if r := kinfer(t, dir, []string{"run", "study.toml", "--trust-study"}, 0, 0); r.code != 2 || !strings.Contains(r.stderr, "--trust-study is for --resume and --verify") {
+					t.Errorf("run STUDY --trust-study: %v", r)
+				}
 			}},
 		manifestCase("manifest-nested-100000", manifest("manifest-nested-100000", "model", "model.wasm", limits)+"[build]\nx = "+deepNest+"\n", "plugin.toml:12", "nested more than 8 deep"),
 		{name: "plugin-dev-zero", code: 1, want: []string{"study.toml:5", `key "model.plugin"`, "/dev/zero", "not a regular file"},
