@@ -454,7 +454,7 @@ func explain(ctx context.Context, err error, dir string) error {
 		if se := (*run.SaveError)(nil); errors.As(err, &se) {
 			// A later save failed; the earlier checkpoint stands (audit 21:
 			// the resume then failed again at its next checkpoint, unhinted).
-			return fmt.Errorf("%w\n(the run can continue from its last checkpoint, before the failed save: kinfer run --resume %s; a state that grows with the run will fail again at a later checkpoint: resume without --checkpoint-every, or with a longer one)", err, dir)
+			return fmt.Errorf("%w\n(the run can continue from its last checkpoint, before the failed save: kinfer run --resume %s; a state that grows with the run fails again at its next checkpoint: resume with a --checkpoint-every longer than what remains of the run; the default is %v)", err, dir, run.DefaultCheckpointEvery)
 		}
 		err = fmt.Errorf("%w\n(the run can continue where it stopped: kinfer run --resume %s)", err, dir)
 	}

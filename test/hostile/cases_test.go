@@ -476,11 +476,11 @@ func cases() []hcase {
 		// one, and ABI.md said no resume was possible).
 		{name: "save-65mib-after-a-checkpoint", code: 1, args: []string{"run", "study.toml", "-o", "out", "--workers", "1", "--checkpoint-every", "1ns"},
 			files: methodFiles("save-65mib-after-a-checkpoint", "save65msecond", "memory_mib = 80\ntimeout_ms = 300\nfuel = 10_000_000"),
-			want:  []string{"more than the 67108864 a checkpoint takes", "the run can continue from its last checkpoint, before the failed save", "resume without --checkpoint-every"},
+			want:  []string{"more than the 67108864 a checkpoint takes", "the run can continue from its last checkpoint, before the failed save", "resume with a --checkpoint-every longer than what remains of the run; the default is 30s"},
 			check: func(t *testing.T, dir string, r result) {
-				r2 := kinfer(t, dir, []string{"run", "--resume", "out"}, 0, 0)
+				r2 := kinfer(t, dir, []string{"run", "--resume", "out", "--checkpoint-every", "1h"}, 0, 0)
 				if r2.code != 0 || !strings.Contains(r2.stdout, "done") {
-					t.Errorf("--resume without --checkpoint-every: %v", r2)
+					t.Errorf("--resume --checkpoint-every 1h: %v", r2)
 				}
 			}},
 		// Stopped by a signal, its final checkpoint failing: the terminal
