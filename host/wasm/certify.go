@@ -262,7 +262,7 @@ func (p *Plugin) certifyModel(ctx context.Context, o CertifyOptions, rng *rand.R
 	// points then succeeded alone gave the same results through the host's
 	// retry, so the comparisons above pass: refused here (audit 21).
 	if msg := p.evals.batchTrap(); msg != "" {
-		return fmt.Errorf("plugin %s: %s faults in a batch whose points each succeed alone (%s): a batch must give each point what a call of that point alone gives (ABI.md §2); a run retries each such batch point by point, on a new instance", p.Manifest.Name, exModelEval, msg)
+		return fmt.Errorf("plugin %s: %s faults in a batch whose points each succeed alone (%s): a batch must give each point what a call of that point alone gives (ABI.md §2), or, if the batch runs out of memory, needs a larger memory_mib; a run retries each such batch point by point, on a new instance", p.Manifest.Name, exModelEval, msg)
 	}
 	// Gradients: each point on both instances, in opposite orders.
 	if _, ok := a.(abi.Jacobian); ok {

@@ -74,7 +74,7 @@ func (d *failTally) batchNote() string {
 	var parts []string
 	for e := export(0); e < numExports; e++ {
 		if n := d.batchTraps[e]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%s faulted in %d batched calls whose points then each succeeded alone: a batch must give each point what a call of that point alone gives (ABI.md §2); the results are the single-point calls' (each such batch cost a new instance and a call per point); for example: %s", e, n, guesttext.Escape(d.batchWhat[e])))
+			parts = append(parts, fmt.Sprintf("%s faulted in %d batched calls whose points then each succeeded alone: a batch must give each point what a call of that point alone gives (ABI.md §2), or, if it ran out of memory, needs a larger memory_mib; the results are the single-point calls' (each such batch cost a new instance and a call per point); for example: %s", e, n, guesttext.Escape(d.batchWhat[e])))
 		}
 	}
 	return strings.Join(parts, "; ")

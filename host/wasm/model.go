@@ -143,9 +143,10 @@ func (w *model) EvalBatch(thetas [][]float64, x []float64, ys [][]float64, statu
 		// order has each point's result.
 		if w.evalEach(thetas, x, ys, status, K) && e.Status == abi.Trap {
 			// Not a point's fault: the batch path's (an output or status
-			// it left unwritten, a trap of its own). Said in
-			// evaluation_failures, and refused by certify (audit 21: it
-			// passed silently, and certify said deterministic).
+			// it left unwritten, a trap of its own, or memory a batch
+			// needs beyond memory_mib). Said in batch_faults, and refused
+			// by certify (audit 21: it passed silently, and certify said
+			// deterministic).
 			w.pool.p.evals.addBatchTrap(exModelEval, fmt.Sprintf("a batch of %d points: %s %s%s", b, e.Export, e.Msg, e.At))
 		}
 		return
@@ -171,7 +172,7 @@ func (w *model) evalEach(thetas [][]float64, x []float64, ys [][]float64, status
 			err = w.at(err, thetas[i:i+1])
 			var e *Error
 			if errors.As(err, &e) && e.At != "" {
-				e.At += fmt.Sprintf(", point %d of a batch of %d (the batch faulted; each point was then called alone)", i, len(thetas))
+				e.At += fmt.Sprintf(", point %d (from 0) of a batch of %d (the batch faulted; each point was then called alone)", i, len(thetas))
 			}
 			fillStatus(status, w.pool.failed(err))
 			return false

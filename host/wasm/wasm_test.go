@@ -233,7 +233,7 @@ func TestModelWholeCallFailure(t *testing.T) {
 	}{
 		// The batch is then retried point by point (audit 10), which
 		// names the point whose call fails.
-		{111, []string{"plugin quad: kinfer_model_eval returned 1 for a call of one point (a failure of the whole call): batch refused (test); at θ = (a 111, b 0), point 1 of a batch of 2"}},
+		{111, []string{"plugin quad: kinfer_model_eval returned 1 for a call of one point (a failure of the whole call): batch refused (test); at θ = (a 111, b 0), point 1 (from 0) of a batch of 2"}},
 		// A message over 4096 bytes is cut, on a rune boundary, not refused.
 		{112, []string{"kinfer_model_eval returned 1 for a call of one point", ": x" + strings.Repeat("é", 2047) + " [truncated]"}},
 	} {
@@ -445,7 +445,7 @@ func TestFaults(t *testing.T) {
 			// The point that faults is named (the batch is retried point
 			// by point after a deterministic fault; audit 10), with its
 			// place in the batch.
-			wantErr(t, m.(abi.Faulter).Fault(), append(c.want, fmt.Sprintf("; at θ = (a %g, b 0), point 1 of a batch of 2 (the batch faulted; each point was then called alone)", c.a))...)
+			wantErr(t, m.(abi.Faulter).Fault(), append(c.want, fmt.Sprintf("; at θ = (a %g, b 0), point 1 (from 0) of a batch of 2 (the batch faulted; each point was then called alone)", c.a))...)
 			// The pool recovers with a fresh instance; the first fault stays.
 			if s := m.Eval([]float64{1, 0}, []float64{1}, ys[0]); s != abi.OK {
 				t.Errorf("after fault: %v", s)
