@@ -87,7 +87,7 @@ func cmdTrain(args []string, stdout io.Writer) error {
 	// "training 0 networks", then the refusal).
 	if *kind == "nn" {
 		if err := cfg.Validate(); err != nil {
-			return usageError{flagNames(err)}
+			return flagNames(err) // every field Validate names is a flag's
 		}
 	}
 	if *limit < 0 {

@@ -66,8 +66,8 @@ func readOpenSim(path string, maxBytes int64) (*Table, error) {
 	tooMany := func(err error) error {
 		var e *opensim.TooManyRowsError
 		if errors.As(err, &e) {
-			return fmt.Errorf("%s:%d: more rows than kinfer holds in memory: over %d rows of %d columns would take more than the %s accepted",
-				path, e.Line, e.Max, e.Cols, safefile.Bytes(maxBytes))
+			return fmt.Errorf("%s:%d: %w: over %d rows of %d columns would take more than the %s accepted",
+				path, e.Line, ErrTooManyRows, e.Max, e.Cols, safefile.Bytes(maxBytes))
 		}
 		return err
 	}
@@ -98,8 +98,8 @@ func readOpenSim(path string, maxBytes int64) (*Table, error) {
 		return nil, fmt.Errorf("%s: no data rows", path)
 	}
 	if t.Bytes() > maxBytes {
-		return nil, fmt.Errorf("%s: more rows than kinfer holds in memory: %d rows of %d columns would take %s, more than the %s accepted",
-			path, len(t.Rows), len(t.Columns), safefile.Bytes(t.Bytes()), safefile.Bytes(maxBytes))
+		return nil, fmt.Errorf("%s: %w: %d rows of %d columns would take %s, more than the %s accepted",
+			path, ErrTooManyRows, len(t.Rows), len(t.Columns), safefile.Bytes(t.Bytes()), safefile.Bytes(maxBytes))
 	}
 	for _, l := range lines {
 		t.Lines = append(t.Lines, int32(min(l, math.MaxInt32)))

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -117,7 +118,7 @@ func TestOpenSimRowsRefusedAsRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := readOpenSim(p, 100*(3*8+RowOverhead))
-	if err == nil || !strings.Contains(err.Error(), "x.sto:104: more rows than kinfer holds in memory: over 100 rows of 3 columns") {
+	if !errors.Is(err, ErrTooManyRows) || !strings.Contains(err.Error(), "x.sto:104: more rows than kinfer holds in memory: over 100 rows of 3 columns") {
 		t.Fatalf("err = %v", err)
 	}
 	if _, err := readOpenSim(p, 1000*(3*8+RowOverhead)); err != nil {
