@@ -128,17 +128,7 @@ func (run *Run) finish(reason string) {
 
 // free is the active-set rule of the levmar method: a parameter on a bound
 // whose gradient points out of the box is held for the step.
-func (run *Run) free(b mcmc.Bounds) []int {
-	var out []int
-	for j, x := range run.X {
-		g := run.Fac.Grad[j]
-		if (x <= b.Lower[j] && g > 0) || (x >= b.Upper[j] && g < 0) {
-			continue
-		}
-		out = append(out, j)
-	}
-	return out
-}
+func (run *Run) free(b mcmc.Bounds) []int { return run.Fac.Free(run.X, b, nil) }
 
 // next computes the Gauss–Newton step from the iterate and its first trial,
 // after the tests that need no evaluation: an exact fit, the gradient test,
@@ -150,12 +140,7 @@ func (run *Run) next(c Config, b mcmc.Bounds) {
 		return
 	}
 	free := run.free(b)
-	g := 0.0
-	for _, j := range free {
-		if f.ColNorm[j] > 0 {
-			g = math.Max(g, math.Abs(f.Grad[j])/(f.ColNorm[j]*f.RNorm))
-		}
-	}
+	g := f.MaxCosine(free)
 	if len(free) == 0 || g <= c.Gtol {
 		run.finish(ExitGtol)
 		return

@@ -180,22 +180,10 @@ func (run *Run) accept(r abi.Result, x []float64, c Config) bool {
 	return true
 }
 
-// free returns the parameters the next step may move: all but those on a
-// bound whose gradient points out of the box (the active set of the
-// projected-gradient method; Bertsekas 1982, "Projected Newton methods for
-// optimization problems with simple constraints", SIAM J. Control Optim.
-// 20(2):221–246, Eq. 8).
+// free returns the parameters the next step may move (lsq.Factor.Free).
 func (run *Run) free(b mcmc.Bounds) []int {
-	out := run.freeBuf[:0]
-	defer func() { run.freeBuf = out }()
-	for j, x := range run.X {
-		g := run.Fac.Grad[j] // ∂(½‖r‖²)/∂θ_j; descent moves by −g
-		if (x <= b.Lower[j] && g > 0) || (x >= b.Upper[j] && g < 0) {
-			continue
-		}
-		out = append(out, j)
-	}
-	return out
+	run.freeBuf = run.Fac.Free(run.X, b, run.freeBuf[:0])
+	return run.freeBuf
 }
 
 // blockedGnorm is the gnorm above which a start that had failed
@@ -206,16 +194,7 @@ const blockedGnorm = 1e-3
 
 // gnorm is MINPACK's max_j |J_jᵀr|/(‖J_j‖·‖r‖) over the free parameters:
 // the largest cosine between the residual and a column of J.
-func (run *Run) gnorm(free []int) float64 {
-	f := run.Fac
-	g := 0.0
-	for _, j := range free {
-		if f.ColNorm[j] > 0 && f.RNorm > 0 {
-			g = math.Max(g, math.Abs(f.Grad[j])/(f.ColNorm[j]*f.RNorm))
-		}
-	}
-	return g
-}
+func (run *Run) gnorm(free []int) float64 { return run.Fac.MaxCosine(free) }
 
 // check applies the tests made at every new iterate: an exact fit, and
 // MINPACK's gtol test on the free parameters.

@@ -8,6 +8,8 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kinfer/kinfer/builtin/methods/internal/mcmc"
 )
 
 // Factor is what a least-squares method keeps of one point: the QR
@@ -643,4 +645,33 @@ func AllFinite(x []float64) bool {
 		s0 += v * 0
 	}
 	return s0+s1+s2+s3 == 0
+}
+
+// Free appends to out the parameters a step from x may move: all but those
+// on a bound whose gradient points out of the box (the active set of the
+// projected-gradient method; Bertsekas 1982, "Projected Newton methods for
+// optimization problems with simple constraints", SIAM J. Control Optim.
+// 20(2):221–246, Eq. 8). f is the factorisation at x.
+func (f *Factor) Free(x []float64, b mcmc.Bounds, out []int) []int {
+	for j, xj := range x {
+		g := f.Grad[j] // ∂(½‖r‖²)/∂θ_j; descent moves by −g
+		if (xj <= b.Lower[j] && g > 0) || (xj >= b.Upper[j] && g < 0) {
+			continue
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+// MaxCosine is MINPACK's gnorm over the parameters free: the largest
+// cosine max_j |J_jᵀr|/(‖J_j‖·‖r‖) between the residuals and a column of J
+// (0 at a stationary point, and for r = 0).
+func (f *Factor) MaxCosine(free []int) float64 {
+	g := 0.0
+	for _, j := range free {
+		if f.ColNorm[j] > 0 && f.RNorm > 0 {
+			g = math.Max(g, math.Abs(f.Grad[j])/(f.ColNorm[j]*f.RNorm))
+		}
+	}
+	return g
 }

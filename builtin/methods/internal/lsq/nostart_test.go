@@ -59,3 +59,24 @@ func TestNoDecreaseWarned(t *testing.T) {
 		}
 	}
 }
+
+// freeCosine skips a parameter on a bound only where its gradient points
+// out of the box, as the methods' gtol test does (review 22: every
+// parameter on a bound was skipped, so a start stuck there with the
+// gradient pointing inward read "0 at a minimum"). r = [1; 1], x on the
+// lower bound: J = [1; 0] gives ∂(½‖r‖²)/∂x = 1 > 0 (out of the box,
+// skipped: 0), J = [−1; 0] gives −1 (inward: cosine 1/√2).
+func TestFreeCosineActiveSet(t *testing.T) {
+	b := mcmc.Bounds{Lower: []float64{-10}, Upper: []float64{10}}
+	for _, c := range []struct {
+		j0, want float64
+	}{{1, 0}, {-1, 1 / math.Sqrt2}} {
+		f, err := Factorize([]float64{c.j0, 0}, []float64{1, 1}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := freeCosine(Outcome{X: []float64{-10}, Fac: f}, b); math.Abs(got-c.want) > 1e-15 {
+			t.Errorf("J = [%g; 0]: cosine %g, want %g", c.j0, got, c.want)
+		}
+	}
+}
