@@ -62,11 +62,11 @@ type Client struct {
 	declineOrder []string
 	recent       []evalMark // evaluations returned, for the throughput
 	stats        Stats
-	// evalNotes, derivNotes: each worker's latest failure tallies (of at
-	// most maxNoteWorkers workers; evalLeftOut, derivLeftOut say others
-	// had some).
-	evalNotes, derivNotes     map[string]string
-	evalLeftOut, derivLeftOut bool
+	// evalNotes, derivNotes, batchNotes: each worker's latest failure
+	// tallies and batch faults (of at most maxNoteWorkers workers;
+	// evalLeftOut, derivLeftOut, batchLeftOut say others had some).
+	evalNotes, derivNotes, batchNotes       map[string]string
+	evalLeftOut, derivLeftOut, batchLeftOut bool
 	started                   time.Time
 }
 
@@ -552,7 +552,7 @@ func (c *Client) Evaluate(ctx context.Context, points [][]float64, want abi.Want
 				c.mu.Unlock()
 				continue
 			}
-			c.notes(worker, h.Get(hdrEvalFailures), h.Get(hdrDerivFailures))
+			c.notes(worker, h.Get(hdrEvalFailures), h.Get(hdrDerivFailures), h.Get(hdrBatchFaults))
 			if e := h.Get(hdrError); e != "" {
 				what := "failed on"
 				if h.Get(hdrRefused) != "" {
@@ -719,20 +719,20 @@ func (e *WorkerError) Deterministic() bool { return e.deterministic }
 // names, later names left out (audit 6: a forged 60 KB note under a new
 // name per chunk grew the run to out of memory, and summary.json to
 // 168 MB).
-func (c *Client) notes(worker, eval, deriv string) {
-	if eval == "" && deriv == "" {
+func (c *Client) notes(worker, eval, deriv, batch string) {
+	if eval == "" && deriv == "" && batch == "" {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.evalNotes == nil {
-		c.evalNotes, c.derivNotes = map[string]string{}, map[string]string{}
+		c.evalNotes, c.derivNotes, c.batchNotes = map[string]string{}, map[string]string{}, map[string]string{}
 	}
 	for _, n := range []struct {
 		m       map[string]string
 		v       string
 		leftOut *bool
-	}{{c.evalNotes, eval, &c.evalLeftOut}, {c.derivNotes, deriv, &c.derivLeftOut}} {
+	}{{c.evalNotes, eval, &c.evalLeftOut}, {c.derivNotes, deriv, &c.derivLeftOut}, {c.batchNotes, batch, &c.batchLeftOut}} {
 		if n.v == "" {
 			continue
 		}
@@ -785,4 +785,12 @@ func (c *Client) DerivativeFailures() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.joinNotes(c.derivNotes, c.derivLeftOut)
+}
+
+// BatchFaults is EvaluationFailures for the model's batch faults
+// (target.BatchFaults).
+func (c *Client) BatchFaults() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.joinNotes(c.batchNotes, c.batchLeftOut)
 }

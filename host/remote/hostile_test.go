@@ -605,9 +605,9 @@ func TestNotesBounded(t *testing.T) {
 	c := &Client{}
 	big := strings.Repeat("E", 60_000)
 	for i := range 3 * maxNoteWorkers {
-		c.notes(fmt.Sprintf("evil%d#0", i), big+"\x1b[2J", big)
+		c.notes(fmt.Sprintf("evil%d#0", i), big+"\x1b[2J", big, big)
 	}
-	for _, s := range []string{c.EvaluationFailures(), c.DerivativeFailures()} {
+	for _, s := range []string{c.EvaluationFailures(), c.DerivativeFailures(), c.BatchFaults()} {
 		if n := strings.Count(s, "on worker "); n != maxNoteWorkers {
 			t.Errorf("%d workers' notes kept, want %d", n, maxNoteWorkers)
 		}
@@ -621,14 +621,14 @@ func TestNotesBounded(t *testing.T) {
 	// Only the map that overflowed says so (review).
 	c2 := &Client{}
 	for i := range maxNoteWorkers + 1 {
-		c2.notes(fmt.Sprintf("w%d#0", i), "e", "")
+		c2.notes(fmt.Sprintf("w%d#0", i), "e", "", "")
 	}
-	c2.notes("w0#0", "", "d")
+	c2.notes("w0#0", "", "d", "")
 	if strings.Contains(c2.DerivativeFailures(), "left out") || !strings.Contains(c2.EvaluationFailures(), "left out") {
 		t.Errorf("left-out notes: eval %q, deriv %q", c2.EvaluationFailures(), c2.DerivativeFailures())
 	}
 	// A worker already noted keeps its latest note.
-	c.notes("evil0#0", "1 failed", "")
+	c.notes("evil0#0", "1 failed", "", "")
 	if !strings.Contains(c.EvaluationFailures(), "on worker evil0#0: 1 failed;") {
 		t.Error("a known worker's new note was not kept")
 	}

@@ -61,6 +61,8 @@ const (
 	// kinfer_last_error (target.EvaluationFailures, DerivativeFailures).
 	hdrEvalFailures  = "Kinfer-Eval-Failures"
 	hdrDerivFailures = "Kinfer-Deriv-Failures"
+	// hdrBatchFaults carries a worker's batch faults (target.BatchFaults).
+	hdrBatchFaults = "Kinfer-Batch-Faults"
 	// hdrDeclined marks a notice that a worker gave a chunk back because
 	// of its own limits (worker.go, declined): not an answer.
 	hdrDeclined = "Kinfer-Declined"

@@ -724,3 +724,41 @@ max_samples = 400
 		t.Errorf("stats %+v", st)
 	}
 }
+
+// A plugin model whose batches fault while its points pass alone
+// (host/wasm/testdata/batch_nowrite.wasm) is reported by a remote run as
+// by a local one: the workers send their batch faults with their results
+// (review 22: a remote run never said so).
+func TestRemoteBatchFaultsReported(t *testing.T) {
+	dir := t.TempDir()
+	wasmBytes, err := os.ReadFile("../wasm/testdata/batch_nowrite.wasm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"bnw.wasm":    string(wasmBytes),
+		"plugin.toml": "name = \"bnw\"\nversion = \"1.0.0\"\nkind = \"model\"\nabi = 1\nwasm = \"bnw.wasm\"\n[limits]\nmemory_mib = 16\n",
+		"d.csv":       "x,y1,y2\n1,2,1\n2,3,4\n3,4,9\n",
+		"study.toml": "name = \"bnw\"\nseed = 1\n[model]\nplugin = \"plugin.toml\"\n[[data]]\nname = \"d\"\nfile = \"d.csv\"\n" +
+			"[[likelihood]]\nuse = \"gaussian\"\nsigma = { y1 = 1.0, y2 = 1.0 }\n[prior]\na = { uniform = [0.0, 2.0] }\nb = { uniform = [0.0, 2.0] }\n" +
+			"[method]\nuse = \"metropolis\"\nchains = 64\nburn_in = 5\nsamples = 5\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(dir, "study.toml")
+	srv := startServer(t, t.TempDir(), 0)
+	defer srv.Shutdown()
+	cfg := testConfig(srv.ClientURL())
+	cfg.ChunkPoints = 8 // chunks of two calls of 4 points (64 chains)
+	goWorkers(t, cfg, "w", 1)
+	_, c, err := remoteRun(t, cfg, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if note := c.BatchFaults(); !strings.Contains(note, "on worker w") || !strings.Contains(note, "kinfer_model_eval faulted in") || !strings.Contains(note, "without writing y[1]") {
+		t.Errorf("BatchFaults %q", note)
+	}
+}

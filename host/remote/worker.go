@@ -540,7 +540,7 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) (decl
 	res, jev, secs, err := evaluate(ctx, t, pts, want, call)
 	// The plugin's failure tallies so far (its kinfer_last_error among
 	// them) go with the result, as a local run reports them (audit 4).
-	evalNote, derivNote := t.EvaluationFailures(), t.DerivativeFailures()
+	evalNote, derivNote, batchNote := t.EvaluationFailures(), t.DerivativeFailures(), t.BatchFaults()
 	l.targets <- t
 	if ctx.Err() != nil {
 		msg.Nak() // stopping: another worker takes it at once
@@ -553,7 +553,7 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) (decl
 		// not by this worker's copies of them.
 		text := strings.ReplaceAll(err.Error(), filepath.Join(w.o.CacheDir, "bundles", h.Get(hdrBundle))+string(filepath.Separator), "")
 		m := result(nil, text, false)
-		setNotes(m, evalNote, derivNote)
+		setNotes(m, evalNote, derivNote, batchNote)
 		var det interface{ Deterministic() bool }
 		if errors.As(err, &det) && det.Deterministic() {
 			// A trap or an exhausted fuel budget would happen again on a
@@ -568,7 +568,7 @@ func (w *worker) handle(ctx context.Context, id string, msg jetstream.Msg) (decl
 	// The slot takes its next chunk while the server stores this result;
 	// the chunk is acknowledged once it has.
 	m := result(encodeResults(res, jev, secs, want), "", false)
-	setNotes(m, evalNote, derivNote)
+	setNotes(m, evalNote, derivNote, batchNote)
 	fut, err := w.js.PublishMsgAsync(m)
 	if err != nil {
 		if store(m) {
@@ -806,8 +806,8 @@ func (w *worker) storeFor() time.Duration {
 
 // setNotes puts a worker's failure tallies on a result (bounded like an
 // error's text).
-func setNotes(m *nats.Msg, eval, deriv string) {
-	for _, h := range []struct{ key, v string }{{hdrEvalFailures, eval}, {hdrDerivFailures, deriv}} {
+func setNotes(m *nats.Msg, eval, deriv, batch string) {
+	for _, h := range []struct{ key, v string }{{hdrEvalFailures, eval}, {hdrDerivFailures, deriv}, {hdrBatchFaults, batch}} {
 		if h.v == "" {
 			continue
 		}

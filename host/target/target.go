@@ -925,6 +925,9 @@ func (t *Target) EvaluationFailures() string {
 // of their points then succeeded alone (a plugin's batch path breaking
 // ABI.md §2; the results are the single-point calls'), or "".
 func (t *Target) BatchFaults() string {
+	if r, ok := t.Remote.(interface{ BatchFaults() string }); ok {
+		return r.BatchFaults() // the workers' (the local plugin evaluated nothing)
+	}
 	if f, ok := t.S.Model.(interface{ BatchFaults() string }); ok {
 		return f.BatchFaults()
 	}
