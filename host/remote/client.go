@@ -67,7 +67,7 @@ type Client struct {
 	// evalLeftOut, derivLeftOut, batchLeftOut say others had some).
 	evalNotes, derivNotes, batchNotes       map[string]string
 	evalLeftOut, derivLeftOut, batchLeftOut bool
-	started                   time.Time
+	started                                 time.Time
 }
 
 type evalMark struct {
