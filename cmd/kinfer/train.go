@@ -108,7 +108,7 @@ func cmdTrain(args []string, stdout io.Writer) error {
 	if err := designsFit(append(slices.Clone(pos), *val), *budgetFlag); err != nil {
 		return err
 	}
-	ds, err := readDesigns(pos)
+	ds, err := readDesigns(pos, *budgetFlag)
 	if err != nil {
 		return err
 	}
@@ -258,7 +258,7 @@ func cmdScore(args []string, stdout io.Writer) error {
 	if err := designsFit(pos[1:], ""); err != nil {
 		return err
 	}
-	ds, err := readDesigns(pos[1:])
+	ds, err := readDesigns(pos[1:], "")
 	if err != nil {
 		return err
 	}
@@ -281,14 +281,23 @@ func cmdScore(args []string, stdout io.Writer) error {
 	return nil
 }
 
-// readDesigns reads design runs and merges them into one (train.Merge).
-func readDesigns(dirs []string) (*train.Design, error) {
+// readDesigns reads design runs and merges them into one (train.Merge),
+// their samples within half the memory budget (--memory-budget, flag "":
+// the default), counted as read: csv_bytes of design.json, which
+// designsFit checks first, is the record's word, not the file's.
+func readDesigns(dirs []string, flag string) (*train.Design, error) {
+	budget, err := trainBudget(flag)
+	if err != nil {
+		return nil, err
+	}
+	left := budget / 2
 	var parts []*train.Design
 	for _, dir := range dirs {
-		d, err := train.ReadDesign(dir)
+		d, err := train.ReadDesignWithin(dir, max(left, 1))
 		if err != nil {
 			return nil, err
 		}
+		left -= 2 * int64(d.Data.N) * int64(d.Data.In+d.Data.Out+1) * 8
 		parts = append(parts, d)
 	}
 	return train.Merge(parts...)

@@ -151,12 +151,17 @@ func notTraining(ds, v *Design) error {
 // it by this digest (audit 10). An unreadable file is left to the reading.
 func TrainedOnFile(p nn.Provenance, dir string) error {
 	// A folder whose design.json does not read is the reading's to name.
-	if _, err := designrun.ReadRecord(filepath.Join(dir, "design.json")); err != nil {
+	rec, err := designrun.ReadRecord(filepath.Join(dir, "design.json"))
+	if err != nil {
 		return nil
 	}
 	h, err := run.FileSHA256(filepath.Join(dir, "design.csv"))
 	if err != nil || !trainedOn(p, h) {
-		return nil
+		// The points it shares with the training design, from the
+		// records alone, before design.csv is parsed (hostile 22: a
+		// forged 500 MB design.csv was parsed whole, 4 GB, before this
+		// refusal).
+		return heldOut(p, &Design{Dir: dir, Record: rec}, "score: design", heldOutHint)
 	}
 	return fmt.Errorf("score: design %s holds the design.csv the surrogate was trained on (sha256 %s): its errors would be training errors, not the errors on held-out data; %s", dir, h, heldOutHint)
 }

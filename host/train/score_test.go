@@ -1,6 +1,7 @@
 package train
 
 import (
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -125,4 +126,24 @@ func readSurrogate(t *testing.T, path string) *surrogate.File {
 		t.Fatal(err)
 	}
 	return f
+}
+
+// A design's samples are counted against a memory budget as they are read
+// (hostile 22: a forged design.csv of 25 million rows took score to 4 GB):
+// a budget of exactly what the design's samples count for (twice their
+// values and point indices) reads it, one byte less stops the read.
+func TestReadDesignWithinBudget(t *testing.T) {
+	dir := t.TempDir()
+	writeDesign(t, dir, 30)
+	full, err := ReadDesign(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	need := 2 * int64(full.Data.N) * (int64(full.Data.In+full.Data.Out)*8 + designRowBytes)
+	if _, err := ReadDesignWithin(dir, need); err != nil {
+		t.Errorf("within %d bytes: %v", need, err)
+	}
+	if _, err := ReadDesignWithin(dir, need-1); !errors.Is(err, ErrDesignOverBudget) {
+		t.Errorf("within %d bytes: %v", need-1, err)
+	}
 }

@@ -159,6 +159,23 @@ func modelModule(r *designrun.Record) string {
 // ReadDesign reads DIR/design.json and DIR/design.csv. The run must be
 // complete; rows whose status is not ok are skipped (counted).
 func ReadDesign(dir string) (*Design, error) {
+	return ReadDesignWithin(dir, 0)
+}
+
+// designRowBytes is the memory a design row takes beside its values: its
+// point index and the slices' growth (appends double them, so a row's
+// values can be held twice while they grow).
+const designRowBytes = 8
+
+// ErrDesignOverBudget is a design run whose samples would take more memory
+// than ReadDesignWithin's budget.
+var ErrDesignOverBudget = errors.New("the design run's samples exceed the memory budget")
+
+// ReadDesignWithin is ReadDesign keeping at most budget bytes of samples
+// in memory (0: only MaxValues), counted as they are read, twice for the
+// slices' growth: a forged design.csv of 25 million short rows took kinfer
+// score to 4 GB and train to 5.7 GB before any check (hostile 22).
+func ReadDesignWithin(dir string, budget int64) (*Design, error) {
 	jp, cp := filepath.Join(dir, "design.json"), filepath.Join(dir, "design.csv")
 	b, err := safefile.ReadFile(jp, MaxRecordBytes)
 	if err != nil {
@@ -248,6 +265,9 @@ func ReadDesign(dir string) (*Design, error) {
 		}
 		if (len(ds.Data.X)+nIn)+(len(ds.Data.Y)+nOut) > MaxValues {
 			return nil, fmt.Errorf("%s:%d: more than %d values in memory", cp, line, MaxValues)
+		}
+		if rows := int64(len(ds.Point) + 1); budget > 0 && 2*rows*(int64(nIn+nOut)*8+designRowBytes) > budget {
+			return nil, fmt.Errorf("%s:%d: %w: %d samples of %d values take more than the memory budget of %s allows (--memory-budget)", cp, line, ErrDesignOverBudget, rows, nIn+nOut, run.FormatBytes(budget))
 		}
 		num := func(s string, col int) (float64, error) {
 			v, err := plainfloat.Parse(s)
@@ -633,7 +653,14 @@ func split(ds *Design, o Options) (*nn.Data, *nn.Data, *Report, error) {
 		rep.Holdout = o.Holdout
 	}
 	if trainData.N == 0 || valData.N == 0 {
-		return nil, nil, nil, fmt.Errorf("train: %d training and %d validation samples", trainData.N, valData.N)
+		// Audit 22: "25000000 training and 0 validation samples" said
+		// nothing of why (every sample was of one design point).
+		side := "the design points held out for validation have"
+		if trainData.N == 0 {
+			side = "the design points kept for training have"
+		}
+		return nil, nil, nil, fmt.Errorf("train: %d training and %d validation samples: %s no ok samples (the design has ok samples at %d of its %d points); give a validation design (--validation DIR) or a design whose points succeed",
+			trainData.N, valData.N, side, countPoints(ds.Point), ds.Record.N)
 	}
 	rep.TrainingPoints, rep.TrainingSamples = countPoints(trainPts), trainData.N
 	rep.ValidationPoints, rep.ValidationSamples = countPoints(valPts), valData.N

@@ -162,6 +162,15 @@ func outputCases() []hcase {
 		surrogateCase("output-score-sobol-prefix", designed(func(t *testing.T, dir string) {
 			run(t, dir, "design", "study.toml", "-o", "p", "--n", "8", "--seed", "9", "--workers", "1")
 		}, trained("s.json", "d")), []string{"score", "s.json", "p"}, 1, "has the first 8 points of the surrogate's training design", "--design sobol-owen"),
+		// Refused from the records, before design.csv is read (hostile 22:
+		// a forged 500 MB design.csv was read whole, 4 GB, first): here
+		// the prefix's design.csv is gone, and the refusal is still this.
+		surrogateCase("output-score-sobol-prefix-before-csv", designed(func(t *testing.T, dir string) {
+			run(t, dir, "design", "study.toml", "-o", "p", "--n", "8", "--seed", "9", "--workers", "1")
+			if err := os.Remove(filepath.Join(dir, "p", "design.csv")); err != nil {
+				t.Fatal(err)
+			}
+		}, trained("s.json", "d")), []string{"score", "s.json", "p"}, 1, "has the first 8 points of the surrogate's training design"),
 		// A design beyond the training box (known audit 8a): k up to
 		// 12 000 N where the surrogate saw 2 000 … 9 000, lengths up to
 		// 40 mm where it saw 29 … 32. Scored silently by extrapolation
