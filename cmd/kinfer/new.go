@@ -657,8 +657,8 @@ type sir struct {
 }
 
 func newSIR(s []float64) (abi.Method, error) {
-	if s[0] < 1 || s[0] > 1e6 || s[0] != math.Trunc(s[0]) {
-		return nil, fmt.Errorf("[%.Name%]: draws must be an integer in [1, 1e6], got %g", s[0])
+	if s[0] < 1 || s[0] > 1e5 || s[0] != math.Trunc(s[0]) {
+		return nil, fmt.Errorf("[%.Name%]: draws must be an integer in [1, 1e5], got %g", s[0])
 	}
 	return &sir{draws: int(s[0])}, nil
 }
@@ -774,8 +774,8 @@ static int draws = 10000, d;
 
 EXPORT("kinfer_configure") int32_t kinfer_configure(const double *s, int32_t n) {
   if (n != 1) return fail("configure: want 1 setting, got %g", n);
-  if (!(s[0] >= 1 && s[0] <= 1e6 && s[0] == floor(s[0])))
-    return fail("[%.Name%]: draws must be an integer in [1, 1e6], got %g", s[0]);
+  if (!(s[0] >= 1 && s[0] <= 1e5 && s[0] == floor(s[0])))
+    return fail("[%.Name%]: draws must be an integer in [1, 1e5], got %g", s[0]);
   draws = (int)s[0];
   return 0;
 }
@@ -903,8 +903,8 @@ impl Method for Sir {
         .settings(&[Setting::new("draws", 10000.0).doc("prior draws, and samples returned")]);
 
     fn new(s: &[f64]) -> Result<Self, String> {
-        if !(s[0] >= 1.0 && s[0] <= 1e6 && s[0] == s[0].trunc()) {
-            return Err(format!("[%.Name%]: draws must be an integer in [1, 1e6], got {}", s[0]));
+        if !(s[0] >= 1.0 && s[0] <= 1e5 && s[0] == s[0].trunc()) {
+            return Err(format!("[%.Name%]: draws must be an integer in [1, 1e5], got {}", s[0]));
         }
         Ok(Sir { draws: s[0] as usize, d: 0, rng: 0, theta: Vec::new(), log_prior: Vec::new(), log_lik: Vec::new(), done: false })
     }
@@ -984,8 +984,8 @@ class Sir extends Method {
   finished: bool = false;
 
   configure(s: F64s): string | null {
-    if (!(s[0] >= 1 && s[0] <= 1e6 && s[0] == Math.trunc(s[0]))) {
-      return "[%.Name%]: draws must be an integer in [1, 1e6], got " + s[0].toString();
+    if (!(s[0] >= 1 && s[0] <= 1e5 && s[0] == Math.trunc(s[0]))) {
+      return "[%.Name%]: draws must be an integer in [1, 1e5], got " + s[0].toString();
     }
     this.draws = <i32>s[0];
     return null;
