@@ -253,3 +253,22 @@ func TestBuildModuleOverSizeRefused(t *testing.T) {
 		t.Errorf("left behind: %v", m)
 	}
 }
+
+// abort("message") compiles against the AssemblyScript SDK, as
+// AssemblyScript's own abort does: the SDK's handler takes the same
+// optional arguments (author 22: "Expected 4 arguments").
+func TestAscAbortWithMessageCompiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"ligament.ts", "plugin.toml"} {
+		b := mustReadFile(t, filepath.Join("..", "..", "plugins", "assemblyscript", "ligament", f))
+		must(t, os.WriteFile(filepath.Join(dir, f), b, 0o644))
+	}
+	must(t, os.WriteFile(filepath.Join(dir, "fail.ts"), []byte("export function failWith(x: f64): f64 {\n  if (x > 1e300) abort(\"too large\");\n  return x;\n}\n"), 0o644))
+	_, err := Build(dir, Options{})
+	if errors.Is(err, ErrNoToolchain) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -333,7 +333,7 @@ export function log(msg: string): void {
 
 // The abort handler (asc --use abort=kinfer/index/kinferAbort):
 // the message goes to the plugin log, then the call traps.
-export function kinferAbort(msg: string | null, file: string | null, line: u32, col: u32): void {
+export function kinferAbort(msg: string | null = null, file: string | null = null, line: u32 = 0, col: u32 = 0): void {
   let s = "abort: " + (msg !== null ? msg : "");
   if (file !== null) s += " at " + file + ":" + line.toString() + ":" + col.toString();
   log(s);
