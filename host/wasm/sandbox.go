@@ -16,6 +16,7 @@ import (
 	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/kinfer/kinfer/internal/guesttext"
+	"github.com/kinfer/kinfer/sdk/go/guest"
 )
 
 // The sandbox of ABI.md §8. wazero's defaults are already sandboxed, but not
@@ -206,6 +207,12 @@ type lineWriter struct {
 	// Go runtime's "panic: …" or "fatal error: …", before its traceback,
 	// which fills the tail).
 	headline string
+	// frame is the traceback's first frame of the plugin's own code after
+	// the headline (not the Go runtime's, not kinfer's SDK): the author's
+	// file and line, which the tail's last frames (the SDK's) leave out
+	// (author 22). fn is the frame line being read (a function, whose
+	// file:line follows on a tab-indented line).
+	frame, fn string
 }
 
 const (
@@ -218,6 +225,9 @@ func (w *lineWriter) emit(b []byte) {
 	if w.headline == "" && (bytes.HasPrefix(b, []byte("panic: ")) || bytes.HasPrefix(b, []byte("fatal error: "))) {
 		w.headline = string(b[:min(len(b), tailBytes)])
 	}
+	if w.headline != "" && w.frame == "" {
+		w.traceFrame(string(b[:min(len(b), tailBytes)]))
+	}
 	if len(bytes.TrimSpace(b)) > 0 {
 		w.tail[w.next%tailLines] = string(b[:min(len(b), tailBytes)])
 		w.next++
@@ -225,6 +235,23 @@ func (w *lineWriter) emit(b []byte) {
 	if w.log != nil && w.log.mux != nil {
 		w.log.line(b)
 	}
+}
+
+// traceFrame reads one line of a Go traceback: a function line, then its
+// tab-indented "file:line +0x…" line. The first pair outside the Go
+// runtime and kinfer's SDK becomes w.frame.
+func (w *lineWriter) traceFrame(line string) {
+	if file, ok := strings.CutPrefix(line, "\t"); ok {
+		if w.fn != "" {
+			if i := strings.LastIndex(file, " +0x"); i > 0 {
+				file = file[:i]
+			}
+			w.frame = w.fn + " (" + file + ")"
+		}
+		w.fn = ""
+		return
+	}
+	w.fn, _ = guest.OwnFrame(line)
 }
 
 // tailKey is the context key of a call's instance's lineWriter, which
@@ -254,7 +281,11 @@ func (w *lineWriter) lastLines() string {
 	}
 	var parts []string
 	if w.headline != "" {
-		parts = append(parts, `"`+guesttext.Escape(w.headline)+`" …`)
+		h := `"` + guesttext.Escape(w.headline) + `"`
+		if w.frame != "" {
+			h += " in " + guesttext.Escape(w.frame)
+		}
+		parts = append(parts, h+" …")
 	}
 	for k := max(0, w.next-tailLines); k < w.next; k++ {
 		parts = append(parts, `"`+guesttext.Escape(w.tail[k%tailLines])+`"`)
@@ -265,7 +296,7 @@ func (w *lineWriter) lastLines() string {
 // resetTail forgets the kept lines (at the start of a guest call).
 func (w *lineWriter) resetTail() {
 	w.mu.Lock()
-	w.next, w.headline = 0, ""
+	w.next, w.headline, w.frame, w.fn = 0, "", "", ""
 	w.mu.Unlock()
 }
 

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"runtime/debug"
+	"strings"
 	"unsafe"
 
 	"github.com/kinfer/kinfer/abi"
@@ -128,14 +130,69 @@ func SetError(msg string) { lastErr = []byte(msg) }
 // LastError is the last recorded error message (nil if none).
 func LastError() []byte { return lastErr }
 
-// Protect runs f and turns a panic into an error prefixed by what.
+// Protect runs f and turns a panic into an error prefixed by what, naming
+// the plugin's own frame where it panicked (author 22: the file and line
+// were lost); the whole stack goes to the plugin log (kinfer run
+// --verbose).
 func Protect(what string, f func() error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%s: panic: %v", what, r)
+			stack := debug.Stack()
+			Log(string(stack))
+			err = fmt.Errorf("%s: panic: %v%s", what, r, PanicFrame(stack))
 		}
 	}()
 	return f()
+}
+
+// PanicFrame is " in FUNC (FILE:LINE)" for the first frame of a
+// debug.Stack() taken in a deferred recover that is the plugin's
+// (OwnFrame), or "" if none is.
+func PanicFrame(stack []byte) string {
+	fn := ""
+	for _, line := range strings.Split(string(stack), "\n") {
+		if file, ok := strings.CutPrefix(line, "\t"); ok {
+			if fn != "" {
+				if i := strings.LastIndex(file, " +0x"); i > 0 {
+					file = file[:i]
+				}
+				return " in " + fn + " (" + file + ")"
+			}
+			continue
+		}
+		fn, _ = OwnFrame(line)
+	}
+	return ""
+}
+
+// OwnFrame reads a function line of a Go traceback ("pkg.F(args)",
+// "pkg.(*T).M(args)"): the function, and whether it is the plugin's own
+// code, not the SDK's (github.com/kinfer/kinfer/sdk/...), the standard
+// library's (an import path without a dot in its first element, but
+// main), a panic or a goroutine header. own is false, fn "", for any other
+// line. The host names a Go guest's panic by it too.
+func OwnFrame(line string) (fn string, own bool) {
+	// The function: up to its argument list, the first "(" that does not
+	// open a method's receiver (".(*T).M(").
+	name := ""
+	for i := 0; i < len(line); i++ {
+		if line[i] == '(' && (i == 0 || line[i-1] != '.') {
+			name = line[:i]
+			break
+		}
+	}
+	if name == "" || strings.ContainsAny(name, " \t") || strings.HasPrefix(name, "github.com/kinfer/kinfer/sdk/") {
+		return "", false
+	}
+	// The import path: up to the last "/", then to the first ".".
+	slash := strings.LastIndex(name, "/")
+	pkg, _, _ := strings.Cut(name[slash+1:], ".")
+	pkg = name[:slash+1] + pkg
+	first, _, _ := strings.Cut(pkg, "/")
+	if !strings.Contains(first, ".") && pkg != "main" {
+		return "", false // the standard library, panic(…)
+	}
+	return name, true
 }
 
 // blocks keeps every kinfer_alloc block reachable until kinfer_free.
