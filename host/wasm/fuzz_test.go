@@ -40,6 +40,15 @@ func TestDescriptionNumberOutOfRange(t *testing.T) {
 	}
 }
 
+// A description cut short says so, not "EOF" (author 22: a C spec string
+// missing its last brace).
+func TestDescriptionCutShort(t *testing.T) {
+	_, err := decodeSpec([]byte(`{"kind":"model","name":"x","params":[{"name":"a","lower":0,"upper":1}],"outputs":[{"name":"y"}]`))
+	if err == nil || !strings.Contains(err.Error(), "the text ends before its value does") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
 // FuzzDecodeSpec: any description, valid or not, decodes or is refused
 // without a panic; a decoded one validates without a panic.
 func FuzzDecodeSpec(f *testing.F) {

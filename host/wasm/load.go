@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"github.com/tetratelabs/wazero/experimental"
 	"io/fs"
 	"os"
@@ -675,6 +676,16 @@ func decodeSpec(b []byte) (abi.Spec, error) {
 	return s, nil
 }
 
+// jsonErr is a JSON syntax error of a description; one that ends early
+// says so ("EOF" alone told a C author nothing of a missing brace: author
+// 22).
+func jsonErr(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("invalid JSON: the text ends before its value does (a closing brace or bracket missing, or the span's length short?)")
+	}
+	return fmt.Errorf("invalid JSON: %w", err)
+}
+
 // jsonKeys maps the exact JSON key of each field of struct type t to its type.
 func jsonKeys(t reflect.Type) map[string]reflect.Type {
 	keys := map[string]reflect.Type{}
@@ -696,7 +707,7 @@ func jsonKeys(t reflect.Type) map[string]reflect.Type {
 func checkKeys(dec *json.Decoder, t reflect.Type, path string) error {
 	tok, err := dec.Token()
 	if err != nil {
-		return fmt.Errorf("invalid JSON: %w", err)
+		return jsonErr(err)
 	}
 	d, isDelim := tok.(json.Delim)
 	if !isDelim {
@@ -715,7 +726,7 @@ func checkKeys(dec *json.Decoder, t reflect.Type, path string) error {
 		for dec.More() {
 			kt, err := dec.Token()
 			if err != nil {
-				return fmt.Errorf("invalid JSON: %w", err)
+				return jsonErr(err)
 			}
 			k, _ := kt.(string)
 			at := path + "." + k
