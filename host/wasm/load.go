@@ -773,6 +773,8 @@ func checkKeys(dec *json.Decoder, t reflect.Type, path string) error {
 			}
 		}
 	}
-	_, err = dec.Token() // the closing delimiter
-	return err
+	if _, err = dec.Token(); err != nil { // the closing delimiter
+		return jsonErr(err)
+	}
+	return nil
 }
