@@ -861,7 +861,13 @@ func conditionsFrom(path string, spec abi.Spec) ([]float64, int, error) {
 
 func inspect(stdout io.Writer, p *wasm.Plugin) {
 	m := p.Manifest
-	fmt.Fprintf(stdout, "plugin:       %s %s\n", m.Name, m.Version)
+	version := m.Version
+	if version == "" {
+		// A bare module has no manifest: its spec's version (author 22:
+		// "plugin: spring " with none).
+		version = p.Spec.Version
+	}
+	fmt.Fprintf(stdout, "plugin:       %s\n", strings.TrimSpace(m.Name+" "+version))
 	fmt.Fprintf(stdout, "file:         %s\n", guesttext.Escape(m.WasmPath()))
 	fmt.Fprintf(stdout, "ABI version:  %d\n", abi.Version)
 	timeout := fmt.Sprintf("timeout %d ms", m.Limits.TimeoutMS)
