@@ -722,6 +722,17 @@ func (r *runner) loop(ctx context.Context) (err error, stoppedInEval bool, rngAt
 				// failed them says why.
 				err = fmt.Errorf("%w; points failed in a plugin: %s", err, note)
 			}
+			if from := r.t.Counts().NonFiniteFrom; len(from) > 0 {
+				// Which component made the values NaN or ±Inf (author 22:
+				// the method's advice named the prior and the model, for a
+				// likelihood that did not skip a missing observation).
+				srcs := make([]string, 0, len(from))
+				for k, n := range from {
+					srcs = append(srcs, fmt.Sprintf("%d from %s", n, k))
+				}
+				slices.Sort(srcs)
+				err = fmt.Errorf("%w; the non-finite values came from: %s", err, strings.Join(srcs, ", "))
+			}
 			return fmt.Errorf("method %s: tell: %w", r.method(), err), false, rngAtAsk, startsAtAsk
 		}
 		if err := r.take(); err != nil {

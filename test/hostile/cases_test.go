@@ -400,6 +400,11 @@ func cases() []hcase {
 				if !regexp.MustCompile(`non-finite values \(NaN or \+Inf\): \d+ from likelihood \S+ \(likelihood-nan\)`).MatchString(r.stdout) {
 					t.Errorf("the likelihood is not named as the source of the NaN:\n%s", r.stdout)
 				}
+				// The error itself names it too, after the method's advice
+				// (author 22: that advice alone named the prior and model).
+				if !regexp.MustCompile(`the non-finite values came from: \d+ from likelihood \S+ \(likelihood-nan\)`).MatchString(r.stderr) {
+					t.Errorf("the error does not name the source of the NaN:\n%s", r.stderr)
+				}
 			}
 			return c
 		}(),
