@@ -318,15 +318,27 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 	} else {
 		fmt.Fprintf(w, "outputs: none written to %s\n", dir)
 	}
+	// A run stopped by an error (a plugin's trap, a refusal) rather than
+	// by a signal: the method's notes on its partial result ("run
+	// longer") are not advice, and the error follows (author 22).
+	byError := !s.Complete && s.Error != "" && !strings.HasPrefix(s.Error, "interrupted")
+	heldBack := 0
 	for _, wn := range s.Warnings() {
 		switch wn.About {
 		case "":
 			fmt.Fprintf(w, "WARNING: %s\n", wn.Text)
 		case "method " + s.Method:
+			if byError {
+				heldBack++
+				continue
+			}
 			fmt.Fprintf(w, "WARNING (%s): %s\n", wn.About, guesttext.Escape(wn.Text))
 		default:
 			fmt.Fprintf(w, "WARNING (%s): %s\n", wn.About, wn.Text)
 		}
+	}
+	if heldBack > 0 {
+		fmt.Fprintf(w, "the run stopped on the error below; the method's %d note(s) on its partial result are in summary.json (method_report.warnings)\n", heldBack)
 	}
 	for _, c := range s.Certified {
 		name, _, _ := strings.Cut(c, ":")

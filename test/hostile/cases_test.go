@@ -337,7 +337,17 @@ func cases() []hcase {
 			files: methodFiles("report-5m-values", "reportbomb", "memory_mib = 100\ntimeout_ms = 5000\nfuel = 10_000_000_000")},
 
 		// Traps and malformed results.
-		modeCase("eval-unreachable", "unreachable", 1, "plugin eval-unreachable", "kinfer_model_eval", "unreachable"),
+		// The method's notes on a partial result ("run longer") are held
+		// back when a trap stopped the run (author 22).
+		func() hcase {
+			c := modeCase("eval-unreachable", "unreachable", 1, "plugin eval-unreachable", "kinfer_model_eval", "unreachable")
+			c.check = func(t *testing.T, dir string, r result) {
+				if strings.Contains(r.stdout, "WARNING (method") || !strings.Contains(r.stdout, "the run stopped on the error below") {
+					t.Errorf("method notes after a trap:\n%s", r.stdout)
+				}
+			}
+			return c
+		}(),
 		// A loop on one WASI call whose host work is large (a 1 MiB
 		// random_get or write) or whose guest side is tiny (a clock read):
 		// the host charges the call to the guest's fuel, so the fuel stops
