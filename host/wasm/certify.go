@@ -1234,7 +1234,7 @@ func (p *Plugin) certifyDerivatives(a abi.Model, thetas [][]float64, x []float64
 	if compared == 0 {
 		return "derivatives: NOT CHECKED against central differences: at no point did the model and its central differences all evaluate (give conditions where it succeeds with --data)", nil
 	}
-	line := fmt.Sprintf("derivatives: y of the Jacobian/VJP identical to kinfer_model_eval's; VJP = vᵀ·J within %g when both exist; against central differences at %d points: largest relative difference %.2g (≤ %g)",
+	line := fmt.Sprintf("derivatives: y of the Jacobian/VJP identical to kinfer_model_eval's; VJP = vᵀ·J within %g when both exist; against central differences at %d points: largest relative difference beyond rounding noise %.2g (≤ %g)",
 		vjpTol, compared, worst, certFDTol)
 	// Failures at some points are counted statuses, not lies, but an
 	// author must hear of them (audit 10: a Jacobian failing in half the
@@ -1602,7 +1602,7 @@ func (p *Plugin) certifyLikelihoodDerivatives(a abi.Likelihood, m int, ys [][]fl
 			}
 		}
 		if compared > 0 {
-			checks = append(checks, fmt.Sprintf("%s: gy against central differences of logL at %d points: largest relative difference %.2g (≤ %g)", exLikGrad, compared, worst, gradYTol))
+			checks = append(checks, fmt.Sprintf("%s: gy against central differences of logL at %d points: largest relative difference beyond rounding noise %.2g (≤ %g)", exLikGrad, compared, worst, gradYTol))
 		} else {
 			checks = append(checks, fmt.Sprintf("%s: NOT CHECKED: logL was −∞ or a call failed at every point", exLikGrad))
 		}
