@@ -140,7 +140,7 @@ func TestGuestPanicIsLogged(t *testing.T) {
 		{build.LangRust, "lib.rs", "*yi = a + b * xi;", "*yi = a + b * xi + x[x.len()];",
 			"demo: panic: panicked at 'index out of bounds: the len is 11 but the index is 11', lib.rs:"},
 		{build.LangAS, "demo.ts", "y[i] = a + b * x[i];", "y[i] = a + b * x[i + 1];",
-			"demo: abort: kinfer: F64s index out of range at ~lib/kinfer/index.ts:"},
+			"demo: abort: kinfer: F64s index 11 out of range (length 11) at ~lib/kinfer/index.ts:"},
 	} {
 		t.Run(c.lang, func(t *testing.T) {
 			t.Parallel()

@@ -62,19 +62,25 @@ export enum Status {
 // incremental runtime's shadow stack does not track them in a plugin's hot
 // loop (about a third of the ligament's time; docs/PERFORMANCE.md). The SDK
 // makes six once and re-points them at every call.
+// outOfRange throws the error of an index outside [0, n) (author 22: the
+// message had neither the index nor the length).
+function outOfRange(i: i32, n: i32): void {
+  throw new RangeError("kinfer: F64s index " + i.toString() + " out of range (length " + n.toString() + ")");
+}
+
 @final @unmanaged
 export class F64s {
   constructor(public ptr: usize = 0, public length: i32 = 0) {}
 
   @inline @operator("[]")
   get(i: i32): f64 {
-    if (<u32>i >= <u32>this.length) throw new RangeError("kinfer: F64s index out of range");
+    if (<u32>i >= <u32>this.length) outOfRange(i, this.length);
     return load<f64>(this.ptr + (<usize>i << 3));
   }
 
   @inline @operator("[]=")
   set(i: i32, v: f64): void {
-    if (<u32>i >= <u32>this.length) throw new RangeError("kinfer: F64s index out of range");
+    if (<u32>i >= <u32>this.length) outOfRange(i, this.length);
     store<f64>(this.ptr + (<usize>i << 3), v);
   }
 
