@@ -78,10 +78,14 @@ func readOpenSim(path string, maxBytes int64) (*Table, error) {
 			return nil, tooMany(err)
 		}
 		t.Columns = tr.ColumnLabels()
+		t.Rows = make([][]float64, 0, len(tr.Data))
 		for i := range tr.Data {
 			row := make([]float64, 0, len(t.Columns))
 			row = append(row, float64(tr.Frame[i]), tr.Time[i])
 			t.Rows = append(t.Rows, append(row, tr.Data[i]...))
+			// The reader's copy goes as the table's is made (hostile 22:
+			// both copies of a 40 MB .trc were held at once, 0.95 GB).
+			tr.Data[i] = nil
 		}
 		lines = tr.Lines
 	} else {
