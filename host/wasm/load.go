@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/tetratelabs/wazero/experimental"
 	"io"
 	"io/fs"
 	"os"
@@ -17,13 +16,15 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+
 	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/host/manifest"
 	"github.com/kinfer/kinfer/host/safefile"
 	"github.com/kinfer/kinfer/host/wasm/meter"
 	"github.com/kinfer/kinfer/internal/guesttext"
-	"github.com/tetratelabs/wazero"
-	"github.com/tetratelabs/wazero/api"
 )
 
 // Plugin is a loaded, checked plugin module. Instances are created from it
