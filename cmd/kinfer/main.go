@@ -255,7 +255,9 @@ func newRuntime(ctx context.Context, log io.Writer) (*wasm.Runtime, error) {
 	return wasm.NewRuntime(ctx, wasm.Options{Log: log, CacheDir: os.Getenv("KINFER_CACHE_DIR")})
 }
 
-func printSummary(w io.Writer, s *run.Summary, dir string) {
+// printSummary prints the run's summary; byError says the run ended on an
+// error, not by completing or by a signal.
+func printSummary(w io.Writer, s *run.Summary, dir string, byError bool) {
 	state := s.Status()
 	on := fmt.Sprintf("%d workers", s.Workers)
 	if r, ok := s.Remote.(remote.RunSummary); ok {
@@ -321,7 +323,9 @@ func printSummary(w io.Writer, s *run.Summary, dir string) {
 	// A run stopped by an error (a plugin's trap, a refusal) rather than
 	// by a signal: the method's notes on its partial result ("run
 	// longer") are not advice, and the error follows (author 22).
-	byError := !s.Complete && s.Error != "" && !strings.HasPrefix(s.Error, "interrupted")
+	// Decided by the caller from the run's context (review 23: an
+	// error's text does not tell a signal's stop from a fault).
+	byError = byError && !s.Complete
 	heldBack := 0
 	for _, wn := range s.Warnings() {
 		switch wn.About {

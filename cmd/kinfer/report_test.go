@@ -315,14 +315,14 @@ func TestSummaryTableHasNoNaN(t *testing.T) {
 	stopped := &run.Summary{Study: "s", Samples: 0, Complete: false,
 		Params: []run.ParamSummary{{Name: "k", Mean: nan, SD: nan, P05: nan, P50: nan, P95: nan}}}
 	var b strings.Builder
-	printSummary(&b, stopped, "out")
+	printSummary(&b, stopped, "out", false)
 	if strings.Contains(b.String(), "NaN") || !strings.Contains(b.String(), "stopped before its method produced any") {
 		t.Errorf("stopped run:\n%s", b.String())
 	}
 	one := &run.Summary{Study: "s", Samples: 1, Complete: true,
 		Params: []run.ParamSummary{{Name: "k", Mean: 2, SD: nan, P05: 2, P50: 2, P95: 2}}}
 	b.Reset()
-	printSummary(&b, one, "out")
+	printSummary(&b, one, "out", false)
 	if strings.Contains(b.String(), "NaN") || !strings.Contains(b.String(), "  -  ") && !strings.Contains(b.String(), " - ") {
 		t.Errorf("one sample:\n%s", b.String())
 	}
@@ -380,7 +380,7 @@ func TestSummaryTableNarrowPosterior(t *testing.T) {
 	s := &run.Summary{Study: "s", Samples: 2000, Complete: true,
 		Params: []run.ParamSummary{{Name: "a", Mean: 100000.228, SD: 0.158741, P05: 99999.962, P50: 100000.231, P95: 100000.484}}}
 	var b strings.Builder
-	printSummary(&b, s, "out")
+	printSummary(&b, s, "out", false)
 	if !regexp.MustCompile(`(?m)^a +100000\.23 +0\.158741 +99999\.96 +100000\.23 +100000\.48$`).MatchString(b.String()) {
 		t.Errorf("table:\n%s", b.String())
 	}

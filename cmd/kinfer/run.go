@@ -225,7 +225,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	sum, rep, err := execute(ctx, studyFile, dir, lock, seed, budget, f, stderr)
 	if sum != nil {
-		printSummary(stdout, sum, dir)
+		printSummary(stdout, sum, dir, err != nil && ctx.Err() == nil)
 	}
 	if rep != "" {
 		fmt.Fprintf(stdout, "report: %s\n", rep)

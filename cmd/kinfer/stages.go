@@ -161,7 +161,7 @@ func runStages(ctx context.Context, studyFile string, sf *study.File, dir string
 			sum, rep, err = execute(ctx, path, sdir, lock, stSeed, budget, sf, stderr)
 			lock.Unlock()
 			if sum != nil {
-				printSummary(stdout, sum, sdir)
+				printSummary(stdout, sum, sdir, err != nil && ctx.Err() == nil)
 			}
 			if rep != "" {
 				fmt.Fprintf(stdout, "report: %s\n", rep)

@@ -158,13 +158,16 @@ func differentResults(a, b string) string {
 	// passed). Not the times, workers or provenance, nor non_finite_from,
 	// which a remote run does not collect from its workers (review 17).
 	// A plugin's reference is recorded as the run resolved it, relative
-	// or absolute with the study's path (review 19: a false "differs");
-	// its identity is in provenance.inputs' digests, checked before: the
-	// references are compared by their folder and file name.
+	// or absolute with the study's path (review 19: a false "differs";
+	// author 22: "plugin.toml" from the study's folder): a relative one
+	// matches an absolute one that ends with it (sameRef). Its identity is
+	// also in provenance.inputs' digests, checked before.
 	for _, k := range []string{"model", "method", "likelihoods"} {
-		ra[k], rb[k] = refKeys(ra[k]), refKeys(rb[k])
+		if !sameRefs(ra[k], rb[k]) {
+			return k
+		}
 	}
-	for _, k := range []string{"study", "model", "method", "likelihoods", "complete", "error", "params", "best", "samples", "evaluations", "failed_evaluations", "status_counts", "method_report", "transform"} {
+	for _, k := range []string{"study", "complete", "error", "params", "best", "samples", "evaluations", "failed_evaluations", "status_counts", "method_report", "transform"} {
 		if !reflect.DeepEqual(ra[k], rb[k]) {
 			return k
 		}
@@ -172,30 +175,65 @@ func differentResults(a, b string) string {
 	return ""
 }
 
-// refKeys maps a component reference (or a list of them) to what verify
-// compares: a built-in's name, a plugin's manifest by its file name (with
-// a likelihood's " on DATASET"). A run started in the study's folder
-// records "plugin.toml", the re-run an absolute path (author 22: every
-// skeleton's run failed to verify); the manifests and modules themselves
-// are compared by sha256 among the inputs.
-func refKeys(v any) any {
-	key := func(s string) string {
-		if strings.HasPrefix(s, "builtin:") {
-			return s
+// sameRefs compares summary.json's component references (a string, or
+// a list of them as likelihoods are) with sameRef.
+func sameRefs(a, b any) bool {
+	if la, ok := a.([]any); ok {
+		lb, ok := b.([]any)
+		if !ok || len(la) != len(lb) {
+			return false
 		}
-		return filepath.Base(s)
-	}
-	switch x := v.(type) {
-	case string:
-		return key(x)
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = refKeys(e)
+		for i := range la {
+			if !sameRefs(la[i], lb[i]) {
+				return false
+			}
 		}
-		return out
+		return true
 	}
-	return v
+	sa, ok1 := a.(string)
+	sb, ok2 := b.(string)
+	if !ok1 || !ok2 {
+		return reflect.DeepEqual(a, b)
+	}
+	if sa == sb {
+		return true
+	}
+	// A likelihood is "REF on DATASET": the same dataset, then the refs.
+	for i := strings.Index(sa, " on "); i >= 0; {
+		if strings.HasSuffix(sb, sa[i:]) && sameRef(sa[:i], sb[:len(sb)-len(sa)+i]) {
+			return true
+		}
+		k := strings.Index(sa[i+1:], " on ")
+		if k < 0 {
+			break
+		}
+		i += 1 + k
+	}
+	return sameRef(sa, sb)
+}
+
+// sameRef tells whether two references name the same plugin: equal once
+// cleaned, or one relative (to wherever its run started) and the other
+// ending with it past its leading "..": "plugin.toml" and
+// "/home/u/demo/plugin.toml".
+func sameRef(a, b string) bool {
+	if strings.HasPrefix(a, "builtin:") || strings.HasPrefix(b, "builtin:") {
+		return a == b
+	}
+	a, b = filepath.Clean(a), filepath.Clean(b)
+	if a == b {
+		return true
+	}
+	if filepath.IsAbs(a) == filepath.IsAbs(b) {
+		return false
+	}
+	if filepath.IsAbs(a) {
+		a, b = b, a
+	}
+	for strings.HasPrefix(a, ".."+string(filepath.Separator)) {
+		a = a[3:]
+	}
+	return a != "" && strings.HasSuffix(b, string(filepath.Separator)+a)
 }
 
 // inputsUnchanged checks every recorded input against its file now.

@@ -69,3 +69,26 @@ func TestDifferentResultsPluginRefs(t *testing.T) {
 		t.Errorf("another method: %q, want method", k)
 	}
 }
+
+// A relative reference matches an absolute one that ends with it (a run
+// from the study's folder; author 22), and nothing else: swapped plugins
+// of two likelihoods differ (review 23: by file name alone they matched).
+func TestSameRefs(t *testing.T) {
+	for _, c := range []struct {
+		a, b any
+		same bool
+	}{
+		{"plugin.toml", "/home/u/demo/plugin.toml", true},
+		{"../../plugins/c/ligament/plugin.toml", "/work/plugins/c/ligament/plugin.toml", true},
+		{"lik/plugin.toml", "/home/u/other/plugin.toml", false},
+		{"builtin:ligament", "builtin:ligament", true},
+		{"builtin:ligament", "/x/ligament", false},
+		{[]any{"a/plugin.toml on d1", "b/plugin.toml on d2"}, []any{"/x/a/plugin.toml on d1", "/x/b/plugin.toml on d2"}, true},
+		{[]any{"a/plugin.toml on d1", "b/plugin.toml on d2"}, []any{"/x/b/plugin.toml on d1", "/x/a/plugin.toml on d2"}, false},
+		{[]any{"builtin:gaussian on a on b"}, []any{"builtin:gaussian on a on b"}, true},
+	} {
+		if got := sameRefs(c.a, c.b); got != c.same {
+			t.Errorf("sameRefs(%v, %v) = %v", c.a, c.b, got)
+		}
+	}
+}

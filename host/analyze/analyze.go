@@ -163,9 +163,10 @@ func Analyze(ctx context.Context, dir string, o Options) (*Analysis, error) {
 		}
 		return nil, fmt.Errorf("analyze: %w", err)
 	}
-	if truths != nil || !sum.Complete {
-		_ = run.ReadRecord(filepath.Join(dir, "summary.json"), run.MaxSummaryBytes, &raw)
-	}
+	// The method's report: its warnings, its standard errors, and whether
+	// it is an optimiser (run.Optimiser reads a plugin's cost trace:
+	// review 23, read only with --truth before).
+	_ = run.ReadRecord(filepath.Join(dir, "summary.json"), run.MaxSummaryBytes, &raw)
 	// The analysis reloads the study, its data and its plugins: inputs
 	// changed since the run would compare the run's posterior with other
 	// data (or another model) and report that as the run's fit.

@@ -479,6 +479,24 @@ func TestOneRowOnBoundWarned(t *testing.T) {
 			t.Errorf("one row at %g (upper bound %g): warnings %q, want %d", c.x, hi, sum.BoundWarnings, c.warn)
 		}
 	}
+	// A box [0, 1e9]: a row at 0.05 is not on the bound 0 (review 23: 1e-10
+	// of the range, 0.1, put it there), a row at 0 is.
+	s.Free[0].Lower, s.Free[0].Upper = 0, 1e9
+	s.XParams[0].Lower, s.XParams[0].Upper = 0, 1e9
+	s.Priors[0] = must(prior.NewUniform(0, 1e9))
+	for _, c := range []struct {
+		x    float64
+		warn int
+	}{{0.05, 0}, {0, 1}} {
+		s.Method = &fixedSamples{pts: [][]float64{{c.x, mid}}}
+		sum, err := Run(context.Background(), s, Options{OutDir: t.TempDir(), Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sum.BoundWarnings) != c.warn {
+			t.Errorf("one row at %g of [0, 1e9]: warnings %q, want %d", c.x, sum.BoundWarnings, c.warn)
+		}
+	}
 }
 
 func must[T any](v T, err error) T {
