@@ -108,13 +108,14 @@ func cmdTrain(args []string, stdout io.Writer) error {
 	if err := designsFit(append(slices.Clone(pos), *val), *budgetFlag); err != nil {
 		return err
 	}
-	ds, err := readDesigns(pos, *budgetFlag)
+	ds, left, err := readDesignsLeft(pos, *budgetFlag)
 	if err != nil {
 		return err
 	}
 	o := train.Options{Config: cfg, Holdout: *holdout, Points: *points}
 	if *val != "" {
-		if o.Validation, err = train.ReadDesign(*val); err != nil {
+		// Within the same budget as the training designs (review 23).
+		if o.Validation, err = train.ReadDesignWithin(*val, left); err != nil {
 			return err
 		}
 	}
@@ -202,7 +203,11 @@ func cmdCombine(args []string, stdout io.Writer) error {
 	if err := notOverInputs(*out, []string{*val}, members); err != nil {
 		return err
 	}
-	v, err := train.ReadDesign(*val)
+	budget, err := trainBudget("")
+	if err != nil {
+		return err
+	}
+	v, err := train.ReadDesignWithin(*val, budget/2)
 	if err != nil {
 		return err
 	}
@@ -286,21 +291,29 @@ func cmdScore(args []string, stdout io.Writer) error {
 // the default), counted as read: csv_bytes of design.json, which
 // designsFit checks first, is the record's word, not the file's.
 func readDesigns(dirs []string, flag string) (*train.Design, error) {
+	ds, _, err := readDesignsLeft(dirs, flag)
+	return ds, err
+}
+
+// readDesignsLeft is readDesigns, with what remains of the half budget
+// for another design (the validation one).
+func readDesignsLeft(dirs []string, flag string) (*train.Design, int64, error) {
 	budget, err := trainBudget(flag)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	left := budget / 2
 	var parts []*train.Design
 	for _, dir := range dirs {
 		d, err := train.ReadDesignWithin(dir, max(left, 1))
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		left -= 2 * int64(d.Data.N) * int64(d.Data.In+d.Data.Out+1) * 8
 		parts = append(parts, d)
 	}
-	return train.Merge(parts...)
+	ds, err := train.Merge(parts...)
+	return ds, max(left, 1), err
 }
 
 // notOverInputs refuses an -o whose surrogate file or report would replace

@@ -203,9 +203,6 @@ func checkOutput(m *manifest.Manifest, out string) error {
 	return nil
 }
 
-// interrupted replaces an error of a build that ctx stopped (a killed
-// compiler's "signal: killed", a toolchain probe that "failed") by one that
-// says so.
 // bounded is ctx limited to the build's time (Options.Timeout, else
 // DefaultTimeout), with ErrTimeout as its cause; Build and Check both
 // compile under it (review 22).
@@ -217,6 +214,9 @@ func bounded(ctx context.Context, opts Options) (context.Context, context.Cancel
 	return context.WithTimeoutCause(ctx, limit, fmt.Errorf("%w, %v", ErrTimeout, limit))
 }
 
+// interrupted replaces an error of a build that ctx stopped (a killed
+// compiler's "signal: killed", a toolchain probe that "failed") by one that
+// says so.
 func interrupted(ctx context.Context, dir string, err *error) {
 	if *err != nil && ctx.Err() != nil {
 		*err = fmt.Errorf("build of %s stopped: %w; the compiler was stopped and its temporary files removed", dir, context.Cause(ctx))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -631,16 +632,12 @@ func (r *runner) checkJournal(ctx context.Context, smp []abi.Sample, best *abi.R
 	return r.checkPoints(ctx, "journal sample", pts)
 }
 
-// better reports whether x beats the best point so far by the method's
-// objective: the log target, or for a least-squares method (which uses the
-// prior only as its box and for its starts) the log likelihood, C − ½‖r‖²
-// — so that with a normal prior, best is the fit the method returns and
-// not an iterate with a higher prior density on its way there.
 // Optimiser tells whether a run's rows are an optimiser's end points, one
 // per start, rather than draws: kinfer's optimisers, a least-squares
 // method, or a plugin whose report has a cost trace or a trajectory.
 // method is summary.json's ("builtin:adam", or a plugin's manifest path),
-// report its method_report. analyze and report decide by it alike.
+// report its method_report (report, whose study may not reload, passes
+// leastSquares false and knows a least-squares method by its cost trace).
 func Optimiser(method string, leastSquares bool, report any) bool {
 	switch method {
 	case "builtin:adam", "builtin:anneal", "builtin:levmar", "builtin:gaussnewton":
@@ -653,6 +650,11 @@ func Optimiser(method string, leastSquares bool, report any) bool {
 	return m["trace_cost"] != nil || m["trajectory"] != nil
 }
 
+// better reports whether x beats the best point so far by the method's
+// objective: the log target, or for a least-squares method (which uses the
+// prior only as its box and for its starts) the log likelihood, C − ½‖r‖²
+// — so that with a normal prior, best is the fit the method returns and
+// not an iterate with a higher prior density on its way there.
 func (r *runner) better(x abi.Result) bool {
 	if r.s.MethodInfo.Spec.Has(abi.CapLeastSquares) {
 		return x.LogLik > r.best.LogLik || (x.LogLik == r.best.LogLik && x.LogTarget() > r.best.LogTarget())
@@ -726,11 +728,11 @@ func (r *runner) loop(ctx context.Context) (err error, stoppedInEval bool, rngAt
 				// Which component made the values NaN or ±Inf (author 22:
 				// the method's advice named the prior and the model, for a
 				// likelihood that did not skip a missing observation).
-				srcs := make([]string, 0, len(from))
-				for k, n := range from {
-					srcs = append(srcs, fmt.Sprintf("%d from %s", n, k))
+				keys := slices.Sorted(maps.Keys(from))
+				srcs := make([]string, len(keys))
+				for i, k := range keys {
+					srcs[i] = fmt.Sprintf("%d from %s", from[k], k)
 				}
-				slices.Sort(srcs)
 				err = fmt.Errorf("%w; the non-finite values came from: %s", err, strings.Join(srcs, ", "))
 			}
 			return fmt.Errorf("method %s: tell: %w", r.method(), err), false, rngAtAsk, startsAtAsk

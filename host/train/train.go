@@ -267,7 +267,7 @@ func ReadDesignWithin(dir string, budget int64) (*Design, error) {
 			return nil, fmt.Errorf("%s:%d: more than %d values in memory", cp, line, MaxValues)
 		}
 		if rows := int64(len(ds.Point) + 1); budget > 0 && 2*rows*(int64(nIn+nOut)*8+designRowBytes) > budget {
-			return nil, fmt.Errorf("%s:%d: %w: %d samples of %d values take more than the memory budget of %s allows (--memory-budget)", cp, line, ErrDesignOverBudget, rows, nIn+nOut, run.FormatBytes(budget))
+			return nil, fmt.Errorf("%s:%d: %w: %d samples of %d values take more than the %s this design may hold (half the memory budget, less the designs read before it; kinfer train --memory-budget raises it)", cp, line, ErrDesignOverBudget, rows, nIn+nOut, run.FormatBytes(budget))
 		}
 		num := func(s string, col int) (float64, error) {
 			v, err := plainfloat.Parse(s)
@@ -655,12 +655,19 @@ func split(ds *Design, o Options) (*nn.Data, *nn.Data, *Report, error) {
 	if trainData.N == 0 || valData.N == 0 {
 		// Audit 22: "25000000 training and 0 validation samples" said
 		// nothing of why (every sample was of one design point).
-		side := "the design points held out for validation have"
-		if trainData.N == 0 {
-			side = "the design points kept for training have"
+		var why string
+		switch {
+		case o.Validation != nil && valData.N == 0:
+			why = fmt.Sprintf("the validation design %s has no ok samples", o.Validation.Dir)
+		case o.Validation != nil:
+			why = "the training design's points used (all, or the first --points) have no ok samples"
+		case valData.N == 0:
+			why = "the design points held out for validation have no ok samples; give a validation design (--validation DIR)"
+		default:
+			why = "the design points kept for training have no ok samples"
 		}
-		return nil, nil, nil, fmt.Errorf("train: %d training and %d validation samples: %s no ok samples (the design has ok samples at %d of its %d points); give a validation design (--validation DIR) or a design whose points succeed",
-			trainData.N, valData.N, side, countPoints(ds.Point), ds.Record.N)
+		return nil, nil, nil, fmt.Errorf("train: %d training and %d validation samples: %s (the training design has ok samples at %d of its %d points)",
+			trainData.N, valData.N, why, countPoints(ds.Point), ds.Record.N)
 	}
 	rep.TrainingPoints, rep.TrainingSamples = countPoints(trainPts), trainData.N
 	rep.ValidationPoints, rep.ValidationSamples = countPoints(valPts), valData.N

@@ -207,12 +207,11 @@ type lineWriter struct {
 	// Go runtime's "panic: …" or "fatal error: …", before its traceback,
 	// which fills the tail).
 	headline string
-	// frame is the traceback's first frame of the plugin's own code after
-	// the headline (not the Go runtime's, not kinfer's SDK): the author's
-	// file and line, which the tail's last frames (the SDK's) leave out
-	// (author 22). fn is the frame line being read (a function, whose
-	// file:line follows on a tab-indented line).
-	frame, fn string
+	// frame reads the traceback after the headline for its first frame of
+	// the plugin's own code (not the Go runtime's, not kinfer's SDK, not
+	// a dependency's): the author's file and line, which the tail's last
+	// frames (the SDK's) leave out (author 22).
+	frame guest.FrameReader
 }
 
 const (
@@ -225,8 +224,8 @@ func (w *lineWriter) emit(b []byte) {
 	if w.headline == "" && (bytes.HasPrefix(b, []byte("panic: ")) || bytes.HasPrefix(b, []byte("fatal error: "))) {
 		w.headline = string(b[:min(len(b), tailBytes)])
 	}
-	if w.headline != "" && w.frame == "" {
-		w.traceFrame(string(b[:min(len(b), tailBytes)]))
+	if w.headline != "" {
+		w.frame.Line(string(b[:min(len(b), tailBytes)]))
 	}
 	if len(bytes.TrimSpace(b)) > 0 {
 		w.tail[w.next%tailLines] = string(b[:min(len(b), tailBytes)])
@@ -235,23 +234,6 @@ func (w *lineWriter) emit(b []byte) {
 	if w.log != nil && w.log.mux != nil {
 		w.log.line(b)
 	}
-}
-
-// traceFrame reads one line of a Go traceback: a function line, then its
-// tab-indented "file:line +0x…" line. The first pair outside the Go
-// runtime and kinfer's SDK becomes w.frame.
-func (w *lineWriter) traceFrame(line string) {
-	if file, ok := strings.CutPrefix(line, "\t"); ok {
-		if w.fn != "" {
-			if i := strings.LastIndex(file, " +0x"); i > 0 {
-				file = file[:i]
-			}
-			w.frame = w.fn + " (" + file + ")"
-		}
-		w.fn = ""
-		return
-	}
-	w.fn, _ = guest.OwnFrame(line)
 }
 
 // tailKey is the context key of a call's instance's lineWriter, which
@@ -282,8 +264,8 @@ func (w *lineWriter) lastLines() string {
 	var parts []string
 	if w.headline != "" {
 		h := `"` + guesttext.Escape(w.headline) + `"`
-		if w.frame != "" {
-			h += " in " + guesttext.Escape(w.frame)
+		if w.frame.Frame != "" {
+			h += " in " + guesttext.Escape(w.frame.Frame)
 		}
 		parts = append(parts, h+" …")
 	}
@@ -296,7 +278,7 @@ func (w *lineWriter) lastLines() string {
 // resetTail forgets the kept lines (at the start of a guest call).
 func (w *lineWriter) resetTail() {
 	w.mu.Lock()
-	w.next, w.headline, w.frame, w.fn = 0, "", "", ""
+	w.next, w.headline, w.frame = 0, "", guest.FrameReader{}
 	w.mu.Unlock()
 }
 

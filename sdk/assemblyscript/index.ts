@@ -54,6 +54,12 @@ export enum Status {
   Invalid = 2,
 }
 
+// outOfRange throws the error of an index outside [0, n) (author 22: the
+// message had neither the index nor the length).
+function outOfRange(i: i32, n: i32): void {
+  throw new RangeError("kinfer: F64s index " + i.toString() + " out of range (length " + n.toString() + ")");
+}
+
 // F64s is a view of f64 values in linear memory (a host buffer): x[i] reads
 // and y[i] = v writes value i. Indices are checked against length (an
 // out-of-range index aborts, a trap), so a bug cannot write past a buffer;
@@ -62,12 +68,6 @@ export enum Status {
 // incremental runtime's shadow stack does not track them in a plugin's hot
 // loop (about a third of the ligament's time; docs/PERFORMANCE.md). The SDK
 // makes six once and re-points them at every call.
-// outOfRange throws the error of an index outside [0, n) (author 22: the
-// message had neither the index nor the length).
-function outOfRange(i: i32, n: i32): void {
-  throw new RangeError("kinfer: F64s index " + i.toString() + " out of range (length " + n.toString() + ")");
-}
-
 @final @unmanaged
 export class F64s {
   constructor(public ptr: usize = 0, public length: i32 = 0) {}

@@ -138,7 +138,9 @@ func Protect(what string, f func() error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			stack := debug.Stack()
-			Log(string(stack))
+			for _, line := range strings.Split(strings.TrimRight(string(stack), "\n"), "\n") {
+				Log(line) // a line each, as a trap's traceback (review 23)
+			}
 			err = fmt.Errorf("%s: panic: %v%s", what, r, PanicFrame(stack))
 		}
 	}()
@@ -149,20 +151,41 @@ func Protect(what string, f func() error) (err error) {
 // debug.Stack() taken in a deferred recover that is the plugin's
 // (OwnFrame), or "" if none is.
 func PanicFrame(stack []byte) string {
-	fn := ""
+	var r FrameReader
 	for _, line := range strings.Split(string(stack), "\n") {
-		if file, ok := strings.CutPrefix(line, "\t"); ok {
-			if fn != "" {
-				if i := strings.LastIndex(file, " +0x"); i > 0 {
-					file = file[:i]
-				}
-				return " in " + fn + " (" + file + ")"
-			}
-			continue
+		if r.Line(line) {
+			return " in " + r.Frame
 		}
-		fn, _ = OwnFrame(line)
 	}
 	return ""
+}
+
+// FrameReader reads a Go traceback line by line for its first frame of the
+// plugin's own code (OwnFrame, and a file that is not a dependency's: no
+// "@version" in its path).
+type FrameReader struct {
+	fn string
+	// Frame is "FUNC (FILE:LINE)" once found.
+	Frame string
+}
+
+// Line reads one line; it reports whether Frame is found.
+func (r *FrameReader) Line(line string) bool {
+	if r.Frame != "" {
+		return true
+	}
+	if file, ok := strings.CutPrefix(line, "\t"); ok {
+		if r.fn != "" && !strings.Contains(file, "@") {
+			if i := strings.LastIndex(file, " +0x"); i > 0 {
+				file = file[:i]
+			}
+			r.Frame = r.fn + " (" + file + ")"
+		}
+		r.fn = ""
+		return r.Frame != ""
+	}
+	r.fn, _ = OwnFrame(line)
+	return false
 }
 
 // OwnFrame reads a function line of a Go traceback ("pkg.F(args)",

@@ -3,7 +3,7 @@ package guest
 import "testing"
 
 // A panic names the plugin's own frame, not the runtime's, the standard
-// library's or the SDK's (author 22: a Go method's panic had no file or
+// library's, a dependency's (review 23) or the SDK's (author 22: a Go method's panic had no file or
 // line, even with --verbose). The stack is the shape debug.Stack gives in
 // Protect's deferred recover, of a method plugin built with kinfer build.
 func TestPanicFrame(t *testing.T) {
@@ -16,6 +16,8 @@ panic({0x5856a0, 0x5ce7b0})
 	runtime/panic.go:860 +0x13a
 sort.Slice(...)
 	sort/slice.go:20 +0x1
+gonum.org/v1/gonum/floats.Sum(...)
+	gonum.org/v1/gonum@v0.16.0/floats/floats.go:700 +0x1
 main.(*rwm).Tell(0x2b2100, {0x0, 0x0, 0x0})
 	kinfer.local/plugin/main.go:41 +0x25
 github.com/kinfer/kinfer/sdk/go/method.kinferMethodTell(0x1)

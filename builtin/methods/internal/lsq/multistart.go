@@ -288,7 +288,11 @@ func Report(outs []Outcome, settings map[string]any, rcond float64, obs int, nam
 // cost with cosines up to 0.94, and no warning).
 func freeCosine(o Outcome, bounds mcmc.Bounds) float64 {
 	if len(bounds.Lower) != len(o.X) || len(bounds.Upper) != len(o.X) {
-		return o.Fac.MaxCosine(nil)
+		all := make([]int, len(o.X)) // no bounds to hold a parameter: every one
+		for j := range all {
+			all[j] = j
+		}
+		return o.Fac.MaxCosine(all)
 	}
 	return o.Fac.MaxCosine(o.Fac.Free(o.X, bounds, nil))
 }
