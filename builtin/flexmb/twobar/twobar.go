@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/kinfer/kinfer/abi"
 	"github.com/kinfer/kinfer/builtin/flexmb"
 	"github.com/kinfer/kinfer/builtin/flexmb/beam"
 	"github.com/kinfer/kinfer/builtin/flexmb/hht"
@@ -53,6 +54,20 @@ func CoordNames(prefix string) []string {
 		for _, c := range []string{"x", "y", "th"} {
 			out = append(out, fmt.Sprintf("%s%s%d", prefix, c, n))
 		}
+	}
+	return out
+}
+
+// CoordColumns are the columns of CoordNames(prefix), for "" (positions),
+// "v" (velocities) or "a" (accelerations) of the nodes, with their units
+// and what they are (models23: the specs gave neither).
+func CoordColumns(prefix string) []abi.Column {
+	units := map[string][3]string{"": {"m", "m", "rad"}, "v": {"m/s", "m/s", "rad/s"}, "a": {"m/s²", "m/s²", "rad/s²"}}[prefix]
+	what := map[string][3]string{"": {"x position", "y position", "angle"}, "v": {"x velocity", "y velocity", "angular velocity"},
+		"a": {"x acceleration", "y acceleration", "angular acceleration"}}[prefix]
+	var out []abi.Column
+	for i, n := range CoordNames(prefix) {
+		out = append(out, abi.Column{Name: n, Unit: units[i%3], Doc: fmt.Sprintf("node %d: %s", i/3+1, what[i%3])})
 	}
 	return out
 }

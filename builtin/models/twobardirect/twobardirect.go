@@ -24,9 +24,7 @@ func params() []abi.Param {
 func conditions() []abi.Column {
 	var out []abi.Column
 	for _, pre := range []string{"", "v", "a"} {
-		for _, n := range twobar.CoordNames(pre) {
-			out = append(out, abi.Column{Name: n})
-		}
+		out = append(out, twobar.CoordColumns(pre)...)
 	}
 	return out
 }

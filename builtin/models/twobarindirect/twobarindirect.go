@@ -31,11 +31,8 @@ func OutputNames() []string {
 
 func outputs() []abi.Column {
 	var out []abi.Column
-	units := map[string][3]string{"": {"m", "m", "rad"}, "v": {"m/s", "m/s", "rad/s"}, "a": {"m/s²", "m/s²", "rad/s²"}}
 	for _, pre := range []string{"", "v", "a"} {
-		for i, n := range twobar.CoordNames(pre) {
-			out = append(out, abi.Column{Name: n, Unit: units[pre][i%3]})
-		}
+		out = append(out, twobar.CoordColumns(pre)...)
 	}
 	return out
 }
