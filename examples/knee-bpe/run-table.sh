@@ -11,8 +11,8 @@
 #   examples/knee-bpe/run-table.sh [OUT_DIR]     # from the repository root
 #
 # OUT_DIR (default out/knee-table) receives s1, s2, s3 and the analyses'
-# stdout (analyze-sN.txt). Needs go and jq; about 45 s per specimen on 2
-# cores. KINFER=path uses an existing binary instead of building one;
+# stdout (analyze-sN.txt). Needs go and jq; 3–5 min per specimen on 2
+# cores (README.md's first table; 45 s was the paper's algorithm's). KINFER=path uses an existing binary instead of building one;
 # REUSE=1 analyses OUT_DIR/sN without re-running it when its summary.json
 # exists (a run is deterministic: the same study and seed give the same
 # samples).

@@ -62,6 +62,25 @@ func Predictive(ctx context.Context, s *study.Study, samples [][]float64, maxSam
 		if budget > 0 && int64(ds.K)*int64(m)*24 > budget/6 {
 			return nil, 0, fmt.Errorf("analyze: the posterior-predictive fit holds one sample's outputs on dataset %s (%d rows × %d outputs, about %s), more than the sixth it may take of the %s the memory budget leaves beside the study's data: raise --memory-budget", ds.Name, ds.K, m, run.FormatBytes(int64(ds.K)*int64(m)*24), run.FormatBytes(budget))
 		}
+		obsCols := map[string][]float64{}
+		for _, term := range s.Terms {
+			if term.Data != ds {
+				continue
+			}
+			for j, o := range term.Outputs {
+				col := make([]float64, ds.K)
+				for r := range col {
+					col[r] = term.Obs[r*len(term.Outputs)+j]
+				}
+				obsCols[o] = col
+			}
+		}
+		if len(obsCols) == 0 {
+			// No observation to compare with (a propagation's
+			// [conditions]): not evaluated (docs 24: 1000 evaluations of
+			// the wear model, 75 s, thrown away).
+			continue
+		}
 		chunk := max(1, maxValues/max(1, ds.K*m))
 		for lo := 0; lo < len(pick); lo += chunk {
 			ys, sts, err := tg.Outputs(ctx, pick[lo:min(lo+chunk, len(pick))], ds)
@@ -83,19 +102,6 @@ func Predictive(ctx context.Context, s *study.Study, samples [][]float64, maxSam
 		}
 		for j := range mean {
 			mean[j] /= float64(used)
-		}
-		obsCols := map[string][]float64{}
-		for _, term := range s.Terms {
-			if term.Data != ds {
-				continue
-			}
-			for j, o := range term.Outputs {
-				col := make([]float64, ds.K)
-				for r := range col {
-					col[r] = term.Obs[r*len(term.Outputs)+j]
-				}
-				obsCols[o] = col
-			}
 		}
 		for oi, out := range spec.Outputs {
 			obs, ok := obsCols[out.Name]

@@ -3,6 +3,7 @@ package analyze
 import (
 	"context"
 	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -51,5 +52,26 @@ func TestPredictiveChunksSameBits(t *testing.T) {
 		if math.Float64bits(whole[i].MAE) != math.Float64bits(chunked[i].MAE) || math.Float64bits(whole[i].RMSE) != math.Float64bits(chunked[i].RMSE) {
 			t.Errorf("fit %d: %+v whole, %+v in chunks", i, whole[i], chunked[i])
 		}
+	}
+}
+
+// A study without observations (a propagation's [conditions]) is not
+// evaluated for a fit it cannot have (docs 24: the wear study's 1000
+// evaluations, 75 s, were thrown away).
+func TestPredictiveNothingObserved(t *testing.T) {
+	dir := t.TempDir()
+	p := dir + "/s.toml"
+	text := "name = \"mc\"\n[model]\nuse = \"ligament\"\nref_length_mm = 30.0\n[conditions]\nlength_mm = [29.0, 31.0]\n[prior]\nk = { uniform = [2000.0, 9000.0] }\neps_r = { uniform = [-0.2, 0.3] }\n[method]\nuse = \"montecarlo\"\nquantity = \"force_N\"\n"
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := study.Load(context.Background(), p, study.Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	fits, used, err := Predictive(context.Background(), s, [][]float64{{4000, 0.02}, {5000, 0.03}}, 0, 1, 0)
+	if err != nil || len(fits) != 0 || used != 0 {
+		t.Errorf("fits %v, %d samples evaluated, err %v: want none", fits, used, err)
 	}
 }
