@@ -178,7 +178,7 @@ func fetchVerified(ctx context.Context, obs jetstream.ObjectStore, cache, sum st
 	}
 	obj, err := obs.Get(ctx, sum)
 	if errors.Is(err, jetstream.ErrObjectNotFound) {
-		return nil, refusal{fmt.Errorf("object %s is not on the server", sum)}
+		return nil, missing{refusal{fmt.Errorf("object %s is not on the server", sum)}}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("object %s: %w", sum, err)
@@ -293,7 +293,7 @@ func fetchFile(ctx context.Context, obs jetstream.ObjectStore, cache, sum string
 	}
 	obj, err := obs.Get(ctx, sum)
 	if errors.Is(err, jetstream.ErrObjectNotFound) {
-		return refusal{fmt.Errorf("object %s is not on the server", sum)}
+		return missing{refusal{fmt.Errorf("object %s is not on the server", sum)}}
 	}
 	if err != nil {
 		return fmt.Errorf("object %s: %w", sum, err)

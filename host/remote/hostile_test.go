@@ -10,6 +10,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -736,5 +737,29 @@ func TestWorkerNamesUnreachableServer(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "waiting for the NATS server nats://127.0.0.1:1: not reached in 2s (is a server listening there?)") {
 		t.Errorf("log %q", log.String())
+	}
+}
+
+// The worker's log lines are escaped, one line each: a bundle's roles and
+// paths reach them through errors (remote 24: ESC sequences, CR LF and
+// U+202E reached the operator's terminal).
+func TestWorkerLogEscaped(t *testing.T) {
+	var log syncbuf.Buffer
+	w := &worker{o: WorkerOptions{Log: &log}}
+	w.logf("refusing chunk: %v", "\x1b[2J\x1b]0;owned\a\r\nkinfer: all good e\u202ex.csv")
+	s := log.String()
+	if strings.ContainsAny(s, "\x1b\a\r\u202e") || strings.Count(s, "\n") != 1 {
+		t.Errorf("log %q", s)
+	}
+}
+
+// A missing object is a refusal of the chunk, but one that a worker does
+// not remember (remote 24: it refused a later run of the same study).
+func TestMissingObjectIsAnUnrememberedRefusal(t *testing.T) {
+	var err error = fmt.Errorf("study bundle: %w", missing{refusal{errors.New("object x is not on the server")}})
+	var r refusal
+	var m missing
+	if !errors.As(err, &r) || !errors.As(err, &m) {
+		t.Errorf("errors.As: refusal %v, missing %v", errors.As(err, &r), errors.As(err, &m))
 	}
 }

@@ -583,6 +583,7 @@ func TestRefusedBundle(t *testing.T) {
 		t.Error("chunk of ABI 99: no answer")
 	}
 	c.work.Purge(context.Background(), jetstream.WithPurgeSubject(workPrefix+c.run))
+	real := c.bundle
 	for _, tc := range []struct {
 		bundle, want string
 		declined     bool // by every worker: the run stops at MaxDeliver
@@ -600,6 +601,30 @@ func TestRefusedBundle(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), what) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("bundle %s: %v, want %q saying %q", tc.bundle[:8], err, what, tc.want)
 		}
+	}
+	// The run's own bundle, deleted from the server (an operator's
+	// cleaning), is refused; uploaded again, the same worker takes it: a
+	// missing object is not remembered (remote 24).
+	c.bundle = real
+	if err := obs.Delete(context.Background(), real); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.Evaluate(context.Background(), [][]float64{{5000, 0.1}}, abi.WantLogTarget); err == nil || !strings.Contains(err.Error(), "not on the server") {
+		t.Fatalf("the deleted bundle: %v", err)
+	}
+	b2, _, err := NewBundle(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data2, sum2 := b2.encode()
+	if sum2 != real {
+		t.Fatalf("the bundle encodes to %s, the run's is %s", sum2, real)
+	}
+	if _, err := obs.PutBytes(context.Background(), real, data2); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.Evaluate(context.Background(), [][]float64{{5000, 0.1}}, abi.WantLogTarget); err != nil {
+		t.Errorf("the bundle uploaded again: %v", err)
 	}
 }
 

@@ -150,6 +150,16 @@ type loaded struct {
 // back for another try.
 type refusal struct{ error }
 
+// missing is the refusal of a chunk whose bundle, or a file of it, is not
+// on the server: refused like any refusal, but not remembered, since the
+// run that owns the digest may upload it again (remote 24: a leftover
+// chunk's missing bundle made a worker refuse a later run of the same
+// study until it restarted).
+type missing struct{ refusal }
+
+// Unwrap makes a missing object a refusal to errors.As.
+func (m missing) Unwrap() error { return m.refusal }
+
 // declined is an error that depends on this worker, not on the chunk: its
 // version, its limits (--max-file-bytes), its consent (--trust-plugins),
 // its cache. The worker gives the chunk back for another worker and tells
@@ -225,7 +235,7 @@ func Work(ctx context.Context, cfg Config, o WorkerOptions) error {
 	// a wrong port gave no word, then "is JetStream enabled?").
 	for start, next := time.Now(), 2*time.Second; !w.nc.IsConnected(); {
 		if time.Since(start) >= next {
-			w.logf("waiting for the NATS server %s: not reached in %.0fs (is a server listening there?); retrying", guesttext.Escape(cfg.PublicURL()), time.Since(start).Seconds())
+			w.logf("waiting for the NATS server %s: not reached in %.0fs (is a server listening there?); retrying", cfg.PublicURL(), time.Since(start).Seconds())
 			next += 10 * time.Second
 		}
 		select {
@@ -264,7 +274,7 @@ func Work(ctx context.Context, cfg Config, o WorkerOptions) error {
 	// The id and the cache folder are the operator's flags, often
 	// templated from a host name: escaped as the run side shows the id
 	// (audit 16: an ESC sequence and a newline went to the terminal).
-	w.logf("worker %s: %d slots on %s, cache %s", guesttext.Escape(o.ID), o.Slots, guesttext.Escape(cfg.PublicURL()), guesttext.Escape(o.CacheDir))
+	w.logf("worker %s: %d slots on %s, cache %s", o.ID, o.Slots, cfg.PublicURL(), o.CacheDir)
 	if o.Ready != nil {
 		o.Ready()
 	}
@@ -283,7 +293,10 @@ func Work(ctx context.Context, cfg Config, o WorkerOptions) error {
 
 func (w *worker) logf(format string, args ...any) {
 	if w.o.Log != nil {
-		fmt.Fprintf(w.o.Log, "kinfer: "+format+"\n", args...)
+		// One line, escaped: a bundle's file roles and paths and a run's
+		// errors are the sender's text (remote 24: ESC sequences, CR and
+		// U+202E reached the operator's terminal).
+		fmt.Fprintf(w.o.Log, "kinfer: %s\n", guesttext.Escape(fmt.Sprintf(format, args...)))
 	}
 }
 
@@ -627,7 +640,8 @@ func (w *worker) study(ctx context.Context, sum string) (*loaded, error) {
 				var d declined
 				// A transient error is tried again next time; a decline
 				// after a minute (the worker's cache may be fixed by then).
-				if !errors.As(l.err, &r) && (!errors.As(l.err, &d) || time.Since(l.failed) > time.Minute) {
+				var m missing
+				if errors.As(l.err, &m) || !errors.As(l.err, &r) && (!errors.As(l.err, &d) || time.Since(l.failed) > time.Minute) {
 					delete(w.studies, sum)
 				}
 			}
