@@ -377,7 +377,15 @@ func execute(ctx context.Context, studyFile, dir string, lock *run.DirLock, seed
 		if err != nil {
 			return nil, "", err
 		}
-		defer c.Close()
+		defer func() {
+			// The run's chunks left on the server are withdrawn; if the
+			// server cannot be reached, say so (remote 24: 107 chunks
+			// stayed queued for the next worker, without a word).
+			if err := c.Close(); err != nil {
+				fmt.Fprintf(stderr, "kinfer: remote run %s: its chunks could not be withdrawn from the server (%s); any left there are evaluated by the next worker for nobody: purge them with `nats stream purge KINFER_WORK --subject kinfer.work.%s`\n",
+					c.RunID(), guesttext.Escape(err.Error()), c.RunID())
+			}
+		}()
 		o.Remote = c
 		fmt.Fprintf(stderr, "kinfer: remote run %s: chunks on subject kinfer.work.%s of %s\n", c.RunID(), c.RunID(), c.Summary().(remote.RunSummary).Server)
 		phase("running method %s on the workers of %s (run %s) into %s", s.MethodInfo.Ref, f.nats.PublicURL(), c.RunID(), dir)
