@@ -657,6 +657,11 @@ func (c *Client) checkResults(rs []abi.Result, pts [][]float64, want abi.Want, j
 		if r.Status == abi.OK && (math.IsNaN(r.LogLik) || math.IsInf(r.LogLik, 1)) {
 			return bad("status ok with log likelihood %v", r.LogLik)
 		}
+		// Nor is a log prior ever NaN or +∞ (−∞ outside the support):
+		// a forged one was blamed on the user's prior (remote 24).
+		if math.IsNaN(r.LogPrior) || math.IsInf(r.LogPrior, 1) {
+			return bad("log prior %v", r.LogPrior)
+		}
 		if r.Status == abi.OK {
 			for _, v := range r.Residuals {
 				if math.IsNaN(v) || math.IsInf(v, 0) {

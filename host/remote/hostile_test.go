@@ -289,6 +289,8 @@ func TestCheckResults(t *testing.T) {
 		{"ok with NaN log likelihood", func(rs []abi.Result) []abi.Result { rs[0].LogLik = math.NaN(); return rs }, all, 0, 0},
 		{"ok with +Inf log likelihood", func(rs []abi.Result) []abi.Result { rs[0].LogLik = math.Inf(1); return rs }, all, 0, 0},
 		{"ok with a NaN residual", func(rs []abi.Result) []abi.Result { rs[0].Residuals[2] = math.NaN(); return rs }, all, 0, 0},
+		{"NaN log prior", func(rs []abi.Result) []abi.Result { rs[1].LogPrior = math.NaN(); return rs }, all, 0, 0},
+		{"+Inf log prior", func(rs []abi.Result) []abi.Result { rs[0].LogPrior = math.Inf(1); return rs }, all, 0, 0},
 		{"NaN seconds", func(rs []abi.Result) []abi.Result { return rs }, all, 0, math.NaN()},
 		{"negative seconds", func(rs []abi.Result) []abi.Result { return rs }, all, 0, -1},
 		// Finite but impossible: more than the points' time since the batch
