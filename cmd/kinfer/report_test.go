@@ -406,3 +406,22 @@ func TestReportAnalyzeCountsRefused(t *testing.T) {
 		}
 	}
 }
+
+// Standard errors print six a line (docs 24: 300 parameters made one line
+// of 9 000 characters); a short list stays on one line.
+func TestStandardErrorsWrapped(t *testing.T) {
+	stats := func(n int) any {
+		names, ses := make([]any, n), make([]any, n)
+		for i := range n {
+			names[i], ses[i] = fmt.Sprintf("p%d", i), 1.5
+		}
+		return map[string]any{"statistics": map[string]any{"params": names, "standard_errors": ses}}
+	}
+	if got := standardErrors(stats(2), nil); got != "p0 1.5, p1 1.5" {
+		t.Errorf("two: %q", got)
+	}
+	got := standardErrors(stats(13), nil)
+	if strings.Count(got, "\n") != 2 || !strings.Contains(got, "p5 1.5,\n  p6 1.5") {
+		t.Errorf("thirteen: %q", got)
+	}
+}
