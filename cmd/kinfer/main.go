@@ -350,11 +350,6 @@ func printSummary(w io.Writer, s *run.Summary, dir string, byError bool) {
 	}
 }
 
-// quantityLines state a propagation run's result, the quantity of
-// interest (method_report.montecarlo of kinfer's montecarlo or a
-// propagation plugin reporting the same block): its mean, sd, 5th, 50th
-// and 95th percentiles, and whether the stopping rule held. None for
-// another method. The table above it is of the prior draws.
 // evidenceLine is "log evidence −32.414 ± 0.048 (5 stages)" for a method
 // report with a finite log_evidence (tmcmc, or a plugin reporting one),
 // the number such a run is for (model comparison); "" otherwise.
@@ -377,6 +372,11 @@ func evidenceLine(report any) string {
 	return l
 }
 
+// quantityLines state a propagation run's result, the quantity of
+// interest (method_report.montecarlo of kinfer's montecarlo or a
+// propagation plugin reporting the same block): its mean, sd, 5th, 50th
+// and 95th percentiles, and whether the stopping rule held. None for
+// another method. The table above it is of the prior draws.
 func quantityLines(report any) []string {
 	m, ok := report.(map[string]any)
 	if !ok {
@@ -436,7 +436,7 @@ func asJSONObject(v any) map[string]any {
 	return m
 }
 
-// standardErrors is "a 0.0123, b 0.456" from a least-squares report's
+// standardErrors is "a 0.0123, b 0.456" (six a line) from a least-squares report's
 // statistics (with the parameters on a bound marked), or "".
 //
 // With a [transform] the method's statistics are of x: the standard errors

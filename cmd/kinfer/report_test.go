@@ -425,3 +425,21 @@ func TestStandardErrorsWrapped(t *testing.T) {
 		t.Errorf("thirteen: %q", got)
 	}
 }
+
+// A run that an error stopped holds back its method's notes and says the
+// error follows; one a signal stopped shows them (author 22, review 23:
+// told by the run's context, not its error text).
+func TestMethodNotesHeldBackOnError(t *testing.T) {
+	s := &run.Summary{Study: "s", Method: "builtin:metropolis", Complete: false, Error: "plugin p: kinfer_model_eval trapped",
+		MethodReport: map[string]any{"warnings": []any{"run longer"}}}
+	var b strings.Builder
+	printSummary(&b, s, "out", true)
+	if strings.Contains(b.String(), "run longer") || !strings.Contains(b.String(), "the run stopped on the error below; the method's 1 note(s)") {
+		t.Errorf("stopped by an error:\n%s", b.String())
+	}
+	b.Reset()
+	printSummary(&b, s, "out", false)
+	if !strings.Contains(b.String(), "WARNING (method builtin:metropolis): run longer") {
+		t.Errorf("stopped by a signal:\n%s", b.String())
+	}
+}

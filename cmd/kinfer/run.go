@@ -382,8 +382,8 @@ func execute(ctx context.Context, studyFile, dir string, lock *run.DirLock, seed
 			// server cannot be reached, say so (remote 24: 107 chunks
 			// stayed queued for the next worker, without a word).
 			if err := c.Close(); err != nil {
-				fmt.Fprintf(stderr, "kinfer: remote run %s: its chunks could not be withdrawn from the server (%s); any left there are evaluated by the next worker for nobody: purge them with `nats stream purge KINFER_WORK --subject kinfer.work.%s`\n",
-					c.RunID(), guesttext.Escape(err.Error()), c.RunID())
+				fmt.Fprintf(stderr, "kinfer: remote run %s: its chunks or results could not be withdrawn from the server (%s); chunks left there are evaluated by the next worker for nobody: purge them with `nats stream purge KINFER_WORK --subject kinfer.work.%s` and `nats stream purge KINFER_RESULTS --subject kinfer.result.%s`\n",
+					c.RunID(), guesttext.Escape(err.Error()), c.RunID(), c.RunID())
 			}
 		}()
 		o.Remote = c

@@ -180,6 +180,7 @@ func cmdCombine(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("combine", flag.ContinueOnError)
 	out := fs.String("o", "", "the ensemble `FILE` to write (required; the report goes to FILE without .json + .report.json)")
 	val := fs.String("validation", "", "the validation design run `DIR` the members were validated on (required)")
+	budgetFlag := fs.String("memory-budget", "", "memory the validation design's samples may take when read (half of it), e.g. 8GiB (default: half the physical memory, at most 16 GiB)")
 	pos, err := parse(fs, args, -1)
 	if err != nil {
 		return err
@@ -203,7 +204,7 @@ func cmdCombine(args []string, stdout io.Writer) error {
 	if err := notOverInputs(*out, []string{*val}, members); err != nil {
 		return err
 	}
-	budget, err := trainBudget("")
+	budget, err := trainBudget(*budgetFlag)
 	if err != nil {
 		return err
 	}
@@ -230,6 +231,7 @@ func cmdCombine(args []string, stdout io.Writer) error {
 func cmdScore(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("score", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the scores as one JSON object (file, kind, designs, samples, outside_training_box, outputs) instead of the table")
+	budgetFlag := fs.String("memory-budget", "", "memory the design runs' samples may take when read (half of it), e.g. 8GiB (default: half the physical memory, at most 16 GiB)")
 	pos, err := parse(fs, args, -1)
 	if err != nil {
 		return err
@@ -260,10 +262,10 @@ func cmdScore(args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	if err := designsFit(pos[1:], ""); err != nil {
+	if err := designsFit(pos[1:], *budgetFlag); err != nil {
 		return err
 	}
-	ds, err := readDesigns(pos[1:], "")
+	ds, err := readDesigns(pos[1:], *budgetFlag)
 	if err != nil {
 		return err
 	}

@@ -52,7 +52,7 @@ func Predictive(ctx context.Context, s *study.Study, samples [][]float64, maxSam
 	tg := target.New(s, workers)
 	for _, ds := range s.Data {
 		mean := make([]float64, ds.K*m)
-		used = 0
+		n := 0 // this dataset's samples evaluated
 		// Only the mean is kept: the samples are evaluated in chunks of at
 		// most maxPredictiveValues outputs (1000 samples of a 500 000-row
 		// dataset held at once exhausted memory; audit 4), summed in the
@@ -91,17 +91,18 @@ func Predictive(ctx context.Context, s *study.Study, samples [][]float64, maxSam
 				if sts[i] != abi.OK {
 					continue
 				}
-				used++
+				n++
 				for j, v := range y {
 					mean[j] += v
 				}
 			}
 		}
-		if used == 0 {
+		if n == 0 {
 			continue
 		}
+		used = n // a dataset without observations leaves it (review 25)
 		for j := range mean {
-			mean[j] /= float64(used)
+			mean[j] /= float64(n)
 		}
 		for oi, out := range spec.Outputs {
 			obs, ok := obsCols[out.Name]

@@ -75,3 +75,28 @@ func TestPredictiveNothingObserved(t *testing.T) {
 		t.Errorf("fits %v, %d samples evaluated, err %v: want none", fits, used, err)
 	}
 }
+
+// A dataset without observations after one with them leaves the count of
+// samples evaluated as it was (review 25: it reset it to 0).
+func TestPredictiveLastDatasetUnobserved(t *testing.T) {
+	dir := t.TempDir()
+	text, err := os.ReadFile("../../examples/quickstart/study.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile("../../examples/quickstart/force_length.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(dir+"/force_length.csv", data, 0o644)
+	os.WriteFile(dir+"/s.toml", append(text, []byte("\n[[data]]\nname = \"extra\"\nfile = \"force_length.csv\"\n")...), 0o644)
+	s, err := study.Load(context.Background(), dir+"/s.toml", study.Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	fits, used, err := Predictive(context.Background(), s, [][]float64{{4000, 0.02}, {5000, 0.03}}, 0, 1, 0)
+	if err != nil || len(fits) != 1 || used != 2 {
+		t.Errorf("fits %d, %d samples evaluated, err %v: want 1 fit of 2 samples", len(fits), used, err)
+	}
+}

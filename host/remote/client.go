@@ -308,7 +308,11 @@ func (c *Client) declineText() string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "; %d worker processes declined this run's chunks (each worker's own limits, not the chunk's fault):", len(c.declineOrder))
+	more := ""
+	if c.declinesMore {
+		more = " (and more, not named)"
+	}
+	fmt.Fprintf(&b, "; %d worker processes%s declined this run's chunks (each worker's own limits, not the chunk's fault):", len(c.declineOrder), more)
 	for _, w := range c.declineOrder {
 		fmt.Fprintf(&b, "\n  %s: %s", w, printable(c.declines[w], 1000))
 	}

@@ -750,7 +750,7 @@ func TestWorkerLogEscaped(t *testing.T) {
 	w := &worker{o: WorkerOptions{Log: &log}}
 	w.logf("refusing chunk: %v", "\x1b[2J\x1b]0;owned\a\r\nkinfer: all good e\u202ex.csv")
 	s := log.String()
-	if strings.ContainsAny(s, "\x1b\a\r\u202e") || strings.Count(s, "\n") != 1 {
+	if strings.ContainsAny(s, "\x1b\a\r\u202e") || !strings.Contains(s, "\n    kinfer: all good") {
 		t.Errorf("log %q", s)
 	}
 }
@@ -776,5 +776,8 @@ func TestDeclinesBeyondThirtyTwoSaidOnce(t *testing.T) {
 	}
 	if n := strings.Count(log.String(), "\n"); n != 33 {
 		t.Errorf("%d lines for 1000 declining processes, want 32 and one more", n)
+	}
+	if d := c.declineText(); !strings.Contains(d, "32 worker processes (and more, not named) declined") {
+		t.Errorf("declineText %q", d[:min(len(d), 200)])
 	}
 }

@@ -293,10 +293,15 @@ func Work(ctx context.Context, cfg Config, o WorkerOptions) error {
 
 func (w *worker) logf(format string, args ...any) {
 	if w.o.Log != nil {
-		// One line, escaped: a bundle's file roles and paths and a run's
-		// errors are the sender's text (remote 24: ESC sequences, CR and
-		// U+202E reached the operator's terminal).
-		fmt.Fprintf(w.o.Log, "kinfer: %s\n", guesttext.Escape(fmt.Sprintf(format, args...)))
+		// Escaped line by line, continuation lines indented: a bundle's
+		// file roles and paths and a run's errors are the sender's text
+		// (remote 24: ESC sequences, CR and U+202E reached the operator's
+		// terminal); a panic's stack keeps its lines (review 25).
+		lines := strings.Split(strings.TrimRight(fmt.Sprintf(format, args...), "\n"), "\n")
+		for i, l := range lines {
+			lines[i] = guesttext.Escape(l)
+		}
+		fmt.Fprintf(w.o.Log, "kinfer: %s\n", strings.Join(lines, "\n    "))
 	}
 }
 

@@ -267,7 +267,7 @@ func ReadDesignWithin(dir string, budget int64) (*Design, error) {
 			return nil, fmt.Errorf("%s:%d: more than %d values in memory", cp, line, MaxValues)
 		}
 		if rows := int64(len(ds.Point) + 1); budget > 0 && 2*rows*(int64(nIn+nOut)*8+designRowBytes) > budget {
-			return nil, fmt.Errorf("%s:%d: %w: %d samples of %d values take more than the %s this design may hold (half the memory budget, less the designs read before it; kinfer train --memory-budget raises it)", cp, line, ErrDesignOverBudget, rows, nIn+nOut, run.FormatBytes(budget))
+			return nil, fmt.Errorf("%s:%d: %w: %d samples of %d values take more than the %s this design may hold (half the memory budget, less the designs read before it; --memory-budget of kinfer train, score and combine raises it)", cp, line, ErrDesignOverBudget, rows, nIn+nOut, run.FormatBytes(budget))
 		}
 		num := func(s string, col int) (float64, error) {
 			v, err := plainfloat.Parse(s)

@@ -156,6 +156,9 @@ func outputCases() []hcase {
 		surrogateCase("output-score-training-design", designed(trained("s.json", "d")), []string{"score", "s.json", "d"}, 1, "design d", "trained on"),
 		surrogateCase("output-score-merged-part", designed(heldout, trained("s.json", "d", "v")), []string{"score", "s.json", "v"}, 1, "design v", "trained on"),
 		surrogateCase("output-score-heldout", designed(heldout, trained("s.json", "d")), []string{"score", "s.json", "v"}, 0, "on v", "0 outside the training box"),
+		// Scoring within a memory budget of its own (review 25: score and
+		// combine had none to raise).
+		surrogateCase("output-score-memory-budget", designed(heldout, trained("s.json", "d")), []string{"score", "s.json", "v", "--memory-budget", "1KiB"}, 1, "memory budget", "--memory-budget"),
 		// A shorter run of the training design's sequence (sobol ignores
 		// --seed: its 8 points are d's first 8) is not held out (audit 3
 		// hostile #13: its errors were the training errors).

@@ -420,7 +420,7 @@ func (m *Method) Report() (abi.Report, error) {
 		}
 	}
 	if m.st.Done && len(m.st.Values) == 0 {
-		return abi.Report{}, fmt.Errorf("montecarlo: every one of the %d draws failed, so there is no value to propagate; see summary.json's status_counts and, for a plugin, evaluation_failures (its kinfer_last_error); a built-in model's reasons are in its documentation (kinfer list)", m.st.Failed)
+		return abi.Report{}, fmt.Errorf("montecarlo: every one of the %d draws failed, so there is no value to propagate; see summary.json's status_counts and, for a plugin, evaluation_failures (its kinfer_last_error); a built-in model writes no message: its domain is in its package documentation (builtin/models/NAME/doc.go)", m.st.Failed)
 	}
 	if len(m.st.Values) == 0 {
 		// Stopped before any value: no statistics (they would all be NaN,
