@@ -703,4 +703,17 @@ func TestVerifyRunFromTheStudysFolder(t *testing.T) {
 	if code, o, e := kinfer(t, "run", "--verify", "out"); code != 0 || !strings.Contains(o, "identical") {
 		t.Fatalf("verify: exit %d\n%s\n%s", code, o, e)
 	}
+	// A record naming its study by a relative path is not one kinfer
+	// writes: resolved from here, the re-run's references would match a
+	// record naming other plugins (hostile 25).
+	var sm map[string]any
+	if err := json.Unmarshal(mustRead(t, "out/summary.json"), &sm); err != nil {
+		t.Fatal(err)
+	}
+	sm["study_file"] = "study.toml"
+	forged, _ := json.Marshal(sm)
+	os.WriteFile("out/summary.json", forged, 0o644)
+	if code, _, e := kinfer(t, "run", "--verify", "out"); code == 0 || !strings.Contains(e, `names its study by the relative path "study.toml"`) {
+		t.Fatalf("verify of a relative study_file: exit %d\n%s", code, e)
+	}
 }

@@ -42,6 +42,18 @@ func verify(ctx context.Context, dir string, f runFlags, budget int64, stdout, s
 	if !sum.Complete {
 		return fmt.Errorf("--verify: the run in %s did not complete (%s); only a complete run can be verified", dir, sum.Error)
 	}
+	// A run records its study and inputs by absolute paths; relative ones
+	// would resolve against wherever --verify runs, and the re-run's
+	// references would then match a record naming other plugins (hostile
+	// 25).
+	if !filepath.IsAbs(sum.StudyFile) {
+		return fmt.Errorf("--verify: %s names its study by the relative path %q: not a record kinfer writes (edited?)", filepath.Join(dir, "summary.json"), guesttext.Escape(sum.StudyFile))
+	}
+	for _, in := range p.Inputs {
+		if !filepath.IsAbs(in.Path) {
+			return fmt.Errorf("--verify: %s names its input %q by a relative path: not a record kinfer writes (edited?)", filepath.Join(dir, "summary.json"), guesttext.Escape(in.Path))
+		}
+	}
 	if err := inputsUnchanged(p.Inputs); err != nil {
 		return err
 	}
@@ -104,6 +116,13 @@ func verify(ctx context.Context, dir string, f runFlags, budget int64, stdout, s
 		return fmt.Errorf("--verify: interrupted (%v); the re-run's scratch folder is removed", context.Cause(ctx))
 	}
 	if err != nil {
+		// A re-run refused before it wrote anything (a study that does
+		// not load, a plugin it may not trust) leaves no folder behind
+		// (hostile 25: one holding only kinfer.lock, "its outputs").
+		if ents, rerr := os.ReadDir(tmp); rerr == nil && len(ents) <= 1 && (len(ents) == 0 || ents[0].Name() == run.LockFile) {
+			os.RemoveAll(tmp)
+			return fmt.Errorf("--verify: the re-run failed before it wrote anything: %w", err)
+		}
 		return fmt.Errorf("--verify: the re-run failed (its outputs are in %s): %w", tmp, err)
 	}
 	// The re-run read its inputs again: they must still be the recorded

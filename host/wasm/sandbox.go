@@ -261,16 +261,20 @@ func (w *lineWriter) lastLines() string {
 	if len(w.buf) > 0 && !w.drop {
 		w.emitLocked()
 	}
+	// Everything here is the guest's text, so all of it is quoted, its
+	// own quotes escaped (hostile 25: a plugin printed a "panic:" line and
+	// a frame whose text read as kinfer's advice, outside the quotes).
+	quote := func(s string) string { return `"` + strings.ReplaceAll(guesttext.Escape(s), `"`, `\"`) + `"` }
 	var parts []string
 	if w.headline != "" {
-		h := `"` + guesttext.Escape(w.headline) + `"`
+		h := quote(w.headline)
 		if w.frame.Frame != "" {
-			h += " in " + guesttext.Escape(w.frame.Frame)
+			h += " in " + quote(w.frame.Frame)
 		}
 		parts = append(parts, h+" …")
 	}
 	for k := max(0, w.next-tailLines); k < w.next; k++ {
-		parts = append(parts, `"`+guesttext.Escape(w.tail[k%tailLines])+`"`)
+		parts = append(parts, quote(w.tail[k%tailLines]))
 	}
 	return strings.Join(parts, " | ")
 }

@@ -577,7 +577,8 @@ func cases() []hcase {
 				if r := kinfer(t, dir, []string{"analyze", "--trust-study", "out"}, 0, 0); r.code != 0 {
 					t.Errorf("analyze --trust-study: %v", r)
 				}
-				if r := kinfer(t, dir, []string{"run", "--verify", "out"}, 0, 0); r.code != 1 || !strings.Contains(r.stderr, "kinfer run --verify reads a run directory") {
+				if r := kinfer(t, dir, []string{"run", "--verify", "out"}, 0, 0); r.code != 1 || !strings.Contains(r.stderr, "kinfer run --verify reads a run directory") ||
+					!strings.Contains(r.stderr, "failed before it wrote anything") {
 					t.Errorf("run --verify without --trust-study: %v", r)
 				}
 				if r := kinfer(t, dir, []string{"run", "--verify", "out", "--trust-study"}, 0, 0); r.code != 0 || !strings.Contains(r.stdout, "identical") {
