@@ -115,6 +115,9 @@ func cmdTrain(args []string, stdout io.Writer) error {
 	o := train.Options{Config: cfg, Holdout: *holdout, Points: *points}
 	if *val != "" {
 		// Within the same budget as the training designs (review 23).
+		if left <= 0 {
+			return fmt.Errorf("%s: %w: the training design runs took the half of the memory budget that designs may hold, leaving none for it (--memory-budget)", *val, train.ErrDesignOverBudget)
+		}
 		if o.Validation, err = train.ReadDesignWithin(*val, left); err != nil {
 			return err
 		}
@@ -307,7 +310,12 @@ func readDesignsLeft(dirs []string, flag string) (*train.Design, int64, error) {
 	left := budget / 2
 	var parts []*train.Design
 	for _, dir := range dirs {
-		d, err := train.ReadDesignWithin(dir, max(left, 1))
+		if left <= 0 {
+			// Said so, not "more than the 1 B this design may hold"
+			// (review 25).
+			return nil, 0, fmt.Errorf("%s: %w: the design runs before it took the half of the memory budget of %s that designs may hold (--memory-budget)", dir, train.ErrDesignOverBudget, run.FormatBytes(budget))
+		}
+		d, err := train.ReadDesignWithin(dir, left)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -315,7 +323,7 @@ func readDesignsLeft(dirs []string, flag string) (*train.Design, int64, error) {
 		parts = append(parts, d)
 	}
 	ds, err := train.Merge(parts...)
-	return ds, max(left, 1), err
+	return ds, left, err
 }
 
 // notOverInputs refuses an -o whose surrogate file or report would replace
