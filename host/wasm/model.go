@@ -133,8 +133,11 @@ func (w *model) EvalBatch(thetas [][]float64, x []float64, ys [][]float64, statu
 	}
 	err = in.modelEval(thetas, x, ys, status, K, w.d, w.c, w.m)
 	w.pool.put(in)
+	if err == nil {
+		return // before errors.As's target, which escapes: an allocation per call
+	}
 	var e *Error
-	if err != nil && b > 1 && errors.As(err, &e) && e.Deterministic() {
+	if b > 1 && errors.As(err, &e) && e.Deterministic() {
 		// A deterministic fault (a trap, exhausted fuel) of a batch is
 		// retried point by point, each call with its own fuel: the fault,
 		// if it comes again, names its point (audit 10: "in a batch of 7
@@ -151,9 +154,7 @@ func (w *model) EvalBatch(thetas [][]float64, x []float64, ys [][]float64, statu
 		}
 		return
 	}
-	if err != nil {
-		fillStatus(status, w.pool.failed(w.at(err, thetas)))
-	}
+	fillStatus(status, w.pool.failed(w.at(err, thetas)))
 }
 
 // evalEach evaluates the points one call each (EvalBatch's retry of a
