@@ -498,14 +498,14 @@ func settingErr(d *tomlx.Decoded, table string, spec abi.Spec, err error) error 
 			continue
 		}
 		if found != "" {
-			return d.Errorf(table, "%v", err)
+			return d.Wrap(table, err)
 		}
 		found = key
 	}
 	if found == "" {
 		found = table
 	}
-	return d.Errorf(found, "%v", err)
+	return d.Wrap(found, err)
 }
 
 // pluginSettingErr locates a plugin's refusal of its settings
@@ -1145,11 +1145,7 @@ func (s *Study) LocateMethodError(err error) error {
 	if s.methodKey == nil || err == nil {
 		return err
 	}
-	loc := s.methodKey(err).Error()
-	if msg := err.Error(); strings.HasSuffix(loc, msg) {
-		loc = strings.TrimSuffix(strings.TrimSuffix(loc, msg), ": ")
-	}
-	return fmt.Errorf("%s: %w", loc, err)
+	return s.methodKey(err)
 }
 
 // cutBy says, for free parameter j, when the model's bounds cut its

@@ -23,7 +23,11 @@ type Error struct {
 	Line int    // 1-based; 0 when unknown
 	Key  string // dotted key path; empty when not about a key
 	Msg  string
+	Err  error // the error Msg says, when it came from one (Decoded.Wrap)
 }
+
+// Unwrap is the error the message came from, if any.
+func (e *Error) Unwrap() error { return e.Err }
 
 func (e *Error) Error() string {
 	var b strings.Builder
@@ -55,6 +59,11 @@ type Decoded struct {
 // file) is defined.
 func (d *Decoded) Errorf(key string, format string, args ...any) error {
 	return &Error{File: d.File, Line: d.Line(key), Key: key, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Wrap is Errorf(key, "%v", err) that keeps err for errors.Is and As.
+func (d *Decoded) Wrap(key string, err error) error {
+	return &Error{File: d.File, Line: d.Line(key), Key: key, Msg: err.Error(), Err: err}
 }
 
 // Line is the 1-based line on which key (or, for a key inside an inline
