@@ -223,27 +223,21 @@ func summarize(s *study.Study, t *target.Target, workers int, rep abi.Report, sa
 			// (audit 21: adam with starts = 1 ended on the bound with no
 			// warning, the same study with 3 starts warned; review 22: 1e-10
 			// of the range put 0.096 "on" the bound 0 of a box [0, 1e9]).
-			if len(col) == 1 && !s.MethodInfo.Spec.Has(abi.CapLeastSquares) {
+			if !s.MethodInfo.Spec.Has(abi.CapLeastSquares) {
+				w, band := p.Upper-p.Lower, st.P95-st.P05
 				for _, b := range []struct {
 					side  string
 					value float64
 				}{{"lower", p.Lower}, {"upper", p.Upper}} {
-					vanishes := j < len(s.Priors) && math.IsInf(s.Priors[j].LogPdf(b.value), -1)
-					if !math.IsInf(b.value, 0) && math.Abs(col[0]-b.value) <= 1e-10*math.Max(1, math.Abs(b.value)) && !vanishes {
+					if j < len(s.Priors) && math.IsInf(s.Priors[j].LogPdf(b.value), -1) {
+						continue // the prior's density vanishes there: not a cut
+					}
+					near := math.Min(math.Abs(st.P05-b.value), math.Abs(st.P95-b.value))
+					switch {
+					case len(col) == 1 && !math.IsInf(b.value, 0) && math.Abs(col[0]-b.value) <= 1e-10*math.Max(1, math.Abs(b.value)):
 						sum.BoundWarnings = append(sum.BoundWarnings, fmt.Sprintf("%s: the run's one row is on the %s bound %g: the bound, not the data, decides it (widen the model's bounds or the prior if the data point beyond)",
 							p.Name, b.side, b.value))
-					}
-				}
-			}
-			if w := p.Upper - p.Lower; len(col) > 1 && !s.MethodInfo.Spec.Has(abi.CapLeastSquares) && w > 0 && !math.IsInf(w, 0) {
-				band := st.P95 - st.P05
-				for _, b := range []struct {
-					side  string
-					value float64
-				}{{"lower", p.Lower}, {"upper", p.Upper}} {
-					near := math.Min(math.Abs(st.P05-b.value), math.Abs(st.P95-b.value))
-					vanishes := j < len(s.Priors) && math.IsInf(s.Priors[j].LogPdf(b.value), -1)
-					if math.Abs(st.P05-b.value) <= 0.01*w && math.Abs(st.P95-b.value) <= 0.01*w && near <= 0.1*band && !vanishes {
+					case len(col) > 1 && w > 0 && !math.IsInf(w, 0) && math.Abs(st.P05-b.value) <= 0.01*w && math.Abs(st.P95-b.value) <= 0.01*w && near <= 0.1*band:
 						sum.BoundWarnings = append(sum.BoundWarnings, fmt.Sprintf("%s: the samples' 5–95 %% band [%.6g, %.6g] lies against the %s bound %g: the bound, not the data, decides it (widen the model's bounds or the prior if the data point beyond)",
 							p.Name, st.P05, st.P95, b.side, b.value))
 					}
